@@ -1,0 +1,94 @@
+"""Encoding a categorical column as integer codes over its ordered domain.
+
+Missing values are one more category, listed last and shown as ``None`` in ``release.json`` and
+as an empty cell in CSV: in clinical data a missing diagnosis is itself information, and treating
+it as a category keeps every record in the release and under the same guarantee (see
+``docs/release-format.md``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.errors import InputError
+
+
+def label_text(value: object) -> str:
+    """The text a user types for a domain value ("" for missing)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def json_label(value: object) -> object:
+    """A domain value as a JSON scalar (numpy scalars unwrapped, missing as ``None``)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class CategoricalDomain:
+    """The ordered values of one attribute and their frequencies.
+
+    ``values`` are sorted (numbers numerically, text alphabetically), missing last.
+    """
+
+    attribute: str
+    values: tuple[object, ...]
+    counts: np.ndarray
+
+    @property
+    def m(self) -> int:
+        return len(self.values)
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def prior(self) -> np.ndarray:
+        """Relative frequencies: the adversary's prior of SPEC 1.1."""
+        return self.counts / self.counts.sum()
+
+    def json_values(self) -> list[object]:
+        return [json_label(v) for v in self.values]
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        """Map codes back to values (an object array; missing becomes ``None``)."""
+        lookup = np.empty(self.m, dtype=object)
+        lookup[:] = [None if json_label(v) is None else v for v in self.values]
+        return lookup[codes]
+
+
+def encode_column(column: pd.Series, attribute: str, source: str = "the data") -> tuple[CategoricalDomain, np.ndarray]:
+    """Return the domain of ``column`` and each record's code (``int32``), vectorized.
+
+    Raises :class:`InputError` if the column is empty or has a single value (nothing to protect by
+    randomization: every released value would reveal it).
+    """
+    codes, uniques = pd.factorize(column, sort=True, use_na_sentinel=True)
+    values = list(uniques)
+    codes = codes.astype(np.int32, copy=False)
+    missing = codes < 0
+    if missing.any():
+        codes = np.where(missing, len(values), codes).astype(np.int32)
+        values.append(None)
+    if len(codes) == 0:
+        raise InputError(f"Column {attribute!r} of {source} has no records.")
+    if len(values) < 2:
+        only = label_text(values[0]) if values else ""
+        raise InputError(
+            f"Sensitive column {attribute!r} of {source} has a single value ({only!r}); "
+            f"randomization needs at least two values: choose another sensitive column."
+        )
+    counts = np.bincount(codes, minlength=len(values)).astype(np.int64)
+    return CategoricalDomain(attribute, tuple(values), counts), codes

@@ -1,0 +1,20 @@
+"""The registry of privacy methods: adding a method is one module and one entry here."""
+from __future__ import annotations
+
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.base import Method, PerturbationPlan
+from ppdp_desktop.core.methods.finegrain import FineGrainPerturbation
+from ppdp_desktop.core.methods.uniform import UniformPerturbation
+
+REGISTRY: dict[str, Method] = {m.name: m for m in (UniformPerturbation(), FineGrainPerturbation())}
+
+
+def get_method(name: str) -> Method:
+    """The registered method called ``name``; an unknown name is an error listing the known ones."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ParameterError(f"Unknown method {name!r}; choose one of: {', '.join(REGISTRY)}.") from None
+
+
+__all__ = ["REGISTRY", "Method", "PerturbationPlan", "get_method"]

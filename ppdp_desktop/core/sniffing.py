@@ -1,0 +1,251 @@
+"""Work out how a delimited text file is written: its encoding, delimiter, header and bad rows.
+
+Everything here reads bytes or text that :mod:`ppdp_desktop.core.loading` has already read; no
+function opens or writes a file. Line numbers are 1-based physical lines, as a text editor shows.
+"""
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+from collections import Counter
+
+import numpy as np
+
+from ppdp_desktop.core.errors import InputError
+
+CANDIDATES = (",", ";", "\t", "|")
+SAMPLE_BYTES = 64 * 1024
+SAMPLE_RECORDS = 50
+_CHUNK_BYTES = 16 * 1024 * 1024
+_BOM_UTF8 = codecs.BOM_UTF8
+_BOMS_UTF16 = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SEP_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
+# Codecs in which every ASCII byte always means its ASCII character (no multi-byte tricks).
+_ASCII_SAFE = {"utf-8", "utf-8-sig", "ascii", "latin-1"}
+
+
+def normalize_sep(sep: str, name: str) -> str:
+    """The one-character delimiter meant by ``sep`` (``"tab"`` or ``"\\t"`` mean a tab).
+
+    Raises
+    ------
+    InputError
+        If ``sep`` is not a single character or a known name.
+    """
+    value = _SEP_NAMES.get(sep.lower(), sep) if sep.strip() else sep
+    if len(value) != 1 or value in "\"\r\n":
+        raise InputError(
+            f"{name}: the delimiter {sep!r} is not usable; give one character such as ',', ';', '|' or 'tab'."
+        )
+    return value
+
+
+def codec_name(encoding: str, name: str) -> str:
+    """Python's canonical name of ``encoding`` (``"latin1"`` -> ``"iso8859-1"``)."""
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        raise InputError(
+            f"{name}: {encoding!r} is not a known text encoding; try utf-8, cp1252 or latin-1."
+        ) from None
+
+
+def _undecodable(data: bytes, exc: UnicodeDecodeError, name: str, tried: str) -> InputError:
+    offset = exc.start
+    line = data.count(b"\n", 0, offset) + 1
+    return InputError(
+        f"{name}: byte 0x{data[offset]:02X} at offset {offset} (line {line}) is not valid {tried} text; "
+        "save the file as UTF-8 or give its encoding with --encoding (e.g. --encoding latin-1)."
+    )
+
+
+def decode(data: bytes, encoding: str | None, name: str) -> tuple[str, str]:
+    """Decode ``data``, sniffing the encoding unless one is given.
+
+    Sniffing tries UTF-8 with a byte-order mark (when the file starts with one), UTF-16 (BOM),
+    UTF-8, then Windows-1252.
+
+    Returns
+    -------
+    tuple of str
+        The decoded text and the codec name to give pandas.
+
+    Raises
+    ------
+    InputError
+        If the bytes are not valid in the given or any sniffed encoding, or look binary.
+    """
+    if encoding is not None:
+        codec = codec_name(encoding, name)
+        if codec == "utf-8" and data.startswith(_BOM_UTF8):
+            codec = "utf-8-sig"
+        try:
+            return data.decode(codec), codec
+        except UnicodeDecodeError as exc:
+            raise _undecodable(data, exc, name, codec) from None
+    if data.startswith(_BOM_UTF8):
+        try:
+            return data.decode("utf-8-sig"), "utf-8-sig"
+        except UnicodeDecodeError as exc:
+            raise _undecodable(data, exc, name, "UTF-8") from None
+    if data.startswith(_BOMS_UTF16):
+        try:
+            return data.decode("utf-16"), "utf-16"
+        except UnicodeDecodeError as exc:
+            raise _undecodable(data, exc, name, "UTF-16") from None
+    if b"\x00" in data[:SAMPLE_BYTES]:
+        raise InputError(
+            f"{name}: contains NUL bytes, so it is not a text table; "
+            "if it is a spreadsheet, give it its real extension (.xlsx, .sav, .dta, .parquet)."
+        )
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError as exc:
+        raise _undecodable(data, exc, name, "UTF-8 or Windows-1252") from None
+
+
+def sample_of(text: str) -> str:
+    """The first ~64 KiB of ``text``, cut after its last complete line."""
+    if len(text) <= SAMPLE_BYTES:
+        return text
+    sample = text[:SAMPLE_BYTES]
+    cut = max(sample.rfind("\n"), sample.rfind("\r"))
+    return sample[: cut + 1] if cut > 0 else sample
+
+
+def _record_counts(sample: str) -> list[dict[str, int]]:
+    """Per non-empty record of ``sample``, how often each candidate occurs outside quotes."""
+    records: list[dict[str, int]] = []
+    current = dict.fromkeys(CANDIDATES, 0)
+    in_quotes = False
+    for line in _LINE_BREAK.split(sample):
+        if not in_quotes and '"' not in line:
+            if line.strip():
+                records.append({c: line.count(c) for c in CANDIDATES})
+        else:
+            for char in line:
+                if char == '"':
+                    in_quotes = not in_quotes
+                elif not in_quotes and char in current:
+                    current[char] += 1
+            if not in_quotes:
+                records.append(current)
+                current = dict.fromkeys(CANDIDATES, 0)
+        if len(records) >= SAMPLE_RECORDS:
+            break
+    return records
+
+
+def sniff_delimiter(sample: str) -> str | None:
+    """The delimiter among ``, ; TAB |`` that splits ``sample`` into consistent records.
+
+    A candidate is consistent when the header and most records hold the same non-zero count of it
+    outside quotes; the consistent candidate with the most fields wins (ties: share of records
+    agreeing, then the order above). With none consistent, the best partial candidate is used so
+    that the bad row can be reported; ``None`` means no candidate occurs (a one-column file).
+    """
+    records = _record_counts(sample)
+    if not records:
+        return None
+    header = records[0]
+    best: tuple | None = None
+    choice: str | None = None
+    for order, cand in enumerate(CANDIDATES):
+        counts = [r[cand] for r in records]
+        if not any(counts):
+            continue
+        mode, hits = max(Counter(counts).items(), key=lambda kv: (kv[1], kv[0]))
+        share = hits / len(counts)
+        consistent = mode > 0 and header[cand] == mode and share >= 0.5
+        key = (consistent, header[cand] > 0, mode if consistent else 0, share, -order)
+        if best is None or key > best:
+            best, choice = key, cand
+    return choice
+
+
+def _is_blank(row: list[str]) -> bool:
+    return not row or (len(row) == 1 and not row[0].strip())
+
+
+def read_header(sample: str, sep: str) -> list[str]:
+    """The fields of the first non-blank record of ``sample`` (the header), as written."""
+    for row in csv.reader(io.StringIO(sample, newline=""), delimiter=sep):
+        if not _is_blank(row):
+            return row
+    return []
+
+
+def _ascii_safe(codec: str, sep: str) -> bool:
+    return sep.isascii() and (codec in _ASCII_SAFE or codec.startswith(("cp125", "iso8859")))
+
+
+def _ragged_in_bytes(data: bytes, sep: str, expected: int) -> tuple[int, int] | None:
+    """Vectorised field count per line of an unquoted file, in chunks of whole lines."""
+    newline = 10 if b"\n" in data else 13
+    arr = np.frombuffer(data, dtype=np.uint8)
+    blank_bytes = [32, 10, 13] + ([] if sep == "\t" else [9])
+    lines_before, start = 0, 0
+    while start < len(arr):
+        end = min(start + _CHUNK_BYTES, len(arr))
+        if end < len(arr):
+            nxt = data.find(bytes([newline]), end)
+            end = len(arr) if nxt < 0 else nxt + 1
+        chunk = arr[start:end]
+        line_ends = np.flatnonzero(chunk == newline)
+        if chunk[-1] != newline:
+            line_ends = np.append(line_ends, len(chunk))
+        bounds = np.concatenate(([0], line_ends))
+        fields = np.diff(np.searchsorted(np.flatnonzero(chunk == ord(sep)), bounds)) + 1
+        content = np.diff(np.searchsorted(np.flatnonzero(~np.isin(chunk, blank_bytes)), bounds))
+        bad = np.flatnonzero((content > 0) & (fields != expected))
+        if bad.size:
+            return lines_before + int(bad[0]) + 1, int(fields[bad[0]])
+        lines_before += len(line_ends)
+        start = end
+    return None
+
+
+def _records(text: str, sep: str):
+    """Yield ``(first line, fields)`` for each non-blank record, using the csv module."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    previous = 0
+    for row in reader:
+        if not _is_blank(row):
+            yield previous + 1, row
+        previous = reader.line_num
+
+
+def find_ragged(data: bytes, codec: str, sep: str, expected: int) -> tuple[int, int] | None:
+    """The first record whose field count differs from ``expected``, as ``(line, fields)``.
+
+    Files without quote characters in an ASCII-compatible encoding are counted with numpy on the
+    bytes; otherwise the csv module walks the decoded text (quoted fields may hold delimiters and
+    line breaks). Blank lines are skipped, as pandas does. ``None`` if every record fits.
+    """
+    if _ascii_safe(codec, sep) and b'"' not in data:
+        return _ragged_in_bytes(data, sep, expected)
+    try:
+        for line, row in _records(data.decode(codec), sep):
+            if len(row) != expected:
+                return line, len(row)
+    except csv.Error:
+        return None
+    return None
+
+
+def last_record_line(data: bytes, codec: str, sep: str) -> int | None:
+    """The first line of the last record (where an unclosed quote swallows the rest of the file)."""
+    last = None
+    try:
+        for last, _row in _records(data.decode(codec), sep):
+            pass
+    except csv.Error:
+        return None
+    return last

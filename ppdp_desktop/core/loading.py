@@ -95,7 +95,7 @@ def _library_error(name: str, what: str, exc: Exception) -> InputError:
 
 def _read_text(source: Path, name: str, sep: str | None, encoding: str | None) -> tuple[pd.DataFrame, dict[str, str]]:
     data = source.read_bytes()
-    if not data.strip():
+    if not data or data.isspace():
         raise InputError(f"{name}: the file is empty; it needs a header line and at least one data row.")
     text, codec = sniffing.decode(data, encoding, name)
     if not text or text.isspace():

@@ -26,15 +26,23 @@ def inverse(observed: np.ndarray, matrix: np.ndarray) -> np.ndarray:
 
 
 def inverse_covariance(observed: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """Covariance of :func:`inverse`: ``P^{-1} Cov(o) P^{-T}``, with ``Cov(o)`` the sum of the
-    records' multinomial covariances estimated from the released counts (seed 001 Eq. 2)."""
+    """Covariance of :func:`inverse` given the table: ``P^{-1} Cov(o) P^{-T}``.
+
+    Each record with value ``x_i`` is released as a draw from column ``P_i``, so
+    ``Cov(o) = sum_i f_i (diag(P_i) - P_i P_i^T) = diag(P f) - P diag(f) P^T`` (the perturbation's own
+    noise, seed 001 Eq. 2 for a fixed table); ``f`` is estimated by the inverse, clipped to be
+    non-negative and rescaled to ``n`` so the covariance stays positive semi-definite.
+    """
     observed = np.asarray(observed, dtype=float)
+    matrix = np.asarray(matrix, dtype=float)
     n = observed.sum()
+    m = len(observed)
     if n == 0:
-        return np.zeros((len(observed), len(observed)))
-    lam = observed / n
-    cov_o = n * (np.diag(lam) - np.outer(lam, lam))
-    inv = np.linalg.inv(np.asarray(matrix, dtype=float))
+        return np.zeros((m, m))
+    f = np.clip(inverse(observed, matrix), 0.0, None)
+    f = f * (n / f.sum()) if f.sum() > 0 else np.full(m, n / m)
+    cov_o = np.diag(matrix @ f) - (matrix * f[None, :]) @ matrix.T
+    inv = np.linalg.inv(matrix)
     return inv @ cov_o @ inv.T
 
 

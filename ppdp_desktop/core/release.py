@@ -137,7 +137,7 @@ class LoadedRelease:
         """The released column of ``entry`` as codes into its ``values``; unknown cells are an error."""
         labels = [label_text(v) for v in entry["values"]]
         column = self.table[entry["attribute"]]
-        codes = pd.Categorical(column, categories=labels).codes
+        codes = pd.Index(labels).get_indexer(column)
         if (codes < 0).any():
             bad = column[codes < 0].iloc[0]
             raise ReleaseError(

@@ -186,28 +186,59 @@ def _ascii_safe(codec: str, sep: str) -> bool:
     return sep.isascii() and (codec in _ASCII_SAFE or codec.startswith(("cp125", "iso8859")))
 
 
-def _ragged_in_bytes(data: bytes, sep: str, expected: int) -> tuple[int, int] | None:
-    """Vectorised field count per line of an unquoted file, in chunks of whole lines."""
-    newline = 10 if b"\n" in data else 13
+def _chunk_end(data: bytes, start: int, newline: bytes) -> int:
+    """End of a chunk of ~16 MiB: just after a line break that is outside quotes."""
+    end, quotes = start + _CHUNK_BYTES, 0
+    previous = start
+    while end < len(data):
+        found = data.find(newline, end)
+        if found < 0:
+            return len(data)
+        end = found + 1
+        quotes += data.count(b'"', previous, end)
+        if quotes % 2 == 0:
+            return end
+        previous = end
+    return len(data)
+
+
+def _ragged_in_bytes(data: bytes, sep: str, expected: int) -> tuple[int, int] | None | bool:
+    """Vectorised field count per record, in chunks of whole records.
+
+    A quote toggles "inside quotes" (a doubled quote toggles twice), which is exact as long as
+    every opening quote starts a field; otherwise ``False`` asks for the csv module instead.
+    """
+    newline = b"\n" if b"\n" in data else b"\r"
     arr = np.frombuffer(data, dtype=np.uint8)
-    blank_bytes = [32, 10, 13] + ([] if sep == "\t" else [9])
+    code, blank = ord(sep), b" \r\n" + (b"" if sep == "\t" else b"\t")
     lines_before, start = 0, 0
     while start < len(arr):
-        end = min(start + _CHUNK_BYTES, len(arr))
-        if end < len(arr):
-            nxt = data.find(bytes([newline]), end)
-            end = len(arr) if nxt < 0 else nxt + 1
+        end = _chunk_end(data, start, newline)
         chunk = arr[start:end]
-        line_ends = np.flatnonzero(chunk == newline)
-        if chunk[-1] != newline:
-            line_ends = np.append(line_ends, len(chunk))
-        bounds = np.concatenate(([0], line_ends))
-        fields = np.diff(np.searchsorted(np.flatnonzero(chunk == ord(sep)), bounds)) + 1
-        content = np.diff(np.searchsorted(np.flatnonzero(~np.isin(chunk, blank_bytes)), bounds))
-        bad = np.flatnonzero((content > 0) & (fields != expected))
-        if bad.size:
-            return lines_before + int(bad[0]) + 1, int(fields[bad[0]])
-        lines_before += len(line_ends)
+        is_break, is_sep, is_quote = chunk == newline[0], chunk == code, chunk == 34
+        breaks = np.flatnonzero(is_break)
+        ends = breaks
+        if is_quote.any():
+            outside = (np.cumsum(is_quote, dtype=np.uint8) & 1) == 0  # parity survives the wrap-around
+            opening = np.flatnonzero(is_quote & ~outside)
+            before = chunk[np.maximum(opening - 1, 0)]
+            field_start = (before == code) | (before == 10) | (before == 13) | (opening == 0)
+            if start == 0 and data.startswith(_BOM_UTF8):
+                field_start |= opening == len(_BOM_UTF8)
+            if not field_start.all():
+                return False
+            ends = np.flatnonzero(is_break & outside)
+            is_sep &= outside
+        seps = np.flatnonzero(is_sep)
+        if chunk[-1] != newline[0]:
+            ends = np.append(ends, len(chunk))
+        bounds = np.concatenate(([-1], ends))
+        fields = np.diff(np.searchsorted(seps, bounds)) + 1
+        for index in np.flatnonzero(fields != expected):
+            first, last = int(bounds[index]) + 1, int(bounds[index + 1])
+            if data[start + first : start + last].strip(blank):
+                return lines_before + int(np.searchsorted(breaks, first)) + 1, int(fields[index])
+        lines_before += len(breaks)
         start = end
     return None
 
@@ -225,12 +256,15 @@ def _records(text: str, sep: str):
 def find_ragged(data: bytes, codec: str, sep: str, expected: int) -> tuple[int, int] | None:
     """The first record whose field count differs from ``expected``, as ``(line, fields)``.
 
-    Files without quote characters in an ASCII-compatible encoding are counted with numpy on the
-    bytes; otherwise the csv module walks the decoded text (quoted fields may hold delimiters and
-    line breaks). Blank lines are skipped, as pandas does. ``None`` if every record fits.
+    Files in an ASCII-compatible encoding are counted with numpy on the bytes (quoted fields may
+    hold delimiters and line breaks); files in other encodings, or with quotes inside unquoted
+    fields, are walked with the csv module. Blank lines are skipped, as pandas does. ``None`` if
+    every record fits.
     """
-    if _ascii_safe(codec, sep) and b'"' not in data:
-        return _ragged_in_bytes(data, sep, expected)
+    if _ascii_safe(codec, sep):
+        found = _ragged_in_bytes(data, sep, expected)
+        if found is not False:
+            return found
     try:
         for line, row in _records(data.decode(codec), sep):
             if len(row) != expected:

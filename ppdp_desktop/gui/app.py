@@ -1,0 +1,33 @@
+"""``ppdp-desktop``: start the window (``--demo`` opens it with the embedded demo data)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ppdp-desktop", description="PPDP Desktop window")
+    parser.add_argument("--demo", action="store_true", help="open with the embedded demo data loaded")
+    parser.add_argument("data", nargs="?", help="a data file to open")
+    args = parser.parse_args(argv)
+
+    from PySide6.QtWidgets import QApplication
+
+    from ppdp_desktop.core.resources import DEMO_DATA, resource_path
+    from ppdp_desktop.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    window = MainWindow()
+    if args.demo:
+        window.open_path(resource_path(DEMO_DATA))
+    elif args.data:
+        from pathlib import Path
+
+        window.open_path(Path(args.data))
+    window.show()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

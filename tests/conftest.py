@@ -1,0 +1,20 @@
+"""Shared fixtures: paths to the shared real data (skipped when absent) and small tables."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture
+def adult_csv() -> Path:
+    path = SHARED_DATA / "adult" / "adult.csv"
+    if not path.is_file():
+        pytest.skip(f"the shared adult data set is not at {path}")
+    return path

@@ -1,0 +1,73 @@
+"""Metrics with hand-computed values, and the seeded count-query workload."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp_desktop.core import metrics
+from ppdp_desktop.core.methods.base import perturb_codes, retention_matrix
+from ppdp_desktop.core.workload import condition_columns, count_query_error
+
+
+def test_metrics_hand_computed():
+    actual = np.array([50.0, 30, 20])
+    estimate = np.array([40.0, 36, 24])
+    assert metrics.reconstruction_error(actual, estimate) == pytest.approx((10 / 50 + 6 / 30 + 4 / 20) / 3)
+    assert metrics.aggregate_utility(actual, estimate) == pytest.approx(1 - (0.1 + 0.06 + 0.04) / 3)
+    p, q = actual / 100, estimate / 100
+    assert metrics.kl_divergence(actual, estimate) == pytest.approx(float(np.sum(p * np.log(p / q))))
+    assert metrics.chi_square(actual, estimate) == pytest.approx(float(np.sum((p - q) ** 2 / p)))
+    mix = (p + q) / 2
+    js = 0.5 * np.sum(p * np.log2(p / mix)) + 0.5 * np.sum(q * np.log2(q / mix))
+    assert metrics.jensen_shannon(actual, estimate) == pytest.approx(js)
+    assert metrics.relative_error(50, 40) == pytest.approx(0.2)
+    assert metrics.record_utility(np.array([0.5, 0.5]), np.array([[0.7, 0.4], [0.3, 0.6]])) == pytest.approx(0.65)
+
+
+def test_distances_are_zero_for_equal_and_bounded():
+    a = np.array([3.0, 2, 1])
+    assert metrics.kl_divergence(a, a) == 0 and metrics.chi_square(a, a) == 0
+    assert metrics.jensen_shannon(a, a) == pytest.approx(0.0, abs=1e-15)
+    assert metrics.jensen_shannon(np.array([1.0, 0]), np.array([0.0, 1])) == pytest.approx(1.0)
+    assert math.isfinite(metrics.kl_divergence(a, np.array([5.0, -1, 0])))  # negative estimates clipped
+
+
+def _table(n=20_000, seed=3):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "sex": rng.choice(["F", "M"], n),
+            "region": rng.choice(list("ABCDE"), n),
+            "year": rng.integers(2015, 2020, n),
+            "income": rng.integers(0, 10**6, n),
+        }
+    )
+    codes = rng.choice(6, n, p=[0.4, 0.25, 0.15, 0.1, 0.06, 0.04]).astype(np.int32)
+    return frame, codes
+
+
+def test_workload_without_perturbation_has_zero_error_and_is_seeded():
+    frame, codes = _table()
+    cols = condition_columns(frame, exclude=[])
+    assert "income" not in cols  # too many distinct values for equality conditions
+    result = count_query_error(frame[cols], codes, codes, np.eye(6), seed=1)
+    assert all(e == pytest.approx(0.0, abs=1e-9) for e in result.mean_error)
+    assert result.n_queries[0] >= result.n_queries[1] >= result.n_queries[2] > 0
+    again = count_query_error(frame[cols], codes, codes, np.eye(6), seed=1)
+    assert again == result
+
+
+def test_workload_error_grows_with_noise_and_shrinks_with_selectivity():
+    frame, codes = _table()
+    cols = condition_columns(frame, exclude=[])
+    rng = np.random.default_rng(0)
+    errors = []
+    for p in (0.9, 0.4):
+        retention = np.full(6, p)
+        released = perturb_codes(codes, retention, rng)
+        errors.append(count_query_error(frame[cols], codes, released, retention_matrix(retention), seed=1).mean_error)
+    assert errors[1][0] > errors[0][0]  # more noise, more error
+    assert errors[1][2] < errors[1][0]  # larger selections are estimated better

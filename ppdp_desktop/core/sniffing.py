@@ -171,7 +171,8 @@ def sniff_delimiter(sample: str) -> str | None:
 
 
 def _is_blank(row: list[str]) -> bool:
-    return not row or (len(row) == 1 and not row[0].strip())
+    """Empty or whitespace-only lines, which pandas skips (a lone ``""`` is a row to pandas)."""
+    return not row or (len(row) == 1 and row[0] != "" and not row[0].strip())
 
 
 def read_header(sample: str, sep: str) -> list[str]:

@@ -143,7 +143,7 @@ def test_undecodable_bytes(tmp_path: Path) -> None:
 
 
 def test_explicit_encoding_that_does_not_fit(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"bad\.csv.*line 2.*utf-8"):
+    with pytest.raises(InputError, match=r"bad\.csv: byte 0xFC at offset 2 \(line 2\) is not valid UTF-8"):
         load_table(write(tmp_path, "bad.csv", b"a\n\xfc\n"), encoding="utf-8")
 
 
@@ -391,3 +391,26 @@ def test_vectorised_count_matches_csv_module(rows: list[list[str]], eol: str, bl
             expected = (line, len(fields))
             break
     assert sniffing._ragged_in_bytes(data, ",", 3) == expected
+
+
+def test_extra_trailing_field_on_first_row_is_ragged(tmp_path: Path) -> None:
+    # pandas would silently drop the extra (empty) field on every row here.
+    with pytest.raises(InputError, match=r"trail\.csv: line 2 has 4 fields but the header has 3"):
+        load_table(write(tmp_path, "trail.csv", "a,b,c\n1,2,3,\n4,5,6,\n"))
+
+
+@pytest.mark.parametrize("suffix", [".xlsx", ".parquet", ".sav"])
+def test_binary_input_file_is_unchanged(tmp_path: Path, frame: pd.DataFrame, suffix: str) -> None:
+    path = tmp_path / f"keep{suffix}"
+    if suffix == ".xlsx":
+        frame.to_excel(path, index=False)
+    elif suffix == ".parquet":
+        frame.to_parquet(path)
+    else:
+        pytest.importorskip("pyreadstat").write_sav(frame, str(path))
+    content = path.read_bytes()
+    old = os.stat(path).st_mtime_ns - 10_000_000_000
+    os.utime(path, ns=(old, old))
+    load_table(path)
+    assert path.read_bytes() == content
+    assert os.stat(path).st_mtime_ns == old

@@ -29,6 +29,7 @@ FORMATS = {
     ".pq": "parquet",
 }
 SUPPORTED = ", ".join(FORMATS)
+_EMPTY = "{name}: the file is empty; it needs a header line and at least one data row."
 _EXPECTED = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
@@ -85,7 +86,7 @@ def load_table(
             frame, details = _read_stat(source, name, kind)
     except PermissionError:
         raise InputError(f"{name}: permission denied; check that you may read the file.") from None
-    return Dataset(_finish(frame, name, kind), source=source, details=details)
+    return Dataset(_finish(frame, name), source=source, details=details)
 
 
 def _library_error(name: str, what: str, exc: Exception) -> InputError:
@@ -96,18 +97,17 @@ def _library_error(name: str, what: str, exc: Exception) -> InputError:
 def _read_text(source: Path, name: str, sep: str | None, encoding: str | None) -> tuple[pd.DataFrame, dict[str, str]]:
     data = source.read_bytes()
     if not data or data.isspace():
-        raise InputError(f"{name}: the file is empty; it needs a header line and at least one data row.")
+        raise InputError(_EMPTY.format(name=name))
     text, codec = sniffing.decode(data, encoding, name)
     if not text or text.isspace():
-        raise InputError(f"{name}: the file is empty; it needs a header line and at least one data row.")
+        raise InputError(_EMPTY.format(name=name))
     sample = sniffing.sample_of(text)
     del text
     if sep is not None:
         delimiter = sniffing.normalize_sep(sep, name)
     else:
         delimiter = sniffing.sniff_delimiter(sample) or ("\t" if source.suffix.lower() == ".tsv" else ",")
-    header = [h.strip() for h in sniffing.read_header(sample, delimiter)]
-    details = {"format": "csv", "delimiter": delimiter, "encoding": codec}
+    header, *first_row = sniffing.first_records(sample, delimiter) or [[]]
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -116,18 +116,20 @@ def _read_text(source: Path, name: str, sep: str | None, encoding: str | None) -
                 na_values=[""], index_col=False, low_memory=False,
             )
     except pd.errors.EmptyDataError:
-        raise InputError(f"{name}: the file is empty; it needs a header line and at least one data row.") from None
+        raise InputError(_EMPTY.format(name=name)) from None
     except pd.errors.ParserError as exc:
         raise _parser_error(exc, data, codec, delimiter, len(header), name) from None
-    if caught or (len(frame.columns) and frame.iloc[:, -1].isna().any()):
+    # pandas pads short rows with NaN and, with index_col=False, silently drops one extra field on
+    # every row when the first data row has one, so count the fields per record in those cases.
+    if caught or any(len(row) != len(header) for row in first_row) or frame.iloc[:, -1].isna().any():
         ragged = sniffing.find_ragged(data, codec, delimiter, len(header))
         if ragged is not None:
             raise _ragged_error(name, *ragged, len(header))
     if len(header) == len(frame.columns):
-        frame.columns = header
+        frame.columns = header  # pandas renames duplicates ("a.1") and empty names ("Unnamed: 1")
     if len(frame) == 0:
         raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.")
-    return frame, details
+    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}
 
 
 def _ragged_error(name: str, line: int, fields: int, expected: int) -> InputError:
@@ -221,32 +223,29 @@ def _read_parquet(source: Path, name: str) -> tuple[pd.DataFrame, dict[str, str]
     return frame, {"format": "parquet"}
 
 
-def _finish(frame: pd.DataFrame, name: str, kind: str) -> pd.DataFrame:
-    """String, stripped, unique, non-empty column names; unnamed empty columns dropped."""
+def _finish(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """String, stripped, unique, non-empty column names; unnamed columns without data dropped."""
     names = [str(c).strip() for c in frame.columns]
     if names:
         names[0] = names[0].lstrip("\ufeff").strip()
     frame = frame.set_axis(names, axis=1)
     keep = [i for i, n in enumerate(names) if n or frame.iloc[:, i].notna().any()]
-    if len(keep) < len(names):
-        frame = frame.iloc[:, keep]
-        names = [names[i] for i in keep]
-    if not names:
+    if not keep:
         raise InputError(f"{name}: has no columns; it needs a header row naming each column.")
-    unnamed = [str(i + 1) for i, n in enumerate(names) if not n]
+    unnamed = [str(i + 1) for i in keep if not names[i]]
     if unnamed:
         raise InputError(
             f"{name}: column{'s' * (len(unnamed) > 1)} {', '.join(unnamed)} (counting from 1) "
             f"ha{'ve' if len(unnamed) > 1 else 's'} no name in the header; give every column a name."
         )
     seen: dict[str, int] = {}
-    for position, column in enumerate(names, start=1):
-        if column in seen:
+    for index in keep:
+        if names[index] in seen:
             raise InputError(
-                f"{name}: columns {seen[column]} and {position} are both named {column!r}; "
+                f"{name}: columns {seen[names[index]]} and {index + 1} are both named {names[index]!r}; "
                 "give every column a different name."
             )
-        seen[column] = position
+        seen[names[index]] = index + 1
     if len(frame) == 0:
         raise InputError(f"{name}: has no data rows; it needs at least one row of data.")
-    return frame.reset_index(drop=True)
+    return frame.iloc[:, keep].reset_index(drop=True)

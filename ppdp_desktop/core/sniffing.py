@@ -20,11 +20,11 @@ SAMPLE_BYTES = 64 * 1024
 SAMPLE_RECORDS = 50
 _CHUNK_BYTES = 16 * 1024 * 1024
 _BOM_UTF8 = codecs.BOM_UTF8
-_BOMS_UTF16 = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_READABLE = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "cp1252": "Windows-1252"}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SEP_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
 # Codecs in which every ASCII byte always means its ASCII character (no multi-byte tricks).
-_ASCII_SAFE = {"utf-8", "utf-8-sig", "ascii", "latin-1"}
+_ASCII_SAFE = ("utf-8", "ascii", "cp125", "iso8859")
 
 
 def normalize_sep(sep: str, name: str) -> str:
@@ -53,15 +53,6 @@ def codec_name(encoding: str, name: str) -> str:
         ) from None
 
 
-def _undecodable(data: bytes, exc: UnicodeDecodeError, name: str, tried: str) -> InputError:
-    offset = exc.start
-    line = data.count(b"\n", 0, offset) + 1
-    return InputError(
-        f"{name}: byte 0x{data[offset]:02X} at offset {offset} (line {line}) is not valid {tried} text; "
-        "save the file as UTF-8 or give its encoding with --encoding (e.g. --encoding latin-1)."
-    )
-
-
 def decode(data: bytes, encoding: str | None, name: str) -> tuple[str, str]:
     """Decode ``data``, sniffing the encoding unless one is given.
 
@@ -80,35 +71,28 @@ def decode(data: bytes, encoding: str | None, name: str) -> tuple[str, str]:
     """
     if encoding is not None:
         codec = codec_name(encoding, name)
-        if codec == "utf-8" and data.startswith(_BOM_UTF8):
+        if codec == "utf-8" and data.startswith(codecs.BOM_UTF8):
             codec = "utf-8-sig"
+        candidates = [codec]
+    else:
+        boms = {codecs.BOM_UTF8: "utf-8-sig", codecs.BOM_UTF16_LE: "utf-16", codecs.BOM_UTF16_BE: "utf-16"}
+        candidates = [c for bom, c in boms.items() if data.startswith(bom)][:1] or ["utf-8", "cp1252"]
+        if candidates[0] == "utf-8" and b"\x00" in data[:SAMPLE_BYTES]:
+            raise InputError(
+                f"{name}: contains NUL bytes, so it is not a text table; "
+                "if it is a spreadsheet, give it its real extension (.xlsx, .sav, .dta, .parquet)."
+            )
+    for codec in candidates:
         try:
             return data.decode(codec), codec
         except UnicodeDecodeError as exc:
-            raise _undecodable(data, exc, name, codec) from None
-    if data.startswith(_BOM_UTF8):
-        try:
-            return data.decode("utf-8-sig"), "utf-8-sig"
-        except UnicodeDecodeError as exc:
-            raise _undecodable(data, exc, name, "UTF-8") from None
-    if data.startswith(_BOMS_UTF16):
-        try:
-            return data.decode("utf-16"), "utf-16"
-        except UnicodeDecodeError as exc:
-            raise _undecodable(data, exc, name, "UTF-16") from None
-    if b"\x00" in data[:SAMPLE_BYTES]:
-        raise InputError(
-            f"{name}: contains NUL bytes, so it is not a text table; "
-            "if it is a spreadsheet, give it its real extension (.xlsx, .sav, .dta, .parquet)."
-        )
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("cp1252"), "cp1252"
-    except UnicodeDecodeError as exc:
-        raise _undecodable(data, exc, name, "UTF-8 or Windows-1252") from None
+            error = exc
+    tried = " or ".join(_READABLE.get(c, c) for c in candidates)
+    line = data.count(b"\n", 0, error.start) + 1
+    raise InputError(
+        f"{name}: byte 0x{data[error.start]:02X} at offset {error.start} (line {line}) is not valid {tried} "
+        "text; save the file as UTF-8 or give its encoding with --encoding (e.g. --encoding latin-1)."
+    )
 
 
 def sample_of(text: str) -> str:
@@ -175,16 +159,21 @@ def _is_blank(row: list[str]) -> bool:
     return not row or (len(row) == 1 and row[0] != "" and not row[0].strip())
 
 
-def read_header(sample: str, sep: str) -> list[str]:
-    """The fields of the first non-blank record of ``sample`` (the header), as written."""
-    for row in csv.reader(io.StringIO(sample, newline=""), delimiter=sep):
-        if not _is_blank(row):
-            return row
-    return []
+def first_records(sample: str, sep: str, count: int = 2) -> list[list[str]]:
+    """The first ``count`` non-blank records of ``sample`` (the header and first data row)."""
+    records: list[list[str]] = []
+    try:
+        for _line, row in _records(sample, sep):
+            records.append(row)
+            if len(records) == count:
+                break
+    except csv.Error:
+        pass
+    return records
 
 
 def _ascii_safe(codec: str, sep: str) -> bool:
-    return sep.isascii() and (codec in _ASCII_SAFE or codec.startswith(("cp125", "iso8859")))
+    return sep.isascii() and codec.startswith(_ASCII_SAFE)
 
 
 def _chunk_end(data: bytes, start: int, newline: bytes) -> int:
@@ -207,7 +196,8 @@ def _ragged_in_bytes(data: bytes, sep: str, expected: int) -> tuple[int, int] | 
     """Vectorised field count per record, in chunks of whole records.
 
     A quote toggles "inside quotes" (a doubled quote toggles twice), which is exact as long as
-    every opening quote starts a field; otherwise ``False`` asks for the csv module instead.
+    every opening quote starts a field or follows a quote (``""`` escapes); otherwise ``False``
+    asks for the csv module instead.
     """
     newline = b"\n" if b"\n" in data else b"\r"
     arr = np.frombuffer(data, dtype=np.uint8)
@@ -223,7 +213,7 @@ def _ragged_in_bytes(data: bytes, sep: str, expected: int) -> tuple[int, int] | 
             outside = (np.cumsum(is_quote, dtype=np.uint8) & 1) == 0  # parity survives the wrap-around
             opening = np.flatnonzero(is_quote & ~outside)
             before = chunk[np.maximum(opening - 1, 0)]
-            field_start = (before == code) | (before == 10) | (before == 13) | (opening == 0)
+            field_start = np.isin(before, [code, 10, 13, 34]) | (opening == 0)  # 34: an escaped ""
             if start == 0 and data.startswith(_BOM_UTF8):
                 field_start |= opening == len(_BOM_UTF8)
             if not field_start.all():
@@ -249,7 +239,7 @@ def _records(text: str, sep: str):
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
     previous = 0
     for row in reader:
-        if not _is_blank(row):
+        if not _is_blank(row) or reader.line_num > previous + 1:
             yield previous + 1, row
         previous = reader.line_num
 

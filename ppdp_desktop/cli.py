@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--sep", help="input delimiter (default: sniffed among , ; TAB |)")
     an.add_argument("--encoding", help="input encoding (default: sniffed: UTF-8, UTF-8 with BOM, Windows-1252)")
     an.add_argument("--overwrite", action="store_true", help="replace an existing release folder")
+    an.add_argument("--utility", action="store_true", help="also print utility figures (count-query workload, distances)")
 
     demo = sub.add_parser("demo", help="run the main job on the embedded demo data")
     demo.add_argument("--out", required=True, help="release folder to create")
@@ -88,7 +89,7 @@ def _run_anonymize(args: argparse.Namespace) -> int:
     )
     _check_out(args.out, args.overwrite)
     dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
-    return _finish(dataset, settings, args.out, args.overwrite)
+    return _finish(dataset, settings, args.out, args.overwrite, args.utility)
 
 
 def _check_out(out: str, overwrite: bool) -> None:
@@ -99,7 +100,7 @@ def _check_out(out: str, overwrite: bool) -> None:
         raise ReleaseError(f"{out} already exists; choose another --out folder (or pass --overwrite).")
 
 
-def _finish(dataset, settings, out: str, overwrite: bool) -> int:
+def _finish(dataset, settings, out: str, overwrite: bool, utility: bool) -> int:
     from ppdp_desktop.core.anonymize import anonymize
     from ppdp_desktop.core.release import write_release
 
@@ -117,6 +118,11 @@ def _finish(dataset, settings, out: str, overwrite: bool) -> int:
         + (f"\n  downward breaches reported for: {', '.join(b['value'] for b in result.guarantee.downward_breaches)}"
            if result.guarantee.downward_breaches else "")
     )
+    if utility:
+        from ppdp_desktop.core.utility import summarize
+
+        for line in summarize(result).lines():
+            print(f"  {line}")
     return 0
 
 
@@ -135,7 +141,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         sensitivity=SensitivitySettings(theta=args.theta),
         seed=args.seed,
     )
-    return _finish(dataset, settings, args.out, args.overwrite)
+    return _finish(dataset, settings, args.out, args.overwrite, utility=True)
 
 
 def _run_verify(args: argparse.Namespace) -> int:

@@ -71,3 +71,18 @@ def test_workload_error_grows_with_noise_and_shrinks_with_selectivity():
         errors.append(count_query_error(frame[cols], codes, released, retention_matrix(retention), seed=1).mean_error)
     assert errors[1][0] > errors[0][0]  # more noise, more error
     assert errors[1][2] < errors[1][0]  # larger selections are estimated better
+
+
+def test_utility_summary_on_the_demo(tmp_path):
+    from ppdp_desktop.core.anonymize import AnonymizationSettings, SensitivitySettings, anonymize
+    from ppdp_desktop.core.loading import load_table
+    from ppdp_desktop.core.resources import DEMO_DATA, resource_path
+    from ppdp_desktop.core.utility import summarize
+
+    dataset = load_table(resource_path(DEMO_DATA))
+    settings = AnonymizationSettings("diagnosis", "uniform", ["patient_id", "name"], [], SensitivitySettings(theta=20), seed=4)
+    summary = summarize(anonymize(dataset, settings))
+    assert 0 < summary.record_utility < 1 and 0.9 < summary.aggregate_utility <= 1
+    assert summary.workload is not None and summary.workload.n_queries[0] > 0
+    assert 0 <= summary.jensen_shannon < 0.1
+    assert len(summary.lines()) == 3

@@ -29,3 +29,11 @@ class ReleaseError(PPDPError):
 
 class Cancelled(PPDPError):
     """The user cancelled a running job."""
+
+
+class KeyFileError(PPDPError):
+    """A sealed key file cannot be opened: wrong passphrase, damaged, or for another release."""
+
+
+class TaxonomyError(PPDPError):
+    """A taxonomy is invalid or cannot be read; the message names the offending values."""

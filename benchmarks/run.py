@@ -28,7 +28,6 @@ import pandas as pd
 from ppdp_desktop import cli
 from ppdp_desktop.core import sniffing
 from ppdp_desktop.core.anonymize import AnonymizationSettings, SensitivitySettings, anonymize
-from ppdp_desktop.core.dataset import Dataset
 from ppdp_desktop.core.domain import encode_column
 from ppdp_desktop.core.finegrain_solver import objective, solve_exact, solve_lp
 from ppdp_desktop.core.loading import load_table

@@ -32,7 +32,7 @@ from ppdp_desktop.core.domain import encode_column
 from ppdp_desktop.core.finegrain_solver import objective, solve_exact, solve_lp
 from ppdp_desktop.core.loading import load_table
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.methods.base import perturb_codes
+from ppdp_desktop.core.methods.perturbation import perturb_codes
 from ppdp_desktop.core.methods.uniform import uniform_retention
 from ppdp_desktop.core.release import release_metadata, write_csv, write_release
 from ppdp_desktop.core.rng import make_rng

@@ -51,7 +51,10 @@ def test_demo_end_to_end_then_verify_and_estimate(tmp_path, capsys):
 def test_same_seed_gives_the_same_release(tmp_path, capsys):
     for name in ("a", "b"):
         assert run(["demo", "--out", tmp_path / name, "--seed", "5", "--method", "uniform"], capsys)[0] == 0
-    assert (tmp_path / "a/release.csv").read_bytes() == (tmp_path / "b/release.csv").read_bytes()
+    # Same seed, same release; only the pseudonyms differ (they come from the OS's secure source).
+    a, b = (pd.read_csv(tmp_path / f"{n}/release.csv") for n in ("a", "b"))
+    pd.testing.assert_frame_equal(a.drop(columns="pseudonym"), b.drop(columns="pseudonym"))
+    assert not (a["pseudonym"] == b["pseudonym"]).any()
 
 
 def test_adult_end_to_end(adult_csv, tmp_path, capsys):
@@ -173,6 +176,13 @@ def test_verify_fails_on_tampered_release(tmp_path, capsys):
     meta["sensitive"][0]["matrix"] = matrix.tolist()
     (out / "release.json").write_text(json.dumps(meta))
     code, _, err = run(["verify", out], capsys)
+    assert code == 2 and "release.json does not match its checksum" in err
+    # Even with the checksums recomputed, the guarantee itself fails.
+    from ppdp_desktop.core.release import write_checksums
+
+    (out / "SHA256SUMS").unlink()
+    write_checksums(out)
+    code, _, err = run(["verify", out], capsys)
     assert code == 2 and "amplifies" in err
 
 
@@ -182,13 +192,22 @@ def test_verify_fails_on_value_outside_domain_and_leaked_identifier(tmp_path, ca
     table = pd.read_csv(out / "release.csv", dtype=str, keep_default_na=False)
     table.loc[0, "diagnosis"] = "Plague"
     table.to_csv(out / "release.csv", index=False)
+    _rehash(out)
     code, _, err = run(["verify", out], capsys)
     assert code == 2 and "Plague" in err
     table.loc[0, "diagnosis"] = table.loc[1, "diagnosis"]
     table["name"] = "x"
     table.to_csv(out / "release.csv", index=False)
+    _rehash(out)
     code, _, err = run(["verify", out], capsys)
     assert code == 2 and "'name'" in err
+
+
+def _rehash(folder):
+    from ppdp_desktop.core.release import write_checksums
+
+    (folder / "SHA256SUMS").unlink()
+    write_checksums(folder)
 
 
 def test_verify_on_a_folder_that_is_not_a_release(tmp_path, capsys):

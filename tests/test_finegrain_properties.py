@@ -11,7 +11,7 @@ from ppdp_desktop.core.domain import encode_column
 from ppdp_desktop.core.errors import PrivacyError
 from ppdp_desktop.core.finegrain_solver import objective, solve_exact, solve_lp
 from ppdp_desktop.core.methods import REGISTRY
-from ppdp_desktop.core.methods.base import retention_matrix
+from ppdp_desktop.core.methods.perturbation import retention_matrix
 from ppdp_desktop.core.privacy import verify
 from ppdp_desktop.core.sensitivity import SensitivityRequirement, theta_rule
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.core import metrics
-from ppdp_desktop.core.methods.base import perturb_codes, retention_matrix
+from ppdp_desktop.core.methods.perturbation import perturb_codes, retention_matrix
 from ppdp_desktop.core.workload import condition_columns, count_query_error
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ppdp_desktop.core import reconstruction as rec
-from ppdp_desktop.core.methods.base import perturb_codes, retention_matrix
+from ppdp_desktop.core.methods.perturbation import perturb_codes, retention_matrix
 from ppdp_desktop.core.methods.uniform import uniform_retention
 
 

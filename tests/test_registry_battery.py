@@ -1,23 +1,34 @@
 """One battery over every registered method (scikit-learn's common tests, for us)."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.domain import encode_column
+from ppdp_desktop.core.anonymize import AnonymizationSettings, SensitivitySettings, anonymize
+from ppdp_desktop.core.dataset import Dataset
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods import REGISTRY, get_method
 from ppdp_desktop.core.rng import make_rng
-from ppdp_desktop.core.sensitivity import constant_pairs, theta_rule
 
 METHODS = sorted(REGISTRY)
 
 
+def _dataset(values) -> Dataset:
+    n = len(values)
+    return Dataset(pd.DataFrame({"id": [f"P{i}" for i in range(n)], "age": np.arange(n) % 90, "x": values}))
+
+
+def _settings(name: str, **sensitivity) -> AnonymizationSettings:
+    return AnonymizationSettings("x", name, ["id"], [], SensitivitySettings(**(sensitivity or {"theta": 3.0})))
+
+
 @pytest.fixture
-def column():
+def values():
     rng = np.random.default_rng(0)
-    return pd.Series(rng.choice(["a", "b", "c", "d", "e"], 5000, p=[0.5, 0.2, 0.15, 0.1, 0.05]))
+    return rng.choice(["a", "b", "c", "d", "e"], 3000, p=[0.5, 0.2, 0.15, 0.1, 0.05])
 
 
 @pytest.mark.parametrize("name", METHODS)
@@ -28,39 +39,55 @@ def test_method_has_plain_language_description(name):
 
 
 @pytest.mark.parametrize("name", METHODS)
-def test_same_seed_same_result_and_codes_stay_in_domain(name, column):
-    domain, codes = encode_column(column, "x")
-    plan = REGISTRY[name].plan(domain, theta_rule(domain, 3.0))
-    plan.verify()
-    first = plan.apply(codes, make_rng(42)[0])
-    second = plan.apply(codes, make_rng(42)[0])
-    np.testing.assert_array_equal(first, second)
-    assert first.shape == codes.shape and first.min() >= 0 and first.max() < domain.m
-    assert not np.array_equal(first, plan.apply(codes, make_rng(43)[0]))
+def test_plan_verifies_and_same_seed_gives_same_columns(name, values):
+    dataset = _dataset(values)
+    plan = get_method(name).prepare(dataset, _settings(name))
+    guarantee = plan.verify()
+    assert guarantee["verified"] is True and "kind" in guarantee
+    first = plan.apply(dataset.frame, make_rng(42)[0])
+    second = plan.apply(dataset.frame, make_rng(42)[0])
+    assert first.columns.keys() == second.columns.keys() and "x" in first.columns
+    for column in first.columns:
+        np.testing.assert_array_equal(first.columns[column], second.columns[column])
+        assert len(first.columns[column]) == len(values)
+    json.dumps(plan.release_json(), allow_nan=False)
+    json.dumps(plan.key_json(), allow_nan=False)
+    assert plan.describe()
 
 
 @pytest.mark.parametrize("name", METHODS)
-def test_two_value_domain_and_one_record_per_value(name):
-    domain, codes = encode_column(pd.Series(["yes", "no"]), "x")
-    plan = REGISTRY[name].plan(domain, constant_pairs(domain, 0.3, 0.6))
-    plan.verify()
-    assert plan.apply(codes, make_rng(1)[0]).shape == (2,)
+def test_applying_in_chunks_uses_the_same_plan(name, values):
+    """A plan holds statistics only: applying it to two halves gives columns of the same domain."""
+    dataset = _dataset(values)
+    plan = get_method(name).prepare(dataset, _settings(name))
+    rng = make_rng(1)[0]
+    halves = [plan.apply(dataset.frame.iloc[s], rng).columns["x"] for s in (slice(0, 1500), slice(1500, None))]
+    whole = plan.apply(dataset.frame, rng).columns["x"]
+    assert set(np.concatenate(halves)) <= set(whole) | set(np.concatenate(halves)) and len(np.concatenate(halves)) == 3000
 
 
 @pytest.mark.parametrize("name", METHODS)
-def test_missing_values_are_perturbed_as_a_category(name):
-    domain, codes = encode_column(pd.Series(["a", None, "b", "a", None, "c"] * 50), "x")
-    plan = REGISTRY[name].plan(domain, constant_pairs(domain, 0.2, 0.5))
-    plan.verify()
-    released = domain.decode(plan.apply(codes, make_rng(3)[0]))
-    assert None in set(released)
+def test_two_values_and_missing_values(name):
+    dataset = _dataset(["yes", None, "no", "yes"] * 25)
+    result = anonymize(dataset, _settings(name, rho1=0.3, rho2=0.6) if name != "personalized" else _settings(name))
+    assert len(result.table) == 100 and "id" not in result.table.columns
 
 
 @pytest.mark.parametrize("name", METHODS)
-def test_no_value_to_protect_is_a_clear_error(name, column):
-    domain, _ = encode_column(column, "x")
+def test_identifiers_become_unique_pseudonyms(name, values):
+    result = anonymize(_dataset(values), _settings(name))
+    ids = result.table["pseudonym"]
+    assert ids.is_unique and ids.str.fullmatch(r"R[0-9a-f]{16}").all()
+    assert "id" not in result.table.columns
+    # The pseudonym is not derived from the identifier: the map is the only link.
+    mapping = dict(zip(result.pseudonym_map["pseudonym"], result.pseudonym_map["id"]))
+    assert all(mapping[p] not in p for p in ids[:50])
+
+
+@pytest.mark.parametrize("name", ["uniform", "finegrain"])
+def test_no_value_to_protect_is_a_clear_error(name, values):
     with pytest.raises(ParameterError, match="No value of 'x' needs protection"):
-        REGISTRY[name].plan(domain, theta_rule(domain, 1000.0))
+        get_method(name).prepare(_dataset(values), _settings(name, theta=1000.0))
 
 
 def test_unknown_method_lists_the_known_ones():

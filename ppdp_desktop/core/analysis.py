@@ -1,14 +1,12 @@
 """What a recipient can do with a release alone: re-verify its guarantee and estimate counts."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core import privacy, reconstruction
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, ReleaseError
-from ppdp_desktop.core.release import LoadedRelease
+from ppdp_desktop.core.release import CHECKSUMS_FILE, LoadedRelease, check_checksums
 from ppdp_desktop.core.sensitivity import SensitivityRequirement, check_pair
 
 
@@ -22,44 +20,54 @@ def _requirement(entry: dict) -> SensitivityRequirement:
     return SensitivityRequirement(rho1, rho2, "as published")
 
 
-@dataclass
-class VerificationSummary:
-    attribute: str
-    n_records: int
-    epsilon_ldp: float
-    protected_values: int
+def verify_release(release: LoadedRelease) -> list[str]:
+    """Re-check checksums, structure and every claimed guarantee; raise on any failure.
 
-
-def verify_release(release: LoadedRelease) -> list[VerificationSummary]:
-    """Re-check every perturbed attribute from ``release.json`` and the data; raise on any failure."""
+    Returns one line per check that passed, for the CLI and the report.
+    """
     meta, table = release.metadata, release.table
+    check_checksums(release.folder)
+    lines = [f"checksums: every file matches {CHECKSUMS_FILE}"]
     if meta.get("n_records") != len(table):
         raise ReleaseError(f"release.json says {meta.get('n_records')} records but the data file has {len(table)}.")
     removed = [n for n, a in meta.get("attributes", {}).items() if a.get("role") == "identifier"]
     leaked = [n for n in removed if n in table.columns]
     if leaked:
         raise PrivacyError(f"Identifier column {leaked[0]!r} is present in the released data.")
-    summaries = []
+    pseudonyms = meta.get("pseudonym_column")
+    if pseudonyms:
+        if pseudonyms not in table.columns or table[pseudonyms].duplicated().any():
+            raise ReleaseError(f"The pseudonym column {pseudonyms!r} is missing or has duplicate ids.")
+        lines.append(f"pseudonyms: {len(table):,} distinct ids; identifiers removed")
     for entry in meta.get("sensitive", []):
-        try:
-            values, matrix = entry["values"], np.asarray(entry["matrix"], dtype=float)
-            requirement = _requirement(entry)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ReleaseError(f"release.json: the entry of {entry.get('attribute')!r} is malformed ({exc}).") from exc
-        if not entry["guarantee"].get("verified"):
-            raise PrivacyError(f"release.json does not mark the guarantee of {entry['attribute']!r} as verified.")
-        codes = release.codes(entry)
-        # The data's own prior is unknown to a recipient: the amplification check is prior-free;
-        # the posterior check uses the iterative-Bayesian estimate of the prior.
-        observed = np.bincount(codes, minlength=len(values)).astype(float)
-        prior = reconstruction.iterative_bayesian(observed, matrix, tol=1e-8) / max(len(codes), 1)
-        report = privacy.verify(entry["attribute"], values, matrix, requirement, prior)
-        summaries.append(
-            VerificationSummary(entry["attribute"], len(codes), report.epsilon_ldp, int(requirement.concern.sum()))
-        )
-    if not summaries:
-        raise ReleaseError("release.json lists no perturbed attribute to verify.")
-    return summaries
+        lines.append(_verify_perturbed(release, entry))
+    if not meta.get("sensitive"):
+        guarantee = meta.get("guarantee", {})
+        if guarantee.get("kind") != "none":
+            raise ReleaseError("release.json lists no perturbed attribute and no guarantee statement.")
+        lines.append("no formal guarantee is claimed (personalized recoding); structure checked")
+    return lines
+
+
+def _verify_perturbed(release: LoadedRelease, entry: dict) -> str:
+    try:
+        values, matrix = entry["values"], np.asarray(entry["matrix"], dtype=float)
+        requirement = _requirement(entry)
+        verified = entry["guarantee"].get("verified")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ReleaseError(f"release.json: the entry of {entry.get('attribute')!r} is malformed ({exc}).") from exc
+    if not verified:
+        raise PrivacyError(f"release.json does not mark the guarantee of {entry['attribute']!r} as verified.")
+    codes = release.codes(entry)
+    # The data's own prior is unknown to a recipient: the amplification check is prior-free;
+    # the posterior check uses the iterative-Bayesian estimate of the prior.
+    observed = np.bincount(codes, minlength=len(values)).astype(float)
+    prior = reconstruction.iterative_bayesian(observed, matrix, tol=1e-8) / max(len(codes), 1)
+    report = privacy.verify(entry["attribute"], values, matrix, requirement, prior)
+    return (
+        f"{entry['attribute']}: {len(codes):,} records, {int(requirement.concern.sum())} protected values, "
+        f"upward (rho1, rho2)-privacy holds (epsilon-LDP equivalent {report.epsilon_ldp:.3f})"
+    )
 
 
 def parse_where(text: str | None, columns: list[str]) -> dict[str, str]:

@@ -1,25 +1,26 @@
 """The anonymization job: dataset + settings -> verified plan -> released table (in memory).
 
 Used by the CLI and, through the worker, by the GUI. Nothing is written here: writing is
-:mod:`ppdp_desktop.core.release`, which refuses a release whose guarantee was not verified.
+:mod:`ppdp_desktop.core.release`, which only takes what this job verified.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core import sensitivity as sens
 from ppdp_desktop.core.dataset import Dataset
-from ppdp_desktop.core.domain import CategoricalDomain, encode_column
+from ppdp_desktop.core.domain import CategoricalDomain
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods import PerturbationPlan, get_method
-from ppdp_desktop.core.privacy import GuaranteeReport
+from ppdp_desktop.core.methods import Applied, Plan, get_method
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
+from ppdp_desktop.core.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
 from ppdp_desktop.core.rng import make_rng
-from ppdp_desktop.core.schema import Role, roles_from_lists
+from ppdp_desktop.core.schema import roles_from_lists
 
 
 @dataclass
@@ -49,6 +50,20 @@ class SensitivitySettings:
 
 
 @dataclass
+class RecodingSettings:
+    """Personalized recoding (SPEC 4): where choices come from, the taxonomy, graded columns."""
+
+    choice_column: str | None = None
+    default_choice: int | None = None
+    value_choices: dict[str, int] = field(default_factory=dict)
+    taxonomy_path: str | None = None
+    graded: list[str] = field(default_factory=list)
+    categories: int = 3
+    grading: str = "equal-width"
+    bounds: list[tuple[float, float]] | None = None
+
+
+@dataclass
 class AnonymizationSettings:
     """Everything the job needs besides the data."""
 
@@ -57,6 +72,7 @@ class AnonymizationSettings:
     identifiers: list[str] = field(default_factory=list)
     quasi: list[str] = field(default_factory=list)
     sensitivity: SensitivitySettings = field(default_factory=SensitivitySettings)
+    recoding: RecodingSettings = field(default_factory=RecodingSettings)
     seed: int | None = None
 
 
@@ -64,18 +80,42 @@ class AnonymizationSettings:
 class Anonymization:
     """The outcome of a job, in memory: the released table and what produced it.
 
-    ``true_codes``/``released_codes`` are aligned with the *original* row order (for reports);
-    ``table`` is already shuffled. ``seed`` is secret: it never goes into the release.
+    ``applied`` is aligned with the *original* row order (for reports); ``table`` is shuffled.
+    ``seed``, ``pseudonym_map`` and the plan's key entries are secret: they go only into the key.
     """
 
     dataset: Dataset
     settings: AnonymizationSettings
-    plan: PerturbationPlan
-    guarantee: GuaranteeReport
+    plan: Plan
+    guarantee: dict[str, Any]
     table: pd.DataFrame
-    true_codes: np.ndarray
-    released_codes: np.ndarray
+    applied: Applied
     seed: int
+    order: np.ndarray
+    pseudonym_map: pd.DataFrame | None = None
+
+    def key_payload(self) -> dict[str, Any]:
+        """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.keyfile`)."""
+        payload: dict[str, Any] = {
+            "method": self.plan.method,
+            "seed": str(self.seed),
+            "settings": {"sensitive": self.settings.sensitive, "identifiers": self.settings.identifiers},
+            **self.plan.key_json(),
+        }
+        if self.pseudonym_map is not None:
+            payload["pseudonyms"] = {
+                "column": PSEUDONYM_COLUMN,
+                "ids": self.pseudonym_map[PSEUDONYM_COLUMN].tolist(),
+                "identifiers": {c: _json_column(self.pseudonym_map[c]) for c in self.pseudonym_map.columns[1:]},
+                "records": {a: _json_column(pd.Series(v[self.order])) for a, v in self.applied.record_secrets.items()},
+            }
+        return payload
+
+
+def _json_column(column: pd.Series) -> list[object]:
+    """A column as JSON scalars (missing as ``None``), vectorized through pandas."""
+    values = column.astype(object).where(column.notna(), None)
+    return [v.item() if isinstance(v, np.generic) else v for v in values.tolist()]
 
 
 def anonymize(
@@ -84,43 +124,41 @@ def anonymize(
     progress: Progress = no_progress,
     cancel: CancelToken | None = None,
 ) -> Anonymization:
-    """Plan from statistics, verify (fail closed), then apply to the rows."""
+    """Prepare a plan from statistics, verify it (fail closed), then apply it to the rows."""
     cancel = cancel or CancelToken()
     frame = dataset.frame
     if settings.sensitive not in frame.columns:
         raise ParameterError(
             f"Sensitive column {settings.sensitive!r} is not in {dataset.label}; its columns are: {', '.join(frame.columns)}."
         )
-    roles = roles_from_lists([settings.sensitive], settings.identifiers, settings.quasi)
-    schema = dataset.schema.with_roles(roles)
+    schema = dataset.schema.with_roles(roles_from_lists([settings.sensitive], settings.identifiers, settings.quasi))
+    dataset = Dataset(frame, dataset.source, schema, dataset.details)
     method = get_method(settings.method)
-    progress(0.05, "Counting values")
-    domain, codes = encode_column(frame[settings.sensitive], settings.sensitive, dataset.label)
-    requirement = settings.sensitivity.requirement(domain)
+    progress(0.05, "Planning")
+    plan = method.prepare(dataset, settings)
     cancel.check()
-    progress(0.15, "Planning")
-    plan = method.plan(domain, requirement)
-    plan.parameters.setdefault("rule", requirement.rule)
-    progress(0.25, "Verifying the guarantee")
+    progress(0.2, "Verifying the guarantee")
     guarantee = plan.verify()
     cancel.check()
     rng, seed = make_rng(settings.seed)
-    progress(0.35, "Perturbing")
-    released = plan.apply(codes, rng)
+    progress(0.3, "Applying the plan")
+    applied = plan.apply(frame, rng)
     cancel.check()
     progress(0.6, "Building the release table")
     order = rng.permutation(len(frame))
-    columns = {}
-    for name in schema.released_columns:
-        if name == settings.sensitive:
-            columns[name] = domain.decode(released[order])
-        else:
-            columns[name] = frame[name].to_numpy()[order]
-    table = pd.DataFrame(columns, copy=False)
+    keep = [c for c in schema.released_columns if c not in applied.dropped]
+    table = frame[keep].take(order).reset_index(drop=True)
+    for name, values in applied.columns.items():
+        table[name] = values[order]
+    pseudonym_map = None
+    if schema.identifiers or plan.needs_pseudonyms:
+        ids = make_pseudonyms(len(frame))
+        table.insert(0, PSEUDONYM_COLUMN, ids)
+        pseudonym_map = frame[schema.identifiers].take(order).reset_index(drop=True)
+        pseudonym_map.insert(0, PSEUDONYM_COLUMN, ids)
     cancel.check()
     progress(1.0, "Done")
-    result_dataset = Dataset(frame, dataset.source, schema, dataset.details)
-    return Anonymization(result_dataset, settings, plan, guarantee, table, codes, released, seed)
+    return Anonymization(dataset, settings, plan, guarantee, table, applied, seed, order, pseudonym_map)
 
 
 def load_overrides(path: str | Path | None) -> dict[str, tuple[float, float]]:

@@ -62,6 +62,20 @@ class CategoricalDomain:
     def json_values(self) -> list[object]:
         return [json_label(v) for v in self.values]
 
+    def encode(self, column: pd.Series) -> np.ndarray:
+        """Codes of ``column``'s values in this domain (for applying a plan to new rows or chunks)."""
+        has_missing = json_label(self.values[-1]) is None
+        known = pd.Index(self.values[:-1] if has_missing else self.values)
+        codes = known.get_indexer(column)
+        missing = column.isna().to_numpy()
+        if has_missing:
+            codes[missing] = self.m - 1
+        unknown = (codes < 0) & ~missing if has_missing else codes < 0
+        if unknown.any():
+            bad = column[unknown].iloc[0]
+            raise InputError(f"Value {label_text(bad)!r} of {self.attribute!r} is not in the planned domain.")
+        return codes.astype(np.int32)
+
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """Map codes back to values (an object array; missing becomes ``None``)."""
         lookup = np.empty(self.m, dtype=object)

@@ -6,6 +6,7 @@ is never overwritten unless asked.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -20,13 +21,16 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from ppdp_desktop import __version__
+from ppdp_desktop.core import keyfile
 from ppdp_desktop.core.anonymize import Anonymization
 from ppdp_desktop.core.domain import label_text
 from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.pseudonyms import PSEUDONYM_COLUMN
 
 FORMAT_VERSION = 1
 DATA_FILE = "release.csv"
 META_FILE = "release.json"
+CHECKSUMS_FILE = "SHA256SUMS"
 
 RECONSTRUCTION = (
     "Released values were drawn with the published matrix: matrix[j][i] = Pr[value i is released as value j]. "
@@ -37,64 +41,137 @@ RECONSTRUCTION = (
 
 def release_metadata(result: Anonymization, sep: str) -> dict[str, object]:
     """The ``release.json`` content: everything an analyst needs, nothing secret (no seed, no counts)."""
-    plan, guarantee, schema = result.plan, result.guarantee, result.dataset.schema
+    schema = result.dataset.schema
     attributes = {
-        name: {**attr.to_json(), "released": attr.role.value != "identifier"} for name, attr in schema.attributes.items()
+        name: {**attr.to_json(), "released": attr.role.value != "identifier" and name in result.table.columns}
+        for name, attr in schema.attributes.items()
     }
-    requirement = plan.requirement
-    values = plan.domain.json_values()
-    return {
+    metadata: dict[str, object] = {
         "format_version": FORMAT_VERSION,
         "app": f"PPDP Desktop {__version__}",
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "method": plan.method,
-        "parameters": {k: (float(v) if isinstance(v, (np.floating, float)) else v) for k, v in plan.parameters.items()},
+        "method": result.plan.method,
         "n_records": int(len(result.table)),
         "data_file": DATA_FILE,
         "csv": {"delimiter": sep, "encoding": "utf-8", "missing": ""},
         "attributes": attributes,
-        "sensitive": [
-            {
-                "attribute": plan.attribute,
-                "values": values,
-                "retention": [float(p) for p in plan.retention],
-                "matrix": plan.matrix.tolist(),
-                "guarantee": {
-                    "kind": "upward (rho1, rho2)-privacy per value (gamma-amplification)",
-                    "pairs": requirement.pairs_json(values),
-                    "gamma": [None if not np.isfinite(g) else float(g) for g in requirement.gamma],
-                    "epsilon_ldp": guarantee.epsilon_ldp,
-                    "downward_breaches": [b["value"] for b in guarantee.downward_breaches],
-                    "verified": True,
-                },
-            }
-        ],
-        "reconstruction": RECONSTRUCTION,
     }
+    if result.pseudonym_map is not None:
+        metadata["pseudonym_column"] = PSEUDONYM_COLUMN
+    metadata.update(result.plan.release_json())
+    metadata.setdefault("reconstruction", RECONSTRUCTION)
+    return metadata
 
 
-def write_release(result: Anonymization, out_dir: str | Path, *, overwrite: bool = False, sep: str = ",") -> Path:
-    """Write the release folder atomically and return its path."""
+def write_release(
+    result: Anonymization,
+    out_dir: str | Path,
+    *,
+    overwrite: bool = False,
+    sep: str = ",",
+    key_path: str | Path | None = None,
+    passphrase: str | None = None,
+) -> Path:
+    """Write the release folder (and, if asked, its sealed key file) atomically; return the folder.
+
+    The key goes beside the release, never inside it. If anything fails, neither is left behind.
+    """
     out = Path(out_dir)
+    check_destination(out, key_path, overwrite)
+    if len(sep) != 1 or sep in "\"\r\n":
+        raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
+    if key_path is not None and not passphrase:
+        raise ReleaseError("A passphrase is needed to seal the key file.")
+    parent = out.resolve().parent
+    metadata = release_metadata(result, sep)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
+    tmp_key = None
+    try:
+        write_csv(result.table, tmp / DATA_FILE, sep)
+        (tmp / META_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False), encoding="utf-8")
+        manifest = write_checksums(tmp)
+        if key_path is not None:
+            key = Path(key_path)
+            tmp_key = key.with_name(f".{key.name}.{os.getpid()}.partial")
+            keyfile.seal(result.key_payload(), passphrase, manifest, tmp_key)
+        _replace_dir(tmp, out)
+        if tmp_key is not None:
+            try:
+                os.replace(tmp_key, key_path)
+            except BaseException:
+                shutil.rmtree(out, ignore_errors=True)
+                raise
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp_key is not None:
+            tmp_key.unlink(missing_ok=True)
+        raise
+    return out
+
+
+def check_destination(out: Path, key_path: str | Path | None, overwrite: bool) -> None:
+    """Refuse, before any work, an existing release or key, or a key inside the release folder."""
     if out.exists() and not overwrite:
         raise ReleaseError(f"{out} already exists; choose another --out folder (or pass --overwrite).")
     if out.exists() and not out.is_dir():
         raise ReleaseError(f"{out} exists and is not a folder.")
-    if len(sep) != 1 or sep in "\"\r\n":
-        raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
-    parent = out.resolve().parent
-    if not parent.is_dir():
-        raise ReleaseError(f"The folder {parent} does not exist; create it first or choose another --out.")
-    metadata = release_metadata(result, sep)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
-    try:
-        write_csv(result.table, tmp / DATA_FILE, sep)
-        (tmp / META_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False), encoding="utf-8")
-        _replace_dir(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+    if not out.resolve().parent.is_dir():
+        raise ReleaseError(f"The folder {out.resolve().parent} does not exist; create it first or choose another --out.")
+    if key_path is None:
+        return
+    key = Path(key_path).resolve()
+    if out.resolve() == key or out.resolve() in key.parents:
+        raise ReleaseError(
+            f"The key file {key_path} would be inside the release folder {out}; the key must be kept apart "
+            "from the release: choose a --key path outside it."
+        )
+    if key.exists() and not overwrite:
+        raise ReleaseError(f"The key file {key_path} already exists; choose another --key path (or pass --overwrite).")
+    if not key.parent.is_dir():
+        raise ReleaseError(f"The folder {key.parent} for the key file does not exist; create it first.")
+
+
+def write_checksums(folder: Path) -> str:
+    """Write ``SHA256SUMS`` over every file of ``folder``; return the manifest hash (SHA-256 of it)."""
+    lines = [f"{_sha256(folder / name)}  {name}\n" for name in sorted(p.name for p in folder.iterdir() if p.is_file())]
+    data = "".join(lines).encode("utf-8")
+    (folder / CHECKSUMS_FILE).write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def manifest_sha256(folder: Path) -> str:
+    """The manifest hash a key file binds to: the SHA-256 of the release's ``SHA256SUMS``."""
+    path = Path(folder) / CHECKSUMS_FILE
+    if not path.is_file():
+        raise ReleaseError(f"{folder} has no {CHECKSUMS_FILE}; it is not a complete release.")
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check_checksums(folder: Path) -> None:
+    """Every file listed in ``SHA256SUMS`` exists with that hash, and no other file is present."""
+    folder = Path(folder)
+    manifest_sha256(folder)
+    listed = {}
+    for line in (folder / CHECKSUMS_FILE).read_text(encoding="utf-8").splitlines():
+        digest, _, name = line.partition("  ")
+        listed[name] = digest
+    for name, digest in listed.items():
+        path = folder / name
+        if not path.is_file():
+            raise ReleaseError(f"{name} is listed in {CHECKSUMS_FILE} but missing from the release.")
+        if _sha256(path) != digest:
+            raise ReleaseError(f"{name} does not match its checksum in {CHECKSUMS_FILE}: the release was altered.")
+    extra = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name not in listed and p.name != CHECKSUMS_FILE)
+    if extra:
+        raise ReleaseError(f"{extra[0]} is in the release folder but not in {CHECKSUMS_FILE}.")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _replace_dir(tmp: Path, out: Path) -> None:
@@ -112,10 +189,24 @@ def _replace_dir(tmp: Path, out: Path) -> None:
 
 
 def write_csv(table: pd.DataFrame, path: Path, sep: str) -> None:
-    """UTF-8 CSV, quoting only where needed, missing values as empty cells (pyarrow's fast writer)."""
+    """UTF-8 CSV with a header, text cells quoted, missing values as empty cells (pyarrow's fast writer)."""
     arrow = pa.Table.from_pandas(table, preserve_index=False)
     options = pacsv.WriteOptions(delimiter=sep, quoting_style="needed")
     pacsv.write_csv(arrow, str(path), write_options=options)
+
+
+def write_csv_atomic(table: pd.DataFrame, path: Path, sep: str = ",") -> None:
+    """Write a CSV through a temporary file in the same folder, renamed into place when complete."""
+    path = Path(path)
+    if not path.resolve().parent.is_dir():
+        raise ReleaseError(f"The folder {path.resolve().parent} does not exist.")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        write_csv(table, tmp, sep)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 @dataclass

@@ -39,14 +39,15 @@ def summarize(result: Anonymization, workload_seed: int = 0) -> UtilitySummary:
     """Compare the original sensitive counts with those reconstructed from the release."""
     plan = result.plan
     actual = plan.domain.counts.astype(float)
-    observed = np.bincount(result.released_codes, minlength=plan.domain.m)
+    true_codes, released_codes = result.applied.codes[plan.attribute]
+    observed = np.bincount(released_codes, minlength=plan.domain.m)
     estimate = reconstruction.inverse(observed, plan.matrix)  # unbiased: for the error measures
     in_simplex = reconstruction.iterative_bayesian(observed, plan.matrix)  # a distribution: for distances
     frame = result.dataset.frame
     exclude = [plan.attribute, *result.dataset.schema.identifiers]
     columns = condition_columns(frame, exclude)
     workload = (
-        count_query_error(frame[columns], result.true_codes, result.released_codes, plan.matrix, seed=workload_seed)
+        count_query_error(frame[columns], true_codes, released_codes, plan.matrix, seed=workload_seed)
         if columns
         else None
     )

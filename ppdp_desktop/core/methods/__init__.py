@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods.base import Method, PerturbationPlan
+from ppdp_desktop.core.methods.base import Applied, Method, Plan
+from ppdp_desktop.core.methods.perturbation import PerturbationPlan
+from ppdp_desktop.core.methods.personalized import PersonalizedRecoding
 from ppdp_desktop.core.methods.finegrain import FineGrainPerturbation
 from ppdp_desktop.core.methods.uniform import UniformPerturbation
 
-REGISTRY: dict[str, Method] = {m.name: m for m in (UniformPerturbation(), FineGrainPerturbation())}
+REGISTRY: dict[str, Method] = {m.name: m for m in (UniformPerturbation(), FineGrainPerturbation(), PersonalizedRecoding())}
 
 
 def get_method(name: str) -> Method:
@@ -17,4 +19,4 @@ def get_method(name: str) -> Method:
         raise ParameterError(f"Unknown method {name!r}; choose one of: {', '.join(REGISTRY)}.") from None
 
 
-__all__ = ["REGISTRY", "Method", "PerturbationPlan", "get_method"]
+__all__ = ["REGISTRY", "Applied", "Method", "Plan", "PerturbationPlan", "get_method"]

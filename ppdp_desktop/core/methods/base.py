@@ -1,69 +1,57 @@
-"""The shape every method shares: plan from statistics, then apply to rows.
+"""The shape every method shares: prepare a plan from statistics, verify it, apply it to rows.
 
-A :class:`PerturbationPlan` holds global statistics only (the domain, its counts, the pairs and
-the per-value retention probabilities): it is small, serializable and verified before use.
-``apply`` then perturbs each record independently, so the same plan can be applied to a file
-chunk by chunk.
+A plan holds global statistics only (domains, counts, matrices, categories, alias maps): it is
+small, serializable and verified before use. ``apply`` then transforms each record
+independently, so the same plan can be applied to a file chunk by chunk. Adding a method is one
+module with a :class:`Method` and its plan, and one entry in the registry.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+import pandas as pd
 
-from ppdp_desktop.core import privacy
-from ppdp_desktop.core.domain import CategoricalDomain
-from ppdp_desktop.core.sensitivity import SensitivityRequirement
-
-
-def retention_matrix(retention: np.ndarray) -> np.ndarray:
-    """``P = diag(p) + 1 (1 - p)^T / m``: keep ``x_i`` with probability ``p_i``, else draw uniformly."""
-    m = len(retention)
-    matrix = np.tile((1.0 - retention) / m, (m, 1))
-    matrix[np.diag_indices(m)] += retention
-    return matrix
-
-
-def perturb_codes(codes: np.ndarray, retention: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Retain each code with its value's probability, else replace it by a uniform draw (vectorized)."""
-    m = len(retention)
-    keep = rng.random(len(codes)) < retention[codes]
-    out = rng.integers(0, m, size=len(codes), dtype=codes.dtype)
-    np.copyto(out, codes, where=keep)
-    return out
+if TYPE_CHECKING:
+    from ppdp_desktop.core.anonymize import AnonymizationSettings
+    from ppdp_desktop.core.dataset import Dataset
 
 
 @dataclass
-class PerturbationPlan:
-    """A verified-before-use plan to perturb one sensitive attribute."""
+class Applied:
+    """What applying a plan produced, in the original row order.
+
+    ``columns`` replace the released columns of the same name; ``dropped`` are removed from the
+    release; ``codes`` keeps ``(true, released)`` codes of perturbed attributes for the utility
+    report; ``record_secrets`` are per-record values only the sealed key may hold.
+    """
+
+    columns: dict[str, np.ndarray]
+    dropped: list[str] = field(default_factory=list)
+    codes: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    record_secrets: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+class Plan(Protocol):
+    """A method's plan: verified before use, applied per row."""
 
     method: str
-    domain: CategoricalDomain
-    requirement: SensitivityRequirement
-    retention: np.ndarray
-    parameters: dict[str, object] = field(default_factory=dict)
+    needs_pseudonyms: bool
 
-    @property
-    def attribute(self) -> str:
-        return self.domain.attribute
+    def verify(self) -> dict[str, Any]:
+        """Check the claimed guarantee; return it as JSON; raise ``PrivacyError`` if it fails."""
 
-    @property
-    def matrix(self) -> np.ndarray:
-        return retention_matrix(self.retention)
+    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied: ...
 
-    @property
-    def record_utility(self) -> float:
-        """``sum_i (f_i/n) P[i][i]`` (thesis Def. 7): the chance a record keeps its value."""
-        m = self.domain.m
-        return float(np.dot(self.domain.prior, self.retention + (1.0 - self.retention) / m))
+    def release_json(self) -> dict[str, Any]:
+        """Public entries merged into ``release.json`` (never anything secret)."""
 
-    def verify(self) -> privacy.GuaranteeReport:
-        """Check the plan's matrix against its pairs; raises ``PrivacyError`` if it fails."""
-        return privacy.verify(self.attribute, self.domain.values, self.matrix, self.requirement, self.domain.prior)
+    def key_json(self) -> dict[str, Any]:
+        """Secrets for the sealed key file (alias meanings, bounds, parameters)."""
 
-    def apply(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return perturb_codes(codes, self.retention, rng)
+    def describe(self) -> list[str]:
+        """A few plain-language lines for the CLI and the report."""
 
 
 class Method(Protocol):
@@ -73,4 +61,4 @@ class Method(Protocol):
     title: str
     summary: str
 
-    def plan(self, domain: CategoricalDomain, requirement: SensitivityRequirement) -> PerturbationPlan: ...
+    def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> Plan: ...

@@ -10,7 +10,7 @@ import numpy as np
 from ppdp_desktop.core.domain import CategoricalDomain
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.finegrain_solver import solve_exact
-from ppdp_desktop.core.methods.base import PerturbationPlan
+from ppdp_desktop.core.methods.perturbation import PerturbationPlan, prepare_perturbation
 from ppdp_desktop.core.sensitivity import SensitivityRequirement
 
 
@@ -23,6 +23,9 @@ class FineGrainPerturbation:
         "against raising belief in a value above its rho2 (upward breaches); it does not rule out lowering "
         "belief in a common value (downward breaches are reported, not prevented)."
     )
+
+    def prepare(self, dataset, settings) -> PerturbationPlan:
+        return prepare_perturbation(self.name, self.plan, dataset, settings)
 
     def plan(self, domain: CategoricalDomain, requirement: SensitivityRequirement) -> PerturbationPlan:
         if not requirement.concern.any():

@@ -9,7 +9,7 @@ import numpy as np
 
 from ppdp_desktop.core.domain import CategoricalDomain
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods.base import PerturbationPlan
+from ppdp_desktop.core.methods.perturbation import PerturbationPlan, prepare_perturbation
 from ppdp_desktop.core.sensitivity import SensitivityRequirement
 
 
@@ -27,6 +27,9 @@ class UniformPerturbation:
         "value above rho2); it does not hide that a frequent value is frequent, and the strictest value sets "
         "the noise for all."
     )
+
+    def prepare(self, dataset, settings) -> PerturbationPlan:
+        return prepare_perturbation(self.name, self.plan, dataset, settings)
 
     def plan(self, domain: CategoricalDomain, requirement: SensitivityRequirement) -> PerturbationPlan:
         gamma = requirement.min_gamma

@@ -1,0 +1,39 @@
+"""``ppdp``: every job of the wizard from a terminal, for scripts and headless tests.
+
+Errors a user can cause print one line on stderr and exit with status 2; nothing is written.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+from ppdp_desktop.cli import commands
+from ppdp_desktop.cli.parser import EXIT_USER_ERROR, build_parser
+from ppdp_desktop.core.errors import PPDPError
+
+EXIT_INTERNAL = 70
+
+COMMANDS = {
+    "anonymize": commands.run_anonymize,
+    "demo": commands.run_demo,
+    "verify": commands.run_verify,
+    "estimate": commands.run_estimate,
+    "lookup": commands.run_lookup,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except PPDPError as exc:
+        print(f"ppdp: error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("ppdp: interrupted; nothing was written.", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
+        if args.debug:
+            raise
+        print(f"ppdp: internal error: {type(exc).__name__}: {exc} (run with --debug and report it)", file=sys.stderr)
+        return EXIT_INTERNAL

@@ -1,0 +1,185 @@
+"""The ``ppdp`` subcommands: thin adapters from arguments to core jobs."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from ppdp_desktop.cli.passphrase import ENV_VAR, generate_passphrase, read_passphrase
+from ppdp_desktop.core.errors import ParameterError
+
+
+def _parse_bounds(text: str | None) -> list[tuple[float, float]] | None:
+    if not text:
+        return None
+    bounds = []
+    for part in text.split(","):
+        lo, sep, hi = part.strip().rpartition("-")
+        try:
+            if not sep or not lo:
+                raise ValueError
+            bounds.append((float(lo), float(hi)))
+        except ValueError:
+            raise ParameterError(f"Category {part.strip()!r} of --bounds must look like lo-hi, e.g. 10-40.") from None
+    return bounds
+
+
+def _settings(args: argparse.Namespace):
+    from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings, load_overrides
+    from ppdp_desktop.core.choices import read_value_choices
+    from ppdp_desktop.core.schema import parse_column_list
+
+    return AnonymizationSettings(
+        sensitive=args.sensitive,
+        method=args.method,
+        identifiers=parse_column_list(args.identifier),
+        quasi=parse_column_list(args.quasi),
+        sensitivity=SensitivitySettings(
+            args.rho1, args.rho2, args.theta, load_overrides(args.pairs), Path(args.pairs).name if args.pairs else ""
+        ),
+        recoding=RecodingSettings(
+            choice_column=args.choice_column,
+            default_choice=args.default_choice,
+            value_choices=read_value_choices(args.value_choices) if args.value_choices else {},
+            taxonomy_path=args.taxonomy,
+            graded=parse_column_list(args.graded),
+            categories=args.categories,
+            grading=args.grading,
+            bounds=_parse_bounds(args.bounds),
+        ),
+        seed=args.seed,
+    )
+
+
+def run_anonymize(args: argparse.Namespace) -> int:
+    from ppdp_desktop.core.loading import load_table
+    from ppdp_desktop.core.release import check_destination
+
+    settings = _settings(args)
+    if settings.method == "personalized" and not args.key:
+        raise ParameterError("--method personalized needs --key FILE: without the key nobody could decode the aliases.")
+    check_destination(Path(args.out), args.key, args.overwrite)
+    passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
+    _warn_seed(args.seed)
+    dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
+    return _finish(dataset, settings, args.out, args.overwrite, args.utility, args.key, passphrase)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings
+    from ppdp_desktop.core.loading import load_table
+    from ppdp_desktop.core.release import check_destination
+    from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+
+    out = Path(args.out)
+    key = Path(args.key) if args.key else out.with_name(out.name + ".ppdpkey")
+    check_destination(out, key, args.overwrite)
+    if args.passphrase_file or os.environ.get(ENV_VAR):
+        passphrase, made = read_passphrase(args.passphrase_file, confirm=False), False
+    else:
+        passphrase, made = generate_passphrase(), True
+    dataset = load_table(resource_path(DEMO_DATA))
+    settings = AnonymizationSettings(
+        sensitive="diagnosis",
+        method=args.method,
+        identifiers=["patient_id", "name"],
+        quasi=["age", "sex", "postcode"],
+        sensitivity=SensitivitySettings(theta=args.theta),
+        recoding=RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"], categories=4),
+        seed=args.seed,
+    )
+    code = _finish(dataset, settings, str(out), args.overwrite, True, str(key), passphrase)
+    if made:
+        print(f"  key file {key} sealed with the passphrase: {passphrase}  (keep it; it is shown only once)")
+    return code
+
+
+def _warn_seed(seed: int | None) -> None:
+    if seed is not None:
+        print("ppdp: warning: a fixed --seed makes the randomization reproducible by anyone who guesses it; "
+              "use it for testing only.", file=sys.stderr)
+
+
+def _finish(dataset, settings, out: str, overwrite: bool, utility: bool, key: str | None, passphrase: str | None) -> int:
+    from ppdp_desktop.core.anonymize import anonymize
+    from ppdp_desktop.core.release import write_release
+
+    start = time.perf_counter()
+    result = anonymize(dataset, settings)
+    folder = write_release(result, out, overwrite=overwrite, key_path=key, passphrase=passphrase)
+    guarantee = result.guarantee
+    lines = [f"Released {len(result.table):,} records of {dataset.label} to {folder} ({time.perf_counter() - start:.2f} s).",
+             f"  method: {result.plan.method}"]
+    lines += [f"  {line}" for line in result.plan.describe()]
+    if guarantee.get("kind") != "none":
+        lines.append(f"  guarantee verified: {guarantee['kind']}; epsilon-LDP equivalent {guarantee['epsilon_ldp']:.3f}")
+        if guarantee.get("downward_breaches"):
+            lines.append(f"  downward breaches reported for: {', '.join(guarantee['downward_breaches'])}")
+    if key:
+        lines.append(f"  sealed key: {key} (keep it apart from the release)")
+    print("\n".join(lines))
+    if utility and hasattr(result.plan, "matrix"):
+        from ppdp_desktop.core.utility import summarize
+
+        for line in summarize(result).lines():
+            print(f"  {line}")
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from ppdp_desktop.core.analysis import verify_release
+    from ppdp_desktop.core.release import read_release
+
+    for line in verify_release(read_release(args.release)):
+        print(f"OK {line}")
+    return 0
+
+
+def run_estimate(args: argparse.Namespace) -> int:
+    from ppdp_desktop.core.analysis import estimate_counts, parse_where
+    from ppdp_desktop.core.release import read_release
+
+    release = read_release(args.release)
+    where = parse_where(args.where, list(release.table.columns))
+    table = estimate_counts(release, args.sensitive, where, mle=args.mle)
+    if args.json:
+        print(json.dumps(table.to_dict(orient="records"), indent=2))
+    else:
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+    return 0
+
+
+def run_lookup(args: argparse.Namespace) -> int:
+    from ppdp_desktop.core.lookup import KeyRing
+
+    if args.value is not None and not args.attribute:
+        raise ParameterError("--value needs --attribute COL (the column the value comes from).")
+    if args.file and not args.out:
+        raise ParameterError("--file needs --out DECODED.csv.")
+    if args.out and Path(args.out).exists() and not args.overwrite:
+        raise ParameterError(f"{args.out} already exists; choose another --out (or pass --overwrite).")
+    if args.file:
+        results = _read_results(args.file)
+    ring = KeyRing.open(args.release, args.key, read_passphrase(args.passphrase_file, confirm=False))
+    if args.value is not None:
+        decoded = ring.decode_value(args.attribute, args.value)
+        print(decoded[0] if len(decoded) == 1 else "one of: " + ", ".join(decoded))
+    elif args.pseudonym is not None:
+        for name, value in ring.lookup_pseudonym(args.pseudonym).items():
+            print(f"{name}: {'' if value is None else value}")
+    else:
+        from ppdp_desktop.core.release import write_csv_atomic
+
+        decoded = ring.decode_table(results)
+        write_csv_atomic(decoded, Path(args.out))
+        print(f"Decoded {len(decoded):,} rows of {Path(args.file).name} into {args.out}.")
+    return 0
+
+
+def _read_results(path: str):
+    from ppdp_desktop.core.loading import load_table
+
+    return load_table(path).frame.astype("string").fillna("").astype(object)

@@ -1,0 +1,98 @@
+"""The ``ppdp`` argument parser: every subcommand and its flags."""
+from __future__ import annotations
+
+import argparse
+
+from ppdp_desktop import __version__
+
+EXIT_USER_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors as one line (and the same exit status as other user errors)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _sensitivity_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("sensitivity for uniform/finegrain (--rho1/--rho2 or --theta, plus optional --pairs)")
+    g.add_argument("--rho1", type=float, help="prior bound rho1 for every value")
+    g.add_argument("--rho2", type=float, help="posterior bound rho2 for every value")
+    g.add_argument("--theta", type=float, help="less frequent is more sensitive: rho1_i = f_i/n, rho2_i = theta*rho1_i (theta > 1)")
+    g.add_argument("--pairs", metavar="FILE", help="CSV value,rho1,rho2 overriding chosen values")
+
+
+def _recoding_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("personalized recoding (--method personalized)")
+    g.add_argument("--choice-column", metavar="COL", help="column holding each record's choice 1/2/3 (removed from the release)")
+    g.add_argument("--default-choice", type=int, choices=(1, 2, 3), help="choice for every record (default 2)")
+    g.add_argument("--value-choices", metavar="FILE", help="CSV value,choice: a default choice per value")
+    g.add_argument("--taxonomy", metavar="FILE", help="taxonomy of the sensitive column: our .json or an ARX hierarchy .csv")
+    g.add_argument("--graded", metavar="COLS", help="comma-separated numeric columns to grade")
+    g.add_argument("--categories", type=int, default=3, help="number of graded categories (default 3)")
+    g.add_argument("--grading", choices=("equal-width", "quantile"), default="equal-width", help="how to cut categories")
+    g.add_argument("--bounds", help='explicit categories "lo-hi,lo-hi,..." (closed intervals), e.g. "10-40,41-70"')
+
+
+def _key_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
+    g = p.add_argument_group("sealed key file")
+    g.add_argument("--key", metavar="FILE", required=required, help="write the sealed key file here (outside the release folder)")
+    g.add_argument("--passphrase-file", metavar="FILE", help="read the passphrase from this file's first line "
+                   "(else PPDP_PASSPHRASE, else a prompt)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ppdp", description="PPDP Desktop: privacy-preserving publishing of patient tables.")
+    parser.add_argument("--version", action="version", version=f"ppdp {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show a traceback on unexpected errors")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    an = sub.add_parser("anonymize", help="anonymize a data file and write a release folder (and a sealed key)")
+    an.add_argument("data", help="CSV/TSV/TXT, .xlsx, .sav, .dta or .parquet file")
+    an.add_argument("--out", required=True, help="release folder to create")
+    an.add_argument("--sensitive", required=True, metavar="COL", help="the sensitive column")
+    an.add_argument("--identifier", metavar="COLS", help="comma-separated identifier columns (removed; replaced by pseudonyms)")
+    an.add_argument("--quasi", metavar="COLS", help="comma-separated quasi-identifier columns")
+    an.add_argument("--method", default="finegrain", help="uniform, finegrain or personalized (default: finegrain)")
+    _sensitivity_args(an)
+    _recoding_args(an)
+    _key_args(an)
+    an.add_argument("--seed", type=int, help="fix the random seed (testing only: a guessable seed voids the guarantee)")
+    an.add_argument("--sep", help="input delimiter (default: sniffed among , ; TAB |)")
+    an.add_argument("--encoding", help="input encoding (default: sniffed: UTF-8, UTF-8 with BOM, Windows-1252)")
+    an.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
+    an.add_argument("--utility", action="store_true", help="also print utility figures (count-query workload, distances)")
+
+    demo = sub.add_parser("demo", help="run the main job on the embedded demo data (writes a release and its key)")
+    demo.add_argument("--out", required=True, help="release folder to create")
+    demo.add_argument("--method", default="finegrain", help="uniform, finegrain or personalized (default: finegrain)")
+    demo.add_argument("--theta", type=float, default=3.0, help="tolerance theta (default: 3)")
+    demo.add_argument("--key", metavar="FILE", help="key file (default: OUT.ppdpkey beside the folder)")
+    demo.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (default: PPDP_PASSPHRASE, else a "
+                      "random passphrase is made and printed)")
+    demo.add_argument("--seed", type=int, help="fix the random seed (testing only)")
+    demo.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
+
+    ver = sub.add_parser("verify", help="re-check a release's checksums and guarantee; exit 0 only if they hold")
+    ver.add_argument("release", help="release folder")
+
+    est = sub.add_parser("estimate", help="estimate original counts of a perturbed column")
+    est.add_argument("release", help="release folder")
+    est.add_argument("--sensitive", required=True, metavar="COL")
+    est.add_argument("--where", help='condition on released columns: "col=value,col=value"')
+    est.add_argument("--mle", action="store_true", help="iterative Bayesian estimate instead of the unbiased inverse")
+    est.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    lk = sub.add_parser("lookup", help="authorized reverse lookup with the sealed key")
+    lk.add_argument("release", help="release folder")
+    lk.add_argument("key", help="the release's sealed key file")
+    what = lk.add_mutually_exclusive_group(required=True)
+    what.add_argument("--value", help="a published value to decode (with --attribute)")
+    what.add_argument("--pseudonym", help="a pseudonymous record id")
+    what.add_argument("--file", metavar="RESULTS", help="a results table (CSV) to decode (with --out)")
+    lk.add_argument("--attribute", help="the column the --value comes from")
+    lk.add_argument("--out", help="where to write the decoded table (with --file)")
+    lk.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_PASSPHRASE, else a prompt)")
+    lk.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    return parser

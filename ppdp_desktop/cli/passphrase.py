@@ -1,0 +1,42 @@
+"""Where the CLI gets a passphrase: a file, the environment, or a prompt (never the command line,
+where it would be seen in the process list and the shell history)."""
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from ppdp_desktop.core.errors import ParameterError
+
+ENV_VAR = "PPDP_PASSPHRASE"
+
+
+def read_passphrase(passphrase_file: str | None, *, confirm: bool) -> str:
+    """``--passphrase-file`` (first line), else ``PPDP_PASSPHRASE``, else a prompt (twice to seal)."""
+    if passphrase_file:
+        try:
+            lines = Path(passphrase_file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ParameterError(f"Cannot read the passphrase file {passphrase_file}: {exc}.") from exc
+        if not lines or not lines[0]:
+            raise ParameterError(f"The passphrase file {passphrase_file} is empty.")
+        return lines[0]
+    if os.environ.get(ENV_VAR):
+        return os.environ[ENV_VAR]
+    if not sys.stdin.isatty():
+        raise ParameterError(f"A passphrase is needed: give --passphrase-file FILE or set {ENV_VAR}.")
+    first = getpass.getpass("Passphrase for the key file: ")
+    if confirm and getpass.getpass("Repeat the passphrase: ") != first:
+        raise ParameterError("The two passphrases differ; nothing was written.")
+    return first
+
+
+def generate_passphrase(words: int = 5) -> str:
+    """A random passphrase for the demo, e.g. ``"kavu-rime-tosa-nelo-pidu"`` (about 60 bits)."""
+    import secrets
+
+    consonants, vowels = "bdfgklmnprstvz", "aeiou"
+    return "-".join(
+        "".join(secrets.choice(consonants) + secrets.choice(vowels) for _ in range(2)) for _ in range(words)
+    )

@@ -1,0 +1,29 @@
+"""Random pseudonymous record ids.
+
+Each released record gets a fresh id drawn from the operating system's secure source — never a
+hash of the identifier, which anyone could reverse by hashing guessed names. Only the sealed key
+maps a pseudonym back to the removed identifiers.
+"""
+from __future__ import annotations
+
+import secrets
+
+import numpy as np
+import pandas as pd
+
+PSEUDONYM_COLUMN = "pseudonym"
+_BYTES = 8  # 64 bits per id; duplicates are still checked and redrawn
+
+
+def _draw(n: int) -> np.ndarray:
+    return np.frombuffer(secrets.token_bytes(_BYTES * n), dtype=np.uint64).copy()
+
+
+def make_pseudonyms(n: int) -> np.ndarray:
+    """``n`` distinct ids like ``"R3f9c0a1b2d4e5f60"`` (an object array of str)."""
+    values = _draw(n)
+    while n and len(pd.unique(values)) < n:  # astronomically rare
+        duplicated = pd.Series(values).duplicated().to_numpy()
+        values[duplicated] = _draw(int(duplicated.sum()))
+    hexed = np.frombuffer(values.tobytes().hex().encode("ascii"), dtype="S16")
+    return np.char.add(b"R", hexed).astype(str).astype(object)

@@ -8,6 +8,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ppdp_desktop.core.errors import ParameterError, PPDPError, TaxonomyError
 from ppdp_desktop.core.semantic import distance, distance_matrix, marginality
@@ -30,7 +32,7 @@ def small() -> Taxonomy:
 
 def assert_consistent(t: Taxonomy) -> None:
     """Every parent link matches the children lists and the index; validate finds nothing."""
-    assert t.validate() == []
+    assert t.validate() == ([] if t.leaves() else ["it has no values (leaves)"])
     for node in t.root.walk():
         assert t.node(node.label) is node
         for row, child in enumerate(node.children):
@@ -47,7 +49,7 @@ def test_tree_shape_lookup_and_qt_friendly_node_api() -> None:
     assert t.ancestors("Flu") == ["Flu", "Respiratory", "Any"]
     assert t.ancestors("Any") == ["Any"]
     cardio = t.node("Cardio")
-    assert cardio.row() == 1 and cardio.child(1).label == "Angina" and cardio.child_count() == 2
+    assert cardio.row() == 1 and cardio.children[1].label == "Angina" and len(cardio.children) == 2
     assert cardio.parent is t.root and t.root.row() == 0 and t.root.parent is None
     assert not cardio.is_leaf and t.node("Angina").is_leaf and not t.root.is_leaf
     assert t.leaf("Flu").depth == 2
@@ -85,9 +87,10 @@ def test_add_at_a_row_and_by_node() -> None:
     [
         ("Cardio", "Flu", None, "'Flu' is already used under 'Respiratory'"),
         ("Cardio", "Any", None, "'Any' is already used as the root"),
-        ("Cardio", "   ", None, "label '   ' is empty"),
-        ("Cardio", "", None, "label '' is empty"),
-        ("Cardio", 42, None, "must be text, not 42"),
+        ("Cardio", "   ", None, "label '   ' is empty or not text"),
+        ("Cardio", "", None, "label '' is empty or not text"),
+        ("Cardio", 42, None, "label 42 is empty or not text"),
+        ("Cardio", "bad \ud800", None, "label 'bad \\ud800' is empty or not text"),
         ("Nowhere", "Measles", None, "no label 'Nowhere'"),
         ("Cardio", "Measles", 5, "row 5 for 'Measles'"),
         ("Cardio", "Measles", -1, "row -1 for 'Measles'"),
@@ -154,6 +157,35 @@ def test_node_of_another_taxonomy_is_refused() -> None:
         small().rename(small().node("Flu"), "X")
 
 
+NAMES = st.sampled_from(["Flu", "Cardio", "Any", "Other", "New", "Newer", "", " ", "Asthma", "Stroke", "X-1"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_random_edit_sequences_keep_the_tree_valid(data: st.DataObject) -> None:
+    t = small()
+    for _ in range(data.draw(st.integers(1, 25))):
+        op = data.draw(st.sampled_from(["add", "rename", "move", "delete", "alias1", "alias2"]))
+        a, b = data.draw(NAMES), data.draw(NAMES)
+        row = data.draw(st.none() | st.integers(-1, 4))
+        before = t.parents()
+        try:
+            if op == "add":
+                t.add(a, b, row=row)
+            elif op == "rename":
+                t.rename(a, b)
+            elif op == "move":
+                t.move(a, b, row=row)
+            elif op == "delete":
+                t.delete(a)
+            else:
+                t.set_alias(a, **{op: data.draw(st.none() | NAMES)})
+        except TaxonomyError:
+            assert t.parents() == before  # a refused edit changes nothing
+        assert_consistent(t)
+        assert len(t) == len(t.parents())
+
+
 # --- aliases -------------------------------------------------------------------------------------
 
 
@@ -206,7 +238,7 @@ def test_alias1_may_be_shared() -> None:
 @pytest.mark.parametrize(
     ("leaf", "kwargs", "match"),
     [
-        ("Asthma", {"alias2": "FLU-CODE"}, "alias2 'FLU-CODE' of 'Asthma' is already used by another value"),
+        ("Asthma", {"alias2": "FLU-CODE"}, "alias2 'FLU-CODE' of 'Asthma' is already the alias2 of 'Flu'"),
         ("Asthma", {"alias2": "Stroke"}, "alias2 'Stroke' of 'Asthma' is already a label"),
         ("Asthma", {"alias2": "Cardio"}, "alias2 'Cardio' of 'Asthma' is already a label"),
         ("Asthma", {"alias2": ""}, "alias2 of 'Asthma' must be non-empty text"),
@@ -239,10 +271,45 @@ def test_alias2_reset_draws_a_new_code_and_labels_cannot_take_codes() -> None:
     t.add("Any", "F1")
 
 
+def test_edits_cannot_make_a_value_equal_to_an_explicit_alias1() -> None:
+    t = small()
+    t.set_alias("Flu", alias1="Viral")
+    t.set_alias("Stroke", alias1="Respiratory")  # an inner label is a fine alias1
+    with pytest.raises(TaxonomyError, match="cannot add 'Viral': 'Viral' is the alias1 of 'Flu'"):
+        t.add("Any", "Viral")
+    with pytest.raises(TaxonomyError, match="cannot rename 'Other' to 'Viral': 'Viral' is the alias1 of 'Flu'"):
+        t.rename("Other", "Viral")
+    t.rename("Cardio", "Viral")  # an inner node may carry it
+    t.rename("Viral", "Cardio")
+    t.set_alias("Flu", alias1="Flu2")
+    t.rename("Flu", "Flu2")  # its own alias1
+    t.move("Flu2", "Cardio")
+    t.move("Asthma", "Cardio")
+    with pytest.raises(TaxonomyError, match=r"cannot move 'COPD' \(it would turn 'Respiratory' into a value\).*alias1 of 'Stroke'"):
+        t.move("COPD", "Any")
+    with pytest.raises(TaxonomyError, match=r"cannot delete 'COPD' \(it would turn 'Respiratory' into a value\)"):
+        t.delete("COPD")
+    t.delete("Respiratory")  # the whole group may go
+    assert_consistent(t)
+
+
+def test_a_value_that_becomes_a_generalization_loses_its_explicit_aliases() -> None:
+    t = small()
+    t.set_alias("Other", alias1="Misc", alias2="O-1")
+    t.add("Other", "Rare")
+    other = t.node("Other")
+    assert not other.alias1_is_set and not other.alias2_is_set and CODE.fullmatch(other.alias2)
+    t.set_alias("Flu", alias1="Misc", alias2="O-1")  # both are free again
+    t.set_alias("Asthma", alias1="Common")
+    t.move("Stroke", "Asthma")
+    assert not t.node("Asthma").alias1_is_set
+    assert_consistent(t)
+
+
 def test_explicit_alias1_cannot_become_an_alias2() -> None:
     t = small()
     t.set_alias("Flu", alias1="Infection")
-    with pytest.raises(TaxonomyError, match="alias2 'Infection' of 'Stroke'"):
+    with pytest.raises(TaxonomyError, match="alias2 'Infection' of 'Stroke' is already an alias1"):
         t.set_alias("Stroke", alias2="Infection")
     t.delete("Flu")  # its alias1 is released
     t.set_alias("Stroke", alias2="Infection")
@@ -266,6 +333,8 @@ def test_validate_accepts_a_pandas_column_and_numbers() -> None:
     t = Taxonomy.flat("age", [17, 23.0, "30"])
     assert t.validate(pd.Series([17, 23, 23, np.nan])) == []
     assert t.validate(pd.Series([17.0, 99.0])) == ["data values without a leaf (1): '99'"]
+    assert t.validate(pd.Series(["17", pd.NA, None], dtype="string")) == []
+    assert t.validate([17, None, float("nan"), pd.NA, pd.NaT]) == []
 
 
 def test_validate_catches_damage_made_outside_the_api() -> None:
@@ -276,7 +345,7 @@ def test_validate_catches_damage_made_outside_the_api() -> None:
     stroke._alias2 = t.node("Asthma").alias2  # a duplicate alias2
     messages = t.validate()
     assert "labels used more than once (labels must be unique) (1): 'Stroke'" in messages
-    assert "the label '  ' is empty; give every node a name" in messages
+    assert "the label '  ' is empty or not text; give every node a name" in messages
     assert any(m.startswith("alias2 codes shared by several values (1): ") for m in messages)
     with pytest.raises(TaxonomyError, match="Taxonomy of 'diagnosis' is not valid: .*'Stroke'"):
         t.check()
@@ -302,7 +371,7 @@ def test_check_raises_with_all_messages() -> None:
 
 
 def test_flat_taxonomy_from_data() -> None:
-    t = Taxonomy.flat("sex", ["F", "M", "F", None, np.nan, 1.0], root_label="Any sex")
+    t = Taxonomy.flat("sex", ["F", "M", "F", None, np.nan, pd.NA, 1.0], root_label="Any sex")
     assert t.root.label == "Any sex" and t.depth == 1
     assert t.leaf_labels() == ["F", "M", "1"]
     assert {leaf.alias1 for leaf in t.leaves()} == {"Any sex"}
@@ -404,7 +473,7 @@ def test_marginality_matches_a_double_loop() -> None:
     got = marginality(t, counts)
     assert got.keys() == expected.keys()
     assert all(got[a] == pytest.approx(expected[a]) for a in expected)
-    records = [v for v, n in counts.items() for _ in range(n)] + [None]
+    records = [v for v, n in counts.items() for _ in range(n)] + [None, pd.NA]
     assert marginality(t, records) == pytest.approx(got)
     assert marginality(t, pd.Series(records)) == pytest.approx(got)
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ppdp_desktop.core.domain import label_text
 from ppdp_desktop.core.errors import TaxonomyError
-from ppdp_desktop.core.taxonomy import Taxonomy, TaxonomyNode, list_values
+from ppdp_desktop.core.taxonomy import Taxonomy, TaxonomyNode, is_missing, list_values
 
 
 def distance(taxonomy: Taxonomy, a: str, b: str) -> float:
@@ -49,13 +49,19 @@ def distance_matrix(
     path_r, size_r, node_r = _paths(taxonomy, rows, ids)
     path_c, size_c, node_c = (path_r, size_r, node_r) if cols is rows else _paths(taxonomy, cols, ids)
     levels = min(path_r.shape[1], path_c.shape[1])
-    inter = np.zeros((len(rows), len(cols)), dtype=np.int32)
+    inter = np.zeros((len(rows), len(cols)), dtype=np.int16)
     for level in range(levels):
         inter += path_r[:, level, None] == path_c[None, :, level]
-    same = node_r[:, None] == node_c[None, :]
-    inter = np.where(same, size_r[:, None], inter)  # a node against itself: padding levels also agree
-    union = size_r[:, None] + size_c[None, :] - inter
-    matrix = np.log2(1.0 + (union - inter) / union)
+    # dis depends only on (|phi(a)|, |phi(b)|, |phi(a) & phi(b)|), all at most depth + 1: look it up.
+    n = int(max(path_r.shape[1], path_c.shape[1])) + 1
+    size_a, size_b, common = np.meshgrid(np.arange(n), np.arange(n), np.arange(n), indexing="ij")
+    common = np.minimum(common, np.minimum(size_a, size_b))  # other cells are never looked up
+    union = np.maximum(size_a + size_b - common, 1)
+    table = np.log2(1.0 + (union - common) / union).ravel()
+    table[0] = 0.0  # key 0: the same node
+    key = (size_r[:, None] * n + size_c[None, :]) * n + inter
+    key[node_r[:, None] == node_c[None, :]] = 0  # a node against itself (padding levels agree too)
+    matrix = table[key]
     return rows, cols, matrix
 
 
@@ -80,10 +86,10 @@ def marginality(taxonomy: Taxonomy, data: Mapping[str, float] | Iterable[object]
     if isinstance(data, Mapping):
         counts: dict[str, float] = {}
         for value, count in data.items():
-            key = label_text(value)
+            key = "" if is_missing(value) else label_text(value)
             counts[key] = counts.get(key, 0.0) + float(count)
     else:
-        counts = dict(Counter(map(label_text, data)))
+        counts = dict(Counter(label_text(v) for v in data if not is_missing(v)))
     counts.pop("", None)
     unknown = [v for v in counts if v not in taxonomy]
     if unknown:

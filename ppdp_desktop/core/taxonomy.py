@@ -23,6 +23,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import pandas as pd
+
 from ppdp_desktop.core.domain import label_text
 from ppdp_desktop.core.errors import TaxonomyError
 
@@ -38,12 +40,28 @@ def new_alias_code() -> str:
     return "A" + secrets.token_bytes(8).translate(_ALIAS_TABLE).decode("ascii")
 
 
-def _encodable(text: str) -> bool:
+def is_text(value: object) -> bool:
+    """True for a string that is not blank and is valid Unicode (no lone surrogates)."""
+    if not isinstance(value, str) or not value.strip():
+        return False
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates
+        value.encode("utf-8")
+    except UnicodeEncodeError:
         return False
     return True
+
+
+def is_missing(value: object) -> bool:
+    """True for None, NaN, ``pd.NA`` and ``pd.NaT`` (values that need no leaf)."""
+    return value is None or (not isinstance(value, str) and pd.api.types.is_scalar(value) and bool(pd.isna(value)))
+
+
+def data_labels(values: Iterable[object]) -> list[str]:
+    """The distinct non-missing ``values`` as ``label_text``, first seen first (pandas: via ``unique()``)."""
+    unique = getattr(values, "unique", None)
+    if callable(unique):
+        values = unique()
+    return [text for text in dict.fromkeys(label_text(v) for v in values if not is_missing(v)) if text]
 
 
 def list_values(values: list[str], what: str) -> str:
@@ -105,12 +123,6 @@ class TaxonomyNode:
     def row(self) -> int:
         """Index of this node among its parent's children (0 for the root)."""
         return 0 if self.parent is None else self.parent.children.index(self)
-
-    def child(self, row: int) -> TaxonomyNode:
-        return self.children[row]
-
-    def child_count(self) -> int:
-        return len(self.children)
 
     def path(self) -> list[TaxonomyNode]:
         """This node and its ancestors, up to the root inclusive."""
@@ -218,10 +230,15 @@ class Taxonomy:
     # --- edits --------------------------------------------------------------------------------
 
     def add(self, parent: TaxonomyNode | str, label: str, row: int | None = None) -> TaxonomyNode:
-        """Insert a new node ``label`` under ``parent`` at ``row`` (default: last) and return it."""
+        """Insert a new leaf ``label`` under ``parent`` at ``row`` (default: last) and return it.
+
+        A leaf ``parent`` becomes a generalization and loses any explicit aliases.
+        """
         parent = self.node(parent)
         row = self._checked_row(row, len(parent.children), label)
-        node = self._register(self._checked_label(label), parent)
+        self._refuse_alias1_clash(self._checked_label(label), f"cannot add {label!r}")
+        self._forget_aliases(parent)
+        node = self._register(label, parent)
         parent.children.insert(row, node)
         return node
 
@@ -230,6 +247,8 @@ class Taxonomy:
         node = self.node(node)
         if new_label != node.label:
             self._checked_label(new_label)
+            if node.is_leaf:
+                self._refuse_alias1_clash(new_label, f"cannot rename {node.label!r} to {new_label!r}", node)
             del self._by_label[node.label]
             node._label = new_label
             self._by_label[new_label] = node
@@ -247,6 +266,9 @@ class Taxonomy:
             )
         remaining = len(new_parent.children) - (node.parent is new_parent)
         row = self._checked_row(row, remaining, node.label)
+        if node.parent is not new_parent:
+            self._refuse_emptying(node, "move")
+        self._forget_aliases(new_parent)
         node.parent.children.pop(node.row())
         new_parent.children.insert(row, node)
         node.parent = new_parent
@@ -257,6 +279,7 @@ class Taxonomy:
         node = self.node(node)
         if node.parent is None:
             raise TaxonomyError(f"{self._name}: the root {node.label!r} cannot be deleted.")
+        self._refuse_emptying(node, "delete")
         node.parent.children.pop(node.row())
         node.parent = None
         for gone in node.walk():
@@ -284,8 +307,9 @@ class Taxonomy:
         if alias2 is not UNSET and alias2 is not None:
             self._check_alias(alias2, "alias2", leaf)
             holder = self._by_alias2.get(alias2)
-            if alias2 in self._by_label or (holder is not None and holder is not leaf) or self._alias1_set[alias2]:
-                used = "a label" if alias2 in self._by_label else "used by another value"
+            if alias2 in self._by_label or (holder is not None and holder is not leaf) or alias2 in self._alias1_set:
+                used = ("a label" if alias2 in self._by_label else
+                        f"the alias2 of {holder.label!r}" if holder is not None else "an alias1")
                 raise TaxonomyError(f"{self._name}: alias2 {alias2!r} of {leaf.label!r} is already {used}.")
         if alias1 is not UNSET:
             self._count_alias1(leaf._alias1, -1)
@@ -305,7 +329,7 @@ class Taxonomy:
         Walks the tree itself (not the index), so it also catches trees damaged from outside: cycles
         or shared nodes, empty or duplicate labels, duplicate alias2, aliases that clash with labels.
         ``data_values`` (any iterable, e.g. a column) are compared as ``label_text``; missing values
-        (``""``) are not required to have a leaf. An empty list means valid.
+        (None, NaN, NA, ``""``) need no leaf. An empty list means valid.
         """
         problems: list[str] = []
         labels: Counter[str] = Counter()
@@ -318,8 +342,8 @@ class Taxonomy:
                 problems.append(f"the node {node.label!r} is reached twice (a cycle or a node with two parents)")
                 continue
             seen.add(id(node))
-            if not isinstance(node.label, str) or not node.label.strip():
-                problems.append(f"the label {node.label!r} is empty; give every node a name")
+            if not is_text(node.label):
+                problems.append(f"the label {node.label!r} is empty or not text; give every node a name")
             labels[node.label] += 1
             for child in node.children:
                 if child.parent is not node:
@@ -340,13 +364,11 @@ class Taxonomy:
         if bad:
             problems.append(list_values(bad, "alias2 codes equal to a label"))
         leaf_labels = {leaf.label for leaf in leaves}
-        bad = list(dict.fromkeys(f.alias1 for f in leaves if f.alias1 in codes or (f.alias1 in leaf_labels and f.alias1 != f.label)))
+        bad = [f.alias1 for f in leaves if f.alias1 in codes or (f.alias1 in leaf_labels and f.alias1 != f.label)]
         if bad:
-            problems.append(list_values(bad, "alias1 values equal to another value or to an alias2"))
+            problems.append(list_values(list(dict.fromkeys(bad)), "alias1 values equal to another value or an alias2"))
         if data_values is not None:
-            unique = getattr(data_values, "unique", None)  # pandas: look at each distinct value once
-            values = unique() if callable(unique) else data_values
-            uncovered = [v for v in dict.fromkeys(map(label_text, values)) if v and v not in leaf_labels]
+            uncovered = [value for value in data_labels(data_values) if value not in leaf_labels]
             if uncovered:
                 problems.append(list_values(uncovered, "data values without a leaf"))
         return problems
@@ -361,9 +383,8 @@ class Taxonomy:
     def flat(cls, attribute: str, values: Iterable[object], root_label: str = "*") -> Taxonomy:
         """A one-level taxonomy: every distinct non-missing value a leaf under the root, in first-seen order."""
         taxonomy = cls(attribute, root_label)
-        for value in dict.fromkeys(label_text(v) for v in values):
-            if value:
-                taxonomy.add(taxonomy.root, value)
+        for value in data_labels(values):
+            taxonomy.add(taxonomy.root, value)
         return taxonomy
 
     # --- internals ----------------------------------------------------------------------------
@@ -378,6 +399,22 @@ class Taxonomy:
         self._by_alias2[node.alias2] = node
         return node
 
+    def _refuse_alias1_clash(self, label: str, action: str, own: TaxonomyNode | None = None) -> None:
+        """A leaf's label must not be another leaf's explicit alias1 (published values would clash)."""
+        if self._alias1_set.get(label, 0) > (own is not None and own._alias1 == label):
+            holder = next(leaf.label for leaf in self.leaves() if leaf._alias1 == label and leaf is not own)
+            raise TaxonomyError(f"{self._name}: {action}: {label!r} is the alias1 of {holder!r}; change that alias first.")
+
+    def _refuse_emptying(self, node: TaxonomyNode, verb: str) -> None:
+        parent = node.parent
+        if parent is not None and parent.parent is not None and len(parent.children) == 1:
+            self._refuse_alias1_clash(parent.label, f"cannot {verb} {node.label!r} (it would turn {parent.label!r} into a value)")
+
+    def _forget_aliases(self, node: TaxonomyNode) -> None:
+        """Explicit aliases belong to values: drop them from a leaf that becomes a generalization."""
+        if node.is_leaf and (node.alias1_is_set or node.alias2_is_set):
+            self.set_alias(node, alias1=None, alias2=None if node.alias2_is_set else UNSET)
+
     def _count_alias1(self, alias1: str | None, delta: int) -> None:
         if alias1 is not None:
             self._alias1_set[alias1] += delta
@@ -386,17 +423,13 @@ class Taxonomy:
 
     def _fresh_code(self) -> str:
         code = new_alias_code()
-        while code in self._by_alias2 or code in self._by_label or self._alias1_set[code]:
+        while code in self._by_alias2 or code in self._by_label or code in self._alias1_set:
             code = new_alias_code()
         return code
 
     def _checked_label(self, label: object) -> str:
-        if not isinstance(label, str):
-            raise TaxonomyError(f"{self._name}: a label must be text, not {label!r}.")
-        if not label.strip():
-            raise TaxonomyError(f"{self._name}: the label {label!r} is empty; give every node a name.")
-        if not label.isprintable() and not _encodable(label):
-            raise TaxonomyError(f"{self._name}: the label {label!r} is not valid Unicode text.")
+        if not is_text(label):
+            raise TaxonomyError(f"{self._name}: the label {label!r} is empty or not text; give every node a name.")
         existing = self._by_label.get(label)
         if existing is not None:
             where = f" under {existing.parent.label!r}" if existing.parent is not None else " as the root"
@@ -407,7 +440,7 @@ class Taxonomy:
         return label
 
     def _check_alias(self, alias: object, kind: str, leaf: TaxonomyNode) -> None:
-        if not isinstance(alias, str) or not alias.strip():
+        if not is_text(alias):
             raise TaxonomyError(f"{self._name}: {kind} of {leaf.label!r} must be non-empty text, not {alias!r}.")
 
     def _checked_row(self, row: int | None, size: int, label: object) -> int:

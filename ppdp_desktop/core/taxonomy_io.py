@@ -40,9 +40,9 @@ def to_dict(taxonomy: Taxonomy) -> dict[str, Any]:
     stack: list[tuple[TaxonomyNode, dict[str, Any]]] = [(taxonomy.root, root)]
     while stack:
         node, out = stack.pop()
-        if node.alias1_is_set:
+        if node.alias1_is_set and node.is_leaf:
             out["alias1"] = node.alias1
-        if node.alias2_is_set:
+        if node.alias2_is_set and node.is_leaf:
             out["alias2"] = node.alias2
         if node.children:
             out["children"] = [{"label": child.label} for child in node.children]
@@ -227,7 +227,10 @@ def _json_label(obj: Mapping[str, Any], where: str) -> str:
         raise TaxonomyError(f"{where} has no 'label'.")
     label = obj["label"]
     if isinstance(label, (int, float)) and not isinstance(label, bool):
-        return label_text(label)
+        try:
+            return label_text(label)
+        except ValueError:  # an integer too long to print
+            raise TaxonomyError(f"the label of {where} is a number too long to use as a label.") from None
     if not isinstance(label, str):
         raise TaxonomyError(f"the label of {where} must be text, got {_kind(label)}.")
     return label
@@ -240,7 +243,7 @@ def _kind(value: object) -> str:
 
 def _arx_rows(text: str, source: str) -> list[tuple[int, list[str]]]:
     sep = ";" if ";" in text else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
     rows: list[tuple[int, list[str]]] = []
     try:
         for row in reader:
@@ -290,7 +293,11 @@ def _read_bytes(path: Path) -> bytes:
 def _write_text(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
     try:
-        temporary.write_text(text, encoding="utf-8", newline="")
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # e.g. an attribute name with a lone surrogate
+        raise TaxonomyError(f"Cannot write {str(path)!r}: {exc.object[exc.start:exc.end]!r} is not valid text.") from None
+    try:
+        temporary.write_bytes(data)
         os.replace(temporary, path)
     except OSError as exc:
         temporary.unlink(missing_ok=True)

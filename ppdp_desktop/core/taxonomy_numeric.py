@@ -15,7 +15,7 @@ import numpy as np
 
 from ppdp_desktop.core.domain import label_text
 from ppdp_desktop.core.errors import ParameterError, TaxonomyError
-from ppdp_desktop.core.taxonomy import Taxonomy, list_values
+from ppdp_desktop.core.taxonomy import Taxonomy, data_labels, list_values
 
 _EPS = 1e-9  # relative slack so that 0.3 / 0.1 falls in the bin starting at 0.3
 
@@ -76,25 +76,22 @@ def numeric_intervals(
 
 def _parse(attribute: str, values: Iterable[object]) -> list[tuple[str, float]]:
     """Distinct non-missing ``(label, number)`` pairs; raises naming the values that are not numbers."""
-    found: dict[str, float] = {}
+    found: list[tuple[str, float]] = []
     bad: list[str] = []
-    for value in values:
-        label = label_text(value)
-        if not label or label in found:
-            continue
+    for label in data_labels(values):
         try:
-            number = float(label) if not isinstance(value, bool) else math.nan
+            number = float(label)
         except ValueError:
             number = math.nan
         if math.isfinite(number):
-            found[label] = number
-        elif label not in bad:
+            found.append((label, number))
+        else:
             bad.append(label)
     if bad:
         raise TaxonomyError(f"Interval hierarchy of {attribute!r}: " + list_values(bad, "values that are not finite numbers"))
     if not found:
         raise TaxonomyError(f"Interval hierarchy of {attribute!r}: there are no numeric values.")
-    return list(found.items())
+    return found
 
 
 def _widths(width: float | Sequence[float], levels: int) -> list[float]:

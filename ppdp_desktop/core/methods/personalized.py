@@ -61,17 +61,21 @@ class PersonalizedPlan:
         columns: dict[str, np.ndarray] = {}
         secrets: dict[str, np.ndarray] = {}
         if self.attribute is not None and self.taxonomy is not None:
+            missing = frame[self.attribute].isna().to_numpy()  # a blank stays blank: nothing to hide
             values = frame[self.attribute].map(label_text)
             choices = self.rule.choices(frame, self.attribute, self.source)
             leaves = self.taxonomy.leaves()
             index = pd.Index([leaf.label for leaf in leaves])
             codes = index.get_indexer(values)
-            if (codes < 0).any():
-                raise ParameterError(f"Value {values[codes < 0].iloc[0]!r} of {self.attribute!r} has no leaf in the taxonomy.")
-            table = np.array([[leaf.label, leaf.alias1, leaf.alias2] for leaf in leaves], dtype=object)
-            columns[self.attribute] = table[codes, choices.astype(np.intp) - 1]
+            if ((codes < 0) & ~missing).any():
+                bad = values[(codes < 0) & ~missing].iloc[0]
+                raise ParameterError(f"Value {bad!r} of {self.attribute!r} has no leaf in the taxonomy.")
+            table = np.array([[leaf.label, leaf.alias1, leaf.alias2, None] for leaf in leaves], dtype=object)
+            codes = np.where(missing, 0, codes)
+            column = np.where(missing, 3, choices.astype(np.intp) - 1)
+            columns[self.attribute] = table[codes, column]
             ambiguous = self._ambiguous_alias1(leaves)
-            needs = (choices == 2) & ambiguous[codes]
+            needs = (choices == 2) & ambiguous[codes] & ~missing
             secrets[self.attribute] = np.where(needs, values.to_numpy(dtype=object), None)
         for grading in self.gradings:
             columns[grading.attribute] = grading.grade(pd.to_numeric(frame[grading.attribute]).to_numpy(dtype=float))
@@ -142,7 +146,7 @@ class PersonalizedRecoding:
                 "--categories K, or give a --taxonomy for its values."
             )
         if attribute is not None:
-            values = sorted(frame[attribute].map(label_text).unique())
+            values = sorted(frame[attribute].dropna().map(label_text).unique())
             if rec.taxonomy_path:
                 taxonomy = load_taxonomy(rec.taxonomy_path, attribute)
             else:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ppdp_desktop.core import semantic
 from ppdp_desktop.core.errors import ParameterError, PPDPError, TaxonomyError
 from ppdp_desktop.core.semantic import distance, distance_matrix, marginality
 from ppdp_desktop.core.taxonomy import ALIAS_ALPHABET, Taxonomy, TaxonomyNode
@@ -447,7 +448,10 @@ def test_distance_hand_computed_values() -> None:
     assert distance(t, "Flu", "Flu") == 0.0
 
 
-def test_distance_matrix_properties_and_agreement() -> None:
+@pytest.mark.parametrize("table", [True, False], ids=["lookup-table", "per-cell"])
+def test_distance_matrix_properties_and_agreement(table: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not table:
+        monkeypatch.setattr(semantic, "_TABLE_MAX", 0)  # the path taken for very deep trees
     t = numeric_intervals("x", range(40), width=[2, 6, 12])
     t.add("*", "odd one")  # uneven depth
     rows, cols, m = distance_matrix(t)

@@ -8,7 +8,8 @@ strictly below 1 and makes siblings under the root ``log2(1 + 2/3)`` rather than
 Because a tree has one path from each node to the root, ``|phi(a) & phi(b)| = depth(lca(a, b)) + 1``
 and ``|phi(a)| = depth(a) + 1``. The matrix form compares the two nodes' root paths level by level:
 paths agree exactly down to the lowest common ancestor, so the number of agreeing levels is the size of
-the intersection. That is ``depth`` vectorized comparisons of an ``n x n`` array.
+the intersection. That is ``depth`` vectorized comparisons of an ``n x n`` array, and the distance
+itself is looked up in a small table indexed by the three sizes.
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ import numpy as np
 from ppdp_desktop.core.domain import label_text
 from ppdp_desktop.core.errors import TaxonomyError
 from ppdp_desktop.core.taxonomy import Taxonomy, TaxonomyNode, is_missing, list_values
+
+_TABLE_MAX = 64  # up to this depth + 1, look distances up in an n**3 table
 
 
 def distance(taxonomy: Taxonomy, a: str, b: str) -> float:
@@ -41,7 +44,7 @@ def distance_matrix(
         The labels, in the order of the matrix.
     matrix : numpy.ndarray
         ``float64`` of shape ``(len(rows), len(cols))``; symmetric with a zero diagonal when
-        ``rows == cols``. Memory is about 10 bytes per cell (fine for a few thousand labels).
+        ``rows == cols``. Temporary memory is about 20 bytes per cell (a few thousand labels: fine).
     """
     rows = taxonomy.leaf_labels() if rows is None else list(rows)
     cols = rows if cols is None else list(cols)
@@ -52,15 +55,18 @@ def distance_matrix(
     inter = np.zeros((len(rows), len(cols)), dtype=np.int16)
     for level in range(levels):
         inter += path_r[:, level, None] == path_c[None, :, level]
-    # dis depends only on (|phi(a)|, |phi(b)|, |phi(a) & phi(b)|), all at most depth + 1: look it up.
+    same = node_r[:, None] == node_c[None, :]
+    inter[same] = np.broadcast_to(size_r[:, None], same.shape)[same]  # padding levels agree too
     n = int(max(path_r.shape[1], path_c.shape[1])) + 1
+    if n > _TABLE_MAX:  # a very deep tree: compute each cell
+        union = size_r[:, None] + size_c[None, :] - inter
+        return rows, cols, np.log2(1.0 + (union - inter) / union)
+    # dis depends only on (|phi(a)|, |phi(b)|, |phi(a) & phi(b)|), each at most depth + 1: look it up.
     size_a, size_b, common = np.meshgrid(np.arange(n), np.arange(n), np.arange(n), indexing="ij")
-    common = np.minimum(common, np.minimum(size_a, size_b))  # other cells are never looked up
+    common = np.minimum(common, np.minimum(size_a, size_b))  # the other cells are never looked up
     union = np.maximum(size_a + size_b - common, 1)
     table = np.log2(1.0 + (union - common) / union).ravel()
-    table[0] = 0.0  # key 0: the same node
     key = (size_r[:, None] * n + size_c[None, :]) * n + inter
-    key[node_r[:, None] == node_c[None, :]] = 0  # a node against itself (padding levels agree too)
     matrix = table[key]
     return rows, cols, matrix
 
@@ -111,5 +117,5 @@ def _paths(taxonomy: Taxonomy, labels: list[str], ids: dict[int, int]) -> tuple[
         number[i] = numbers[-1]
         paths[i, : len(numbers)] = numbers
         paths[i, len(numbers):] = -1 - numbers[-1]
-    sizes = np.fromiter((len(c) for c in chains), dtype=np.int64, count=len(chains))
+    sizes = np.fromiter((len(c) for c in chains), dtype=np.int32, count=len(chains))
     return paths, sizes, number

@@ -82,13 +82,19 @@ def run_demo(args: argparse.Namespace) -> int:
     else:
         passphrase, made = generate_passphrase(), True
     dataset = load_table(resource_path(DEMO_DATA))
+    # For the personalized demo: common diagnoses published as they are, rare (stigmatized) ones as
+    # an opaque code, the rest generalized to their chapter.
+    share = dataset.frame["diagnosis"].value_counts(normalize=True)
+    value_choices = {str(v): 1 if f > 0.05 else 3 if f < 0.01 else 2 for v, f in share.items()}
     settings = AnonymizationSettings(
         sensitive="diagnosis",
         method=args.method,
         identifiers=["patient_id", "name"],
         quasi=["age", "sex", "postcode"],
         sensitivity=SensitivitySettings(theta=args.theta),
-        recoding=RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"], categories=4),
+        recoding=RecodingSettings(
+            taxonomy_path=str(resource_path(DEMO_TAXONOMY)), value_choices=value_choices, graded=["income"], categories=4
+        ),
         seed=args.seed,
     )
     code = _finish(dataset, settings, str(out), args.overwrite, True, str(key), passphrase)

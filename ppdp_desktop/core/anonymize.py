@@ -57,6 +57,7 @@ class RecodingSettings:
     default_choice: int | None = None
     value_choices: dict[str, int] = field(default_factory=dict)
     taxonomy_path: str | None = None
+    taxonomy: Any = None  # a core Taxonomy edited in the wizard; takes precedence over taxonomy_path
     graded: list[str] = field(default_factory=list)
     categories: int = 3
     grading: str = "equal-width"
@@ -131,7 +132,10 @@ def anonymize(
         raise ParameterError(
             f"Sensitive column {settings.sensitive!r} is not in {dataset.label}; its columns are: {', '.join(frame.columns)}."
         )
-    schema = dataset.schema.with_roles(roles_from_lists([settings.sensitive], settings.identifiers, settings.quasi))
+    sensitive = [settings.sensitive]
+    if settings.method == "personalized":
+        sensitive += [c for c in settings.recoding.graded if c != settings.sensitive]
+    schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, settings.quasi))
     dataset = Dataset(frame, dataset.source, schema, dataset.details)
     method = get_method(settings.method)
     progress(0.05, "Planning")

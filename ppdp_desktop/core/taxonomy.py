@@ -1,147 +1,37 @@
 """The taxonomy tree of one attribute's values, with the aliases of SPEC 4.
 
 The leaves are the attribute's values (the :func:`~ppdp_desktop.core.domain.label_text` of each data
-value); inner nodes are generalizations; the root is the most general label. Every leaf carries
-
-* ``alias1``, the generalized value published for privacy choice 2. By default it is the label of
-  the leaf's parent (the root's label for a leaf directly under the root) and follows the leaf when it
-  moves; an alias1 set explicitly stays as set.
-* ``alias2``, the opaque code published for choice 3: by default ``"A"`` and 8 symbols drawn with
-  :mod:`secrets` from an alphabet without look-alikes (no 0/O, 1/I), random on every build and never
-  derived from the label. It is unique within the attribute and never equals a label.
+value); inner nodes are generalizations; the root is the most general label. Every leaf carries an
+``alias1`` (published for privacy choice 2; by default its parent's label) and an ``alias2`` (an
+opaque random code published for choice 3); :mod:`~ppdp_desktop.core.taxonomy_node` describes them.
 
 The tree is plain Python that a ``QAbstractItemModel`` adapts: each :class:`TaxonomyNode` has
 ``parent``, a ``children`` list and :meth:`~TaxonomyNode.row`; edits insert or remove at a row. Edit
 only through :class:`Taxonomy`'s methods, which keep labels unique and the label index (O(1) lookup)
 up to date, and raise :class:`~ppdp_desktop.core.errors.TaxonomyError` naming the value otherwise.
-:meth:`Taxonomy.validate` re-checks the whole tree without trusting the index.
+:meth:`Taxonomy.validate` re-checks the whole tree without trusting the index
+(:mod:`~ppdp_desktop.core.taxonomy_checks`).
+
+The node class and value helpers live in :mod:`~ppdp_desktop.core.taxonomy_node`, the whole-tree
+checks in :mod:`~ppdp_desktop.core.taxonomy_checks`; both are re-exported here.
 """
 from __future__ import annotations
 
-import secrets
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable
 
-import pandas as pd
-
-from ppdp_desktop.core.domain import label_text
 from ppdp_desktop.core.errors import TaxonomyError
+from ppdp_desktop.core.taxonomy_checks import (
+    MAX_LISTED, alias1_clash, alias2_clash, label_problem, list_values, tree_problems,
+)
+from ppdp_desktop.core.taxonomy_node import (
+    ALIAS_ALPHABET, UNSET, TaxonomyNode, data_labels, is_missing, is_text, new_alias_code,
+)
 
-#: The 32 symbols of default alias2 codes (digits 2-9 and capitals without I and O).
-ALIAS_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-_ALIAS_TABLE = bytes(ord(ALIAS_ALPHABET[i % 32]) for i in range(256))  # 256 % 32 == 0: uniform
-MAX_LISTED = 10
-UNSET: Any = object()
-
-
-def new_alias_code() -> str:
-    """A fresh random alias2 code: ``"A"`` and 8 symbols of :data:`ALIAS_ALPHABET` (40 random bits)."""
-    return "A" + secrets.token_bytes(8).translate(_ALIAS_TABLE).decode("ascii")
-
-
-def is_text(value: object) -> bool:
-    """True for a string that is not blank and is valid Unicode (no lone surrogates)."""
-    if not isinstance(value, str) or not value.strip():
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def is_missing(value: object) -> bool:
-    """True for None, NaN, ``pd.NA`` and ``pd.NaT`` (values that need no leaf)."""
-    return value is None or (not isinstance(value, str) and pd.api.types.is_scalar(value) and bool(pd.isna(value)))
-
-
-def data_labels(values: Iterable[object]) -> list[str]:
-    """The distinct non-missing ``values`` as ``label_text``, first seen first (pandas: via ``unique()``)."""
-    unique = getattr(values, "unique", None)
-    if callable(unique):
-        values = unique()
-    return [text for text in dict.fromkeys(label_text(v) for v in values if not is_missing(v)) if text]
-
-
-def list_values(values: list[str], what: str) -> str:
-    """``"<what> (3): 'a', 'b', 'c'"``, listing at most :data:`MAX_LISTED` values."""
-    shown = ", ".join(repr(v) for v in values[:MAX_LISTED])
-    more = f" and {len(values) - MAX_LISTED} more" if len(values) > MAX_LISTED else ""
-    return f"{what} ({len(values)}): {shown}{more}"
-
-
-class TaxonomyNode:
-    """One label of the tree. Read ``parent`` and ``children``; change them only via :class:`Taxonomy`."""
-
-    __slots__ = ("_label", "parent", "children", "_alias1", "_alias2", "_alias2_set")
-
-    def __init__(self, label: str, parent: TaxonomyNode | None, alias2: str) -> None:
-        self._label = label
-        self.parent = parent
-        self.children: list[TaxonomyNode] = []
-        self._alias1: str | None = None
-        self._alias2 = alias2
-        self._alias2_set = False
-
-    @property
-    def label(self) -> str:
-        return self._label
-
-    @property
-    def alias1(self) -> str:
-        """The explicit alias1, else the parent's label (the root's own label for the root)."""
-        if self._alias1 is not None:
-            return self._alias1
-        return self.parent.label if self.parent is not None else self._label
-
-    @property
-    def alias2(self) -> str:
-        return self._alias2
-
-    @property
-    def alias1_is_set(self) -> bool:
-        return self._alias1 is not None
-
-    @property
-    def alias2_is_set(self) -> bool:
-        return self._alias2_set
-
-    @property
-    def is_leaf(self) -> bool:
-        """True for a node without children other than the root (a value of the attribute)."""
-        return not self.children and self.parent is not None
-
-    @property
-    def depth(self) -> int:
-        """Number of edges up to the root (0 for the root)."""
-        depth, node = 0, self.parent
-        while node is not None:
-            depth, node = depth + 1, node.parent
-        return depth
-
-    def row(self) -> int:
-        """Index of this node among its parent's children (0 for the root)."""
-        return 0 if self.parent is None else self.parent.children.index(self)
-
-    def path(self) -> list[TaxonomyNode]:
-        """This node and its ancestors, up to the root inclusive."""
-        nodes, node = [], self
-        while node is not None:
-            nodes.append(node)
-            node = node.parent
-        return nodes
-
-    def walk(self) -> Iterator[TaxonomyNode]:
-        """This node and its descendants in pre-order (iterative: any depth)."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
-    def __repr__(self) -> str:
-        return f"TaxonomyNode({self._label!r}, children={len(self.children)})"
+__all__ = [
+    "ALIAS_ALPHABET", "MAX_LISTED", "UNSET", "Taxonomy", "TaxonomyNode",
+    "data_labels", "is_missing", "is_text", "list_values", "new_alias_code",
+]
 
 
 class Taxonomy:
@@ -299,17 +189,13 @@ class Taxonomy:
             raise TaxonomyError(f"{self._name}: {leaf.label!r} is not a leaf; only values have aliases.")
         if alias1 is not UNSET and alias1 is not None:
             self._check_alias(alias1, "alias1", leaf)
-            other = self._by_label.get(alias1)
-            holder = self._by_alias2.get(alias1)
-            if (other is not None and other.is_leaf and other is not leaf) or holder is not None or alias1 == alias2:
-                used = f"the label of the value {alias1!r}" if holder is None else f"the alias2 of {holder.label!r}"
+            used = alias1_clash(alias1, alias2, leaf, self._by_label, self._by_alias2)
+            if used is not None:
                 raise TaxonomyError(f"{self._name}: alias1 {alias1!r} of {leaf.label!r} is already {used}.")
         if alias2 is not UNSET and alias2 is not None:
             self._check_alias(alias2, "alias2", leaf)
-            holder = self._by_alias2.get(alias2)
-            if alias2 in self._by_label or (holder is not None and holder is not leaf) or alias2 in self._alias1_set:
-                used = ("a label" if alias2 in self._by_label else
-                        f"the alias2 of {holder.label!r}" if holder is not None else "an alias1")
+            used = alias2_clash(alias2, leaf, self._by_label, self._by_alias2, self._alias1_set)
+            if used is not None:
                 raise TaxonomyError(f"{self._name}: alias2 {alias2!r} of {leaf.label!r} is already {used}.")
         if alias1 is not UNSET:
             self._count_alias1(leaf._alias1, -1)
@@ -331,47 +217,7 @@ class Taxonomy:
         ``data_values`` (any iterable, e.g. a column) are compared as ``label_text``; missing values
         (None, NaN, NA, ``""``) need no leaf. An empty list means valid.
         """
-        problems: list[str] = []
-        labels: Counter[str] = Counter()
-        leaves: list[TaxonomyNode] = []
-        seen: set[int] = set()
-        stack = [self.root]
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                problems.append(f"the node {node.label!r} is reached twice (a cycle or a node with two parents)")
-                continue
-            seen.add(id(node))
-            if not is_text(node.label):
-                problems.append(f"the label {node.label!r} is empty or not text; give every node a name")
-            labels[node.label] += 1
-            for child in node.children:
-                if child.parent is not node:
-                    problems.append(f"the node {child.label!r} is listed under {node.label!r} but points elsewhere")
-                stack.append(child)
-            if not node.children and node is not self.root:
-                leaves.append(node)
-        if not leaves:
-            problems.append("it has no values (leaves)")
-        dups = [label for label, n in labels.items() if n > 1]
-        if dups:
-            problems.append(list_values(dups, "labels used more than once (labels must be unique)"))
-        codes = Counter(leaf.alias2 for leaf in leaves)
-        dups = [code for code, n in codes.items() if n > 1]
-        if dups:
-            problems.append(list_values(dups, "alias2 codes shared by several values"))
-        bad = [code for code in codes if code in labels]
-        if bad:
-            problems.append(list_values(bad, "alias2 codes equal to a label"))
-        leaf_labels = {leaf.label for leaf in leaves}
-        bad = [f.alias1 for f in leaves if f.alias1 in codes or (f.alias1 in leaf_labels and f.alias1 != f.label)]
-        if bad:
-            problems.append(list_values(list(dict.fromkeys(bad)), "alias1 values equal to another value or an alias2"))
-        if data_values is not None:
-            uncovered = [value for value in data_labels(data_values) if value not in leaf_labels]
-            if uncovered:
-                problems.append(list_values(uncovered, "data values without a leaf"))
-        return problems
+        return tree_problems(self, data_values)
 
     def check(self, data_values: Iterable[object] | None = None) -> None:
         """Raise :class:`TaxonomyError` with every message of :meth:`validate`, if any."""
@@ -428,15 +274,9 @@ class Taxonomy:
         return code
 
     def _checked_label(self, label: object) -> str:
-        if not is_text(label):
-            raise TaxonomyError(f"{self._name}: the label {label!r} is empty or not text; give every node a name.")
-        existing = self._by_label.get(label)
-        if existing is not None:
-            where = f" under {existing.parent.label!r}" if existing.parent is not None else " as the root"
-            raise TaxonomyError(f"{self._name}: the label {label!r} is already used{where}; labels must be unique.")
-        holder = self._by_alias2.get(label)
-        if holder is not None:
-            raise TaxonomyError(f"{self._name}: the label {label!r} is the alias2 of {holder.label!r}.")
+        problem = label_problem(label, self._by_label, self._by_alias2)
+        if problem is not None:
+            raise TaxonomyError(f"{self._name}: {problem}")
         return label
 
     def _check_alias(self, alias: object, kind: str, leaf: TaxonomyNode) -> None:

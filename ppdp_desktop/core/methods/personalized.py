@@ -140,14 +140,16 @@ class PersonalizedRecoding:
         taxonomy = None
         if kind is Kind.NUMERIC and settings.sensitive in rec.graded:
             attribute = None  # a numeric sensitive column is graded, not aliased
-        elif kind is Kind.NUMERIC and not rec.taxonomy_path:
+        elif kind is Kind.NUMERIC and not (rec.taxonomy_path or rec.taxonomy is not None):
             raise ParameterError(
                 f"Sensitive column {settings.sensitive!r} is numeric: grade it with --graded {settings.sensitive} "
                 "--categories K, or give a --taxonomy for its values."
             )
         if attribute is not None:
             values = sorted(frame[attribute].dropna().map(label_text).unique())
-            if rec.taxonomy_path:
+            if rec.taxonomy is not None:
+                taxonomy = rec.taxonomy
+            elif rec.taxonomy_path:
                 taxonomy = load_taxonomy(rec.taxonomy_path, attribute)
             else:
                 taxonomy = Taxonomy.flat(attribute, values)

@@ -1,0 +1,72 @@
+"""The long jobs the wizard runs in its worker, as plain functions of ``(…, progress, cancel)``.
+
+The GUI starts them through one worker (``gui/worker.py``) and receives the result on its own
+thread; the CLI could call the same functions directly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ppdp_desktop.core.anonymize import Anonymization, AnonymizationSettings, anonymize
+from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.loading import load_table
+from ppdp_desktop.core.progress import CancelToken, Progress, subrange
+from ppdp_desktop.core.release import write_release
+
+
+@dataclass
+class RunOutcome:
+    """The chosen method's result first, then those of the methods it is compared with."""
+
+    results: list[Anonymization]
+    reports: list  # list[core.report.MethodReport], same order
+
+    @property
+    def main(self) -> Anonymization:
+        return self.results[0]
+
+
+def load_job(path: str | Path, options: dict[str, str], progress: Progress, cancel: CancelToken) -> Dataset:
+    """Read a data file (the loader is one call; progress marks its start and end)."""
+    progress(0.0, f"Reading {Path(path).name}")
+    dataset = load_table(path, **options)
+    cancel.check()
+    progress(1.0, f"Read {dataset.n_records:,} records")
+    return dataset
+
+
+def run_job(
+    dataset: Dataset, settings: list[AnonymizationSettings], progress: Progress, cancel: CancelToken
+) -> RunOutcome:
+    """Anonymize with each settings (the chosen method first) and build each one's report."""
+    from ppdp_desktop.core.report import build_report
+
+    results, reports = [], []
+    share = 1.0 / len(settings)
+    for i, item in enumerate(settings):
+        part = subrange(progress, i * share, (i + 0.7) * share)
+        result = anonymize(dataset, item, part, cancel)
+        cancel.check()
+        progress((i + 0.7) * share, f"Report for {item.method}")
+        reports.append(build_report(result, subrange(progress, (i + 0.7) * share, (i + 1) * share), cancel))
+        results.append(result)
+    progress(1.0, "Done")
+    return RunOutcome(results, reports)
+
+
+def export_job(
+    result: Anonymization,
+    folder: str | Path,
+    key_path: str | Path | None,
+    passphrase: str | None,
+    overwrite: bool,
+    progress: Progress,
+    cancel: CancelToken,
+) -> Path:
+    """Write the release (and its sealed key) atomically."""
+    progress(0.1, "Writing the release")
+    cancel.check()
+    out = write_release(result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase)
+    progress(1.0, "Exported")
+    return out

@@ -1,0 +1,136 @@
+"""The project file: every choice of the wizard's steps 1-4, so next month's release is the same.
+
+JSON, versioned; :func:`migrate` upgrades older versions step by step (Orange3's settings
+migration). Qt-free: the GUI edits a :class:`Project` and the CLI could run one.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings
+from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.schema import Role
+from ppdp_desktop.core.taxonomy import Taxonomy
+from ppdp_desktop.core.taxonomy_io import from_dict, to_dict
+
+PROJECT_VERSION = 1
+
+
+@dataclass
+class Project:
+    """Every choice of the wizard (no data, no results, no passphrase)."""
+
+    data_path: str | None = None
+    load_options: dict[str, str] = field(default_factory=dict)
+    roles: dict[str, str] = field(default_factory=dict)
+    method: str = "finegrain"
+    compare: list[str] = field(default_factory=list)
+    theta: float | None = 3.0
+    rho1: float | None = None
+    rho2: float | None = None
+    pairs: dict[str, list[float]] = field(default_factory=dict)
+    choice_column: str | None = None
+    default_choice: int = 2
+    value_choices: dict[str, int] = field(default_factory=dict)
+    graded: list[str] = field(default_factory=list)
+    categories: int = 3
+    grading: str = "equal-width"
+    taxonomies: dict[str, dict[str, Any]] = field(default_factory=dict)
+    release_folder: str | None = None
+    key_path: str | None = None
+
+    # --- roles -----------------------------------------------------------------------------
+    def columns_with(self, role: Role) -> list[str]:
+        return [c for c, r in self.roles.items() if r == role.value]
+
+    @property
+    def sensitive(self) -> str | None:
+        names = self.columns_with(Role.SENSITIVE)
+        return names[0] if names else None
+
+    # --- taxonomies ------------------------------------------------------------------------
+    def taxonomy(self, attribute: str) -> Taxonomy | None:
+        data = self.taxonomies.get(attribute)
+        return from_dict(data, attribute, f"the project's taxonomy of {attribute!r}") if data else None
+
+    def set_taxonomy(self, taxonomy: Taxonomy) -> None:
+        self.taxonomies[taxonomy.attribute] = to_dict(taxonomy)
+
+    # --- to the job ------------------------------------------------------------------------
+    def settings(self, method: str | None = None, taxonomy: Taxonomy | None = None, seed: int | None = None) -> AnonymizationSettings:
+        """The job settings for ``method`` (default: the project's); ``taxonomy`` overrides the stored one."""
+        sensitive = self.sensitive
+        if sensitive is None:
+            raise ParameterError("Mark one column as sensitive (step 2) before choosing a method.")
+        return AnonymizationSettings(
+            sensitive=sensitive,
+            method=method or self.method,
+            identifiers=self.columns_with(Role.IDENTIFIER),
+            quasi=self.columns_with(Role.QUASI_IDENTIFIER),
+            sensitivity=SensitivitySettings(
+                self.rho1, self.rho2, None if self.rho1 is not None else self.theta,
+                {k: (float(v[0]), float(v[1])) for k, v in self.pairs.items()}, "the sensitivity table",
+            ),
+            recoding=RecodingSettings(
+                choice_column=self.choice_column,
+                default_choice=self.default_choice,
+                value_choices=dict(self.value_choices),
+                taxonomy=taxonomy if taxonomy is not None else self.taxonomy(sensitive),
+                graded=list(self.graded),
+                categories=self.categories,
+                grading=self.grading,
+            ),
+            seed=seed,
+        )
+
+    # --- file ------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {"format": "ppdp-project", "version": PROJECT_VERSION, **asdict(self)}
+
+    def save(self, path: str | Path) -> None:
+        """Write atomically (temporary file, then rename)."""
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        try:
+            tmp.write_text(json.dumps(self.to_json(), indent=2), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise InputError(f"Cannot save the project to {path}: {exc.strerror or exc}.") from exc
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Project":
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"{path.name} is not a readable project file: {exc}.") from exc
+        if not isinstance(data, dict) or data.get("format") != "ppdp-project":
+            raise InputError(f"{path.name} is not a PPDP Desktop project file.")
+        data = migrate(data, path.name)
+        known = {f for f in cls.__dataclass_fields__}
+        try:
+            return cls(**{k: v for k, v in data.items() if k in known})
+        except TypeError as exc:
+            raise InputError(f"{path.name}: {exc}.") from exc
+
+
+MIGRATIONS: dict[int, Any] = {}  # version -> function(data) -> data of version + 1
+
+
+def migrate(data: dict[str, Any], name: str) -> dict[str, Any]:
+    """Upgrade a project from its version to :data:`PROJECT_VERSION` one step at a time."""
+    version = data.get("version")
+    if not isinstance(version, int) or version < 1:
+        raise InputError(f"{name} has no valid project version.")
+    if version > PROJECT_VERSION:
+        raise InputError(f"{name} was saved by a newer PPDP Desktop (project version {version}); update the app.")
+    while version < PROJECT_VERSION:
+        data = MIGRATIONS[version](data)
+        version += 1
+        data["version"] = version
+    return data

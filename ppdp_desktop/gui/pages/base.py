@@ -1,0 +1,25 @@
+"""What every wizard page offers the main window."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QWidget
+
+from ppdp_desktop.gui.state import WizardState
+
+
+class WizardPage(QWidget):
+    """A step of the wizard. ``complete_changed`` tells the main window to update the step list."""
+
+    title = "Step"
+    complete_changed = Signal()
+
+    def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+
+    def is_complete(self) -> bool:
+        """Whether the user may go on to the next step."""
+        return True
+
+    def refresh(self) -> None:
+        """Called each time the page is shown: re-read the state."""

@@ -1,0 +1,79 @@
+"""The wizard's shared state: the project (every choice), the loaded data, edited taxonomies, results.
+
+Pages read and edit it and emit its signals; they never talk to each other directly (napari's
+model/view events). The state owns the one worker that runs core jobs.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.jobs import RunOutcome
+from ppdp_desktop.core.project import Project
+from ppdp_desktop.core.schema import Role
+from ppdp_desktop.core.taxonomy import Taxonomy
+from ppdp_desktop.gui.worker import Worker
+
+
+class WizardState(QObject):
+    dataset_changed = Signal()
+    project_changed = Signal()
+    outcome_changed = Signal()
+    exported = Signal(str)  # the release folder
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.project = Project()
+        self.dataset: Dataset | None = None
+        self.taxonomies: dict[str, Taxonomy] = {}
+        self.outcome: RunOutcome | None = None
+        self.worker = Worker(self)
+
+    # --- data ---------------------------------------------------------------------------------
+    def set_dataset(self, dataset: Dataset, path: str | Path | None, options: dict[str, str] | None = None) -> None:
+        """A newly loaded table: roles default to insensitive; taxonomies and results are reset
+        (a project's roles and taxonomies are kept for the columns that still exist)."""
+        self.dataset = dataset
+        self.project.data_path = str(path) if path is not None else None
+        self.project.load_options = dict(options or {})
+        columns = list(dataset.frame.columns)
+        self.project.roles = {c: self.project.roles.get(c, Role.INSENSITIVE.value) for c in columns}
+        self.taxonomies = {}
+        for name in list(self.project.taxonomies):
+            if name in columns:
+                self.taxonomies[name] = self.project.taxonomy(name)
+        self.outcome = None
+        self.dataset_changed.emit()
+        self.project_changed.emit()
+
+    def set_role(self, column: str, role: Role) -> None:
+        if role is Role.SENSITIVE:  # one sensitive attribute per release for now
+            for other, value in self.project.roles.items():
+                if value == Role.SENSITIVE.value and other != column:
+                    self.project.roles[other] = Role.INSENSITIVE.value
+        self.project.roles[column] = role.value
+        self.outcome = None
+        self.project_changed.emit()
+
+    def taxonomy_for(self, attribute: str) -> Taxonomy:
+        """The edited taxonomy of ``attribute``; a flat one built from the data on first use."""
+        if attribute not in self.taxonomies:
+            values = self.dataset.frame[attribute].dropna().unique() if self.dataset is not None else []
+            self.taxonomies[attribute] = Taxonomy.flat(attribute, values)
+        return self.taxonomies[attribute]
+
+    def set_taxonomy(self, taxonomy: Taxonomy) -> None:
+        self.taxonomies[taxonomy.attribute] = taxonomy
+        self.project_changed.emit()
+
+    def sync_project(self) -> Project:
+        """Copy the edited taxonomies into the project (before saving it or running)."""
+        for taxonomy in self.taxonomies.values():
+            self.project.set_taxonomy(taxonomy)
+        return self.project
+
+    def set_outcome(self, outcome: RunOutcome | None) -> None:
+        self.outcome = outcome
+        self.outcome_changed.emit()

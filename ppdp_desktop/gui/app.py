@@ -18,13 +18,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ppdp_desktop.gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("PPDP Desktop")
     window = MainWindow()
     if args.demo:
-        window.open_path(resource_path(DEMO_DATA))
+        window.load_data(resource_path(DEMO_DATA))
     elif args.data:
-        from pathlib import Path
-
-        window.open_path(Path(args.data))
+        window.load_data(args.data)
     window.show()
     return app.exec()
 

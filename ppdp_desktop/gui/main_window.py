@@ -1,82 +1,237 @@
-"""The main window (a minimal one until the wizard): open a data file and preview it.
-
-Loading happens through the core loader; errors the user can cause are shown in a dialog.
-"""
+"""The main window: the wizard's steps in a side list, one page each, menus and a status bar."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QTableView, QVBoxLayout, QWidget
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ppdp_desktop import __version__
-from ppdp_desktop.core.dataset import Dataset
 from ppdp_desktop.core.errors import PPDPError
-from ppdp_desktop.core.loading import load_table
-from ppdp_desktop.gui.table_model import DataFrameModel
+from ppdp_desktop.core.methods import REGISTRY
+from ppdp_desktop.core.project import Project
+from ppdp_desktop.core.resources import DEMO_DATA, resource_path
+from ppdp_desktop.gui.lookup_dialog import LookupDialog
+from ppdp_desktop.gui.pages.base import WizardPage
+from ppdp_desktop.gui.pages.export_page import ExportPage
+from ppdp_desktop.gui.pages.load_page import LoadPage
+from ppdp_desktop.gui.pages.method_page import MethodPage
+from ppdp_desktop.gui.pages.report_page import ReportPage
+from ppdp_desktop.gui.pages.roles_page import RolesPage
+from ppdp_desktop.gui.pages.run_page import RunPage
+from ppdp_desktop.gui.pages.sensitivity_page import SensitivityPage
+from ppdp_desktop.gui.state import WizardState
 
-FILE_FILTER = "Data files (*.csv *.tsv *.txt *.xlsx *.sav *.zsav *.dta *.parquet *.pq);;All files (*)"
+PROJECT_FILTER = "PPDP project (*.ppdp.json *.json)"
+MAX_RECENT = 8
 
 
 class MainWindow(QMainWindow):
-    def __init__(self) -> None:
+    def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.setWindowTitle("PPDP Desktop")
-        self.resize(1000, 640)
-        self.dataset: Dataset | None = None
-        self.model = DataFrameModel()
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.summary = QLabel("Open a data file (File > Open) to begin.")
+        self.resize(1200, 760)
+        self.settings = settings or QSettings("PPDP", "PPDP Desktop")
+        self.state = WizardState(self)
+        self.pages: list[WizardPage] = [
+            LoadPage(self.state), RolesPage(self.state), SensitivityPage(self.state), MethodPage(self.state),
+            RunPage(self.state), ReportPage(self.state), ExportPage(self.state),
+        ]
+        self.steps = QListWidget()
+        self.steps.setFixedWidth(200)
+        self.stack = QStackedWidget()
+        for number, page in enumerate(self.pages, start=1):
+            self.steps.addItem(QListWidgetItem(f"{number}. {page.title}"))
+            self.stack.addWidget(page)
+            page.complete_changed.connect(self._update_steps)
+        self.steps.currentRowChanged.connect(self._on_step_selected)
+        self.back = QPushButton("< Back")
+        self.back.setShortcut(QKeySequence("Alt+Left"))
+        self.back.clicked.connect(lambda: self.go_to(self.stack.currentIndex() - 1))
+        self.next = QPushButton("Next >")
+        self.next.setShortcut(QKeySequence("Alt+Right"))
+        self.next.setDefault(True)
+        self.next.clicked.connect(lambda: self.go_to(self.stack.currentIndex() + 1))
+        self.step_hint = QLabel()
+        nav = QHBoxLayout()
+        nav.addWidget(self.step_hint, 1)
+        nav.addWidget(self.back)
+        nav.addWidget(self.next)
+        right = QVBoxLayout()
+        right.addWidget(self.stack, 1)
+        right.addLayout(nav)
         body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.table)
+        layout = QHBoxLayout(body)
+        layout.addWidget(self.steps)
+        layout.addLayout(right, 1)
         self.setCentralWidget(body)
         self._build_menus()
-        self.statusBar().showMessage("Ready")
+        self.state.worker.progress.connect(self._on_progress)
+        self.state.worker.finished.connect(lambda name, _r: self.statusBar().showMessage(f"{name.capitalize()} finished", 5000))
+        self.state.worker.errored.connect(lambda name, msg, _d: self.statusBar().showMessage(f"{name.capitalize()} failed: {msg}"))
+        self.state.worker.cancelled.connect(lambda name: self.statusBar().showMessage(f"{name.capitalize()} cancelled", 5000))
+        self.state.dataset_changed.connect(self._update_steps)
+        self.state.outcome_changed.connect(self._update_steps)
+        self.setTabOrder(self.steps, self.stack)
+        self.setTabOrder(self.stack, self.back)
+        self.setTabOrder(self.back, self.next)
+        self.steps.setCurrentRow(0)
+        self._update_steps()
+        self.statusBar().showMessage("Ready: open a data file or use the demo data")
+
+    # --- menus -----------------------------------------------------------------------------------
+    def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        open_action = QAction("&Open data...", self, shortcut=QKeySequence.StandardKey.Open)
-        open_action.triggered.connect(self._on_open_requested)
-        file_menu.addAction(open_action)
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
+        self._action(file_menu, "&Open data…", self._on_open_data, QKeySequence.StandardKey.Open)
+        self._action(file_menu, "Open the &demo data", lambda: self.load_data(resource_path(DEMO_DATA)))
+        self.recent_menu = file_menu.addMenu("&Recent files")
+        file_menu.addSeparator()
+        self._action(file_menu, "Open &project…", self._on_open_project)
+        self._action(file_menu, "&Save project…", self._on_save_project, QKeySequence.StandardKey.Save)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Export…", lambda: self.go_to(len(self.pages) - 1), QKeySequence("Ctrl+E"))
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        tools = self.menuBar().addMenu("&Tools")
+        self._action(tools, "&Reverse lookup…", self.open_lookup, QKeySequence("Ctrl+L"))
         help_menu = self.menuBar().addMenu("&Help")
-        about = QAction("&About", self)
-        about.triggered.connect(self._on_about_requested)
-        help_menu.addAction(about)
+        self._action(help_menu, "The &methods explained", self._on_methods_help, QKeySequence.StandardKey.HelpContents)
+        self._action(help_menu, "&About", self._on_about)
+        self._refresh_recent()
 
-    def _on_open_requested(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open data", "", FILE_FILTER)
-        if path:
-            self.open_path(Path(path))
+    def _refresh_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent_files():
+            self._action(self.recent_menu, path, lambda _checked=False, p=path: self.load_data(p))
+        self.recent_menu.setEnabled(bool(self.recent_files()))
 
-    def open_path(self, path: Path) -> bool:
-        """Load ``path`` and show it; a load error becomes a dialog naming what to change."""
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    def _remember(self, path: str | Path) -> None:
+        path = str(Path(path).resolve())
+        recent = [path] + [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._refresh_recent()
+
+    # --- navigation ------------------------------------------------------------------------------
+    def reachable(self, index: int) -> bool:
+        """A step is reachable when every step before it is complete."""
+        return all(page.is_complete() for page in self.pages[:index])
+
+    def go_to(self, index: int) -> None:
+        if 0 <= index < len(self.pages) and self.reachable(index):
+            self.steps.setCurrentRow(index)
+
+    def _on_step_selected(self, index: int) -> None:
+        if index < 0:
+            return
+        if not self.reachable(index):
+            self.steps.blockSignals(True)
+            self.steps.setCurrentRow(self.stack.currentIndex())
+            self.steps.blockSignals(False)
+            return
+        page = self.pages[index]
+        page.refresh()
+        self.stack.setCurrentIndex(index)
+        if isinstance(page, RunPage) and self.state.outcome is None and not self.state.worker.is_running():
+            page.start()
+        self._update_steps()
+
+    def _update_steps(self) -> None:
+        for index in range(len(self.pages)):
+            item = self.steps.item(index)
+            reachable = self.reachable(index)
+            flags = item.flags()
+            item.setFlags(flags | Qt.ItemFlag.ItemIsEnabled if reachable else flags & ~Qt.ItemFlag.ItemIsEnabled)
+        current = self.stack.currentIndex()
+        self.back.setEnabled(current > 0)
+        self.next.setEnabled(current + 1 < len(self.pages) and self.reachable(current + 1))
+        page = self.pages[current]
+        self.step_hint.setText("" if page.is_complete() else "Complete this step to go on.")
+
+    # --- data and projects -------------------------------------------------------------------------
+    def load_data(self, path: str | Path, options: dict[str, str] | None = None) -> None:
+        self.go_to(0)
+        self.pages[0].load(path, options)
+        self._remember(path)
+
+    def _on_open_data(self) -> None:
+        self.go_to(0)
+        self.pages[0]._on_open_clicked()
+
+    def open_project(self, path: str | Path) -> bool:
         try:
-            dataset = load_table(path)
+            project = Project.load(path)
         except PPDPError as exc:
-            QMessageBox.warning(self, "Cannot open the file", str(exc))
-            self.statusBar().showMessage(f"Could not open {path.name}")
+            QMessageBox.warning(self, "Cannot open the project", str(exc))
             return False
-        self.show_dataset(dataset)
+        self.state.project = project
+        if project.data_path and Path(project.data_path).is_file():
+            self.load_data(project.data_path, project.load_options)
+        else:
+            QMessageBox.information(self, "Project opened", "Its data file was not found; open the data file again.")
         return True
 
-    def show_dataset(self, dataset: Dataset) -> None:
-        self.dataset = dataset
-        self.model.set_frame(dataset.frame)
-        kinds = ", ".join(f"{a.name} ({a.kind.value})" for a in dataset.schema.attributes.values())
-        missing = int(dataset.frame.isna().sum().sum())
-        self.summary.setText(f"{dataset.label}: {dataset.n_records:,} records; missing cells: {missing:,}\n{kinds}")
-        self.summary.setWordWrap(True)
-        self.statusBar().showMessage(f"Loaded {dataset.label}")
+    def save_project(self, path: str | Path) -> bool:
+        try:
+            self.state.sync_project().save(path)
+        except PPDPError as exc:
+            QMessageBox.warning(self, "Cannot save the project", str(exc))
+            return False
+        self.statusBar().showMessage(f"Project saved to {path}", 5000)
+        return True
 
-    def _on_about_requested(self) -> None:
-        QMessageBox.about(
-            self,
-            "About PPDP Desktop",
-            f"PPDP Desktop {__version__}\nPrivacy-preserving publishing of patient tables. Works offline.",
-        )
+    def _on_open_project(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", PROJECT_FILTER)
+        if path:
+            self.open_project(path)
+
+    def _on_save_project(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", "release.ppdp.json", PROJECT_FILTER)
+        if path:
+            self.save_project(path)
+
+    # --- dialogs --------------------------------------------------------------------------------
+    def open_lookup(self) -> LookupDialog:
+        dialog = LookupDialog(self, worker=self.state.worker)
+        dialog.show()
+        return dialog
+
+    def _on_methods_help(self) -> None:
+        text = "\n\n".join(f"{m.title}\n{m.summary}" for m in REGISTRY.values())
+        QMessageBox.information(self, "The methods explained", text)
+
+    def _on_about(self) -> None:
+        QMessageBox.about(self, "About PPDP Desktop", f"PPDP Desktop {__version__}\n"
+                          "Privacy-preserving publishing of patient tables. Works offline; opens no network connection.")
+
+    def _on_progress(self, fraction: float, stage: str, eta: float) -> None:
+        left = "" if math.isnan(eta) else f", about {eta:.0f} s left"
+        self.statusBar().showMessage(f"{stage} — {fraction:.0%}{left}")
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        self.state.worker.shutdown()
+        event.accept()

@@ -1,0 +1,147 @@
+"""Step 2: each column's role and kind, and the taxonomy of categorical sensitive/quasi columns."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGroupBox,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ppdp_desktop.core.domain import label_text
+from ppdp_desktop.core.schema import Kind, Role
+from ppdp_desktop.gui.pages.base import WizardPage
+from ppdp_desktop.gui.state import WizardState
+from ppdp_desktop.gui.taxonomy_editor import TaxonomyEditor
+
+ROLE_HELP = {
+    Role.IDENTIFIER: "identifies a person (name, record number): removed, replaced by a pseudonym",
+    Role.QUASI_IDENTIFIER: "could single a person out when combined (age, postcode, sex)",
+    Role.SENSITIVE: "what must not be learned about anyone (diagnosis)",
+    Role.INSENSITIVE: "released as it is",
+}
+ROLE_LABELS = {Role.IDENTIFIER: "Identifier", Role.QUASI_IDENTIFIER: "Quasi-identifier",
+               Role.SENSITIVE: "Sensitive", Role.INSENSITIVE: "Insensitive"}
+
+
+class RolesPage(WizardPage):
+    title = "Roles & taxonomies"
+
+    def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["Column", "Kind", "Role"])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.currentCellChanged.connect(lambda row, *_: self._show_taxonomy(row))
+        self.help = QLabel("\n".join(f"• {ROLE_LABELS[r]}: {text}" for r, text in ROLE_HELP.items()))
+        self.help.setWordWrap(True)
+        self.status = QLabel()
+        self.editor = TaxonomyEditor()
+        self.editor.changed.connect(self._on_taxonomy_changed)
+        self.editor_box = QGroupBox("Taxonomy")
+        box = QVBoxLayout(self.editor_box)
+        self.editor_hint = QLabel("Select a categorical sensitive or quasi-identifier column to edit its taxonomy.")
+        self.editor_hint.setWordWrap(True)
+        box.addWidget(self.editor_hint)
+        box.addWidget(self.editor, 1)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.help)
+        left_layout.addWidget(self.status)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(self.editor_box)
+        split.setStretchFactor(1, 1)
+        QVBoxLayout(self).addWidget(split)
+        self._combos: list[QComboBox] = []
+        state.dataset_changed.connect(self.refresh)
+
+    def refresh(self) -> None:
+        dataset = self.state.dataset
+        self.table.setRowCount(0)
+        self._combos = []
+        if dataset is None:
+            return
+        self.table.setRowCount(len(dataset.frame.columns))
+        for row, name in enumerate(dataset.frame.columns):
+            item = QTableWidgetItem(name)
+            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            self.table.setItem(row, 0, item)
+            kind = QTableWidgetItem(dataset.schema.attributes[name].kind.value)
+            kind.setFlags(kind.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            self.table.setItem(row, 1, kind)
+            combo = QComboBox()
+            for role in Role:
+                combo.addItem(ROLE_LABELS[role], role.value)
+                combo.setItemData(combo.count() - 1, ROLE_HELP[role], Qt.ItemDataRole.ToolTipRole)
+            combo.setCurrentIndex(combo.findData(self.state.project.roles.get(name, Role.INSENSITIVE.value)))
+            combo.currentIndexChanged.connect(lambda _i, n=name, c=combo: self._on_role_changed(n, c))
+            self.table.setCellWidget(row, 2, combo)
+            self._combos.append(combo)
+        self._update_status()
+
+    def set_role(self, column: str, role: Role) -> None:
+        """Set a column's role (as the user would with its combo box)."""
+        row = list(self.state.dataset.frame.columns).index(column)
+        combo = self._combos[row]
+        combo.setCurrentIndex(combo.findData(role.value))
+
+    def _on_role_changed(self, name: str, combo: QComboBox) -> None:
+        self.state.set_role(name, Role(combo.currentData()))
+        for row, other in enumerate(self.state.dataset.frame.columns):  # only one sensitive column
+            expected = self._combos[row].findData(self.state.project.roles[other])
+            if self._combos[row].currentIndex() != expected:
+                self._combos[row].blockSignals(True)
+                self._combos[row].setCurrentIndex(expected)
+                self._combos[row].blockSignals(False)
+        self._show_taxonomy(list(self.state.dataset.frame.columns).index(name))
+        self._update_status()
+        self.complete_changed.emit()
+
+    def _show_taxonomy(self, row: int) -> None:
+        dataset = self.state.dataset
+        if dataset is None or row < 0 or row >= len(dataset.frame.columns):
+            return
+        name = dataset.frame.columns[row]
+        role = self.state.project.roles.get(name)
+        categorical = dataset.schema.attributes[name].kind is Kind.CATEGORICAL
+        editable = categorical and role in (Role.SENSITIVE.value, Role.QUASI_IDENTIFIER.value)
+        self.editor.setEnabled(editable)
+        if not editable:
+            self.editor_hint.setText(
+                f"{name!r} has no taxonomy to edit: taxonomies belong to categorical sensitive or quasi-identifier columns."
+            )
+            return
+        values = sorted({label_text(v) for v in dataset.frame[name].dropna().unique()})
+        self.editor_box.setTitle(f"Taxonomy of {name}")
+        self.editor_hint.setText(
+            "Group values under broader labels (drag to move). Alias 1 is the generalized value a record may show "
+            "instead of its own; alias 2 is a meaningless code. Both stay secret in the key file."
+        )
+        self.editor.set_taxonomy(self.state.taxonomy_for(name), values)
+
+    def _on_taxonomy_changed(self) -> None:
+        self.state.set_taxonomy(self.editor.taxonomy())
+
+    def _update_status(self) -> None:
+        sensitive = self.state.project.sensitive
+        if sensitive is None:
+            self.status.setStyleSheet("color: #b71c1c;")
+            self.status.setText("Mark one column as Sensitive to go on.")
+        else:
+            self.status.setStyleSheet("color: #1b5e20;")
+            ids = self.state.project.columns_with(Role.IDENTIFIER)
+            self.status.setText(f"Sensitive: {sensitive}. Identifiers removed: {', '.join(ids) or 'none'}.")
+
+    def is_complete(self) -> bool:
+        return self.state.project.sensitive is not None

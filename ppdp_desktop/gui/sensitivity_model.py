@@ -1,0 +1,180 @@
+"""The per-value sensitivity table: frequency, (rho1, rho2), gamma and retention, updated live.
+
+Edits are parsed and checked cell by cell; an invalid entry is kept in the cell, marked red with a
+tooltip saying what is allowed, and never applied silently.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+
+from ppdp_desktop.core.domain import CategoricalDomain, label_text
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.finegrain_solver import solve_exact
+from ppdp_desktop.core.methods.uniform import uniform_retention
+from ppdp_desktop.core.project import Project
+from ppdp_desktop.core.sensitivity import SensitivityRequirement, check_pair
+
+_Index = QModelIndex | QPersistentModelIndex
+HEADERS = ["Value", "Records", "Frequency", "rho1 (prior)", "rho2 (posterior)", "gamma",
+           "Keeps value: fine-grain", "Keeps value: uniform", "Default choice"]
+RHO1, RHO2, CHOICE = 3, 4, 8
+TOOLTIPS = {
+    RHO1: "rho1: how likely an observer may already think a record has this value (prior)",
+    RHO2: "rho2: the most an observer may believe it after seeing the release (posterior); above rho1",
+    5: "gamma: how much a released value may amplify belief in this value (from rho1 and rho2)",
+    6: "probability that a record with this value is released unchanged with fine-grain perturbation",
+    7: "probability that a record with this value is released unchanged with uniform perturbation",
+    CHOICE: "personalized recoding: 1 publish the value, 2 its generalized alias, 3 an opaque code",
+}
+INVALID = QColor("#ffcdd2")
+
+
+class SensitivityModel(QAbstractTableModel):
+    """Adapts a domain and the project's sensitivity choices; emits ``validity_changed``."""
+
+    validity_changed = Signal(bool)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.domain: CategoricalDomain | None = None
+        self.project = Project()
+        self.labels: list[str] = []
+        self.invalid: dict[tuple[int, int], tuple[str, str]] = {}
+        self.requirement: SensitivityRequirement | None = None
+        self.fine = self.uniform = np.zeros(0)
+        self.error = ""
+
+    def set_domain(self, domain: CategoricalDomain | None, project: Project) -> None:
+        self.beginResetModel()
+        self.domain, self.project = domain, project
+        self.labels = [label_text(v) for v in domain.values] if domain is not None else []
+        self.invalid = {}
+        self._recompute()
+        self.endResetModel()
+
+    # --- computing ---------------------------------------------------------------------------------
+    def _recompute(self) -> None:
+        self.error = ""
+        if self.domain is None:
+            return
+        settings = self.project.settings().sensitivity if self.project.sensitive else None
+        try:
+            self.requirement = settings.requirement(self.domain)
+        except ParameterError as exc:
+            self.requirement, self.error = None, str(exc)
+            self.fine = self.uniform = np.full(self.domain.m, np.nan)
+            return
+        gamma = self.requirement.gamma
+        if np.isfinite(gamma).any():
+            self.fine = solve_exact(self.domain.prior, gamma)
+            self.uniform = np.full(self.domain.m, uniform_retention(float(np.min(gamma)), self.domain.m))
+        else:
+            self.fine = self.uniform = np.ones(self.domain.m)
+            self.error = "No value needs protection with these settings: lower theta or set pairs."
+
+    def refresh(self) -> None:
+        """Recompute after the rule changed (theta or the common pair)."""
+        self._recompute()
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(HEADERS) - 1))
+        self.validity_changed.emit(self.is_valid())
+
+    def is_valid(self) -> bool:
+        return not self.invalid and self.requirement is not None
+
+    # --- Qt model ---------------------------------------------------------------------------------
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() or self.domain is None else self.domain.m
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return HEADERS[section]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return TOOLTIPS.get(section)
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        base = super().flags(index)
+        return base | Qt.ItemFlag.ItemIsEditable if index.column() in (RHO1, RHO2, CHOICE) else base
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self.domain is None:
+            return None
+        row, col = index.row(), index.column()
+        bad = self.invalid.get((row, col))
+        if role == Qt.ItemDataRole.BackgroundRole and bad:
+            return QBrush(INVALID)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return bad[1] if bad else TOOLTIPS.get(col)
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return None
+        if bad:
+            return bad[0]
+        return self._cell(row, col)
+
+    def _cell(self, row: int, col: int) -> str:
+        label = self.labels[row]
+        if col == 0:
+            return label or "(missing)"
+        if col == 1:
+            return f"{int(self.domain.counts[row]):,}"
+        if col == 2:
+            return f"{self.domain.prior[row]:.2%}"
+        req = self.requirement
+        if col in (RHO1, RHO2, 5):
+            if req is None or np.isnan(req.rho1[row]):
+                return "no concern" if col != 5 else "—"
+            return f"{[req.rho1, req.rho2][col - RHO1][row]:.4g}" if col != 5 else f"{req.gamma[row]:.3g}"
+        if col in (6, 7):
+            value = (self.fine if col == 6 else self.uniform)[row]
+            return "—" if np.isnan(value) else f"{value + (1 - value) / self.domain.m:.1%}"
+        return str(self.project.value_choices.get(label, self.project.default_choice))
+
+    def setData(self, index: _Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        row, col, text = index.row(), index.column(), str(value).strip()
+        label = self.labels[row]
+        message = self._apply(label, row, col, text)
+        if message:
+            self.invalid[(row, col)] = (text, message)
+        else:
+            self.invalid.pop((row, col), None)
+            self._recompute()
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(HEADERS) - 1))
+        if not message:
+            self.refresh()
+        self.validity_changed.emit(self.is_valid())
+        return True
+
+    def _apply(self, label: str, row: int, col: int, text: str) -> str:
+        """Apply one edit to the project; return an error message instead if it is invalid."""
+        if col == CHOICE:
+            if text not in {"1", "2", "3"}:
+                return f"The choice must be 1, 2 or 3; got {text!r}."
+            self.project.value_choices[label] = int(text)
+            return ""
+        try:
+            number = float(text)
+        except ValueError:
+            return f"Enter a number between 0 and 1; got {text!r}."
+        req = self.requirement
+        theta = self.project.theta or 3.0
+        rho1 = req.rho1[row] if req is not None and not np.isnan(req.rho1[row]) else None
+        rho2 = req.rho2[row] if req is not None and not np.isnan(req.rho2[row]) else None
+        if col == RHO1:
+            pair = (number, rho2 if rho2 is not None else min(0.99, theta * number))
+        else:
+            pair = (rho1 if rho1 is not None else number / theta, number)
+        try:
+            check_pair(*pair, where=f"{label or '(missing)'!r}")
+        except ParameterError as exc:
+            return str(exc)
+        self.project.pairs[label] = [float(pair[0]), float(pair[1])]
+        return ""

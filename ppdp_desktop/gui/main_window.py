@@ -216,7 +216,7 @@ class MainWindow(QMainWindow):
 
     # --- dialogs --------------------------------------------------------------------------------
     def open_lookup(self) -> LookupDialog:
-        dialog = LookupDialog(self, worker=self.state.worker)
+        dialog = LookupDialog(self.state.worker, self.state.project.release_folder, self.state.project.key_path, parent=self)
         dialog.show()
         return dialog
 

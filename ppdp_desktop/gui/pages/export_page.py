@@ -1,0 +1,254 @@
+"""Step 6: write the release folder and seal its key file with a passphrase."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
+    QPushButton, QVBoxLayout, QWidget,
+)
+
+from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.jobs import export_job
+from ppdp_desktop.core.release import check_destination
+from ppdp_desktop.gui.pages.base import WizardPage
+from ppdp_desktop.gui.passphrase_widget import PassphraseFields
+from ppdp_desktop.gui.state import WizardState
+
+JOB = "export"
+KEY_SUFFIX = ".ppdpkey"
+ERROR_STYLE = "color: #c0392b;"
+
+
+def default_key_path(folder: str) -> str:
+    """The key file proposed for a release folder: ``<folder>.ppdpkey`` beside it."""
+    path = Path(folder)
+    return str(path.with_name(path.name + KEY_SUFFIX))
+
+
+def _path_row(edit: QLineEdit, button: QPushButton) -> QHBoxLayout:
+    row = QHBoxLayout()
+    row.addWidget(edit, 1)
+    row.addWidget(button)
+    return row
+
+
+class ExportPage(WizardPage):
+    """Release folder, data format, key file, overwrite, passphrase, and the Export button.
+
+    The chosen paths go into ``state.project``; the passphrase lives only in its two fields and
+    is cleared once the key is sealed. The export runs in ``state.worker`` as job ``"export"``.
+
+    Attributes
+    ----------
+    error_box : QMessageBox or None
+        The non-modal dialog of the last failed export, if any.
+    """
+
+    title = "Export"
+
+    def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.error_box: QMessageBox | None = None
+        self._exported: str | None = None
+        self._running = False
+        self._auto_key: str | None = None
+        self._job_key = ""
+
+        self.folder_edit = QLineEdit()
+        self.folder_edit.setPlaceholderText("a new folder for release.csv and release.json")
+        self.folder_button = QPushButton("Browse…")
+        self.format_combo = QComboBox()
+        self.format_combo.addItem("CSV (UTF-8)", "csv")
+        self.key_edit = QLineEdit()
+        self.key_edit.setPlaceholderText("outside the release folder")
+        self.key_button = QPushButton("Browse…")
+        self.overwrite_check = QCheckBox("Overwrite an existing release folder and key file")
+        self.passphrase = PassphraseFields()
+        self.export_button = QPushButton("Export")
+        self.status_label = QLabel()
+        self.error_label = QLabel()
+        self.error_label.setStyleSheet(ERROR_STYLE)
+        self.summary_label = QLabel()
+        for label in (self.status_label, self.error_label, self.summary_label):
+            label.setWordWrap(True)
+
+        form = QFormLayout()
+        form.addRow("Release folder", _path_row(self.folder_edit, self.folder_button))
+        form.addRow("Data format", self.format_combo)
+        form.addRow("Key file", _path_row(self.key_edit, self.key_button))
+        form.addRow("", self.overwrite_check)
+        intro = QLabel(
+            "The key file lets an authorized person map aliases and pseudonyms back. It is sealed with "
+            "a passphrase: keep the key and its passphrase apart from the release."
+        )
+        intro.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(intro)
+        layout.addWidget(self.passphrase)
+        layout.addWidget(self.export_button)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.summary_label)
+        layout.addStretch(1)
+
+        self.folder_button.clicked.connect(self._browse_folder)
+        self.key_button.clicked.connect(self._browse_key)
+        self.folder_edit.textChanged.connect(self._folder_changed)
+        self.key_edit.textChanged.connect(self._inputs_changed)
+        self.overwrite_check.toggled.connect(self._inputs_changed)
+        self.passphrase.validity_changed.connect(self._inputs_changed)
+        self.export_button.clicked.connect(self.export)
+        state.outcome_changed.connect(self._outcome_changed)
+        worker = state.worker
+        worker.progress.connect(self._on_progress)
+        worker.finished.connect(self._on_finished)
+        worker.errored.connect(self._on_errored)
+        worker.cancelled.connect(self._on_cancelled)
+        self.refresh()
+
+    # --- page ---------------------------------------------------------------------------------
+    def is_complete(self) -> bool:
+        """Complete once the current outcome has been exported."""
+        return self._exported is not None
+
+    def refresh(self) -> None:
+        """Show the project's paths (e.g. of a project just opened) and update the button."""
+        folder, key = self.state.project.release_folder or "", self.state.project.key_path or ""
+        if key != self.key_edit.text().strip():  # the key first: the folder would propose one
+            self.key_edit.setText(key)
+        if folder != self.folder_edit.text().strip():
+            self.folder_edit.setText(folder)
+        self._update_button()
+
+    def can_export(self) -> bool:
+        """An outcome exists, both paths are filled, the passphrase is valid and nothing runs."""
+        return (
+            self.state.outcome is not None
+            and bool(self.folder_edit.text().strip())
+            and bool(self.key_edit.text().strip())
+            and self.passphrase.is_valid()
+            and not self._running
+        )
+
+    # --- inputs -------------------------------------------------------------------------------
+    def _browse_folder(self) -> None:
+        start = self.folder_edit.text() or str(Path.home())
+        path, _ = QFileDialog.getSaveFileName(self, "Release folder (created by the export)", start)
+        if path:
+            self.folder_edit.setText(path)
+
+    def _browse_key(self) -> None:
+        start = self.key_edit.text() or default_key_path(self.folder_edit.text() or str(Path.home() / "release"))
+        path, _ = QFileDialog.getSaveFileName(self, "Key file", start, f"PPDP key files (*{KEY_SUFFIX});;All files (*)")
+        if path:
+            self.key_edit.setText(path)
+
+    def _folder_changed(self, text: str) -> None:
+        """Propose ``<folder>.ppdpkey`` unless the user typed a key path of their own."""
+        key = self.key_edit.text()
+        if text.strip() and (not key or key == self._auto_key):
+            self._auto_key = default_key_path(text.strip())
+            self.key_edit.setText(self._auto_key)
+        self._inputs_changed()
+
+    def _inputs_changed(self, *_: object) -> None:
+        """Keep the project's paths in step with the fields (silently: no signal per keystroke)."""
+        self.state.project.release_folder = self.folder_edit.text().strip() or None
+        self.state.project.key_path = self.key_edit.text().strip() or None
+        self.error_label.clear()
+        self._update_button()
+
+    def _outcome_changed(self) -> None:
+        self._exported = None
+        self.summary_label.clear()
+        self._update_button()
+        self.complete_changed.emit()
+
+    def _update_button(self) -> None:
+        self.export_button.setEnabled(self.can_export())
+        if self.state.outcome is None:
+            self.export_button.setToolTip("Run the anonymization (previous step) first.")
+        else:
+            self.export_button.setToolTip("")
+
+    # --- export -------------------------------------------------------------------------------
+    def export(self) -> bool:
+        """Check the destination and start the export job; False (with a message) if refused."""
+        passphrase = self.passphrase.passphrase()
+        if not self.can_export() or passphrase is None:
+            return False
+        folder, key = self.folder_edit.text().strip(), self.key_edit.text().strip()
+        overwrite = self.overwrite_check.isChecked()
+        try:
+            check_destination(Path(folder), key, overwrite)
+        except ReleaseError as exc:
+            self.error_label.setText(gui_wording(str(exc)))
+            return False
+        if self.state.worker.is_running():
+            self.error_label.setText("Another job is running; wait for it to finish.")
+            return False
+        self.state.project.release_folder, self.state.project.key_path = folder, key
+        self.state.project_changed.emit()  # the chosen paths are saved with the project
+        result = self.state.outcome.main
+        self.error_label.clear()
+        self.summary_label.clear()
+        self.status_label.setText("Exporting…")
+        self._running, self._job_key = True, key
+        self._update_button()
+        self.state.worker.start(JOB, lambda p, c: export_job(result, folder, key, passphrase, overwrite, p, c))
+        return True
+
+    def _on_progress(self, fraction: float, message: str, *_: object) -> None:
+        if self._running and message:
+            self.status_label.setText(f"{message} ({fraction:.0%})")
+
+    def _on_finished(self, name: str, result: object) -> None:
+        if name != JOB or not self._running:
+            return
+        self._done()
+        folder, key = str(result), self._job_key
+        self.passphrase.clear()
+        self._exported = folder
+        self.summary_label.setText(
+            f"Release written to {folder}; key sealed to {key} — keep the key and its passphrase apart from the release."
+        )
+        self.state.exported.emit(folder)
+        self.complete_changed.emit()
+
+    def _on_errored(self, name: str, message: str, details: str) -> None:
+        if name != JOB or not self._running:
+            return
+        self._done()
+        self.error_label.setText(f"Export failed: {gui_wording(message)}")
+        if self.error_box is not None:
+            self.error_box.close()
+        box = QMessageBox(QMessageBox.Icon.Warning, "Export failed", message, QMessageBox.StandardButton.Ok, self)
+        if details:
+            box.setDetailedText(details)
+        box.setModal(False)
+        box.show()
+        self.error_box = box
+
+    def _on_cancelled(self, name: str) -> None:
+        if name == JOB and self._running:
+            self._done()
+            self.status_label.setText("Export cancelled; nothing was written.")
+
+    def _done(self) -> None:
+        self._running = False
+        self.status_label.clear()
+        self._update_button()
+
+
+_CLI_WORDS = (("another --out folder", "another release folder"), ("a --key path", "a key file path"),
+              ("another --key path", "another key file path"), ("another --out", "another release folder"),
+              ("pass --overwrite", "tick Overwrite"))
+
+
+def gui_wording(message: str) -> str:
+    """A core message with its command-line option names replaced by this page's field names."""
+    for cli, gui in _CLI_WORDS:
+        message = message.replace(cli, gui)
+    return message

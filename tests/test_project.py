@@ -1,0 +1,190 @@
+"""The project file: round trip, atomic save, versions and migrations, and the job settings."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ppdp_desktop.core import project as project_module
+from ppdp_desktop.core.anonymize import AnonymizationSettings
+from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.project import PROJECT_VERSION, Project, migrate
+from ppdp_desktop.core.resources import DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.taxonomy import Taxonomy
+from ppdp_desktop.core.taxonomy_io import load_taxonomy, to_dict
+
+ROLES = {
+    "patient_id": "identifier", "name": "identifier", "age": "quasi-identifier", "sex": "quasi-identifier",
+    "postcode": "quasi-identifier", "diagnosis": "sensitive", "income": "insensitive",
+}
+
+
+def full_project() -> Project:
+    """A project with every field away from its default."""
+    project = Project(
+        data_path="/data/patients.csv",
+        load_options={"sep": ";", "encoding": "utf-8"},
+        roles=dict(ROLES),
+        method="personalized",
+        compare=["uniform", "finegrain"],
+        theta=None,
+        rho1=0.2,
+        rho2=0.5,
+        pairs={"Stroke": [0.1, 0.3]},
+        choice_column="consent",
+        default_choice=3,
+        value_choices={"Asthma": 1, "Stroke": 3},
+        graded=["income"],
+        categories=5,
+        grading="equal-frequency",
+        release_folder="/out/release",
+        key_path="/keys/release.ppdpkey",
+    )
+    project.set_taxonomy(load_taxonomy(resource_path(DEMO_TAXONOMY), "diagnosis"))
+    project.set_taxonomy(Taxonomy.flat("sex", ["F", "M"]))
+    return project
+
+
+def test_round_trip_keeps_every_field(tmp_path):
+    project = full_project()
+    path = tmp_path / "study.ppdp"
+    project.save(path)
+    loaded = Project.load(path)
+    assert loaded == project
+    for name in Project.__dataclass_fields__:
+        assert getattr(loaded, name) == getattr(project, name), name
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["format"] == "ppdp-project" and data["version"] == PROJECT_VERSION
+    assert "passphrase" not in path.read_text(encoding="utf-8")
+
+
+def test_taxonomies_round_trip(tmp_path):
+    demo = load_taxonomy(resource_path(DEMO_TAXONOMY), "diagnosis")
+    project = full_project()
+    project.save(tmp_path / "p.json")
+    loaded = Project.load(tmp_path / "p.json")
+    again = loaded.taxonomy("diagnosis")
+    assert isinstance(again, Taxonomy)
+    assert to_dict(again) == to_dict(demo)
+    assert [leaf.label for leaf in again.leaves()] == [leaf.label for leaf in demo.leaves()]
+    assert [leaf.label for leaf in loaded.taxonomy("sex").leaves()] == ["F", "M"]
+    assert loaded.taxonomy("age") is None
+
+
+def test_save_is_atomic(tmp_path, monkeypatch):
+    path = tmp_path / "p.json"
+    Project(method="uniform").save(path)
+    before = path.read_text(encoding="utf-8")
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(project_module.os, "replace", broken_replace)
+    with pytest.raises(InputError, match="Cannot save the project"):
+        full_project().save(path)
+    assert path.read_text(encoding="utf-8") == before  # the old file is intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json"]  # no partial file left behind
+
+
+def test_save_into_missing_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(InputError, match="Cannot save the project"):
+        Project().save(tmp_path / "missing" / "p.json")
+
+
+def test_future_version_refused(tmp_path):
+    path = tmp_path / "new.json"
+    data = full_project().to_json()
+    data["version"] = PROJECT_VERSION + 1
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match="newer PPDP Desktop") as info:
+        Project.load(path)
+    assert "new.json" in str(info.value)
+
+
+@pytest.mark.parametrize("content", [json.dumps({"name": "something else"}), json.dumps([1, 2]), "{not json", ""])
+def test_non_project_refused(tmp_path, content):
+    path = tmp_path / "other.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match="other.json"):
+        Project.load(path)
+
+
+def test_missing_file_refused(tmp_path):
+    with pytest.raises(InputError, match="absent.json"):
+        Project.load(tmp_path / "absent.json")
+
+
+@pytest.mark.parametrize("version", [None, 0, "1"])
+def test_invalid_version_refused(version):
+    with pytest.raises(InputError, match="no valid project version"):
+        migrate({"format": "ppdp-project", "version": version}, "p.json")
+
+
+def test_migration_hook_upgrades_old_files(tmp_path, monkeypatch):
+    old = full_project().to_json()
+    old["version"] = 1
+    old["folder"] = old.pop("release_folder")  # version 1 (as pretended here) called it "folder"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+
+    def rename_folder(data: dict) -> dict:
+        data = dict(data)
+        data["release_folder"] = data.pop("folder")
+        return data
+
+    monkeypatch.setattr(project_module, "PROJECT_VERSION", 2)
+    monkeypatch.setitem(project_module.MIGRATIONS, 1, rename_folder)
+    loaded = Project.load(path)
+    assert loaded.release_folder == "/out/release"
+    assert loaded == full_project()
+    # saving writes the current version
+    loaded.save(path)
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 2
+
+
+def test_unknown_fields_are_ignored(tmp_path):
+    data = Project(method="uniform").to_json()
+    data["a_field_from_a_plugin"] = 1
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert Project.load(path).method == "uniform"
+
+
+def test_settings_carry_roles_and_sensitivity():
+    project = full_project()
+    settings = project.settings(seed=7)
+    assert isinstance(settings, AnonymizationSettings)
+    assert settings.sensitive == "diagnosis"
+    assert settings.method == "personalized"
+    assert settings.identifiers == ["patient_id", "name"]
+    assert settings.quasi == ["age", "sex", "postcode"]
+    assert settings.seed == 7
+    sensitivity = settings.sensitivity
+    assert (sensitivity.rho1, sensitivity.rho2, sensitivity.theta) == (0.2, 0.5, None)
+    assert sensitivity.overrides == {"Stroke": (0.1, 0.3)}
+    recoding = settings.recoding
+    assert recoding.choice_column == "consent" and recoding.default_choice == 3
+    assert recoding.value_choices == {"Asthma": 1, "Stroke": 3}
+    assert recoding.graded == ["income"] and recoding.categories == 5 and recoding.grading == "equal-frequency"
+    assert to_dict(recoding.taxonomy) == to_dict(project.taxonomy("diagnosis"))
+
+
+def test_settings_theta_and_overrides():
+    project = Project(roles=dict(ROLES), theta=4.0)
+    settings = project.settings(method="uniform")
+    assert settings.method == "uniform"
+    assert (settings.sensitivity.rho1, settings.sensitivity.theta) == (None, 4.0)
+    flat = Taxonomy.flat("diagnosis", ["a", "b"])
+    assert project.settings(taxonomy=flat).recoding.taxonomy is flat
+
+
+def test_settings_need_a_sensitive_column():
+    project = Project(roles={"age": "quasi-identifier"})
+    with pytest.raises(ParameterError, match="sensitive"):
+        project.settings()
+
+
+def test_no_temporary_files_after_save(tmp_path):
+    full_project().save(tmp_path / "p.json")
+    assert os.listdir(tmp_path) == ["p.json"]

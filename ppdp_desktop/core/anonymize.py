@@ -115,8 +115,7 @@ class Anonymization:
 
 def _json_column(column: pd.Series) -> list[object]:
     """A column as JSON scalars (missing as ``None``), vectorized through pandas."""
-    values = column.astype(object).where(column.notna(), None)
-    return [v.item() if isinstance(v, np.generic) else v for v in values.tolist()]
+    return column.astype(object).where(column.notna(), None).tolist()
 
 
 def anonymize(

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.domain import label_text
+from ppdp_desktop.core.domain import label_text, text_column
 from ppdp_desktop.core.errors import InputError, ParameterError
 
 CHOICES = (1, 2, 3)
@@ -49,9 +49,9 @@ class ChoiceRule:
             if self.column not in frame.columns:
                 raise ParameterError(f"Choice column {self.column!r} is not in {source}.")
             return parse_choice_column(frame[self.column], self.column, source)
-        values = frame[attribute].map(label_text)
         out = np.full(len(frame), self.default, dtype=np.int8)
         if self.per_value:
+            values = text_column(frame[attribute])
             unknown = sorted(set(self.per_value) - set(values.unique()))
             if unknown:
                 raise ParameterError(f"Per-value choice for {unknown[0]!r}, which does not occur in {attribute!r}.")

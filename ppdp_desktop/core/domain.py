@@ -24,6 +24,13 @@ def label_text(value: object) -> str:
     return str(value)
 
 
+def text_column(column: pd.Series) -> pd.Series:
+    """:func:`label_text` of every cell, computed once per distinct value (vectorized)."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    labels = np.array([label_text(u) for u in uniques] + [""], dtype=object)
+    return pd.Series(labels[codes], index=column.index, dtype=object)
+
+
 def json_label(value: object) -> object:
     """A domain value as a JSON scalar (numpy scalars unwrapped, missing as ``None``)."""
     if value is None or (isinstance(value, float) and np.isnan(value)):

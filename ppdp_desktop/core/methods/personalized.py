@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.choices import ChoiceRule
-from ppdp_desktop.core.domain import label_text
+from ppdp_desktop.core.domain import label_text, text_column
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.grading import Grading, plan_grading
 from ppdp_desktop.core.methods.base import Applied
@@ -62,7 +62,7 @@ class PersonalizedPlan:
         secrets: dict[str, np.ndarray] = {}
         if self.attribute is not None and self.taxonomy is not None:
             missing = frame[self.attribute].isna().to_numpy()  # a blank stays blank: nothing to hide
-            values = frame[self.attribute].map(label_text)
+            values = text_column(frame[self.attribute])
             choices = self.rule.choices(frame, self.attribute, self.source)
             leaves = self.taxonomy.leaves()
             index = pd.Index([leaf.label for leaf in leaves])
@@ -146,7 +146,7 @@ class PersonalizedRecoding:
                 "--categories K, or give a --taxonomy for its values."
             )
         if attribute is not None:
-            values = sorted(frame[attribute].dropna().map(label_text).unique())
+            values = sorted(label_text(v) for v in frame[attribute].dropna().unique())
             if rec.taxonomy is not None:
                 taxonomy = rec.taxonomy
             elif rec.taxonomy_path:

@@ -1,0 +1,233 @@
+"""Step 5b: the report of the run — what the release guarantees, what it keeps, and its figures.
+
+Everything shown comes from :class:`ppdp_desktop.core.report.MethodReport` objects built by the run
+job (``state.outcome.reports``, the chosen method first); the page only lays them out. A method
+without a formal guarantee (personalized recoding) says so first and prominently.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+from PySide6.QtCore import Qt
+
+from ppdp_desktop.core.report import COMPARISON_COLUMNS, MethodReport, comparison_rows
+from ppdp_desktop.gui.pages.base import WizardPage
+from ppdp_desktop.gui.plot_canvas import PlotCanvas
+from ppdp_desktop.gui.state import WizardState
+
+EMPTY_TEXT = "Run the method first: its report (guarantee, utility and figures) appears here."
+FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices"}
+VALUE_COLUMNS = ("Value", "Records", "Share", "Reconstructed", "Retention p", "Max posterior", "rho2")
+
+
+def format_number(value: object, digits: int = 4) -> str:
+    """A table cell: ``None``/NaN as an en dash, floats with ``digits`` decimals, ints with separators."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "–"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.{digits}f}"
+    return str(value)
+
+
+def _read_only_table(columns: tuple[str, ...] | list[str]) -> QTableWidget:
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(list(columns))
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", "").rstrip("%"))
+    except ValueError:
+        return text == "–"
+    return True
+
+
+def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
+    """Put ``rows`` of text in ``table``; numbers are right-aligned."""
+    table.setRowCount(len(rows))
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            item = QTableWidgetItem(text)
+            if _is_number(text):
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            else:
+                item.setToolTip(text)  # long text (a guarantee's kind) may be elided in the cell
+            table.setItem(r, c, item)
+    table.resizeColumnsToContents()
+    table.resizeRowsToContents()
+
+
+class ReportPage(WizardPage):
+    """Privacy and utility summaries, a per-value table, figure tabs and a comparison table."""
+
+    title = "Report"
+
+    def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self._shown: MethodReport | None = None
+        self.empty_label = QLabel(EMPTY_TEXT)
+        self.empty_label.setWordWrap(True)
+
+        self.report_choice = QComboBox()
+        self.report_choice.currentIndexChanged.connect(self._on_report_choice_changed)
+        self.privacy_label = QLabel()
+        self.utility_label = QLabel()
+        for label in (self.privacy_label, self.utility_label):
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.privacy_box = QGroupBox("Privacy")
+        QVBoxLayout(self.privacy_box).addWidget(self.privacy_label)
+        utility_box = QGroupBox("Utility")
+        QVBoxLayout(utility_box).addWidget(self.utility_label)
+        self.value_table = _read_only_table(VALUE_COLUMNS)
+        self.tabs = QTabWidget()
+        self.comparison_table = _read_only_table([heading for _, heading in COMPARISON_COLUMNS])
+        self.comparison_box = QGroupBox("Comparison of the methods")
+        QVBoxLayout(self.comparison_box).addWidget(self.comparison_table)
+
+        chooser = QHBoxLayout()
+        chooser.addWidget(QLabel("Report of:"))
+        chooser.addWidget(self.report_choice, 1)
+        summaries = QHBoxLayout()
+        summaries.addWidget(self.privacy_box, 1)
+        summaries.addWidget(utility_box, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.value_table)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([440, 560])
+        self.content = QWidget()
+        body = QVBoxLayout(self.content)
+        body.setContentsMargins(0, 0, 0, 0)
+        body.addLayout(chooser)
+        body.addLayout(summaries)
+        body.addWidget(splitter, 1)
+        body.addWidget(self.comparison_box)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.empty_label)
+        layout.addWidget(self.content, 1)
+
+        state.outcome_changed.connect(self._on_outcome_changed)
+        self._on_outcome_changed()
+
+    # --- WizardPage -----------------------------------------------------------------------
+    def is_complete(self) -> bool:
+        return self.state.outcome is not None
+
+    def refresh(self) -> None:
+        """Re-read the outcome (cheap when it has not changed: the shown report is kept)."""
+        reports = self._reports()
+        self.empty_label.setVisible(not reports)
+        self.content.setVisible(bool(reports))
+        if not reports:
+            self._shown = None
+            self.report_choice.clear()
+            return
+        titles = [r.title for r in reports]
+        if [self.report_choice.itemText(i) for i in range(self.report_choice.count())] != titles:
+            self.report_choice.blockSignals(True)
+            self.report_choice.clear()
+            self.report_choice.addItems(titles)
+            self.report_choice.setCurrentIndex(0)
+            self.report_choice.blockSignals(False)
+        self.report_choice.setEnabled(len(reports) > 1)
+        index = max(self.report_choice.currentIndex(), 0)
+        if reports[index] is not self._shown:
+            self.show_report(reports[index])
+        self._fill_comparison(reports)
+
+    # --- slots ----------------------------------------------------------------------------
+    def _on_outcome_changed(self) -> None:
+        self._shown = None
+        self.report_choice.blockSignals(True)
+        self.report_choice.clear()
+        self.report_choice.blockSignals(False)
+        self.refresh()
+        self.complete_changed.emit()
+
+    def _on_report_choice_changed(self, index: int) -> None:
+        reports = self._reports()
+        if 0 <= index < len(reports):
+            self.show_report(reports[index])
+
+    # --- content --------------------------------------------------------------------------
+    def _reports(self) -> list[MethodReport]:
+        outcome = self.state.outcome
+        return list(outcome.reports) if outcome is not None else []
+
+    def show_report(self, report: MethodReport) -> None:
+        """Lay out one report: summaries, per-value table and figure tabs."""
+        self._shown = report
+        self.privacy_label.setText(self._privacy_html(report))
+        self.privacy_box.setStyleSheet(
+            "" if report.has_guarantee else "QGroupBox { border: 2px solid #c77800; background: #fff4e0; }"
+        )
+        plan = [line for line in report.lines if not line.startswith("record utility")]  # shown below
+        lines = [html.escape(report.title), *map(html.escape, plan), *map(html.escape, report.utility_lines())]
+        self.utility_label.setText("<br>".join([f"<b>{lines[0]}</b>", *lines[1:]]))
+        self._fill_values(report)
+        self.tabs.clear()
+        for key, figure in report.figures.items():
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setWidget(PlotCanvas(figure))
+            self.tabs.addTab(scroll, FIGURE_TITLES.get(key, key.capitalize()))
+
+    @staticmethod
+    def _privacy_html(report: MethodReport) -> str:
+        lines = [html.escape(line) for line in report.privacy_lines()]
+        if not report.has_guarantee:
+            return f"<p style='color:#8a4b00'><b>No formal privacy guarantee.</b></p><p>{lines[0]}</p>"
+        head = f"<b style='color:#1b6e20'>{lines[0]}</b>"
+        return "<br>".join([head, *lines[1:]])
+
+    def _fill_values(self, report: MethodReport) -> None:
+        if report.original is None:  # personalized: how records were published
+            self.value_table.setColumnCount(2)
+            self.value_table.setHorizontalHeaderLabels(["Published as", "Records"])
+            _fill(self.value_table, [[name, format_number(count)] for name, count in report.choice_counts.items()])
+            return
+        self.value_table.setColumnCount(len(VALUE_COLUMNS))
+        self.value_table.setHorizontalHeaderLabels(list(VALUE_COLUMNS))
+        n = max(report.original.sum(), 1.0)
+        rows = []
+        for i, value in enumerate(report.values):
+            rows.append([
+                value,
+                format_number(int(report.original[i])),
+                f"{report.original[i] / n:.2%}",
+                format_number(None if report.reconstructed is None else float(report.reconstructed[i]), 1),
+                format_number(float(report.retention[i])),
+                format_number(float(report.max_posterior[i])),
+                format_number(float(report.rho2[i])),
+            ])
+        _fill(self.value_table, rows)
+
+    def _fill_comparison(self, reports: list[MethodReport]) -> None:
+        self.comparison_box.setVisible(len(reports) > 1)
+        rows = comparison_rows(reports)
+        table = self.comparison_table
+        _fill(table, [[format_number(row[key]) for key, _ in COMPARISON_COLUMNS] for row in rows])
+        height = table.horizontalHeader().height() + sum(table.rowHeight(r) for r in range(table.rowCount()))
+        table.setFixedHeight(height + 2 * table.frameWidth() + 2)  # as tall as its few rows, no more

@@ -1,0 +1,351 @@
+"""The taxonomy editor: a tree of one attribute's values and groups, with undo, import and export.
+
+Every edit is a command on :attr:`TaxonomyEditor.undo_stack`. An edit the core refuses (a duplicate
+or empty label, a clashing alias, a move into the node's own subtree) changes nothing and is shown
+in red in the validation line under the tree, which also lists what :meth:`Taxonomy.validate
+<ppdp_desktop.core.taxonomy.Taxonomy.validate>` finds after every change (for example data values
+that no leaf covers), or says in green that the taxonomy is valid.
+"""
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QToolBar, QTreeView, QVBoxLayout, QWidget
+
+from ppdp_desktop.core.errors import TaxonomyError
+from ppdp_desktop.core.taxonomy import Taxonomy
+from ppdp_desktop.core.taxonomy_io import load_taxonomy, save_taxonomy
+from ppdp_desktop.gui.taxonomy_commands import (
+    AddCommand, DeleteCommand, MoveCommand, RenameCommand, ReplaceCommand, SetAliasCommand, TaxonomyCommand,
+    push_command,
+)
+from ppdp_desktop.gui.taxonomy_model import LABEL, TaxonomyModel
+
+_RED, _GREEN = "#b71c1c", "#1b5e20"
+_CONTEXT = Qt.ShortcutContext.WidgetWithChildrenShortcut
+
+
+class TaxonomyEditor(QWidget):
+    """Edit a taxonomy: add, rename (edit a cell), drag to move, delete, set aliases, undo and redo.
+
+    Parameters
+    ----------
+    parent : QWidget, optional
+        The Qt parent.
+
+    Attributes
+    ----------
+    undo_stack : QUndoStack
+        The edit history of the taxonomy shown (cleared by :meth:`set_taxonomy`).
+    model : TaxonomyModel
+        The model of :attr:`tree`.
+    tree : QTreeView
+        The tree: the root, its groups and the values, with their aliases.
+    validation_label : QLabel
+        Refused edits and validation messages in red, or a green "valid" line.
+    """
+
+    #: Emitted after every successful edit, undo, redo, import and build from data.
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._data_values: list[object] = []
+        self._attribute = "value"
+        self._problems: list[str] = []
+        self._refusal = ""
+        self._loading = False
+        self.undo_stack = QUndoStack(self)
+        self.model = TaxonomyModel(undo_stack=self.undo_stack, parent=self)
+        self.tree = QTreeView()
+        self.tree.setModel(self.model)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.tree.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.tree.setDropIndicatorShown(True)
+        self.tree.setColumnWidth(LABEL, 240)
+        self.validation_label = QLabel()
+        self.validation_label.setWordWrap(True)
+        self.validation_label.setTextFormat(Qt.TextFormat.RichText)
+        self.validation_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status_label = QLabel()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._make_toolbar())
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.validation_label)
+        layout.addWidget(self.status_label)
+        self.undo_stack.indexChanged.connect(self._on_history_changed)
+        self.model.edit_refused.connect(self._show_refusal)
+        self.model.modelReset.connect(self.tree.expandAll)
+        self.model.rowsInserted.connect(lambda parent, *_: self.tree.expand(parent))
+        self.tree.selectionModel().currentChanged.connect(self._update_actions)
+        self._refresh()
+
+    def _make_toolbar(self) -> QToolBar:
+        toolbar = QToolBar()
+        self.undo_action = self.undo_stack.createUndoAction(self, "Undo")
+        self.undo_action.setShortcuts(_keys("Ctrl+Z", QKeySequence.StandardKey.Undo))
+        self.redo_action = self.undo_stack.createRedoAction(self, "Redo")
+        self.redo_action.setShortcuts(_keys("Ctrl+Shift+Z", QKeySequence.StandardKey.Redo))
+        spec = [
+            ("add_child_action", "Add child", "Ctrl+N", "Add a new value under the selected node", self._on_add_child_clicked),
+            ("add_sibling_action", "Add sibling", "Ctrl+Shift+N", "Add a new value next to the selected node",
+             self._on_add_sibling_clicked),
+            ("rename_action", "Rename", "F2", "Edit the label of the selected node", self._on_rename_clicked),
+            ("delete_action", "Delete", "Del", "Delete the selected node and everything under it", self._on_delete_clicked),
+            None, "undo", None,
+            ("build_action", "Build from data", "", "Replace the taxonomy by one group holding every data value",
+             self._on_build_clicked),
+            ("import_action", "Import…", "", "Read a taxonomy JSON or an ARX hierarchy CSV", self._on_import_clicked),
+            ("export_action", "Export…", "", "Write the taxonomy as JSON or as an ARX hierarchy CSV",
+             self._on_export_clicked),
+        ]
+        for item in spec:
+            if item is None:
+                toolbar.addSeparator()
+                continue
+            if item == "undo":
+                actions = [self.undo_action, self.redo_action]
+            else:
+                name, text, shortcut, tip, slot = item
+                action = QAction(text, self)
+                action.setShortcut(QKeySequence(shortcut))
+                action.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
+                action.triggered.connect(slot)
+                setattr(self, name, action)
+                actions = [action]
+            for action in actions:
+                action.setShortcutContext(_CONTEXT)
+                toolbar.addAction(action)
+                self.addAction(action)  # shortcuts work wherever the focus is inside the editor
+        return toolbar
+
+    # --- the taxonomy -------------------------------------------------------------------------
+
+    def set_taxonomy(self, taxonomy: Taxonomy | None, data_values: Iterable[object] = ()) -> None:
+        """Edit ``taxonomy`` (in place) against ``data_values``; clears the undo history. Emits nothing."""
+        self._loading = True
+        try:
+            self.undo_stack.clear()
+        finally:
+            self._loading = False
+        self._data_values = list(data_values)
+        self._attribute = taxonomy.attribute if taxonomy is not None else self._attribute
+        self._refusal = ""
+        self.model.set_taxonomy(taxonomy)
+        self.status_label.clear()
+        self._refresh()
+
+    def taxonomy(self) -> Taxonomy | None:
+        """The taxonomy being edited (a new object after an import or a build from data)."""
+        return self.model.taxonomy()
+
+    def data_values(self) -> list[object]:
+        """The data values every leaf set is checked against."""
+        return list(self._data_values)
+
+    def problems(self) -> list[str]:
+        """The current validation messages (empty when the taxonomy is valid)."""
+        return list(self._problems)
+
+    # --- edits (each returns whether it was applied; a refusal is shown inline) ---------------
+
+    def add_child(self, parent: QModelIndex | None = None, label: str | None = None) -> QModelIndex:
+        """Add ``label`` (default: "New value", numbered) under ``parent`` (default: the current node or the root)."""
+        node = self.model.node(parent if parent is not None else self.tree.currentIndex())
+        taxonomy = self.model.taxonomy()
+        if node is None and taxonomy is not None:
+            node = taxonomy.root
+        if node is None:
+            self._show_refusal("There is no taxonomy to add to.")
+            return QModelIndex()
+        return self._add(AddCommand(self.model, node.label, label or self._new_label()))
+
+    def add_sibling(self, index: QModelIndex | None = None, label: str | None = None) -> QModelIndex:
+        """Add ``label`` right after the node of ``index`` (default: the current node)."""
+        node = self.model.node(index if index is not None else self.tree.currentIndex())
+        if node is None or node.parent is None:
+            self._show_refusal("Select a node other than the root to add a sibling; the root has none.")
+            return QModelIndex()
+        return self._add(AddCommand(self.model, node.parent.label, label or self._new_label(), node.row() + 1))
+
+    def rename(self, index: QModelIndex, label: str) -> bool:
+        """Rename the node of ``index`` to ``label``."""
+        node = self.model.node(index)
+        if node is not None and label == node.label:
+            return True
+        return node is not None and self._run(RenameCommand(self.model, node.label, label))
+
+    def move(self, index: QModelIndex, new_parent: QModelIndex, row: int | None = None) -> bool:
+        """Move the node of ``index`` under ``new_parent`` at ``row`` (its index there afterwards)."""
+        node, target = self.model.node(index), self.model.node(new_parent)
+        return node is not None and target is not None and self._run(MoveCommand(self.model, node.label, target.label, row))
+
+    def delete(self, index: QModelIndex | None = None) -> bool:
+        """Delete the node of ``index`` (default: the current node) with its subtree."""
+        node = self.model.node(index if index is not None else self.tree.currentIndex())
+        return node is not None and self._run(DeleteCommand(self.model, node.label))
+
+    def set_alias(self, index: QModelIndex, which: int, value: str | None) -> bool:
+        """Set alias ``which`` (1 or 2) of a leaf; None (or "") restores the default."""
+        node = self.model.node(index)
+        return node is not None and self._run(SetAliasCommand(self.model, node.label, which, value or None))
+
+    def build_from_data(self) -> bool:
+        """Replace the taxonomy by a flat one: every data value a leaf under the root (undoable)."""
+        if not self._data_values:
+            self._show_refusal("There are no data values to build a taxonomy from.")
+            return False
+        current = self.model.taxonomy()
+        try:
+            flat = Taxonomy.flat(self._attribute, self._data_values, current.root.label if current else "*")
+        except TaxonomyError as exc:
+            self._show_refusal(str(exc))
+            return False
+        return self._run(ReplaceCommand(self.model, flat, "Build a flat taxonomy from the data"))
+
+    def import_from(self, path: str | os.PathLike[str]) -> bool:
+        """Replace the taxonomy by the one in a JSON or ARX hierarchy CSV file (undoable)."""
+        try:
+            taxonomy = load_taxonomy(path, self._attribute)
+        except TaxonomyError as exc:
+            self._show_refusal(str(exc))
+            return False
+        if not self._run(ReplaceCommand(self.model, taxonomy, f"Import {Path(path).name}")):
+            return False
+        self.status_label.setText(f"Imported {Path(path).name}.")
+        return True
+
+    def export_to(self, path: str | os.PathLike[str]) -> bool:
+        """Write the taxonomy as JSON or (by the extension) an ARX hierarchy CSV, which has no aliases."""
+        taxonomy = self.model.taxonomy()
+        if taxonomy is None:
+            self._show_refusal("There is no taxonomy to export.")
+            return False
+        try:
+            save_taxonomy(taxonomy, path)
+        except TaxonomyError as exc:
+            self._show_refusal(str(exc))
+            return False
+        lost = Path(path).suffix.lower() != ".json" and any(
+            leaf.alias1_is_set or leaf.alias2_is_set for leaf in taxonomy.leaves())
+        self.status_label.setText(f"Exported to {Path(path).name}"
+                                  + (" (without the aliases: an ARX hierarchy has none)." if lost else "."))
+        return True
+
+    def _add(self, command: AddCommand) -> QModelIndex:
+        if not self._run(command):
+            return QModelIndex()
+        index = self.model.index_for(command.label)
+        self.tree.setCurrentIndex(index)
+        return index
+
+    def _run(self, command: TaxonomyCommand) -> bool:
+        try:
+            push_command(self.undo_stack, command)
+        except TaxonomyError as exc:
+            self._show_refusal(str(exc))
+            return False
+        return True
+
+    def _new_label(self) -> str:
+        taxonomy, label, n = self.model.taxonomy(), "New value", 1
+        while taxonomy is not None and label in taxonomy:
+            n += 1
+            label = f"New value {n}"
+        return label
+
+    # --- slots --------------------------------------------------------------------------------
+
+    def _on_add_child_clicked(self) -> None:
+        index = self.add_child()
+        if index.isValid():
+            self.tree.edit(index)
+
+    def _on_add_sibling_clicked(self) -> None:
+        index = self.add_sibling()
+        if index.isValid():
+            self.tree.edit(index)
+
+    def _on_rename_clicked(self) -> None:
+        index = self.tree.currentIndex()
+        if index.isValid():
+            self.tree.edit(index.siblingAtColumn(LABEL))
+
+    def _on_delete_clicked(self) -> None:
+        self.delete()
+
+    def _on_build_clicked(self) -> None:
+        self.build_from_data()
+
+    def _on_import_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import taxonomy", "", "Taxonomies (*.json *.csv *.txt);;JSON (*.json);;ARX hierarchy (*.csv *.txt)")
+        if path:
+            self.import_from(path)
+
+    def _on_export_clicked(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(
+            self, "Export taxonomy", f"{self._attribute}_taxonomy.json", "JSON (*.json);;ARX hierarchy CSV (*.csv)")
+        if path:
+            if not Path(path).suffix:
+                path += ".csv" if "CSV" in chosen else ".json"
+            self.export_to(path)
+
+    def _on_history_changed(self) -> None:
+        if self._loading:
+            return
+        self._refusal = ""
+        self._refresh()
+        self.changed.emit()
+
+    def _show_refusal(self, message: str) -> None:
+        self._refusal = message
+        self._render()
+
+    # --- validation line ----------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        taxonomy = self.model.taxonomy()
+        self._problems = taxonomy.validate(self._data_values) if taxonomy is not None else []
+        self._render()
+        self._update_actions()
+
+    def _render(self) -> None:
+        taxonomy = self.model.taxonomy()
+        lines = [f'<b style="color:{_RED}">Not changed: {html.escape(self._refusal, quote=False)}</b>'] \
+            if self._refusal else []
+        if taxonomy is None:
+            lines.append("No taxonomy to edit.")
+        elif self._problems:
+            lines += [f'<span style="color:{_RED}">• {html.escape(p, quote=False)}</span>' for p in self._problems]
+        else:
+            n = len(taxonomy.leaves())
+            lines.append(f'<span style="color:{_GREEN}">Taxonomy is valid: {n} value{"s" if n != 1 else ""}.</span>')
+        self.validation_label.setText("<br>".join(lines))
+
+    def _update_actions(self, *_: object) -> None:
+        node = self.model.node(self.tree.currentIndex())
+        has_taxonomy = self.model.taxonomy() is not None
+        for action in (self.add_child_action, self.export_action):
+            action.setEnabled(has_taxonomy)
+        for action in (self.add_sibling_action, self.delete_action):
+            action.setEnabled(node is not None and node.parent is not None)
+        self.rename_action.setEnabled(node is not None)
+        self.build_action.setEnabled(bool(self._data_values))
+
+
+def _keys(*keys: str | QKeySequence.StandardKey) -> list[QKeySequence]:
+    """The key sequences of ``keys`` (texts or standard keys), each once, in order."""
+    sequences: list[QKeySequence] = []
+    for key in keys:
+        for sequence in QKeySequence.keyBindings(key) if isinstance(key, QKeySequence.StandardKey) else [QKeySequence(key)]:
+            if sequence not in sequences:
+                sequences.append(sequence)
+    return sequences

@@ -1,0 +1,190 @@
+"""The one place core jobs run off the GUI thread (napari's worker, Orange3's ConcurrentWidgetMixin).
+
+A job is a plain function ``fn(progress, cancel)`` from :mod:`ppdp_desktop.core.jobs`. It runs on a
+Python thread; everything it reports is posted to the GUI thread through one queued signal and
+re-emitted there, so every handler of :attr:`Worker.finished` and the other public signals runs on
+the GUI thread whatever it is (a bound method or a lambda). One task at a time: starting a new one
+cancels the old one, and the old one's late reports are ignored (a generation counter).
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Qt, Signal
+
+from ppdp_desktop.core.errors import Cancelled, PPDPError
+from ppdp_desktop.core.progress import CancelToken
+
+Job = Callable[[Callable[..., None], CancelToken], Any]
+
+PROGRESS_INTERVAL = 0.05  # seconds between two progress emissions (at most ~20 per second)
+ETA_AFTER = 0.05  # no ETA before this fraction is done
+
+
+def estimate_eta(elapsed: float, fraction: float) -> float:
+    """Seconds left by linear extrapolation, or NaN before :data:`ETA_AFTER` of the work is done.
+
+    Parameters
+    ----------
+    elapsed : seconds since the task started.
+    fraction : the part done, 0..1.
+    """
+    if not fraction >= ETA_AFTER:  # also NaN
+        return math.nan
+    return max(0.0, elapsed * (1.0 - min(fraction, 1.0)) / fraction)
+
+
+def describe_error(exc: BaseException) -> tuple[str, str]:
+    """The one-line message and the details shown for an exception raised by a job.
+
+    A :class:`PPDPError` is an error the user can cause: its message is shown as is, with no
+    details. Anything else is a bug: "Unexpected error: …" with the traceback as details.
+    """
+    if isinstance(exc, PPDPError):
+        return str(exc), ""
+    if isinstance(exc, MemoryError):
+        message = "Unexpected error: not enough memory to finish; close other programs or use a smaller file."
+    else:
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        message = f"Unexpected error: {type(exc).__name__}" + (f": {text}" if text else "")
+    return message, "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+class _Task:
+    """One run of a job: its thread, its cancel token and its progress throttle."""
+
+    def __init__(self, generation: int, name: str, fn: Job, post: Callable[[int, str, object], None]) -> None:
+        self.generation = generation
+        self.name = name
+        self.fn = fn
+        self.token = CancelToken()
+        self._post = post
+        self._started = time.monotonic()
+        self._last_emit = -math.inf
+        self._stage = ""
+        self.thread = threading.Thread(target=self._run, name=f"ppdp-{name}", daemon=True)
+
+    def progress(self, fraction: float, message: str = "") -> None:
+        """The callback given to the job (called on the worker thread); throttled."""
+        if message:
+            self._stage = message
+        now = time.monotonic()
+        if now - self._last_emit < PROGRESS_INTERVAL:
+            return
+        self._last_emit = now
+        fraction = min(max(float(fraction), 0.0), 1.0)
+        self._post(self.generation, "progress", (fraction, self._stage, estimate_eta(now - self._started, fraction)))
+
+    def _run(self) -> None:
+        try:
+            result = self.fn(self.progress, self.token)
+        except Cancelled:
+            self._post(self.generation, "cancelled", None)
+        except Exception as exc:  # noqa: BLE001 - every failure is reported, none escapes the thread
+            self._post(self.generation, "cancelled" if self.token.cancelled else "errored", describe_error(exc))
+        else:
+            self._post(self.generation, "cancelled" if self.token.cancelled else "finished", result)
+
+
+class Worker(QObject):
+    """Runs one core job at a time on a background thread and reports on the GUI thread.
+
+    Signals
+    -------
+    started(name) : the task began (emitted by :meth:`start`).
+    progress(fraction, stage, eta) : fraction 0..1, stage text, seconds left or NaN if unknown.
+    finished(name, result) : the job returned ``result``.
+    errored(name, message, details) : the job raised; see :func:`describe_error`.
+    cancelled(name) : the job stopped on request, or was replaced by a newer task.
+    """
+
+    started = Signal(str)
+    progress = Signal(float, str, float)
+    finished = Signal(str, object)
+    errored = Signal(str, str, str)
+    cancelled = Signal(str)
+    _posted = Signal(int, str, object)  # (generation, kind, payload), emitted on the worker thread
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._generation = 0
+        self._task: _Task | None = None
+        self._threads: list[threading.Thread] = []
+        self._posted.connect(self._on_posted, Qt.ConnectionType.QueuedConnection)
+
+    # --- API --------------------------------------------------------------------------------
+    def start(self, name: str, fn: Job) -> None:
+        """Run ``fn(progress, cancel)`` in the background; a running task is cancelled first.
+
+        Parameters
+        ----------
+        name : the task's name, repeated in every signal so that pages can filter.
+        fn : the job; it calls ``progress(fraction, message)`` and ``cancel.check()`` between steps.
+        """
+        if self._task is not None:
+            old = self._task
+            old.token.cancel()
+            self._task = None
+            self.cancelled.emit(old.name)
+        self._generation += 1
+        task = _Task(self._generation, name, fn, self._post)
+        self._task = task
+        self._threads = [t for t in self._threads if t.is_alive()] + [task.thread]
+        self.started.emit(name)
+        task.thread.start()
+
+    def cancel(self) -> None:
+        """Ask the running task to stop; ``cancelled`` follows when it has."""
+        if self._task is not None:
+            self._task.token.cancel()
+
+    def is_running(self) -> bool:
+        """Whether a task was started and has not yet delivered its outcome."""
+        return self._task is not None
+
+    def wait(self, timeout_ms: int) -> bool:
+        """Block until every task thread (also replaced ones) has ended; False on timeout.
+
+        The outcome is delivered to the GUI thread when its event loop next runs.
+        """
+        deadline = time.monotonic() + max(timeout_ms, 0) / 1000.0
+        for thread in list(self._threads):
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self._threads = [t for t in self._threads if t.is_alive()]
+        return not self._threads
+
+    def shutdown(self, timeout_ms: int = 3000) -> bool:
+        """Cancel and wait (from the main window's ``closeEvent``); nothing is delivered afterwards."""
+        self.cancel()
+        self._generation += 1  # late reports of the stopped task are ignored
+        self._task = None
+        return self.wait(timeout_ms)
+
+    # --- plumbing ---------------------------------------------------------------------------
+    def _post(self, generation: int, kind: str, payload: object) -> None:
+        """Called on the worker thread: queue a report for the GUI thread."""
+        try:
+            self._posted.emit(generation, kind, payload)
+        except RuntimeError:  # the worker was deleted with the window; nobody listens any more
+            pass
+
+    def _on_posted(self, generation: int, kind: str, payload: object) -> None:
+        """On the GUI thread: re-emit the current task's reports, drop a replaced task's."""
+        task = self._task
+        if task is None or generation != task.generation:
+            return
+        if kind == "progress":
+            self.progress.emit(*payload)  # type: ignore[misc]
+            return
+        self._task = None
+        if kind == "finished":
+            self.finished.emit(task.name, payload)
+        elif kind == "errored":
+            message, details = payload  # type: ignore[misc]
+            self.errored.emit(task.name, message, details)
+        else:
+            self.cancelled.emit(task.name)

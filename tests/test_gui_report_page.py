@@ -1,0 +1,109 @@
+"""The report page, offscreen: summaries, the per-value table, figure tabs and the comparison table."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from ppdp_desktop.core.anonymize import AnonymizationSettings, SensitivitySettings  # noqa: E402
+from ppdp_desktop.core.jobs import run_job  # noqa: E402
+from ppdp_desktop.core.loading import load_table  # noqa: E402
+from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
+from ppdp_desktop.core.resources import DEMO_DATA, resource_path  # noqa: E402
+from ppdp_desktop.gui.pages.report_page import EMPTY_TEXT, ReportPage  # noqa: E402
+from ppdp_desktop.gui.plot_canvas import PlotCanvas  # noqa: E402
+from ppdp_desktop.gui.state import WizardState  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def outcome():
+    dataset = load_table(resource_path(DEMO_DATA))
+    settings = [
+        AnonymizationSettings("diagnosis", method=method, identifiers=["patient_id", "name"],
+                              sensitivity=SensitivitySettings(theta=3), seed=11)
+        for method in ("finegrain", "uniform")
+    ]
+    return run_job(dataset, settings, no_progress, CancelToken())
+
+
+def _canvases(page: ReportPage) -> list[PlotCanvas]:
+    return [page.tabs.widget(i).widget() for i in range(page.tabs.count())]
+
+
+def test_empty_page_asks_for_a_run(qtbot):
+    state = WizardState()
+    page = ReportPage(state)
+    qtbot.addWidget(page)
+    assert not page.is_complete()
+    assert page.empty_label.text() == EMPTY_TEXT
+    assert page.content.isHidden() and not page.empty_label.isHidden()
+
+
+def test_page_shows_the_reports(qtbot, outcome):
+    state = WizardState()
+    page = ReportPage(state)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.complete_changed, timeout=1000):
+        state.set_outcome(outcome)
+    assert page.is_complete()
+    assert page.empty_label.isHidden() and not page.content.isHidden()
+    assert "verified" in page.privacy_label.text()
+    assert "epsilon" in page.privacy_label.text()
+    assert "record utility" in page.utility_label.text()
+    main = outcome.reports[0]
+    assert page.value_table.rowCount() == len(main.values)
+    assert page.value_table.item(0, 0).text() == main.values[0]
+    canvases = _canvases(page)
+    assert page.tabs.count() == len(main.figures) == 3
+    assert all(isinstance(c, PlotCanvas) and isinstance(c.canvas, FigureCanvasQTAgg) for c in canvases)
+    assert [c.figure for c in canvases] == list(main.figures.values())
+    assert not page.comparison_box.isHidden()
+    assert page.comparison_table.rowCount() == 2
+    assert page.comparison_table.item(0, 0).text() == "Fine-grain perturbation"
+    assert page.comparison_table.item(1, 0).text() == "Uniform perturbation"
+
+
+def test_switching_report_and_clearing(qtbot, outcome):
+    state = WizardState()
+    page = ReportPage(state)
+    qtbot.addWidget(page)
+    state.set_outcome(outcome)
+    page.report_choice.setCurrentIndex(1)
+    assert page.utility_label.text().startswith("<b>Uniform perturbation</b>")
+    page.refresh()  # showing the page again keeps the chosen report
+    assert page.report_choice.currentIndex() == 1
+    state.set_outcome(None)
+    assert not page.is_complete()
+    assert page.content.isHidden() and not page.empty_label.isHidden()
+
+
+def test_plot_canvas_swaps_figures(qtbot):
+    first, second = Figure(), Figure()
+    first.add_subplot().plot([0, 1])
+    canvas = PlotCanvas(first)
+    qtbot.addWidget(canvas)
+    assert canvas.figure is first
+    canvas.set_figure(second)
+    assert canvas.figure is second and second.canvas is canvas.canvas
+
+
+def test_personalized_says_no_formal_guarantee(qtbot):
+    from ppdp_desktop.core.anonymize import RecodingSettings
+    from ppdp_desktop.core.resources import DEMO_TAXONOMY
+
+    dataset = load_table(resource_path(DEMO_DATA))
+    recoding = RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"])
+    settings = AnonymizationSettings("diagnosis", method="personalized", identifiers=["patient_id", "name"],
+                                     recoding=recoding, seed=3)
+    state = WizardState()
+    page = ReportPage(state)
+    qtbot.addWidget(page)
+    state.set_outcome(run_job(dataset, [settings], no_progress, CancelToken()))
+    assert "No formal privacy guarantee" in page.privacy_label.text()
+    assert page.comparison_box.isHidden()  # one report: nothing to compare
+    assert page.value_table.horizontalHeaderItem(0).text() == "Published as"
+    assert page.value_table.rowCount() == 3
+    assert page.tabs.count() == 2

@@ -1,0 +1,133 @@
+"""The method report (core, no Qt): per-value arrays, the Monte-Carlo band, figures, comparison rows."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings, anonymize
+from ppdp_desktop.core.loading import load_table
+from ppdp_desktop.core.progress import CancelToken
+from ppdp_desktop.core.errors import Cancelled
+from ppdp_desktop.core.report import COMPARISON_COLUMNS, MAX_BARS, MethodReport, build_report, comparison_rows, monte_carlo_band
+from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+
+IDENTIFIERS = ["patient_id", "name"]
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return load_table(resource_path(DEMO_DATA))
+
+
+@pytest.fixture(scope="module")
+def finegrain(demo):
+    settings = AnonymizationSettings(
+        "diagnosis", method="finegrain", identifiers=IDENTIFIERS, sensitivity=SensitivitySettings(theta=3), seed=7
+    )
+    return anonymize(demo, settings)
+
+
+@pytest.fixture(scope="module")
+def finegrain_report(finegrain) -> MethodReport:
+    return build_report(finegrain)
+
+
+@pytest.fixture(scope="module")
+def personalized_report(demo) -> MethodReport:
+    recoding = RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"])
+    settings = AnonymizationSettings("diagnosis", method="personalized", identifiers=IDENTIFIERS, recoding=recoding, seed=7)
+    return build_report(anonymize(demo, settings))
+
+
+def _save_all(report: MethodReport, folder) -> None:
+    for name, figure in report.figures.items():
+        assert isinstance(figure, Figure)
+        assert figure.axes, name
+        path = folder / f"{report.method}-{name.replace(':', '').replace(' ', '_')}.png"
+        figure.savefig(path, dpi=50)  # headless: Agg only, no pyplot, no Qt
+        assert path.stat().st_size > 1000
+
+
+def test_perturbation_report_arrays(finegrain, finegrain_report):
+    r = finegrain_report
+    m, n = finegrain.plan.domain.m, len(finegrain.dataset.frame)
+    assert r.method == "finegrain" and r.title == "Fine-grain perturbation" and r.n_records == n
+    for array in (r.original, r.reconstructed, r.band_low, r.band_high, r.retention, r.max_posterior, r.rho2):
+        assert array is not None and array.shape == (m,)
+    assert len(r.values) == m and "(missing)" not in r.values  # the demo diagnosis has no blanks
+    assert r.original.sum() == n
+    assert r.reconstructed.sum() == pytest.approx(n)  # the inverse estimate preserves the total
+    assert np.all(r.band_low <= r.band_high)
+    covered = (r.band_low <= r.original) & (r.original <= r.band_high)
+    assert covered.mean() >= 0.8
+    assert r.record_utility == pytest.approx(finegrain.plan.record_utility)
+    assert r.utility is not None and r.utility.workload is not None
+    assert r.lines == finegrain.plan.describe()
+
+
+def test_perturbation_report_guarantee(finegrain_report):
+    r = finegrain_report
+    assert r.has_guarantee and r.guarantee["verified"] is True
+    protected = ~np.isnan(r.rho2)
+    assert protected.any()
+    assert np.all(r.max_posterior[protected] <= r.rho2[protected] + 1e-9)
+    assert r.epsilon_ldp is not None and r.epsilon_ldp > 0
+    assert r.epsilon_ldp == pytest.approx(r.guarantee["epsilon_ldp"])
+    assert r.downward_breaches == r.guarantee["downward_breaches"]
+    lines = r.privacy_lines()
+    assert lines[0].startswith("Guarantee verified")
+    assert any("epsilon" in line for line in lines)
+
+
+def test_perturbation_figures(finegrain_report, tmp_path):
+    r = finegrain_report
+    assert set(r.figures) == {"distribution", "retention", "posterior"}
+    _save_all(r, tmp_path)
+    bars = [p for p in r.figures["retention"].axes[0].patches]
+    assert len(bars) == min(len(r.values), MAX_BARS)  # 41 values: the 40 most frequent are shown
+
+
+def test_band_is_seeded_and_repeatable(finegrain, finegrain_report):
+    codes, _ = finegrain.applied.codes["diagnosis"]
+    low, high = monte_carlo_band(codes, finegrain.plan.retention, finegrain.plan.matrix)
+    assert np.array_equal(low, finegrain_report.band_low) and np.array_equal(high, finegrain_report.band_high)
+    other, _ = monte_carlo_band(codes, finegrain.plan.retention, finegrain.plan.matrix, seed=1)
+    assert not np.array_equal(other, low)
+
+
+def test_report_is_fast_and_cancellable(finegrain):
+    start = time.perf_counter()
+    build_report(finegrain)
+    assert time.perf_counter() - start < 10.0  # ~0.6 s idle; only an order-of-magnitude regression fails
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        build_report(finegrain, cancel=token)
+
+
+def test_personalized_report(personalized_report, tmp_path):
+    r = personalized_report
+    assert r.method == "personalized" and r.kind == "none" and not r.has_guarantee
+    assert "no formal privacy guarantee" in r.privacy_lines()[0]
+    assert r.original is None and r.reconstructed is None and r.epsilon_ldp is None
+    assert sum(r.choice_counts.values()) == r.n_records
+    assert r.choice_counts["alias1"] == r.n_records  # default choice 2 for every record
+    assert set(r.figures) == {"choices", "grades: income"}
+    _save_all(r, tmp_path)
+
+
+def test_comparison_rows(finegrain_report, personalized_report):
+    rows = comparison_rows([finegrain_report, personalized_report])
+    assert len(rows) == 2
+    assert all(set(row) == {key for key, _ in COMPARISON_COLUMNS} for row in rows)
+    first, second = rows
+    assert first["method"] == "Fine-grain perturbation"
+    assert first["record_utility"] == pytest.approx(finegrain_report.record_utility)
+    assert first["query_error_1pct"] == pytest.approx(finegrain_report.utility.workload.mean_error[2])
+    assert first["epsilon_ldp"] == pytest.approx(finegrain_report.epsilon_ldp)
+    assert "rho1, rho2" in first["guarantee"]
+    assert second["epsilon_ldp"] is None and second["record_utility"] is None
+    assert second["guarantee"].startswith("none")

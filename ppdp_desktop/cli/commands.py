@@ -70,9 +70,11 @@ def run_anonymize(args: argparse.Namespace) -> int:
 
 def run_demo(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings
+    from ppdp_desktop.core.demo import DEMO_ROLES, DEMO_SENSITIVE
     from ppdp_desktop.core.loading import load_table
     from ppdp_desktop.core.release import check_destination
     from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+    from ppdp_desktop.core.schema import Role
 
     out = Path(args.out)
     key = Path(args.key) if args.key else out.with_name(out.name + ".ppdpkey")
@@ -87,10 +89,10 @@ def run_demo(args: argparse.Namespace) -> int:
     share = dataset.frame["diagnosis"].value_counts(normalize=True)
     value_choices = {str(v): 1 if f > 0.05 else 3 if f < 0.01 else 2 for v, f in share.items()}
     settings = AnonymizationSettings(
-        sensitive="diagnosis",
+        sensitive=DEMO_SENSITIVE,
         method=args.method,
-        identifiers=["patient_id", "name"],
-        quasi=["age", "sex", "postcode"],
+        identifiers=[c for c, r in DEMO_ROLES.items() if r is Role.IDENTIFIER],
+        quasi=[c for c, r in DEMO_ROLES.items() if r is Role.QUASI_IDENTIFIER],
         sensitivity=SensitivitySettings(theta=args.theta),
         recoding=RecodingSettings(
             taxonomy_path=str(resource_path(DEMO_TAXONOMY)), value_choices=value_choices, graded=["income"], categories=4

@@ -14,14 +14,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from ppdp_desktop.core.resources import DEMO_DATA, resource_path
     from ppdp_desktop.gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("PPDP Desktop")
     window = MainWindow()
     if args.demo:
-        window.load_data(resource_path(DEMO_DATA))
+        window.load_demo()
     elif args.data:
         window.load_data(args.data)
     window.show()

@@ -24,7 +24,6 @@ from ppdp_desktop import __version__
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.resources import DEMO_DATA, resource_path
 from ppdp_desktop.gui.lookup_dialog import LookupDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.export_page import ExportPage
@@ -105,7 +104,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         self._action(file_menu, "&Open data…", self._on_open_data, QKeySequence.StandardKey.Open)
-        self._action(file_menu, "Open the &demo data", lambda: self.load_data(resource_path(DEMO_DATA)))
+        self._action(file_menu, "Open the &demo data", self.load_demo)
         self.recent_menu = file_menu.addMenu("&Recent files")
         file_menu.addSeparator()
         self._action(file_menu, "Open &project…", self._on_open_project)
@@ -177,6 +176,11 @@ class MainWindow(QMainWindow):
         self.go_to(0)
         self.pages[0].load(path, options)
         self._remember(path)
+
+    def load_demo(self) -> None:
+        """The demo data with its roles and taxonomy preset."""
+        self.go_to(0)
+        self.pages[0].load_demo()
 
     def _on_open_data(self) -> None:
         self.go_to(0)

@@ -68,6 +68,7 @@ class TaxonomyEditor(QWidget):
         self.tree.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.tree.setDefaultDropAction(Qt.DropAction.MoveAction)
         self.tree.setDropIndicatorShown(True)
+        self.tree.setUniformRowHeights(True)  # large taxonomies: no per-row size queries
         self.tree.setColumnWidth(LABEL, 240)
         self.validation_label = QLabel()
         self.validation_label.setWordWrap(True)

@@ -1,9 +1,11 @@
 """The one place core jobs run off the GUI thread (napari's worker, Orange3's ConcurrentWidgetMixin).
 
 A job is a plain function ``fn(progress, cancel)`` from :mod:`ppdp_desktop.core.jobs`. It runs on a
-Python thread; everything it reports is posted to the GUI thread through one queued signal and
-re-emitted there, so every handler of :attr:`Worker.finished` and the other public signals runs on
-the GUI thread whatever it is (a bound method or a lambda). One task at a time: starting a new one
+Python thread. Its outcome is posted to the GUI thread through one queued signal and re-emitted
+there, so every handler of the public signals runs on the GUI thread whatever it is (a bound method
+or a lambda). Progress is only recorded by the job; a GUI timer reads the latest report every
+50 ms, so a job may call ``progress`` per row without flooding the event queue, and the stage shown
+is never older than 50 ms (a push throttle would drop the last report before a long step). One task at a time: starting a new one
 cancels the old one, and the old one's late reports are ignored (a generation counter).
 """
 from __future__ import annotations
@@ -14,14 +16,14 @@ import time
 import traceback
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ppdp_desktop.core.errors import Cancelled, PPDPError
 from ppdp_desktop.core.progress import CancelToken
 
 Job = Callable[[Callable[..., None], CancelToken], Any]
 
-PROGRESS_INTERVAL = 0.05  # seconds between two progress emissions (at most ~20 per second)
+PROGRESS_INTERVAL_MS = 50  # the GUI reads the latest progress this often (at most 20 emissions/s)
 ETA_AFTER = 0.05  # no ETA before this fraction is done
 
 
@@ -55,29 +57,22 @@ def describe_error(exc: BaseException) -> tuple[str, str]:
 
 
 class _Task:
-    """One run of a job: its thread, its cancel token and its progress throttle."""
+    """One run of a job: its thread, its cancel token and its latest progress report."""
 
     def __init__(self, generation: int, name: str, fn: Job, post: Callable[[int, str, object], None]) -> None:
         self.generation = generation
         self.name = name
         self.fn = fn
         self.token = CancelToken()
+        self.started_at = time.monotonic()
+        self.latest: tuple[float, str] | None = None  # replaced whole, so reading it needs no lock
         self._post = post
-        self._started = time.monotonic()
-        self._last_emit = -math.inf
-        self._stage = ""
         self.thread = threading.Thread(target=self._run, name=f"ppdp-{name}", daemon=True)
 
     def progress(self, fraction: float, message: str = "") -> None:
-        """The callback given to the job (called on the worker thread); throttled."""
-        if message:
-            self._stage = message
-        now = time.monotonic()
-        if now - self._last_emit < PROGRESS_INTERVAL:
-            return
-        self._last_emit = now
-        fraction = min(max(float(fraction), 0.0), 1.0)
-        self._post(self.generation, "progress", (fraction, self._stage, estimate_eta(now - self._started, fraction)))
+        """The callback given to the job (worker thread): only records; the GUI polls it."""
+        stage = message or (self.latest[1] if self.latest else "")
+        self.latest = (min(max(float(fraction), 0.0), 1.0), stage)
 
     def _run(self) -> None:
         try:
@@ -107,7 +102,7 @@ class Worker(QObject):
     finished = Signal(str, object)
     errored = Signal(str, str, str)
     cancelled = Signal(str)
-    _posted = Signal(int, str, object)  # (generation, kind, payload), emitted on the worker thread
+    _posted = Signal(int, str, object)  # (generation, outcome kind, payload), from the worker thread
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -115,6 +110,10 @@ class Worker(QObject):
         self._task: _Task | None = None
         self._threads: list[threading.Thread] = []
         self._posted.connect(self._on_posted, Qt.ConnectionType.QueuedConnection)
+        self._shown: tuple[float, str] | None = None
+        self._poll = QTimer(self)
+        self._poll.setInterval(PROGRESS_INTERVAL_MS)
+        self._poll.timeout.connect(self._on_poll_timeout)
 
     # --- API --------------------------------------------------------------------------------
     def start(self, name: str, fn: Job) -> None:
@@ -134,8 +133,10 @@ class Worker(QObject):
         task = _Task(self._generation, name, fn, self._post)
         self._task = task
         self._threads = [t for t in self._threads if t.is_alive()] + [task.thread]
+        self._shown = None
         self.started.emit(name)
         task.thread.start()
+        self._poll.start()
 
     def cancel(self) -> None:
         """Ask the running task to stop; ``cancelled`` follows when it has."""
@@ -162,6 +163,7 @@ class Worker(QObject):
         self.cancel()
         self._generation += 1  # late reports of the stopped task are ignored
         self._task = None
+        self._poll.stop()
         return self.wait(timeout_ms)
 
     # --- plumbing ---------------------------------------------------------------------------
@@ -172,15 +174,23 @@ class Worker(QObject):
         except RuntimeError:  # the worker was deleted with the window; nobody listens any more
             pass
 
+    def _on_poll_timeout(self) -> None:
+        """On the GUI thread: emit the running task's latest progress if it changed."""
+        task = self._task
+        latest = task.latest if task is not None else None
+        if latest is None or latest == self._shown:
+            return
+        self._shown = latest
+        fraction, stage = latest
+        self.progress.emit(fraction, stage, estimate_eta(time.monotonic() - task.started_at, fraction))
+
     def _on_posted(self, generation: int, kind: str, payload: object) -> None:
-        """On the GUI thread: re-emit the current task's reports, drop a replaced task's."""
+        """On the GUI thread: re-emit the current task's outcome, drop a replaced task's."""
         task = self._task
         if task is None or generation != task.generation:
             return
-        if kind == "progress":
-            self.progress.emit(*payload)  # type: ignore[misc]
-            return
         self._task = None
+        self._poll.stop()
         if kind == "finished":
             self.finished.emit(task.name, payload)
         elif kind == "errored":

@@ -51,7 +51,7 @@ class LoadPage(WizardPage):
         self.open_button.clicked.connect(self._on_open_clicked)
         self.demo_button = QPushButton("Use the demo data")
         self.demo_button.setToolTip("20,000 synthetic patients (no real person)")
-        self.demo_button.clicked.connect(lambda: self.load(resource_path(DEMO_DATA)))
+        self.demo_button.clicked.connect(self.load_demo)
         self.hint = QLabel("Open a file, or drop one here. The file is only read, never changed.")
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -85,7 +85,8 @@ class LoadPage(WizardPage):
         """Read ``path`` in the worker; the page shows the result or the error."""
         path = Path(path)
         options = dict(options or {})
-        self._pending = (path, options)
+        self._pending = (path, options, getattr(self, "_demo_preset", False))
+        self._demo_preset = False
         self.message.setStyleSheet("")
         self.message.setText(f"Reading {path.name}…")
 
@@ -94,6 +95,11 @@ class LoadPage(WizardPage):
             return dataset, column_summary(dataset)
 
         self.state.worker.start("load", job)
+
+    def load_demo(self) -> None:
+        """Load the demo data with its roles and diagnosis taxonomy already set."""
+        self._demo_preset = True
+        self.load(resource_path(DEMO_DATA))
 
     def _on_open_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open data", "", FILE_FILTER)
@@ -104,7 +110,12 @@ class LoadPage(WizardPage):
         if name != "load":
             return
         dataset, summary = result
-        path, options = self._pending
+        path, options, preset = self._pending
+        if preset:
+            from ppdp_desktop.core.demo import DEMO_ROLES, demo_taxonomy
+
+            self.state.project.roles.update({c: r.value for c, r in DEMO_ROLES.items()})
+            self.state.project.set_taxonomy(demo_taxonomy())
         self.state.set_dataset(dataset, path, options)
         self.preview_model.set_frame(dataset.frame)
         self.summary_model.set_frame(summary)

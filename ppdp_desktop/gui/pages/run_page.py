@@ -20,6 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+# run_job imports the report module (and matplotlib) lazily; importing it here, on the GUI thread at
+# start-up, keeps that import (C extensions hold the GIL) out of the first run.
+import ppdp_desktop.core.report  # noqa: F401
 from ppdp_desktop.core.anonymize import AnonymizationSettings
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.jobs import RunOutcome, run_job

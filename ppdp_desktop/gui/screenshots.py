@@ -32,6 +32,8 @@ def wait_until(condition, timeout_s: float = 60.0) -> None:
 def drive_demo(window: MainWindow, out_dir: Path | None = None, export_dir: Path | None = None) -> dict[str, Path]:
     """Walk the wizard on the demo data; if ``out_dir`` is given, grab each page to a PNG."""
     shots: dict[str, Path] = {}
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
 
     def grab(name: str) -> None:
         if out_dir is not None:

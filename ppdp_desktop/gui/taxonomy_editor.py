@@ -28,6 +28,9 @@ from ppdp_desktop.gui.taxonomy_model import LABEL, TaxonomyModel
 
 _RED, _GREEN = "#b71c1c", "#1b5e20"
 _CONTEXT = Qt.ShortcutContext.WidgetWithChildrenShortcut
+#: Larger taxonomies open with only the root expanded: a tree view lays out every expanded row
+#: again after each change, which takes seconds at tens of thousands of rows.
+EXPAND_ALL_LIMIT = 2000
 
 
 class TaxonomyEditor(QWidget):
@@ -83,7 +86,7 @@ class TaxonomyEditor(QWidget):
         layout.addWidget(self.status_label)
         self.undo_stack.indexChanged.connect(self._on_history_changed)
         self.model.edit_refused.connect(self._show_refusal)
-        self.model.modelReset.connect(self.tree.expandAll)
+        self.model.modelReset.connect(self._on_model_reset)
         self.model.rowsInserted.connect(lambda parent, *_: self.tree.expand(parent))
         self.tree.selectionModel().currentChanged.connect(self._update_actions)
         self._refresh()
@@ -298,6 +301,13 @@ class TaxonomyEditor(QWidget):
             if not Path(path).suffix:
                 path += ".csv" if "CSV" in chosen else ".json"
             self.export_to(path)
+
+    def _on_model_reset(self) -> None:
+        taxonomy = self.model.taxonomy()
+        if taxonomy is not None and len(taxonomy) <= EXPAND_ALL_LIMIT:
+            self.tree.expandAll()
+        else:
+            self.tree.expandToDepth(0)
 
     def _on_history_changed(self) -> None:
         if self._loading:

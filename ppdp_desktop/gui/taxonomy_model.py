@@ -32,6 +32,12 @@ LABEL, ALIAS1, ALIAS2 = range(3)
 HEADERS = ("Value / group", "Alias 1 (generalized)", "Alias 2 (code)")
 MIME_TYPE = "application/x-ppdp-taxonomy-node"
 _ROLE = Qt.ItemDataRole
+_F = Qt.ItemFlag  # combined once: ``|`` on Python enums is slow in calls made per row
+_NO_FLAGS = _F.NoItemFlags
+_FIXED_FLAGS = _F.ItemIsEnabled | _F.ItemIsSelectable | _F.ItemIsDropEnabled
+_ROOT_FLAGS = _FIXED_FLAGS | _F.ItemIsEditable
+_DRAG_FLAGS = _FIXED_FLAGS | _F.ItemIsDragEnabled
+_EDIT_FLAGS = _DRAG_FLAGS | _F.ItemIsEditable
 _ALIAS_HELP = {
     ALIAS1: ("Alias 1: the generalized value published instead of this value under privacy choice 2.",
              "Default: the label of its group. Type to set it; clear the cell to go back to the default."),
@@ -81,7 +87,7 @@ class TaxonomyModel(QAbstractItemModel):
 
     def node(self, index: _Index) -> TaxonomyNode | None:
         """The node of ``index`` (any column), or None for an invalid or stale index."""
-        return self._nodes.get(index.internalId()) if index.isValid() else None
+        return self._nodes.get(index.internalId())  # an invalid index has id 0, never a node's
 
     def index_for(self, node: TaxonomyNode | str, column: int = LABEL) -> QModelIndex:
         """The index of a node or label; raises ``TaxonomyError`` if the taxonomy has no such node."""
@@ -138,13 +144,10 @@ class TaxonomyModel(QAbstractItemModel):
     def flags(self, index: _Index) -> Qt.ItemFlag:  # noqa: D102
         node = self.node(index)
         if node is None:
-            return Qt.ItemFlag.NoItemFlags  # nothing can be dropped beside the root
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDropEnabled
-        if node.parent is not None:
-            flags |= Qt.ItemFlag.ItemIsDragEnabled
-        if index.column() == LABEL or node.is_leaf:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        return flags
+            return _NO_FLAGS  # nothing can be dropped beside the root
+        if node.parent is None:
+            return _ROOT_FLAGS if index.column() == LABEL else _FIXED_FLAGS
+        return _EDIT_FLAGS if index.column() == LABEL or not node.children else _DRAG_FLAGS
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> Any:  # noqa: D102
         node = self.node(index)

@@ -1,6 +1,7 @@
 """The run page: the GUI stays responsive during a real run, cancel works, errors are dialogs."""
 from __future__ import annotations
 
+import gc
 import time
 
 import numpy as np
@@ -109,6 +110,7 @@ def test_worker_and_page_keep_the_gui_responsive_with_a_busy_python_job(qtbot):
             progress(elapsed / 0.6, "Busy")
         return None
 
+    gc.collect()  # a full collection over the big tables of earlier tests would stall any thread
     state = WizardState()
     state.set_dataset(make_dataset(100), None)
     state.set_role("diagnosis", Role.SENSITIVE)

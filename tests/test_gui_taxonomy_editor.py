@@ -9,6 +9,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
 from PySide6.QtGui import QKeySequence  # noqa: E402
 from PySide6.QtTest import QAbstractItemModelTester  # noqa: E402
+from PySide6.QtWidgets import QAbstractItemView  # noqa: E402
 
 from ppdp_desktop.core.errors import TaxonomyError  # noqa: E402
 from ppdp_desktop.core.resources import DEMO_TAXONOMY, resource_path  # noqa: E402
@@ -41,7 +42,7 @@ def at(editor: TaxonomyEditor, label: str, column: int = LABEL) -> QModelIndex:
 
 def test_model_shows_the_demo_taxonomy(demo):
     model = TaxonomyModel(demo)
-    QAbstractItemModelTester(model, FATAL)
+    tester = QAbstractItemModelTester(model, FATAL)  # noqa: F841 - aborts on any inconsistency
     assert model.rowCount() == 1 and model.columnCount() == 3
     root = model.index(0, 0)
     assert model.data(root) == "Any diagnosis"
@@ -111,6 +112,8 @@ def test_drag_and_drop_moves_through_the_undo_stack(editor):
     mime = model.mimeData([at(editor, "Hypertension")])
     assert model.dropMimeData(mime, MOVE, 3, 0, at(editor, "Cardiovascular"))
     assert editor.taxonomy().find("Hypertension").row() == 2
+    # After a move drop the view asks the model to remove the source rows; the model must not.
+    assert not model.removeRows(0, 1, at(editor, "Cardiovascular"))
     editor.undo_stack.undo()
     editor.undo_stack.undo()
     assert to_dict(editor.taxonomy()) == before
@@ -203,6 +206,24 @@ def test_undo_and_redo_shortcuts(editor):
     assert editor.undo_action in editor.actions() and not editor.undo_action.isEnabled()
     editor.rename(at(editor, "Stroke"), "Stroke (CVA)")
     assert editor.undo_action.isEnabled() and "Rename 'Stroke'" in editor.undo_action.text()
+
+
+def test_toolbar_actions_edit_the_current_node(editor, qtbot):
+    editor.show()
+    editor.tree.setCurrentIndex(at(editor, "Respiratory"))
+    editor.add_child_action.trigger()
+    assert editor.taxonomy().find("New value").parent.label == "Respiratory"
+    assert editor.tree.state() == QAbstractItemView.State.EditingState  # type the label right away
+    editor.tree.setCurrentIndex(at(editor, "Asthma"))
+    editor.add_sibling_action.trigger()
+    assert editor.taxonomy().find("New value 2").row() == 1
+    editor.tree.setCurrentIndex(at(editor, "Asthma"))
+    editor.delete_action.trigger()
+    assert "Asthma" not in editor.taxonomy()
+    editor.tree.setCurrentIndex(at(editor, "Any diagnosis"))
+    assert not editor.delete_action.isEnabled() and not editor.add_sibling_action.isEnabled()
+    editor.undo_action.trigger()
+    assert "Asthma" in editor.taxonomy()
 
 
 @pytest.mark.parametrize("edit, message", [

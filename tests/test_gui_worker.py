@@ -1,6 +1,7 @@
 """The background worker: results on the GUI thread, errors, cancel, replacement, shutdown."""
 from __future__ import annotations
 
+import gc
 import math
 import threading
 import time
@@ -159,3 +160,12 @@ def test_eta_and_error_helpers():
     assert describe_error(ParameterError("bad theta")) == ("bad theta", "")
     message, details = describe_error(KeyError())
     assert message == "Unexpected error: KeyError" and "KeyError" in details
+
+
+def test_collector_freeze_lasts_only_while_a_task_runs(qtbot, worker):
+    release = threading.Event()
+    worker.start("hold", lambda progress, cancel: release.wait(5))
+    assert gc.get_freeze_count() > 0  # objects alive at start are skipped by full collections
+    with qtbot.waitSignal(worker.finished, timeout=2000):
+        release.set()
+    assert gc.get_freeze_count() == 0

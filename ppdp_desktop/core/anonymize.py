@@ -156,9 +156,9 @@ def anonymize(
     pseudonym_map = None
     if schema.identifiers or plan.needs_pseudonyms:
         ids = make_pseudonyms(len(frame))
-        table.insert(0, PSEUDONYM_COLUMN, ids)
+        table.insert(0, PSEUDONYM_COLUMN, ids.array)
         pseudonym_map = frame[schema.identifiers].take(order).reset_index(drop=True)
-        pseudonym_map.insert(0, PSEUDONYM_COLUMN, ids)
+        pseudonym_map.insert(0, PSEUDONYM_COLUMN, ids.array)
     cancel.check()
     progress(1.0, "Done")
     return Anonymization(dataset, settings, plan, guarantee, table, applied, seed, order, pseudonym_map)

@@ -83,6 +83,16 @@ class CategoricalDomain:
             raise InputError(f"Value {label_text(bad)!r} of {self.attribute!r} is not in the planned domain.")
         return codes.astype(np.int32)
 
+    def categorical(self, codes: np.ndarray) -> pd.Categorical:
+        """Codes as a pandas Categorical (missing as NaN): no Python object per record, so building
+        and writing a large release never holds the interpreter for long."""
+        has_missing = json_label(self.values[-1]) is None
+        categories = list(self.values[:-1] if has_missing else self.values)
+        codes = np.asarray(codes)
+        if has_missing:
+            codes = np.where(codes == self.m - 1, -1, codes)
+        return pd.Categorical.from_codes(codes, categories=categories)
+
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """Map codes back to values (an object array; missing becomes ``None``)."""
         lookup = np.empty(self.m, dtype=object)

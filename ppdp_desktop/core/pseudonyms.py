@@ -10,20 +10,27 @@ import secrets
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 PSEUDONYM_COLUMN = "pseudonym"
 _BYTES = 8  # 64 bits per id; duplicates are still checked and redrawn
+_CHUNK = 1 << 16  # build in blocks so a large release never holds the interpreter for long
 
 
 def _draw(n: int) -> np.ndarray:
     return np.frombuffer(secrets.token_bytes(_BYTES * n), dtype=np.uint64).copy()
 
 
-def make_pseudonyms(n: int) -> np.ndarray:
-    """``n`` distinct ids like ``"R3f9c0a1b2d4e5f60"`` (an object array of str)."""
+def make_pseudonyms(n: int) -> pd.Series:
+    """``n`` distinct ids like ``"R3f9c0a1b2d4e5f60"``, as an Arrow-backed string Series."""
     values = _draw(n)
     while n and len(pd.unique(values)) < n:  # astronomically rare
         duplicated = pd.Series(values).duplicated().to_numpy()
         values[duplicated] = _draw(int(duplicated.sum()))
-    hexed = np.frombuffer(values.tobytes().hex().encode("ascii"), dtype="S16")
-    return np.char.add(b"R", hexed).astype(str).astype(object)
+    chunks = []
+    for start in range(0, n, _CHUNK):
+        block = values[start : start + _CHUNK]
+        hexed = np.frombuffer(block.tobytes().hex().encode("ascii"), dtype="S16")
+        chunks.append(pa.array(np.char.add(b"R", hexed)).cast(pa.string()))
+    array = pa.chunked_array(chunks, type=pa.string())
+    return pd.Series(pd.arrays.ArrowStringArray(array), name=PSEUDONYM_COLUMN)

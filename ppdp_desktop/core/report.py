@@ -369,3 +369,16 @@ def comparison_rows(reports: list[MethodReport]) -> list[dict[str, Any]]:
             "guarantee": "none (no formal guarantee)" if not r.has_guarantee else r.kind,
         })
     return rows
+
+
+def warm_up() -> None:
+    """Lay out one small figure with text so matplotlib loads its fonts now (C code that holds the
+    interpreter for ~0.1 s the first time) rather than in the middle of a background run."""
+    fig = Figure(figsize=(2, 1), layout="constrained")
+    ax = fig.subplots()
+    ax.barh([0, 1], [1, 2], label="warm")
+    ax.set_title("Warm up")
+    ax.legend()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -92,43 +92,41 @@ class TaxonomyEditor(QWidget):
         self._refresh()
 
     def _make_toolbar(self) -> QToolBar:
-        toolbar = QToolBar()
         self.undo_action = self.undo_stack.createUndoAction(self, "Undo")
-        self.undo_action.setShortcuts(_keys("Ctrl+Z", QKeySequence.StandardKey.Undo))
+        self.undo_action.setShortcuts([QKeySequence("Ctrl+Z")])
         self.redo_action = self.undo_stack.createRedoAction(self, "Redo")
-        self.redo_action.setShortcuts(_keys("Ctrl+Shift+Z", QKeySequence.StandardKey.Redo))
-        spec = [
-            ("add_child_action", "Add child", "Ctrl+N", "Add a new value under the selected node", self._on_add_child_clicked),
-            ("add_sibling_action", "Add sibling", "Ctrl+Shift+N", "Add a new value next to the selected node",
-             self._on_add_sibling_clicked),
-            ("rename_action", "Rename", "F2", "Edit the label of the selected node", self._on_rename_clicked),
-            ("delete_action", "Delete", "Del", "Delete the selected node and everything under it", self._on_delete_clicked),
-            None, "undo", None,
-            ("build_action", "Build from data", "", "Replace the taxonomy by one group holding every data value",
-             self._on_build_clicked),
-            ("import_action", "Import…", "", "Read a taxonomy JSON or an ARX hierarchy CSV", self._on_import_clicked),
-            ("export_action", "Export…", "", "Write the taxonomy as JSON or as an ARX hierarchy CSV",
-             self._on_export_clicked),
-        ]
-        for item in spec:
-            if item is None:
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        self.add_child_action = self._action("Add child", "Ins", "Add a new value under the selected node",
+                                             self._on_add_child_clicked)
+        self.add_sibling_action = self._action("Add sibling", "", "Add a new value after the selected node",
+                                               self._on_add_sibling_clicked)
+        self.rename_action = self._action("Rename", "F2", "Edit the label of the selected node", self._on_rename_clicked)
+        self.delete_action = self._action("Delete", "Del", "Delete the selected node and everything under it",
+                                          lambda: self.delete())
+        self.build_action = self._action("Build from data", "", "Replace the taxonomy by one group of every data value",
+                                         lambda: self.build_from_data())
+        self.import_action = self._action("Import…", "", "Read a taxonomy JSON or an ARX hierarchy CSV",
+                                          self._on_import_clicked)
+        self.export_action = self._action("Export…", "", "Write the taxonomy as JSON or as an ARX hierarchy CSV",
+                                          self._on_export_clicked)
+        toolbar = QToolBar()
+        groups = [(self.add_child_action, self.add_sibling_action, self.rename_action, self.delete_action),
+                  (self.undo_action, self.redo_action), (self.build_action, self.import_action, self.export_action)]
+        for group in groups:
+            if toolbar.actions():
                 toolbar.addSeparator()
-                continue
-            if item == "undo":
-                actions = [self.undo_action, self.redo_action]
-            else:
-                name, text, shortcut, tip, slot = item
-                action = QAction(text, self)
-                action.setShortcut(QKeySequence(shortcut))
-                action.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
-                action.triggered.connect(slot)
-                setattr(self, name, action)
-                actions = [action]
-            for action in actions:
+            for action in group:
                 action.setShortcutContext(_CONTEXT)
                 toolbar.addAction(action)
-                self.addAction(action)  # shortcuts work wherever the focus is inside the editor
+                self.addAction(action)  # the shortcuts work wherever the focus is inside the editor
         return toolbar
+
+    def _action(self, text: str, shortcut: str, tip: str, slot: Callable[[], None]) -> QAction:
+        action = QAction(text, self)
+        action.setShortcut(QKeySequence(shortcut))
+        action.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
+        action.triggered.connect(slot)
+        return action
 
     # --- the taxonomy -------------------------------------------------------------------------
 
@@ -282,12 +280,6 @@ class TaxonomyEditor(QWidget):
         if index.isValid():
             self.tree.edit(index.siblingAtColumn(LABEL))
 
-    def _on_delete_clicked(self) -> None:
-        self.delete()
-
-    def _on_build_clicked(self) -> None:
-        self.build_from_data()
-
     def _on_import_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self, "Import taxonomy", "", "Taxonomies (*.json *.csv *.txt);;JSON (*.json);;ARX hierarchy (*.csv *.txt)")
@@ -351,12 +343,3 @@ class TaxonomyEditor(QWidget):
         self.rename_action.setEnabled(node is not None)
         self.build_action.setEnabled(bool(self._data_values))
 
-
-def _keys(*keys: str | QKeySequence.StandardKey) -> list[QKeySequence]:
-    """The key sequences of ``keys`` (texts or standard keys), each once, in order."""
-    sequences: list[QKeySequence] = []
-    for key in keys:
-        for sequence in QKeySequence.keyBindings(key) if isinstance(key, QKeySequence.StandardKey) else [QKeySequence(key)]:
-            if sequence not in sequences:
-                sequences.append(sequence)
-    return sequences

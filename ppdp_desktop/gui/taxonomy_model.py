@@ -306,9 +306,6 @@ class TaxonomyModel(QAbstractItemModel):
     def supportedDropActions(self) -> Qt.DropAction:  # noqa: N802, D102
         return Qt.DropAction.MoveAction
 
-    def supportedDragActions(self) -> Qt.DropAction:  # noqa: N802, D102
-        return Qt.DropAction.MoveAction
-
     def mimeTypes(self) -> list[str]:  # noqa: N802, D102
         return [MIME_TYPE]
 

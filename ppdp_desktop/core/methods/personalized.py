@@ -70,10 +70,14 @@ class PersonalizedPlan:
             if ((codes < 0) & ~missing).any():
                 bad = values[(codes < 0) & ~missing].iloc[0]
                 raise ParameterError(f"Value {bad!r} of {self.attribute!r} has no leaf in the taxonomy.")
-            table = np.array([[leaf.label, leaf.alias1, leaf.alias2, None] for leaf in leaves], dtype=object)
+            # Published text per (leaf, choice) as a Categorical: no Python object per record.
+            published = [[leaf.label, leaf.alias1, leaf.alias2] for leaf in leaves]
+            categories = pd.unique(pd.Series([t for row in published for t in row], dtype=object))
+            lookup = pd.Index(categories)
+            table = np.array([lookup.get_indexer(row) for row in published], dtype=np.int64)
             codes = np.where(missing, 0, codes)
-            column = np.where(missing, 3, choices.astype(np.intp) - 1)
-            columns[self.attribute] = table[codes, column]
+            chosen = table[codes, choices.astype(np.intp) - 1]
+            columns[self.attribute] = pd.Categorical.from_codes(np.where(missing, -1, chosen), categories=categories)
             ambiguous = self._ambiguous_alias1(leaves)
             needs = (choices == 2) & ambiguous[codes] & ~missing
             secrets[self.attribute] = np.where(needs, values.to_numpy(dtype=object), None)

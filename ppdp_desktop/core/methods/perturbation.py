@@ -83,7 +83,7 @@ class PerturbationPlan:
     def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
         codes = self.domain.encode(frame[self.attribute])
         released = perturb_codes(codes, self.retention, rng)
-        return Applied({self.attribute: self.domain.decode(released)}, codes={self.attribute: (codes, released)})
+        return Applied({self.attribute: self.domain.categorical(released)}, codes={self.attribute: (codes, released)})
 
     def release_json(self) -> dict[str, Any]:
         return {

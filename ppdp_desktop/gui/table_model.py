@@ -14,13 +14,18 @@ class DataFrameModel(QAbstractTableModel):
     def __init__(self, frame: pd.DataFrame | None = None, parent=None) -> None:
         super().__init__(parent)
         self._frame = frame if frame is not None else pd.DataFrame()
-        self._columns = [self._frame[c].to_numpy() for c in self._frame.columns]
+        self._columns = self._arrays(self._frame)
 
     def set_frame(self, frame: pd.DataFrame) -> None:
         self.beginResetModel()
         self._frame = frame
-        self._columns = [frame[c].to_numpy() for c in frame.columns]
+        self._columns = self._arrays(frame)
         self.endResetModel()
+
+    @staticmethod
+    def _arrays(frame: pd.DataFrame) -> list:
+        """Each column's backing array, without copying or converting (cells are read one by one)."""
+        return [frame[c].array for c in frame.columns]
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -36,7 +41,7 @@ class DataFrameModel(QAbstractTableModel):
         if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
         value = self._columns[index.column()][index.row()]
-        if value is None or (isinstance(value, float) and value != value):
+        if value is None or value is pd.NA or (isinstance(value, float) and value != value):
             return ""
         return str(value)
 

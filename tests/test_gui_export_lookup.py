@@ -114,7 +114,7 @@ def test_passphrase_strength_word_comes_from_core(qtbot, monkeypatch):
 # --- export -----------------------------------------------------------------------------------------
 def test_export_writes_a_verifiable_release_and_key(qtbot, page, state, tmp_path):
     assert page.title == "Export" and not page.is_complete()
-    assert page.format_combo.count() == 1 and page.format_combo.currentText() == "CSV (UTF-8)"
+    assert page.format_combo.count() == 4 and page.format_combo.currentText() == "CSV (UTF-8)"
     folder = tmp_path / "release"
     fill(page, folder)
     assert page.key_edit.text() == str(tmp_path / "release.ppdpkey")  # proposed beside the folder
@@ -208,7 +208,7 @@ def test_refresh_reads_the_project_paths(qtbot, state, tmp_path):
 
 
 def test_export_failure_is_inline_and_a_non_modal_box(qtbot, page, state, tmp_path, monkeypatch):
-    def failing(*args):
+    def failing(*args, **kwargs):
         raise ReleaseError("The disk is full.")
 
     monkeypatch.setattr(export_page, "export_job", failing)
@@ -305,7 +305,7 @@ def test_lookup_without_worker_and_bad_inputs(qtbot, release, tmp_path):
     dialog.key_edit.setText(str(key))
     dialog.passphrase_edit.setText(PASSPHRASE)
     dialog.open_key()
-    assert "not a release folder" in dialog.message.text()
+    assert "is not a release" in dialog.message.text()
     dialog.folder_edit.setText(str(folder))
     dialog.key_edit.setText(str(folder / "release.json"))
     dialog.passphrase_edit.setText(PASSPHRASE)

@@ -19,6 +19,7 @@ COMMANDS = {
     "verify": commands.run_verify,
     "estimate": commands.run_estimate,
     "lookup": commands.run_lookup,
+    "report": commands.run_report,
 }
 
 

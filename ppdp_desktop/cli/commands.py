@@ -65,7 +65,7 @@ def run_anonymize(args: argparse.Namespace) -> int:
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
     _warn_seed(args.seed)
     dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
-    return _finish(dataset, settings, args.out, args.overwrite, args.utility, args.key, passphrase)
+    return _finish(dataset, settings, args, args.utility, args.key, passphrase)
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -99,7 +99,7 @@ def run_demo(args: argparse.Namespace) -> int:
         ),
         seed=args.seed,
     )
-    code = _finish(dataset, settings, str(out), args.overwrite, True, str(key), passphrase)
+    code = _finish(dataset, settings, args, True, str(key), passphrase)
     if made:
         print(f"  key file {key} sealed with the passphrase: {passphrase}  (keep it; it is shown only once)")
     return code
@@ -111,13 +111,14 @@ def _warn_seed(seed: int | None) -> None:
               "use it for testing only.", file=sys.stderr)
 
 
-def _finish(dataset, settings, out: str, overwrite: bool, utility: bool, key: str | None, passphrase: str | None) -> int:
+def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str | None, passphrase: str | None) -> int:
     from ppdp_desktop.core.anonymize import anonymize
     from ppdp_desktop.core.release import write_release
 
     start = time.perf_counter()
     result = anonymize(dataset, settings)
-    folder = write_release(result, out, overwrite=overwrite, key_path=key, passphrase=passphrase)
+    folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
+                           fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report)
     guarantee = result.guarantee
     lines = [f"Released {len(result.table):,} records of {dataset.label} to {folder} ({time.perf_counter() - start:.2f} s).",
              f"  method: {result.plan.method}"]
@@ -157,6 +158,31 @@ def run_estimate(args: argparse.Namespace) -> int:
         print(json.dumps(table.to_dict(orient="records"), indent=2))
     else:
         print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from ppdp_desktop.core.loading import load_table
+    from ppdp_desktop.core.release import read_release
+    from ppdp_desktop.core.report_document import ReportContext, write_html, write_pdf
+    from ppdp_desktop.core.report_source import reports_from_release
+
+    for target in filter(None, (args.out, args.pdf)):
+        if Path(target).exists():
+            raise ParameterError(f"{target} already exists; choose another file name.")
+    dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
+    release = read_release(args.release)
+    reports = reports_from_release(dataset.frame, release)
+    meta = release.metadata
+    sensitive = ", ".join(e["attribute"] for e in meta.get("sensitive", []) + meta.get("recoded", []))
+    context = ReportContext(
+        data_label=dataset.label, n_records=int(meta.get("n_records", 0)),
+        columns=[(n, a.get("role", "")) for n, a in meta.get("attributes", {}).items()], sensitive=sensitive,
+    )
+    write_html(reports, context, args.out)
+    if args.pdf:
+        write_pdf(reports, context, args.pdf)
+    print(f"Report written to {args.out}" + (f" and {args.pdf}" if args.pdf else "") + ".")
     return 0
 
 

@@ -42,6 +42,15 @@ def _key_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
                    "(else PPDP_PASSPHRASE, else a prompt)")
 
 
+def _package_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("release package")
+    g.add_argument("--format", dest="fmt", choices=("csv", "xlsx", "sav", "parquet"), default="csv",
+                   help="format of the released data (default csv)")
+    g.add_argument("--out-sep", default=",", help="delimiter of a released CSV (default ,)")
+    g.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
+    g.add_argument("--no-report", action="store_true", help="skip report.html / report.pdf")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ppdp", description="PPDP Desktop: privacy-preserving publishing of patient tables.")
     parser.add_argument("--version", action="version", version=f"ppdp {__version__}")
@@ -63,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--encoding", help="input encoding (default: sniffed: UTF-8, UTF-8 with BOM, Windows-1252)")
     an.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     an.add_argument("--utility", action="store_true", help="also print utility figures (count-query workload, distances)")
+    _package_args(an)
 
     demo = sub.add_parser("demo", help="run the main job on the embedded demo data (writes a release and its key)")
     demo.add_argument("--out", required=True, help="release folder to create")
@@ -73,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "random passphrase is made and printed)")
     demo.add_argument("--seed", type=int, help="fix the random seed (testing only)")
     demo.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
+    _package_args(demo)
 
     ver = sub.add_parser("verify", help="re-check a release's checksums and guarantee; exit 0 only if they hold")
     ver.add_argument("release", help="release folder")
@@ -83,6 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--where", help='condition on released columns: "col=value,col=value"')
     est.add_argument("--mle", action="store_true", help="iterative Bayesian estimate instead of the unbiased inverse")
     est.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    rp = sub.add_parser("report", help="write the utility and privacy report of a release against its original data")
+    rp.add_argument("data", help="the original data file")
+    rp.add_argument("release", help="release folder or .zip")
+    rp.add_argument("--out", required=True, help="report.html to write")
+    rp.add_argument("--pdf", help="also write this PDF")
+    rp.add_argument("--sep", help="input delimiter of DATA (default: sniffed)")
+    rp.add_argument("--encoding", help="input encoding of DATA (default: sniffed)")
 
     lk = sub.add_parser("lookup", help="authorized reverse lookup with the sealed key")
     lk.add_argument("release", help="release folder")

@@ -10,6 +10,19 @@ from ppdp_desktop.core.schema import Schema
 
 
 @dataclass
+class TableLabels:
+    """SPSS/Stata labels of a table's columns, as read from the input file.
+
+    variable_labels : column name -> its descriptive label.
+    value_labels : column name -> {code: label}; the codes are the stored values (numbers as floats
+        when read with pyreadstat), the labels what the loaded table shows instead.
+    """
+
+    variable_labels: dict[str, str] = field(default_factory=dict)
+    value_labels: dict[str, dict[object, str]] = field(default_factory=dict)
+
+
+@dataclass
 class Dataset:
     """A table read from a file (or made in memory).
 
@@ -19,12 +32,14 @@ class Dataset:
     source : the file it was read from, if any (never written to).
     schema : each column's role and kind; roles start as insensitive.
     details : how it was read (format, delimiter, encoding, sheet), for messages and the report.
+    labels : variable and value labels of an SPSS ``.sav`` / Stata ``.dta`` input, else None.
     """
 
     frame: pd.DataFrame
     source: Path | None = None
     schema: Schema = field(default_factory=Schema)
     details: dict[str, str] = field(default_factory=dict)
+    labels: TableLabels | None = None
 
     def __post_init__(self) -> None:
         if not self.schema.attributes:

@@ -63,10 +63,14 @@ def export_job(
     overwrite: bool,
     progress: Progress,
     cancel: CancelToken,
+    fmt: str = "csv",
+    zip_file: bool = False,
+    reports: list | None = None,
 ) -> Path:
-    """Write the release (and its sealed key) atomically."""
-    progress(0.1, "Writing the release")
+    """Write the release package (data, release.json, README, report, checksums) and its sealed key
+    atomically; a cancel leaves nothing behind."""
     cancel.check()
-    out = write_release(result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase)
-    progress(1.0, "Exported")
-    return out
+    return write_release(
+        result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase, fmt=fmt, zip_file=zip_file,
+        reports=reports, progress=progress, cancel=cancel,
+    )

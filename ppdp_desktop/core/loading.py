@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core import sniffing
-from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.dataset import Dataset, TableLabels
 from ppdp_desktop.core.errors import InputError
 
 TEXT_EXTENSIONS = (".csv", ".tsv", ".txt")
@@ -75,6 +75,7 @@ def load_table(
     if not source.is_file():
         raise InputError(f"{name}: is a folder, not a data file; give the path of a file ({SUPPORTED}).")
     kind = FORMATS[suffix]
+    labels = None
     try:
         if kind == "csv":
             frame, details = _read_text(source, name, sep, encoding)
@@ -83,10 +84,10 @@ def load_table(
         elif kind == "parquet":
             frame, details = _read_parquet(source, name)
         else:
-            frame, details = _read_stat(source, name, kind)
+            frame, details, labels = _read_stat(source, name, kind)
     except PermissionError:
         raise InputError(f"{name}: permission denied; check that you may read the file.") from None
-    return Dataset(_finish(frame, name), source=source, details=details)
+    return Dataset(_finish(frame, name), source=source, details=details, labels=labels)
 
 
 def _library_error(name: str, what: str, exc: Exception) -> InputError:
@@ -191,16 +192,20 @@ def _read_xlsx(source: Path, name: str, sheet: str | int | None) -> tuple[pd.Dat
     return frame.infer_objects(), {"format": "xlsx", "sheet": str(chosen)}
 
 
-def _read_stat(source: Path, name: str, kind: str) -> tuple[pd.DataFrame, dict[str, str]]:
+def _read_stat(source: Path, name: str, kind: str) -> tuple[pd.DataFrame, dict[str, str], TableLabels]:
     import pyreadstat
 
     reader, what = (pyreadstat.read_sav, "an SPSS file") if kind == "sav" else (pyreadstat.read_dta, "a Stata file")
     try:
-        frame, _meta = reader(str(source), apply_value_formats=True, formats_as_category=False)
+        frame, meta = reader(str(source), apply_value_formats=True, formats_as_category=False)
     except Exception as exc:  # pyreadstat raises ReadstatError / PyreadstatError
         raise _library_error(name, what, exc) from None
     _integral_to_int(frame)
-    return frame.infer_objects(), {"format": kind}
+    labels = TableLabels(
+        variable_labels={str(k): str(v) for k, v in (meta.column_names_to_labels or {}).items() if v},
+        value_labels={str(k): dict(v) for k, v in (meta.variable_value_labels or {}).items() if v},
+    )
+    return frame.infer_objects(), {"format": kind}, labels
 
 
 def _integral_to_int(frame: pd.DataFrame) -> None:

@@ -6,9 +6,9 @@ is never overwritten unless asked.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import zipfile
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -23,14 +23,17 @@ import pyarrow.csv as pacsv
 from ppdp_desktop import __version__
 from ppdp_desktop.core import keyfile
 from ppdp_desktop.core.anonymize import Anonymization
+from ppdp_desktop.core.checksums import CHECKSUMS_FILE, check_checksums, manifest_sha256, write_checksums  # noqa: F401
 from ppdp_desktop.core.domain import label_text
 from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.pseudonyms import PSEUDONYM_COLUMN
+from ppdp_desktop.core.release_readme import recipient_readme
 
 FORMAT_VERSION = 1
 DATA_FILE = "release.csv"
+README_FILE = "README.txt"
 META_FILE = "release.json"
-CHECKSUMS_FILE = "SHA256SUMS"
 
 RECONSTRUCTION = (
     "Released values were drawn with the published matrix: matrix[j][i] = Pr[value i is released as value j]. "
@@ -39,7 +42,7 @@ RECONSTRUCTION = (
 )
 
 
-def release_metadata(result: Anonymization, sep: str) -> dict[str, object]:
+def release_metadata(result: Anonymization, sep: str, fmt: str = "csv") -> dict[str, object]:
     """The ``release.json`` content: everything an analyst needs, nothing secret (no seed, no counts)."""
     schema = result.dataset.schema
     attributes = {
@@ -52,7 +55,8 @@ def release_metadata(result: Anonymization, sep: str) -> dict[str, object]:
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "method": result.plan.method,
         "n_records": int(len(result.table)),
-        "data_file": DATA_FILE,
+        "data_file": data_file_name(fmt),
+        "format": fmt,
         "csv": {"delimiter": sep, "encoding": "utf-8", "missing": ""},
         "attributes": attributes,
     }
@@ -63,50 +67,117 @@ def release_metadata(result: Anonymization, sep: str) -> dict[str, object]:
     return metadata
 
 
+def data_file_name(fmt: str) -> str:
+    from ppdp_desktop.core.formats import FORMATS
+
+    if fmt not in FORMATS:
+        raise ReleaseError(f"Unknown release format {fmt!r}; choose one of: {', '.join(FORMATS)}.")
+    return "release" + FORMATS[fmt]
+
+
 def write_release(
     result: Anonymization,
     out_dir: str | Path,
     *,
     overwrite: bool = False,
     sep: str = ",",
+    fmt: str = "csv",
+    zip_file: bool = False,
     key_path: str | Path | None = None,
     passphrase: str | None = None,
+    reports: list | None = None,
+    include_report: bool = True,
+    progress: Progress = no_progress,
+    cancel: CancelToken | None = None,
 ) -> Path:
-    """Write the release folder (and, if asked, its sealed key file) atomically; return the folder.
+    """Write the release package (and, if asked, its sealed key file) atomically; return its path.
 
-    The key goes beside the release, never inside it. If anything fails, neither is left behind.
+    The package: the data in ``fmt``, ``release.json``, ``README.txt`` for the recipient, the report
+    (HTML and PDF) and ``SHA256SUMS``; with ``zip_file`` one ``.zip`` instead of a folder. The key
+    goes beside the release, never inside it. A failure or a cancel leaves nothing behind.
     """
+    cancel = cancel or CancelToken()
     out = Path(out_dir)
+    if zip_file and out.suffix.lower() != ".zip":
+        out = out.with_name(out.name + ".zip")
     check_destination(out, key_path, overwrite)
     if len(sep) != 1 or sep in "\"\r\n":
         raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
     if key_path is not None and not passphrase:
         raise ReleaseError("A passphrase is needed to seal the key file.")
     parent = out.resolve().parent
-    metadata = release_metadata(result, sep)
+    metadata = release_metadata(result, sep, fmt)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
-    tmp_key = None
+    tmp_key = tmp_zip = None
     try:
-        write_csv(result.table, tmp / DATA_FILE, sep)
+        from ppdp_desktop.core.formats import write_table
+
+        progress(0.05, "Writing the data")
+        write_table(result.table, tmp / metadata["data_file"], fmt, sep=sep, labels=result.dataset.labels)
+        cancel.check()
         (tmp / META_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False), encoding="utf-8")
+        (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
+        if include_report:
+            _write_report(result, reports, tmp, subrange(progress, 0.3, 0.85), cancel)
+        cancel.check()
+        progress(0.85, "Checksums")
         manifest = write_checksums(tmp)
         if key_path is not None:
+            progress(0.9, "Sealing the key")
             key = Path(key_path)
             tmp_key = key.with_name(f".{key.name}.{os.getpid()}.partial")
             keyfile.seal(result.key_payload(), passphrase, manifest, tmp_key)
-        _replace_dir(tmp, out)
+        cancel.check()
+        if zip_file:
+            tmp_zip = out.with_name(f".{out.name}.{os.getpid()}.partial")
+            _zip_folder(tmp, tmp_zip)
+            _replace_file(tmp_zip, out)
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            _replace_dir(tmp, out)
         if tmp_key is not None:
             try:
                 os.replace(tmp_key, key_path)
             except BaseException:
-                shutil.rmtree(out, ignore_errors=True)
+                shutil.rmtree(out, ignore_errors=True) if out.is_dir() else out.unlink(missing_ok=True)
                 raise
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
-        if tmp_key is not None:
-            tmp_key.unlink(missing_ok=True)
+        for partial in (tmp_key, tmp_zip):
+            if partial is not None:
+                partial.unlink(missing_ok=True)
         raise
+    progress(1.0, "Exported")
     return out
+
+
+def _write_report(result: Anonymization, reports: list | None, folder: Path, progress: Progress, cancel: CancelToken) -> None:
+    """``report.html`` and ``report.pdf`` from the job's reports (built here if not given)."""
+    from ppdp_desktop.core.report import build_report
+    from ppdp_desktop.core.report_document import ReportContext, write_html, write_pdf
+
+    if reports is None:
+        reports = [build_report(result, subrange(progress, 0.0, 0.5), cancel)]
+    schema = result.dataset.schema
+    context = ReportContext(
+        data_label=result.dataset.label,
+        n_records=len(result.table),
+        columns=[(a.name, a.role.value) for a in schema.attributes.values()],
+        sensitive=result.settings.sensitive,
+    )
+    write_html(reports, context, folder / "report.html", subrange(progress, 0.5, 0.7))
+    cancel.check()
+    write_pdf(reports, context, folder / "report.pdf", subrange(progress, 0.7, 1.0))
+
+
+def _zip_folder(folder: Path, target: Path) -> None:
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.iterdir()):
+            archive.write(path, path.name)
+
+
+def _replace_file(tmp: Path, out: Path) -> None:
+    os.replace(tmp, out)
 
 
 def check_destination(out: Path, key_path: str | Path | None, overwrite: bool) -> None:
@@ -129,49 +200,6 @@ def check_destination(out: Path, key_path: str | Path | None, overwrite: bool) -
         raise ReleaseError(f"The key file {key_path} already exists; choose another --key path (or pass --overwrite).")
     if not key.parent.is_dir():
         raise ReleaseError(f"The folder {key.parent} for the key file does not exist; create it first.")
-
-
-def write_checksums(folder: Path) -> str:
-    """Write ``SHA256SUMS`` over every file of ``folder``; return the manifest hash (SHA-256 of it)."""
-    lines = [f"{_sha256(folder / name)}  {name}\n" for name in sorted(p.name for p in folder.iterdir() if p.is_file())]
-    data = "".join(lines).encode("utf-8")
-    (folder / CHECKSUMS_FILE).write_bytes(data)
-    return hashlib.sha256(data).hexdigest()
-
-
-def manifest_sha256(folder: Path) -> str:
-    """The manifest hash a key file binds to: the SHA-256 of the release's ``SHA256SUMS``."""
-    path = Path(folder) / CHECKSUMS_FILE
-    if not path.is_file():
-        raise ReleaseError(f"{folder} has no {CHECKSUMS_FILE}; it is not a complete release.")
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def check_checksums(folder: Path) -> None:
-    """Every file listed in ``SHA256SUMS`` exists with that hash, and no other file is present."""
-    folder = Path(folder)
-    manifest_sha256(folder)
-    listed = {}
-    for line in (folder / CHECKSUMS_FILE).read_text(encoding="utf-8").splitlines():
-        digest, _, name = line.partition("  ")
-        listed[name] = digest
-    for name, digest in listed.items():
-        path = folder / name
-        if not path.is_file():
-            raise ReleaseError(f"{name} is listed in {CHECKSUMS_FILE} but missing from the release.")
-        if _sha256(path) != digest:
-            raise ReleaseError(f"{name} does not match its checksum in {CHECKSUMS_FILE}: the release was altered.")
-    extra = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name not in listed and p.name != CHECKSUMS_FILE)
-    if extra:
-        raise ReleaseError(f"{extra[0]} is in the release folder but not in {CHECKSUMS_FILE}.")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _replace_dir(tmp: Path, out: Path) -> None:
@@ -237,22 +265,37 @@ class LoadedRelease:
         return codes.astype(np.int64)
 
 
-def read_release(folder: str | Path) -> LoadedRelease:
-    """Read ``release.json`` and the data file, all cells as text (missing as "")."""
-    folder = Path(folder)
+def read_release(path: str | Path) -> LoadedRelease:
+    """Read ``release.json`` and the data file (any format, or a ``.zip`` package), all cells as text."""
+    folder = Path(path)
+    if folder.is_file() and zipfile.is_zipfile(folder):
+        folder = _extract(folder)
     meta_path = folder / META_FILE
     if not meta_path.is_file():
-        raise ReleaseError(f"{folder} is not a release folder: {META_FILE} is missing.")
+        raise ReleaseError(f"{path} is not a release: {META_FILE} is missing.")
     try:
         metadata = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ReleaseError(f"{meta_path} cannot be read: {exc}.") from exc
     if metadata.get("format_version") != FORMAT_VERSION:
         raise ReleaseError(f"{meta_path} has format_version {metadata.get('format_version')!r}; this app reads {FORMAT_VERSION}.")
+    from ppdp_desktop.core.formats import read_table
+
     data_path = folder / metadata.get("data_file", DATA_FILE)
     sep = metadata.get("csv", {}).get("delimiter", ",")
-    try:
-        table = pd.read_csv(data_path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8")
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        raise ReleaseError(f"{data_path} cannot be read: {exc}.") from exc
+    table = read_table(data_path, metadata.get("format", "csv"), sep=sep)
     return LoadedRelease(folder, metadata, table)
+
+
+def _extract(archive: Path) -> Path:
+    """Unpack a zipped release into a private temporary folder (names are checked: no paths)."""
+    target = Path(tempfile.mkdtemp(prefix="ppdp-release-"))
+    try:
+        with zipfile.ZipFile(archive) as zipped:
+            for name in zipped.namelist():
+                if "/" in name or "\\" in name or name.startswith("."):
+                    raise ReleaseError(f"{archive.name} holds {name!r}; a release zip holds plain files only.")
+            zipped.extractall(target)
+    except zipfile.BadZipFile as exc:
+        raise ReleaseError(f"{archive.name} is not a readable zip file: {exc}.") from exc
+    return target

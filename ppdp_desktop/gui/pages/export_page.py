@@ -59,7 +59,8 @@ class ExportPage(WizardPage):
         self.folder_edit.setPlaceholderText("a new folder for release.csv and release.json")
         self.folder_button = QPushButton("Browse…")
         self.format_combo = QComboBox()
-        self.format_combo.addItem("CSV (UTF-8)", "csv")
+        for label, fmt in (("CSV (UTF-8)", "csv"), ("Excel (.xlsx)", "xlsx"), ("SPSS (.sav)", "sav"), ("Parquet", "parquet")):
+            self.format_combo.addItem(label, fmt)
         self.key_edit = QLineEdit()
         self.key_edit.setPlaceholderText("outside the release folder")
         self.key_button = QPushButton("Browse…")
@@ -197,7 +198,12 @@ class ExportPage(WizardPage):
         self.status_label.setText("Exporting…")
         self._running, self._job_key = True, key
         self._update_button()
-        self.state.worker.start(JOB, lambda p, c: export_job(result, folder, key, passphrase, overwrite, p, c))
+        fmt = self.format_combo.currentData()
+        outcome = self.state.outcome
+        reports = list(outcome.reports) if outcome is not None else None
+        self.state.worker.start(
+            JOB, lambda p, c: export_job(result, folder, key, passphrase, overwrite, p, c, fmt=fmt, reports=reports)
+        )
         return True
 
     def _on_progress(self, fraction: float, message: str, *_: object) -> None:

@@ -1,0 +1,124 @@
+"""Benchmark of the report (not a test): build_report + write_html + write_pdf on 1,000,000 rows.
+
+    python benchmarks/bench_report.py                 # 1,000,000 rows, best of 3
+    python benchmarks/bench_report.py --rows 100000 --runs 1
+
+The table: a 40-value Zipf sensitive column ``diag`` and four condition columns (``sex``, ``region``,
+``age_band``, ``year``); fine-grain perturbation with theta = 3, seed 1. ``build_report`` uses 30
+Monte-Carlo repetitions and has no parameter for it, so the figure for 20 repetitions is
+``build_report - monte_carlo_band(30) + monte_carlo_band(20)`` (each part timed separately).
+``reports_from_release`` (rebuilding the report from a written release) is timed as well, for reference.
+Prints one JSON object on stdout; progress notes go to stderr. Target: build (20 reps) + HTML + PDF < 15 s.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.anonymize import AnonymizationSettings, SensitivitySettings, anonymize
+from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.release import read_release, write_release
+from ppdp_desktop.core.report import build_report, monte_carlo_band, warm_up
+from ppdp_desktop.core.report_document import ReportContext, write_html, write_pdf
+from ppdp_desktop.core.report_source import reports_from_release
+from ppdp_desktop.core.schema import Schema
+
+TARGET_S = 15.0
+
+
+def note(message: str) -> None:
+    print(f"[bench_report] {message}", file=sys.stderr, flush=True)
+
+
+def make_frame(rows: int, seed: int = 7) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, 41) ** 1.1
+    diag = np.array([f"diagnosis {i:02d}" for i in range(40)], dtype=object)
+    regions = np.array([f"region {i}" for i in range(10)], dtype=object)
+    return pd.DataFrame({
+        "diag": pd.Series(diag[rng.choice(40, rows, p=weights / weights.sum())], dtype="str"),
+        "sex": pd.Series(np.array(["F", "M"], dtype=object)[rng.integers(0, 2, rows)], dtype="str"),
+        "region": pd.Series(regions[rng.integers(0, 10, rows)], dtype="str"),
+        "age_band": rng.integers(0, 10, rows) * 10,
+        "year": rng.integers(2015, 2023, rows),
+    })
+
+
+def best(fn, runs: int) -> tuple[float, list[float], object]:
+    times, out = [], None
+    for _ in range(runs):
+        gc.collect()
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return min(times), times, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args(argv)
+    note(f"making {args.rows:,} rows")
+    frame = make_frame(args.rows)
+    dataset = Dataset(frame, Path("bench.csv"), Schema.infer(frame))
+    settings = AnonymizationSettings("diag", method="finegrain", sensitivity=SensitivitySettings(theta=3), seed=1)
+    result = anonymize(dataset, settings)
+    warm_up()
+    plan = result.plan
+    true_codes = np.asarray(result.applied.codes[plan.attribute][0])
+    retention = np.asarray(plan.retention, dtype=float)
+    note("build_report")
+    build_s, build_runs, report = best(lambda: build_report(result), args.runs)
+    band30_s, _, _ = best(lambda: monte_carlo_band(true_codes, retention, plan.matrix, repetitions=30), args.runs)
+    band20_s, band20_runs, _ = best(lambda: monte_carlo_band(true_codes, retention, plan.matrix, repetitions=20), args.runs)
+    build20_s = build_s - band30_s + band20_s
+    context = ReportContext.from_anonymization(result)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        note("write_html")
+        html_s, html_runs, _ = best(lambda: write_html([report], context, tmp_path / "report.html"), args.runs)
+        note("write_pdf")
+        pdf_s, pdf_runs, _ = best(lambda: write_pdf([report], context, tmp_path / "report.pdf"), args.runs)
+        html_mb = (tmp_path / "report.html").stat().st_size / 1e6
+        pdf_mb = (tmp_path / "report.pdf").stat().st_size / 1e6
+        note("reports_from_release")
+        release = read_release(write_release(result, tmp_path / "release"))
+        source_s, source_runs, _ = best(lambda: reports_from_release(frame, release), args.runs)
+    total = build20_s + html_s + pdf_s
+    out = {
+        "rows": args.rows,
+        "values": int(plan.domain.m),
+        "figures": len(report.figures),
+        "build_report_30reps_s": round(build_s, 3),
+        "build_report_30reps_runs_s": [round(t, 3) for t in build_runs],
+        "monte_carlo_band_30_s": round(band30_s, 3),
+        "monte_carlo_band_20_s": round(band20_s, 3),
+        "monte_carlo_band_20_runs_s": [round(t, 3) for t in band20_runs],
+        "build_report_20reps_s": round(build20_s, 3),
+        "write_html_s": round(html_s, 3),
+        "write_html_runs_s": [round(t, 3) for t in html_runs],
+        "write_pdf_s": round(pdf_s, 3),
+        "write_pdf_runs_s": [round(t, 3) for t in pdf_runs],
+        "html_mb": round(html_mb, 2),
+        "pdf_mb": round(pdf_mb, 2),
+        "reports_from_release_s": round(source_s, 3),
+        "reports_from_release_runs_s": [round(t, 3) for t in source_runs],
+        "total_s": round(total, 3),
+        "target_s": TARGET_S,
+        "target_met": total < TARGET_S,
+    }
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

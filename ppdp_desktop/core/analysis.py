@@ -7,6 +7,7 @@ import pandas as pd
 from ppdp_desktop.core import privacy, reconstruction
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, ReleaseError
 from ppdp_desktop.core.release import CHECKSUMS_FILE, LoadedRelease, check_checksums
+from ppdp_desktop.core.domain import label_text
 from ppdp_desktop.core.sensitivity import SensitivityRequirement, check_pair
 
 
@@ -70,6 +71,20 @@ def _verify_perturbed(release: LoadedRelease, entry: dict) -> str:
     )
 
 
+def _parts(release: LoadedRelease, entry: dict, mask: np.ndarray):
+    """``(row mask, values, matrix)`` for the whole table, or for each published sub-table."""
+    subtables = entry.get("subtables")
+    if not subtables:
+        yield mask, entry["values"], np.asarray(entry["matrix"], dtype=float)
+        return
+    column = entry.get("subtable_column")
+    if column not in release.table.columns:
+        raise ReleaseError(f"release.json names sub-table column {column!r}, which is not in the data.")
+    ids = release.table[column].to_numpy()
+    for sub in subtables:
+        yield mask & (ids == str(sub["id"])), sub["values"], np.asarray(sub["matrix"], dtype=float)
+
+
 def parse_where(text: str | None, columns: list[str]) -> dict[str, str]:
     """Parse ``"col=value,col=value"`` into a dict; unknown columns are an error naming them."""
     conditions: dict[str, str] = {}
@@ -99,11 +114,24 @@ def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str
     mask = np.ones(len(release.table), dtype=bool)
     for column, value in where.items():
         mask &= (release.table[column] == value).to_numpy()
-    codes = release.codes(entry)[mask]
-    matrix = np.asarray(entry["matrix"], dtype=float)
-    observed = np.bincount(codes, minlength=len(entry["values"])).astype(float)
-    estimate = reconstruction.iterative_bayesian(observed, matrix) if mle else reconstruction.inverse(observed, matrix)
-    half = 1.96 * np.sqrt(np.clip(np.diag(reconstruction.inverse_covariance(observed, matrix)), 0.0, None))
+    codes = release.codes(entry)
+    full = [label_text(v) for v in entry["values"]]
+    observed = np.zeros(len(full))
+    estimate = np.zeros(len(full))
+    variance = np.zeros(len(full))
+    # A method with sub-tables (perturbation partitioning) publishes one matrix per sub-table over its
+    # own sub-domain: estimate each sub-table on its own, then add up (the parts are independent).
+    for rows, values, matrix in _parts(release, entry, mask):
+        index = pd.Index(full).get_indexer([label_text(v) for v in values])
+        position = pd.Index(index).get_indexer(codes[rows])
+        if (position < 0).any():
+            raise ReleaseError(f"A released value of {attribute!r} lies outside its sub-table's domain.")
+        seen = np.bincount(position, minlength=len(values)).astype(float)
+        part = reconstruction.iterative_bayesian(seen, matrix) if mle else reconstruction.inverse(seen, matrix)
+        observed[index] += seen
+        estimate[index] += part
+        variance[index] += np.clip(np.diag(reconstruction.inverse_covariance(seen, matrix)), 0.0, None)
+    half = 1.96 * np.sqrt(variance)
     return pd.DataFrame(
         {
             "value": ["" if v is None else v for v in entry["values"]],

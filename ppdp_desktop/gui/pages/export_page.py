@@ -79,6 +79,8 @@ class ExportPage(WizardPage):
         form.addRow("Data format", self.format_combo)
         form.addRow("Key file", _path_row(self.key_edit, self.key_button))
         form.addRow("", self.overwrite_check)
+        self.zip_check = QCheckBox("Write one .zip file instead of a folder")
+        form.addRow("", self.zip_check)
         intro = QLabel(
             "The key file lets an authorized person map aliases and pseudonyms back. It is sealed with "
             "a passphrase: keep the key and its passphrase apart from the release."
@@ -182,6 +184,7 @@ class ExportPage(WizardPage):
             return False
         folder, key = self.folder_edit.text().strip(), self.key_edit.text().strip()
         overwrite = self.overwrite_check.isChecked()
+        zip_file = self.zip_check.isChecked()
         try:
             check_destination(Path(folder), key, overwrite)
         except ReleaseError as exc:
@@ -202,7 +205,7 @@ class ExportPage(WizardPage):
         outcome = self.state.outcome
         reports = list(outcome.reports) if outcome is not None else None
         self.state.worker.start(
-            JOB, lambda p, c: export_job(result, folder, key, passphrase, overwrite, p, c, fmt=fmt, reports=reports)
+            JOB, lambda p, c: export_job(result, folder, key, passphrase, overwrite, p, c, fmt=fmt, zip_file=zip_file, reports=reports)
         )
         return True
 

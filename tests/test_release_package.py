@@ -163,3 +163,22 @@ def test_cli_formats_zip_and_report_command(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "rep.pdf").read_bytes().startswith(b"%PDF")
     assert main(["report", str(resource_path(DEMO_DATA)), str(tmp_path / "r.zip"), "--out", str(tmp_path / "rep.html")]) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+def test_spss_labels_of_the_input_reach_the_spss_release(tmp_path):
+    import pyreadstat
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"id": [f"P{i}" for i in range(300)], "sex": rng.choice([1.0, 2.0], 300),
+                          "dx": rng.choice(["flu", "cold", "hiv"], 300, p=[0.6, 0.3, 0.1])})
+    source = tmp_path / "in.sav"
+    pyreadstat.write_sav(frame, str(source), column_labels={"sex": "Sex at birth"},
+                         variable_value_labels={"sex": {1.0: "Male", 2.0: "Female"}})
+    dataset = load_table(source)
+    settings = AnonymizationSettings("dx", "uniform", ["id"], ["sex"], SensitivitySettings(theta=3.0), seed=1)
+    folder = write_release(anonymize(dataset, settings), tmp_path / "r", fmt="sav", include_report=False)
+    raw, meta = pyreadstat.read_sav(str(folder / "release.sav"), apply_value_formats=False)
+    assert meta.variable_value_labels["sex"] == {1.0: "Male", 2.0: "Female"}
+    assert meta.column_names_to_labels["sex"] == "Sex at birth"
+    assert set(raw["sex"].dropna()) <= {1.0, 2.0}
+    assert set(read_release(folder).table["sex"]) <= {"Male", "Female"}

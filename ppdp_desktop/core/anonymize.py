@@ -5,7 +5,7 @@ Used by the CLI and, through the worker, by the GUI. Nothing is written here: wr
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +135,7 @@ def anonymize(
     if settings.method == "personalized":
         sensitive += [c for c in settings.recoding.graded if c != settings.sensitive]
     schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, settings.quasi))
-    dataset = Dataset(frame, dataset.source, schema, dataset.details)
+    dataset = replace(dataset, schema=schema)
     method = get_method(settings.method)
     progress(0.05, "Planning")
     plan = method.prepare(dataset, settings)

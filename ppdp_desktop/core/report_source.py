@@ -25,7 +25,7 @@ from ppdp_desktop.core.report import (
 )
 from ppdp_desktop.core.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.utility import UtilitySummary
-from ppdp_desktop.core.workload import SELECTIVITIES, WorkloadResult, condition_columns
+from ppdp_desktop.core.workload import SELECTIVITIES, WorkloadResult, condition_columns, workload_errors
 
 NO_GUARANTEE = "This method gives no formal privacy guarantee."
 
@@ -199,11 +199,4 @@ def release_query_error(
             mask_released &= rel == value
         actual_rows.append(np.bincount(true_codes[mask_true], minlength=m))
         estimate_rows.append(inverse @ np.bincount(released_codes[mask_released], minlength=m))
-    actual = np.array(actual_rows, dtype=float).ravel()
-    estimate = np.array(estimate_rows).ravel()
-    errors, counts = [], []
-    for s in selectivities:
-        kept = actual >= max(s * n, 1.0)
-        counts.append(int(kept.sum()))
-        errors.append(float(np.mean(np.abs(actual[kept] - estimate[kept]) / actual[kept])) if kept.any() else float("nan"))
-    return WorkloadResult(tuple(selectivities), tuple(errors), tuple(counts))
+    return workload_errors(actual_rows, estimate_rows, n, selectivities)

@@ -64,6 +64,11 @@ def count_query_error(
             mask &= codes == rng.integers(len(uniques))
         actual_rows.append(np.bincount(true_codes[mask], minlength=m))
         estimate_rows.append(inverse @ np.bincount(released_codes[mask], minlength=m))
+    return workload_errors(actual_rows, estimate_rows, n, selectivities)
+
+
+def workload_errors(actual_rows: list, estimate_rows: list, n: int, selectivities: tuple[float, ...]) -> WorkloadResult:
+    """Mean relative error of the queries (condition x sensitive value) whose selectivity reaches each threshold."""
     actual = np.array(actual_rows, dtype=float).ravel()
     estimate = np.array(estimate_rows).ravel()
     errors, counts = [], []

@@ -20,6 +20,7 @@ COMMANDS = {
     "estimate": commands.run_estimate,
     "lookup": commands.run_lookup,
     "report": commands.run_report,
+    "compare": commands.run_compare,
 }
 
 

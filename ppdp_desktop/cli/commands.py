@@ -161,6 +161,20 @@ def run_estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_compare(args: argparse.Namespace) -> int:
+    from ppdp_desktop.core.compare import compare_methods, format_table
+    from ppdp_desktop.core.loading import load_table
+    from ppdp_desktop.core.schema import parse_column_list
+
+    methods = parse_column_list(args.methods)
+    dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
+    rows = compare_methods(dataset, args.sensitive, methods, args.rho1, args.rho2,
+                           parse_column_list(args.identifier), seed=args.seed)
+    print(f"Mean relative error of count queries on {dataset.label} (same seeded queries for every method):")
+    print(format_table(rows))
+    return 0
+
+
 def run_report(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.loading import load_table
     from ppdp_desktop.core.release import read_release

@@ -95,6 +95,17 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--mle", action="store_true", help="iterative Bayesian estimate instead of the unbiased inverse")
     est.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
+    cp = sub.add_parser("compare", help="compare methods at matched privacy on the count-query workload")
+    cp.add_argument("data", help="the data file")
+    cp.add_argument("--sensitive", required=True, metavar="COL")
+    cp.add_argument("--methods", default="uniform,partition,anatomy", help="comma-separated (default uniform,partition,anatomy)")
+    cp.add_argument("--rho1", type=float, required=True)
+    cp.add_argument("--rho2", type=float, required=True, help="Anatomy gets l = round(1/rho2)")
+    cp.add_argument("--identifier", metavar="COLS", help="identifier columns (not used as conditions)")
+    cp.add_argument("--seed", type=int)
+    cp.add_argument("--sep")
+    cp.add_argument("--encoding")
+
     rp = sub.add_parser("report", help="write the utility and privacy report of a release against its original data")
     rp.add_argument("data", help="the original data file")
     rp.add_argument("release", help="release folder or .zip")

@@ -179,6 +179,8 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     )
     if hasattr(plan, "matrix"):
         _perturbation_part(report, result, progress, cancel)
+    elif hasattr(plan, "estimator"):
+        _partition_part(report, result, progress, cancel)
     else:
         _personalized_part(report, result, progress, cancel)
     progress(1.0, "Report ready")
@@ -223,6 +225,40 @@ def _perturbation_part(report: MethodReport, result: Anonymization, progress: Pr
     report.figures["posterior"] = posterior_figure(
         report.values, report.max_posterior, report.rho2, np.asarray(domain.prior, dtype=float)
     )
+
+
+def _partition_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken) -> None:
+    """Perturbation partitioning: reconstruction and workload through the per-sub-table estimator."""
+    from ppdp_desktop.core import metrics
+    from ppdp_desktop.core.utility import UtilitySummary
+    from ppdp_desktop.core.workload import condition_columns, run_workload
+
+    plan = result.plan
+    true_codes, released = result.applied.codes[plan.attribute]
+    sub = result.applied.columns["subtable"]
+    estimate = plan.estimator(released, sub)
+    original = plan.domain.counts.astype(float)
+    reconstructed = estimate(np.ones(len(true_codes), dtype=bool))
+    report.values = [_label(v) for v in plan.domain.values]
+    report.original, report.reconstructed = original, reconstructed
+    report.epsilon_ldp = result.guarantee.get("epsilon_ldp")
+    progress(0.3, "Running the count-query workload")
+    frame = result.dataset.frame
+    columns = condition_columns(frame, [plan.attribute, *result.dataset.schema.identifiers])
+    workload = run_workload(frame[columns], true_codes, plan.domain.m, estimate) if columns else None
+    cancel.check()
+    report.utility = UtilitySummary(
+        plan.record_utility,
+        metrics.reconstruction_error(original, reconstructed),
+        metrics.aggregate_utility(original, reconstructed),
+        metrics.kl_divergence(original, reconstructed),
+        metrics.chi_square(original, reconstructed),
+        metrics.jensen_shannon(original, reconstructed),
+        workload,
+    )
+    report.record_utility = report.utility.record_utility
+    progress(0.7, "Drawing the figures")
+    report.figures["distribution"] = distribution_figure(report.values, original, reconstructed, None, None)
 
 
 def _personalized_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken) -> None:

@@ -9,6 +9,7 @@ mean relative error ``|act - est| / act``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -48,12 +49,30 @@ def count_query_error(
     selectivities: tuple[float, ...] = SELECTIVITIES,
 ) -> WorkloadResult:
     """Run the workload; ``conditions`` holds the non-sensitive columns aligned with both code arrays."""
+    inverse = np.linalg.inv(matrix)
+    m = matrix.shape[0]
+    return run_workload(
+        conditions, true_codes, m, lambda mask: inverse @ np.bincount(released_codes[mask], minlength=m),
+        seed, n_conditions, selectivities,
+    )
+
+
+def run_workload(
+    conditions: pd.DataFrame,
+    true_codes: np.ndarray,
+    m: int,
+    estimate: Callable[[np.ndarray], np.ndarray],
+    seed: int = 0,
+    n_conditions: int = 200,
+    selectivities: tuple[float, ...] = SELECTIVITIES,
+) -> WorkloadResult:
+    """The workload with any estimator: ``estimate(mask)`` gives the m estimated counts of the
+    records selected by ``mask`` (so perturbation, partitioning and Anatomy share the same queries)."""
     if conditions.shape[1] == 0:
         raise ParameterError("The count-query workload needs at least one non-sensitive column with few values.")
-    n, m = len(true_codes), matrix.shape[0]
+    n = len(true_codes)
     rng = np.random.default_rng(seed)
     encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
-    inverse = np.linalg.inv(matrix)
     actual_rows, estimate_rows = [], []
     for _ in range(n_conditions):
         d = int(rng.integers(1, min(3, len(encoded)) + 1))
@@ -63,7 +82,7 @@ def count_query_error(
             codes, uniques = encoded[col]
             mask &= codes == rng.integers(len(uniques))
         actual_rows.append(np.bincount(true_codes[mask], minlength=m))
-        estimate_rows.append(inverse @ np.bincount(released_codes[mask], minlength=m))
+        estimate_rows.append(estimate(mask))
     return workload_errors(actual_rows, estimate_rows, n, selectivities)
 
 

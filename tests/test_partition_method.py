@@ -79,3 +79,16 @@ def test_small_domains_degenerate_to_about_uniform():
     counts = np.array([300, 250, 250, 200])
     result = partition_domain(counts, 0.3, 0.6)
     assert result.eps_part == pytest.approx(result.eps_unpartitioned, rel=0.25)
+
+
+def test_report_states_what_is_not_covered_and_compares_with_baselines():
+    from ppdp_desktop.core.loading import load_table
+    from ppdp_desktop.core.report import build_report
+
+    settings = AnonymizationSettings("diagnosis", "partition", ["patient_id", "name"], [],
+                                     SensitivitySettings(rho1=0.05, rho2=0.34), seed=2)
+    report = build_report(anonymize(load_table(resource_path(DEMO_DATA)), settings))
+    assert any("sub-table id reveals" in line for line in report.privacy_lines())
+    assert any(line.startswith("Baselines at the same privacy") and "Anatomy (l = 3)" in line for line in report.lines)
+    assert report.reconstructed.sum() == pytest.approx(20_000)
+    assert report.utility.workload is not None and "distribution" in report.figures

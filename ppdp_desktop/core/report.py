@@ -105,8 +105,10 @@ class MethodReport:
                 "Downward breaches (not covered by the guarantee; a frequent value's posterior can fall to rho1 or "
                 f"below): {', '.join(self.downward_breaches)}."
             )
-        else:
+        elif "not_covered" not in self.guarantee:
             out.append("No downward breach for the data's own frequencies.")
+        if self.guarantee.get("not_covered"):
+            out.append(str(self.guarantee["not_covered"]))
         return out
 
     def utility_lines(self) -> list[str]:
@@ -257,8 +259,36 @@ def _partition_part(report: MethodReport, result: Anonymization, progress: Progr
         workload,
     )
     report.record_utility = report.utility.record_utility
+    if workload is not None:
+        report.lines.extend(_baselines(result, frame[columns], true_codes, cancel))
     progress(0.7, "Drawing the figures")
     report.figures["distribution"] = distribution_figure(report.values, original, reconstructed, None, None)
+
+
+def _baselines(result: Anonymization, conditions, true_codes: np.ndarray, cancel: CancelToken) -> list[str]:
+    """Count-query error (1 % selectivity) of uniform perturbation and Anatomy at matched privacy."""
+    from ppdp_desktop.core.anatomy import anatomize, count_query_error_anatomy
+    from ppdp_desktop.core.errors import PPDPError
+    from ppdp_desktop.core.methods.perturbation import perturb_codes, retention_matrix
+    from ppdp_desktop.core.methods.uniform import uniform_retention
+    from ppdp_desktop.core.partition import gamma_of
+    from ppdp_desktop.core.workload import count_query_error
+
+    plan = result.plan
+    rng = np.random.default_rng(BAND_SEED)
+    m = plan.domain.m
+    gamma = float(gamma_of(plan.rho1, plan.rho2))
+    retention = np.full(m, uniform_retention(gamma, m))
+    released = perturb_codes(true_codes.astype(np.int32), retention, rng)
+    parts = [f"uniform {count_query_error(conditions, true_codes, released, retention_matrix(retention)).mean_error[-1]:.4f}"]
+    cancel.check()
+    l = max(2, int(round(1.0 / plan.rho2)))
+    try:
+        anatomy = anatomize(true_codes, l, rng, labels=[_label(v) for v in plan.domain.values])
+        parts.append(f"Anatomy (l = {l}) {count_query_error_anatomy(conditions, true_codes, anatomy).mean_error[-1]:.4f}")
+    except PPDPError as exc:
+        parts.append(f"Anatomy (l = {l}) not possible: {exc}")
+    return ["Baselines at the same privacy, mean count-query error at 1 % selectivity: " + "; ".join(parts)]
 
 
 def _personalized_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken) -> None:

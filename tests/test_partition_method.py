@@ -92,3 +92,41 @@ def test_report_states_what_is_not_covered_and_compares_with_baselines():
     assert any(line.startswith("Baselines at the same privacy") and "Anatomy (l = 3)" in line for line in report.lines)
     assert report.reconstructed.sum() == pytest.approx(20_000)
     assert report.utility.workload is not None and "distribution" in report.figures
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 60), min_size=3, max_size=15), st.integers(0, 2**31))
+def test_released_records_stay_in_their_subtable_domain(counts, seed):
+    values = np.repeat([f"v{i:02d}" for i in range(len(counts))], counts)
+    dataset = Dataset(pd.DataFrame({"x": values}))
+    n = len(values)
+    rho1 = max(0.5 * max(counts) / n, 1.5 * min(counts) / n)
+    rho1 = min(rho1, 0.45)
+    settings = AnonymizationSettings("x", "partition", sensitivity=SensitivitySettings(rho1=rho1, rho2=min(0.95, 2.5 * rho1)))
+    try:
+        result = anonymize(dataset, settings)
+    except ParameterError:
+        return  # e.g. no value is protected by this pair
+    plan = result.plan
+    true_codes, released = result.applied.codes["x"]
+    sub = result.applied.columns["subtable"]
+    assert np.array_equal(np.bincount(sub, minlength=len(plan.members)), plan.partition.table_counts.sum(axis=1))
+    for s, members in enumerate(plan.members):
+        assert np.isin(released[sub == s], members).all() and np.isin(true_codes[sub == s], members).all()
+        assert plan.partition.rho1_i[s] < settings.sensitivity.rho2
+
+
+def test_adult_occupation_runs_verifies_and_compares(adult_csv, tmp_path, capsys):
+    out = tmp_path / "adult"
+    assert main(["anonymize", str(adult_csv), "--out", str(out), "--method", "partition", "--sensitive", "occupation",
+                 "--rho1", "0.05", "--rho2", "0.3", "--seed", "1", "--no-report"]) == 0
+    assert main(["verify", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(adult_csv), "--sensitive", "occupation", "--methods", "uniform,partition,anatomy",
+                 "--rho1", "0.05", "--rho2", "0.3", "--seed", "1"]) == 0
+    table = capsys.readouterr().out
+    assert all(name in table for name in ("uniform", "partition", "anatomy")) and "l = 3" in table

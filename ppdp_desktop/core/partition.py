@@ -126,8 +126,12 @@ def assign_records(codes: np.ndarray, table_counts: np.ndarray, rng: np.random.G
     have = np.bincount(codes, minlength=tc.shape[1])
     if have.size != tc.shape[1] or np.any(have != tc.sum(axis=0)):
         raise ParameterError("The records' value counts do not match the partition plan.")
+    # Records in random order, then grouped by value (stable): each value's block is a random
+    # permutation of its records; deal each block to the sub-tables by the plan's counts.
+    shuffled = rng.permutation(codes.size)
+    grouped = shuffled[np.argsort(codes[shuffled], kind="stable")]
+    k = tc.shape[0]
+    labels = np.repeat(np.tile(np.arange(k), tc.shape[1]), tc.T.ravel())
     out = np.empty(codes.size, dtype=np.int64)
-    for v in np.flatnonzero(have):
-        idx = rng.permutation(np.flatnonzero(codes == v))
-        out[idx] = np.repeat(np.arange(tc.shape[0]), tc[:, v])
+    out[grouped] = labels
     return out

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
-from ppdp_desktop.core.workload import SELECTIVITIES, WorkloadResult, workload_errors
+from ppdp_desktop.core.workload import SELECTIVITIES, WorkloadResult, run_workload
 
 
 @dataclass(frozen=True)
@@ -165,20 +165,7 @@ def count_query_error_anatomy(
     The conditions are drawn exactly as there (same generator, same order of draws), so for the
     same seed and columns both methods answer the same queries.
     """
-    if conditions.shape[1] == 0:
-        raise ParameterError("The count-query workload needs at least one non-sensitive column with few values.")
-    true_codes = np.asarray(true_codes)
-    n, m = len(true_codes), release.st.shape[1]
-    rng = np.random.default_rng(seed)
-    encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
-    actual_rows, estimate_rows = [], []
-    for _ in range(n_conditions):
-        d = int(rng.integers(1, min(3, len(encoded)) + 1))
-        chosen = rng.choice(len(encoded), size=d, replace=False)
-        mask = np.ones(n, dtype=bool)
-        for col in chosen:
-            codes, uniques = encoded[col]
-            mask &= codes == rng.integers(len(uniques))
-        actual_rows.append(np.bincount(true_codes[mask], minlength=m))
-        estimate_rows.append(anatomy_count_estimates(release, mask))
-    return workload_errors(actual_rows, estimate_rows, n, selectivities)
+    return run_workload(
+        conditions, np.asarray(true_codes), release.st.shape[1],
+        lambda mask: anatomy_count_estimates(release, mask), seed, n_conditions, selectivities,
+    )

@@ -28,7 +28,9 @@ def _parse_bounds(text: str | None) -> list[tuple[float, float]] | None:
 
 
 def _settings(args: argparse.Namespace):
-    from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings, load_overrides
+    from ppdp_desktop.core.anonymize import (
+        AnonymizationSettings, RecodingSettings, RRSettings, SensitivitySettings, load_overrides,
+    )
     from ppdp_desktop.core.choices import read_value_choices
     from ppdp_desktop.core.schema import parse_column_list
 
@@ -50,6 +52,7 @@ def _settings(args: argparse.Namespace):
             grading=args.grading,
             bounds=_parse_bounds(args.bounds),
         ),
+        rr=RRSettings(args.l, args.randomize),
         seed=args.seed,
     )
 
@@ -124,7 +127,9 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
              f"  method: {result.plan.method}"]
     lines += [f"  {line}" for line in result.plan.describe()]
     if guarantee.get("kind") != "none":
-        lines.append(f"  guarantee verified: {guarantee['kind']}; epsilon-LDP equivalent {guarantee['epsilon_ldp']:.3f}")
+        extra = (f"; epsilon-LDP equivalent {guarantee['epsilon_ldp']:.3f}" if "epsilon_ldp" in guarantee
+                 else f"; largest risk {guarantee['max_risk']:.4f}" if "max_risk" in guarantee else "")
+        lines.append(f"  guarantee verified: {guarantee['kind']}{extra}")
         if guarantee.get("downward_breaches"):
             lines.append(f"  downward breaches reported for: {', '.join(guarantee['downward_breaches'])}")
     if key:

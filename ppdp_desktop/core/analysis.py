@@ -42,12 +42,36 @@ def verify_release(release: LoadedRelease) -> list[str]:
         lines.append(f"pseudonyms: {len(table):,} distinct ids; identifiers removed")
     for entry in meta.get("sensitive", []):
         lines.append(_verify_perturbed(release, entry))
-    if not meta.get("sensitive"):
+    for entry in meta.get("randomized", []):
+        lines.append(_verify_randomized(release, entry))
+    if "randomized" in meta:
+        guarantee = meta.get("guarantee", {})
+        if not guarantee.get("verified"):
+            raise PrivacyError("release.json does not mark the attribute-disclosure bound as verified.")
+        lines.append(f"attribute-disclosure risk {guarantee.get('max_risk'):.4f} <= 1/l = {1 / guarantee.get('l'):.4f} "
+                     "(verified on the original data at release time)")
+    elif not meta.get("sensitive"):
         guarantee = meta.get("guarantee", {})
         if guarantee.get("kind") != "none":
             raise ReleaseError("release.json lists no perturbed attribute and no guarantee statement.")
         lines.append("no formal guarantee is claimed (personalized recoding); structure checked")
     return lines
+
+
+def _verify_randomized(release: LoadedRelease, entry: dict) -> str:
+    """A randomized attribute's matrix is the published RR matrix and its values are in the domain."""
+    try:
+        values, p, matrix = entry["values"], float(entry["p"]), np.asarray(entry["matrix"], dtype=float)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReleaseError(f"release.json: the randomized attribute {entry.get('attribute')!r} is malformed ({exc}).") from exc
+    d = len(values)
+    expected = np.full((d, d), (1.0 - p) / (d - 1)) if d > 1 else np.ones((1, 1))
+    np.fill_diagonal(expected, p)
+    privacy.check_operator(matrix, entry["attribute"])
+    if matrix.shape != (d, d) or not np.allclose(matrix, expected, atol=1e-12) or not (1.0 / d <= p <= 1.0):
+        raise PrivacyError(f"The matrix of {entry['attribute']!r} is not the randomized-response matrix of p = {p:g}.")
+    release.codes(entry)  # every released value is in the published domain
+    return f"{entry['attribute']}: randomized with p = {p:.4f} over {d} values"
 
 
 def _verify_subtables(release: LoadedRelease, entry: dict) -> str:

@@ -65,6 +65,14 @@ class RecodingSettings:
 
 
 @dataclass
+class RRSettings:
+    """Randomized response under a linking-attack bound (SPEC 2.4): ``1/l`` and what to randomize."""
+
+    l: float | None = None
+    randomize: str = "both"
+
+
+@dataclass
 class AnonymizationSettings:
     """Everything the job needs besides the data."""
 
@@ -74,6 +82,7 @@ class AnonymizationSettings:
     quasi: list[str] = field(default_factory=list)
     sensitivity: SensitivitySettings = field(default_factory=SensitivitySettings)
     recoding: RecodingSettings = field(default_factory=RecodingSettings)
+    rr: RRSettings = field(default_factory=RRSettings)
     seed: int | None = None
 
 

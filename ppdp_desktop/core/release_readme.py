@@ -67,6 +67,18 @@ def recipient_readme(metadata: dict[str, Any]) -> str:
         note = f"  Downward breaches were reported for: {', '.join(map(str, breaches))}.\n" if breaches else ""
         text += PERTURBATION.format(attribute=entry["attribute"], epsilon=guarantee.get("epsilon_ldp", float("nan")),
                                     breaches=note)
+    if "randomized" in metadata:
+        guarantee = metadata.get("guarantee", {})
+        names = ", ".join(repr(e["attribute"]) for e in metadata["randomized"]) or "no column (already within the bound)"
+        text += (
+            f"What was done\n  Randomized response: {names} were randomized; each keeps its value with probability p\n"
+            "  (listed in release.json) and otherwise takes another of its values uniformly.\n\n"
+            f"What it guarantees\n  Someone who knows a person's quasi-identifiers guesses their sensitive value with\n"
+            f"  probability at most 1/l = {1 / guarantee.get('l', 1):.4f} (largest risk in this release "
+            f"{guarantee.get('max_risk', float('nan')):.4f}).\n\n"
+            "How to estimate counts\n  Apply the inverse of each randomized attribute's matrix along its own axis of the\n"
+            "  observed contingency table (counts over the randomized columns).\n"
+        )
     for entry in metadata.get("recoded", []):
         graded = metadata.get("graded", [])
         extra = (" Numeric columns " + ", ".join(repr(g["attribute"]) for g in graded)

@@ -183,6 +183,10 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         _perturbation_part(report, result, progress, cancel)
     elif hasattr(plan, "estimator"):
         _partition_part(report, result, progress, cancel)
+    elif plan.method == "rr":
+        report.lines.append(
+            f"Largest attribute-disclosure risk {result.guarantee['max_risk']:.4f} (bound 1/l = {1 / result.guarantee['l']:.4f})."
+        )
     else:
         _personalized_part(report, result, progress, cancel)
     progress(1.0, "Report ready")

@@ -6,10 +6,11 @@ from ppdp_desktop.core.methods.base import Applied, Method, Plan
 from ppdp_desktop.core.methods.perturbation import PerturbationPlan
 from ppdp_desktop.core.methods.partition import PerturbationPartitioning
 from ppdp_desktop.core.methods.personalized import PersonalizedRecoding
+from ppdp_desktop.core.methods.rr import RandomizedResponse
 from ppdp_desktop.core.methods.finegrain import FineGrainPerturbation
 from ppdp_desktop.core.methods.uniform import UniformPerturbation
 
-REGISTRY: dict[str, Method] = {m.name: m for m in (UniformPerturbation(), FineGrainPerturbation(), PerturbationPartitioning(), PersonalizedRecoding())}
+REGISTRY: dict[str, Method] = {m.name: m for m in (UniformPerturbation(), FineGrainPerturbation(), PerturbationPartitioning(), RandomizedResponse(), PersonalizedRecoding())}
 
 
 def get_method(name: str) -> Method:

@@ -165,3 +165,17 @@ def test_methods_help_lists_every_registered_method(window, monkeypatch):
     from ppdp_desktop.core.methods import REGISTRY
 
     assert all(m.title in shown[0] for m in REGISTRY.values())
+
+
+def test_linking_method_runs_from_the_wizard(window, qtbot):
+    window.load_demo()
+    _wait_loaded(qtbot, window)
+    window.go_to(3)
+    page = window.pages[3]
+    page.choose("rr")
+    page.linking.l.setValue(4.0)
+    assert window.state.project.rr_l == 4.0 and window.state.project.method == "rr"
+    window.go_to(4)
+    qtbot.waitUntil(lambda: window.state.outcome is not None, timeout=60_000)
+    guarantee = window.state.outcome.main.guarantee
+    assert guarantee["l"] == 4.0 and guarantee["max_risk"] <= 0.25 + 1e-9

@@ -157,8 +157,16 @@ def run_estimate(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.release import read_release
 
     release = read_release(args.release)
-    where = parse_where(args.where, list(release.table.columns))
-    table = estimate_counts(release, args.sensitive, where, mle=args.mle)
+    if args.table:
+        from ppdp_desktop.core.rr_evaluation import estimate_release_table
+        from ppdp_desktop.core.schema import parse_column_list
+
+        table = estimate_release_table(release, parse_column_list(args.table), project=args.project)
+    elif args.sensitive:
+        where = parse_where(args.where, list(release.table.columns))
+        table = estimate_counts(release, args.sensitive, where, mle=args.mle)
+    else:
+        raise ParameterError("Say what to estimate: --sensitive COL, or --table COLS for a randomized-response release.")
     if args.json:
         print(json.dumps(table.to_dict(orient="records"), indent=2))
     else:
@@ -171,8 +179,20 @@ def run_compare(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.loading import load_table
     from ppdp_desktop.core.schema import parse_column_list
 
-    methods = parse_column_list(args.methods)
     dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
+    if args.l is not None:
+        from ppdp_desktop.core.rr_evaluation import compare_linking, format_linking
+
+        if not args.quasi:
+            raise ParameterError("--l needs --quasi COLS (the quasi-identifiers of the linking attack).")
+        methods = parse_column_list(args.methods or "rr,anatomy,mondrian")
+        rows = compare_linking(dataset, args.sensitive, parse_column_list(args.quasi), args.l, methods, seed=args.seed)
+        print(f"Reconstruction of the QI x {args.sensitive} table on {dataset.label} at l = {args.l:g} (seed 001 section V):")
+        print(format_linking(rows))
+        return 0
+    if args.rho1 is None or args.rho2 is None:
+        raise ParameterError("Give --rho1 and --rho2 (randomization methods), or --l with --quasi (linking attacks).")
+    methods = parse_column_list(args.methods or "uniform,partition,anatomy")
     rows = compare_methods(dataset, args.sensitive, methods, args.rho1, args.rho2,
                            parse_column_list(args.identifier), seed=args.seed)
     print(f"Mean relative error of count queries on {dataset.label} (same seeded queries for every method):")

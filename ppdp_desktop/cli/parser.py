@@ -93,7 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     est = sub.add_parser("estimate", help="estimate original counts of a perturbed column")
     est.add_argument("release", help="release folder")
-    est.add_argument("--sensitive", required=True, metavar="COL")
+    est.add_argument("--sensitive", metavar="COL", help="a perturbed column: counts of its original values")
+    est.add_argument("--table", metavar="COLS", help="randomized-response releases: estimated contingency table of these "
+                     "columns (a group-by; any subset is a CUBE query)")
+    est.add_argument("--project", action="store_true", help="with --table: clip negatives and rescale to the total")
     est.add_argument("--where", help='condition on released columns: "col=value,col=value"')
     est.add_argument("--mle", action="store_true", help="iterative Bayesian estimate instead of the unbiased inverse")
     est.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -101,9 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     cp = sub.add_parser("compare", help="compare methods at matched privacy on the count-query workload")
     cp.add_argument("data", help="the data file")
     cp.add_argument("--sensitive", required=True, metavar="COL")
-    cp.add_argument("--methods", default="uniform,partition,anatomy", help="comma-separated (default uniform,partition,anatomy)")
-    cp.add_argument("--rho1", type=float, required=True)
-    cp.add_argument("--rho2", type=float, required=True, help="Anatomy gets l = round(1/rho2)")
+    cp.add_argument("--methods", help="comma-separated; default uniform,partition,anatomy (with --rho1/--rho2) "
+                    "or rr,anatomy,mondrian (with --l and --quasi)")
+    cp.add_argument("--rho1", type=float)
+    cp.add_argument("--rho2", type=float, help="Anatomy gets l = round(1/rho2)")
+    cp.add_argument("--l", type=float, help="linking-attack bound 1/l: compares rr, anatomy, mondrian on the QI x S table")
+    cp.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (with --l)")
     cp.add_argument("--identifier", metavar="COLS", help="identifier columns (not used as conditions)")
     cp.add_argument("--seed", type=int)
     cp.add_argument("--sep")

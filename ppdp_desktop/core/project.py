@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings
+from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, RRSettings, SensitivitySettings
 from ppdp_desktop.core.errors import InputError, ParameterError
 from ppdp_desktop.core.schema import Role
 from ppdp_desktop.core.taxonomy import Taxonomy
@@ -39,6 +39,8 @@ class Project:
     graded: list[str] = field(default_factory=list)
     categories: int = 3
     grading: str = "equal-width"
+    rr_l: float = 3.0
+    rr_randomize: str = "both"
     taxonomies: dict[str, dict[str, Any]] = field(default_factory=dict)
     release_folder: str | None = None
     key_path: str | None = None
@@ -84,6 +86,7 @@ class Project:
                 categories=self.categories,
                 grading=self.grading,
             ),
+            rr=RRSettings(self.rr_l, self.rr_randomize),
             seed=seed,
         )
 

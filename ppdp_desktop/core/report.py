@@ -184,9 +184,17 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     elif hasattr(plan, "estimator"):
         _partition_part(report, result, progress, cancel)
     elif plan.method == "rr":
+        from ppdp_desktop.core.rr_evaluation import evaluate_job
+
         report.lines.append(
             f"Largest attribute-disclosure risk {result.guarantee['max_risk']:.4f} (bound 1/l = {1 / result.guarantee['l']:.4f})."
         )
+        for row in evaluate_job(result):
+            report.lines.append(
+                f"{row.method}: {row.note}" if row.note else
+                f"{row.method}: KL {row.kl:.4f}, chi-square {row.chi_square:.4f}, group-by error {row.groupby_error:.4f}, "
+                f"CUBE error {row.cube_error:.4f}, uncertainty-coefficient gap {row.uncertainty_gap:.4f}"
+            )
     else:
         _personalized_part(report, result, progress, cancel)
     progress(1.0, "Report ready")

@@ -6,6 +6,7 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QFrame,
     QLabel,
@@ -66,6 +67,23 @@ class RecodingParameters(QWidget):
         form.addRow("Cut points:", self.grading)
 
 
+class LinkingParameters(QWidget):
+    """Randomized response's parameters: the bound 1/l and what to randomize (quasi-identifiers come from step 2)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l = QDoubleSpinBox(decimals=1, minimum=1.1, maximum=100.0, singleStep=0.5, value=3.0)
+        self.l.setToolTip("An attacker who knows a person's quasi-identifiers guesses the sensitive value with "
+                          "probability at most 1/l")
+        self.randomize = QComboBox()
+        for text, value in (("quasi-identifiers and sensitive", "both"), ("quasi-identifiers only", "qi"),
+                            ("sensitive only", "s")):
+            self.randomize.addItem(text, value)
+        form = QFormLayout(self)
+        form.addRow("l (risk at most 1/l):", self.l)
+        form.addRow("Randomize:", self.randomize)
+
+
 class MethodPage(WizardPage):
     title = "Method"
 
@@ -73,9 +91,9 @@ class MethodPage(WizardPage):
         super().__init__(state, parent)
         self.group = QButtonGroup(self)
         self.recoding = RecodingParameters()
-        self.cards = {
-            name: MethodCard(name, self.group, self.recoding if name == "personalized" else None) for name in REGISTRY
-        }
+        self.linking = LinkingParameters()
+        extra = {"personalized": self.recoding, "rr": self.linking}
+        self.cards = {name: MethodCard(name, self.group, extra.get(name)) for name in REGISTRY}
         body = QWidget()
         column = QVBoxLayout(body)
         intro = QLabel("Choose how the sensitive column is protected. Each method says what it guarantees "
@@ -94,6 +112,8 @@ class MethodPage(WizardPage):
         self.recoding.categories.valueChanged.connect(self._on_changed)
         self.recoding.grading.currentIndexChanged.connect(self._on_changed)
         self.recoding.graded.itemChanged.connect(self._on_changed)
+        self.linking.l.valueChanged.connect(self._on_changed)
+        self.linking.randomize.currentIndexChanged.connect(self._on_changed)
         self._loading = False
 
     def refresh(self) -> None:
@@ -113,6 +133,8 @@ class MethodPage(WizardPage):
                     self.recoding.graded.addItem(item)
         self.recoding.categories.setValue(project.categories)
         self.recoding.grading.setCurrentText(project.grading)
+        self.linking.l.setValue(project.rr_l)
+        self.linking.randomize.setCurrentIndex(max(0, self.linking.randomize.findData(project.rr_randomize)))
         self._loading = False
 
     def choose(self, name: str, compare: list[str] = ()) -> None:
@@ -133,6 +155,8 @@ class MethodPage(WizardPage):
         project.graded = [i.text() for i in items if i.checkState() == Qt.CheckState.Checked]
         project.categories = self.recoding.categories.value()
         project.grading = self.recoding.grading.currentText()
+        project.rr_l = self.linking.l.value()
+        project.rr_randomize = self.linking.randomize.currentData()
         self.state.set_outcome(None)
         self.complete_changed.emit()
 

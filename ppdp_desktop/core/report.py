@@ -243,8 +243,7 @@ def _perturbation_part(report: MethodReport, result: Anonymization, progress: Pr
 
 def _partition_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken) -> None:
     """Perturbation partitioning: reconstruction and workload through the per-sub-table estimator."""
-    from ppdp_desktop.core import metrics
-    from ppdp_desktop.core.utility import UtilitySummary
+    from ppdp_desktop.core.utility import utility_summary
     from ppdp_desktop.core.workload import condition_columns, run_workload
 
     plan = result.plan
@@ -261,15 +260,7 @@ def _partition_part(report: MethodReport, result: Anonymization, progress: Progr
     columns = condition_columns(frame, [plan.attribute, *result.dataset.schema.identifiers])
     workload = run_workload(frame[columns], true_codes, plan.domain.m, estimate) if columns else None
     cancel.check()
-    report.utility = UtilitySummary(
-        plan.record_utility,
-        metrics.reconstruction_error(original, reconstructed),
-        metrics.aggregate_utility(original, reconstructed),
-        metrics.kl_divergence(original, reconstructed),
-        metrics.chi_square(original, reconstructed),
-        metrics.jensen_shannon(original, reconstructed),
-        workload,
-    )
+    report.utility = utility_summary(plan.record_utility, original, reconstructed, reconstructed, workload)
     report.record_utility = report.utility.record_utility
     if workload is not None:
         report.lines.extend(_baselines(result, frame[columns], true_codes, cancel))

@@ -35,6 +35,22 @@ class UtilitySummary:
         return out
 
 
+def utility_summary(
+    record_utility: float, actual: np.ndarray, estimate: np.ndarray, distribution: np.ndarray,
+    workload: WorkloadResult | None,
+) -> UtilitySummary:
+    """Error measures on the unbiased ``estimate``; distances on ``distribution`` (an estimate in the simplex)."""
+    return UtilitySummary(
+        record_utility,
+        metrics.reconstruction_error(actual, estimate),
+        metrics.aggregate_utility(actual, estimate),
+        metrics.kl_divergence(actual, distribution),
+        metrics.chi_square(actual, distribution),
+        metrics.jensen_shannon(actual, distribution),
+        workload,
+    )
+
+
 def summarize(result: Anonymization, workload_seed: int = 0) -> UtilitySummary:
     """Compare the original sensitive counts with those reconstructed from the release."""
     plan = result.plan
@@ -51,12 +67,4 @@ def summarize(result: Anonymization, workload_seed: int = 0) -> UtilitySummary:
         if columns
         else None
     )
-    return UtilitySummary(
-        plan.record_utility,
-        metrics.reconstruction_error(actual, estimate),
-        metrics.aggregate_utility(actual, estimate),
-        metrics.kl_divergence(actual, in_simplex),
-        metrics.chi_square(actual, in_simplex),
-        metrics.jensen_shannon(actual, in_simplex),
-        workload,
-    )
+    return utility_summary(plan.record_utility, actual, estimate, in_simplex, workload)

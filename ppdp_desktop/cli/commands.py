@@ -27,15 +27,49 @@ def _parse_bounds(text: str | None) -> list[tuple[float, float]] | None:
     return bounds
 
 
+def parse_domains(items: list[str]) -> dict[str, tuple[float, float]]:
+    """``--domain COL=LO:HI`` (repeated) as ``{COL: (LO, HI)}``."""
+    domains = {}
+    for item in items:
+        column, eq, bounds = item.rpartition("=")
+        lo, colon, hi = bounds.partition(":")
+        try:
+            if not (eq and column and colon):
+                raise ValueError
+            domains[column] = (float(lo), float(hi))
+        except ValueError:
+            raise ParameterError(f"--domain {item!r} must look like COL=LO:HI, e.g. age=0:120.") from None
+    return domains
+
+
+def parse_taxonomies(items: list[str] | None, method: str) -> tuple[str | None, dict[str, str]]:
+    """``--taxonomy``: one FILE for personalized, ``COL=FILE`` (repeated) for dp-microagg."""
+    items = items or []
+    if method != "dp-microagg":
+        if len(items) > 1:
+            raise ParameterError("Give one --taxonomy FILE (the sensitive column's).")
+        return (items[0] if items else None), {}
+    taxonomies = {}
+    for item in items:
+        column, eq, path = item.partition("=")
+        if not (eq and column and path):
+            raise ParameterError(f"--taxonomy {item!r} must look like COL=FILE for dp-microagg.")
+        taxonomies[column] = path
+    return None, taxonomies
+
+
 def _settings(args: argparse.Namespace):
     from ppdp_desktop.core.anonymize import (
-        AnonymizationSettings, RecodingSettings, RRSettings, SensitivitySettings, load_overrides,
+        AnonymizationSettings, DPSettings, RecodingSettings, RRSettings, SensitivitySettings, load_overrides,
     )
     from ppdp_desktop.core.choices import read_value_choices
     from ppdp_desktop.core.schema import parse_column_list
 
+    taxonomy_path, taxonomies = parse_taxonomies(args.taxonomy, args.method)
+    if not args.sensitive and args.method != "dp-microagg":
+        raise ParameterError(f"--method {args.method} needs --sensitive COL (the sensitive column).")
     return AnonymizationSettings(
-        sensitive=args.sensitive,
+        sensitive=args.sensitive or "",
         method=args.method,
         identifiers=parse_column_list(args.identifier),
         quasi=parse_column_list(args.quasi),
@@ -46,13 +80,14 @@ def _settings(args: argparse.Namespace):
             choice_column=args.choice_column,
             default_choice=args.default_choice,
             value_choices=read_value_choices(args.value_choices) if args.value_choices else {},
-            taxonomy_path=args.taxonomy,
+            taxonomy_path=taxonomy_path,
             graded=parse_column_list(args.graded),
             categories=args.categories,
             grading=args.grading,
             bounds=_parse_bounds(args.bounds),
         ),
         rr=RRSettings(args.l, args.randomize),
+        dp=DPSettings(parse_column_list(args.attributes), args.epsilon, args.k, parse_domains(args.domain), taxonomies),
         seed=args.seed,
     )
 
@@ -120,6 +155,8 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
 
     start = time.perf_counter()
     result = anonymize(dataset, settings)
+    for warning in getattr(result.plan, "warnings", []):
+        print(f"ppdp: warning: {warning}", file=sys.stderr)
     folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
                            fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report)
     guarantee = result.guarantee

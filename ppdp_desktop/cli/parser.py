@@ -28,11 +28,27 @@ def _recoding_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--choice-column", metavar="COL", help="column holding each record's choice 1/2/3 (removed from the release)")
     g.add_argument("--default-choice", type=int, choices=(1, 2, 3), help="choice for every record (default 2)")
     g.add_argument("--value-choices", metavar="FILE", help="CSV value,choice: a default choice per value")
-    g.add_argument("--taxonomy", metavar="FILE", help="taxonomy of the sensitive column: our .json or an ARX hierarchy .csv")
+    g.add_argument("--taxonomy", metavar="[COL=]FILE", action="append",
+                   help="taxonomy (our .json or an ARX hierarchy .csv): of the sensitive column for personalized; "
+                        "COL=FILE for a categorical column of dp-microagg (repeat per column)")
     g.add_argument("--graded", metavar="COLS", help="comma-separated numeric columns to grade")
     g.add_argument("--categories", type=int, default=3, help="number of graded categories (default 3)")
     g.add_argument("--grading", choices=("equal-width", "quantile"), default="equal-width", help="how to cut categories")
     g.add_argument("--bounds", help='explicit categories "lo-hi,lo-hi,..." (closed intervals), e.g. "10-40,41-70"')
+
+
+def _dp_args(p: argparse.ArgumentParser, *, k_list: bool = False) -> None:
+    g = p.add_argument_group("differential privacy by individual-ranking microaggregation (--method dp-microagg)")
+    g.add_argument("--attributes", metavar="COLS", help="comma-separated columns to protect (numeric, or categorical "
+                   "with --taxonomy COL=FILE)")
+    g.add_argument("--epsilon", type=float, help="the privacy budget epsilon (> 0), split evenly over the attributes")
+    if k_list:
+        g.add_argument("--k", default="10,25,50,100", help="cluster sizes to compare, comma-separated (default 10,25,50,100)")
+    else:
+        g.add_argument("--k", type=int, help="cluster size k (the last cluster holds k..2k-1 records)")
+    g.add_argument("--domain", metavar="COL=LO:HI", action="append", default=[],
+                   help="declared domain of a numeric column (repeat per column); without it the data's min and max "
+                        "are used and disclosed")
 
 
 def _key_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
@@ -60,16 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
     an = sub.add_parser("anonymize", help="anonymize a data file and write a release folder (and a sealed key)")
     an.add_argument("data", help="CSV/TSV/TXT, .xlsx, .sav, .dta or .parquet file")
     an.add_argument("--out", required=True, help="release folder to create")
-    an.add_argument("--sensitive", required=True, metavar="COL", help="the sensitive column")
+    an.add_argument("--sensitive", metavar="COL", help="the sensitive column (not needed for dp-microagg)")
     an.add_argument("--identifier", metavar="COLS", help="comma-separated identifier columns (removed; replaced by pseudonyms)")
     an.add_argument("--quasi", metavar="COLS", help="comma-separated quasi-identifier columns")
-    an.add_argument("--method", default="finegrain", help="uniform, finegrain, partition, rr or personalized (default: finegrain)")
+    an.add_argument("--method", default="finegrain",
+                    help="uniform, finegrain, partition, rr, personalized or dp-microagg (default: finegrain)")
     _sensitivity_args(an)
     _recoding_args(an)
     g = an.add_argument_group("randomized response under a linking-attack bound (--method rr)")
     g.add_argument("--l", type=float, help="bound the attribute-disclosure risk by 1/l (l > 1); needs --quasi")
     g.add_argument("--randomize", choices=("qi", "s", "both"), default="both", help="what to randomize (default both)")
     _key_args(an)
+    _dp_args(an)
     an.add_argument("--seed", type=int, help="fix the random seed (testing only: a guessable seed voids the guarantee)")
     an.add_argument("--sep", help="input delimiter (default: sniffed among , ; TAB |)")
     an.add_argument("--encoding", help="input encoding (default: sniffed: UTF-8, UTF-8 with BOM, Windows-1252)")

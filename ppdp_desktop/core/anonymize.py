@@ -73,6 +73,21 @@ class RRSettings:
 
 
 @dataclass
+class DPSettings:
+    """Differential privacy by individual-ranking microaggregation (SPEC 5).
+
+    ``domains`` maps numeric columns to declared ``(lo, hi)`` (absent: taken from the data, which
+    discloses min and max); ``taxonomies`` maps categorical columns to a Taxonomy or a file path.
+    """
+
+    attributes: list[str] = field(default_factory=list)
+    epsilon: float | None = None
+    k: int | None = None
+    domains: dict[str, tuple[float, float]] = field(default_factory=dict)
+    taxonomies: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class AnonymizationSettings:
     """Everything the job needs besides the data."""
 
@@ -83,6 +98,7 @@ class AnonymizationSettings:
     sensitivity: SensitivitySettings = field(default_factory=SensitivitySettings)
     recoding: RecodingSettings = field(default_factory=RecodingSettings)
     rr: RRSettings = field(default_factory=RRSettings)
+    dp: DPSettings = field(default_factory=DPSettings)
     seed: int | None = None
 
 
@@ -136,6 +152,8 @@ def anonymize(
     """Prepare a plan from statistics, verify it (fail closed), then apply it to the rows."""
     cancel = cancel or CancelToken()
     frame = dataset.frame
+    if settings.method == "dp-microagg" and settings.dp.attributes and not settings.sensitive:
+        settings = replace(settings, sensitive=settings.dp.attributes[0])
     if settings.sensitive not in frame.columns:
         raise ParameterError(
             f"Sensitive column {settings.sensitive!r} is not in {dataset.label}; its columns are: {', '.join(frame.columns)}."
@@ -143,6 +161,8 @@ def anonymize(
     sensitive = [settings.sensitive]
     if settings.method == "personalized":
         sensitive += [c for c in settings.recoding.graded if c != settings.sensitive]
+    elif settings.method == "dp-microagg":
+        sensitive += [c for c in settings.dp.attributes if c != settings.sensitive]
     schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, settings.quasi))
     dataset = replace(dataset, schema=schema)
     method = get_method(settings.method)

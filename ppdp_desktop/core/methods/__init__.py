@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.base import Applied, Method, Plan
+from ppdp_desktop.core.methods.dp_microagg import DPMicroaggregation
 from ppdp_desktop.core.methods.perturbation import PerturbationPlan
 from ppdp_desktop.core.methods.partition import PerturbationPartitioning
 from ppdp_desktop.core.methods.personalized import PersonalizedRecoding
@@ -10,7 +11,8 @@ from ppdp_desktop.core.methods.rr import RandomizedResponse
 from ppdp_desktop.core.methods.finegrain import FineGrainPerturbation
 from ppdp_desktop.core.methods.uniform import UniformPerturbation
 
-REGISTRY: dict[str, Method] = {m.name: m for m in (UniformPerturbation(), FineGrainPerturbation(), PerturbationPartitioning(), RandomizedResponse(), PersonalizedRecoding())}
+REGISTRY: dict[str, Method] = {m.name: m for m in (UniformPerturbation(), FineGrainPerturbation(), PerturbationPartitioning(), RandomizedResponse(), PersonalizedRecoding(),
+                                                DPMicroaggregation())}
 
 
 def get_method(name: str) -> Method:

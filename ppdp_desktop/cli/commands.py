@@ -87,7 +87,8 @@ def _settings(args: argparse.Namespace):
             bounds=_parse_bounds(args.bounds),
         ),
         rr=RRSettings(args.l, args.randomize),
-        dp=DPSettings(parse_column_list(args.attributes), args.epsilon, args.k, parse_domains(args.domain), taxonomies),
+        dp=DPSettings(parse_column_list(args.attributes), args.epsilon, args.k, parse_domains(args.domain), taxonomies,
+                      args.candidates),
         seed=args.seed,
     )
 

@@ -49,6 +49,9 @@ def _dp_args(p: argparse.ArgumentParser, *, k_list: bool = False) -> None:
     g.add_argument("--domain", metavar="COL=LO:HI", action="append", default=[],
                    help="declared domain of a numeric column (repeat per column); without it the data's min and max "
                         "are used and disclosed")
+    g.add_argument("--candidates", choices=("covering", "taxonomy"), default="covering",
+                   help="categorical centroids drawn from the cluster's covering sub-taxonomy (seed 003, default) or "
+                        "from every taxonomy label (no data-dependent candidate set)")
 
 
 def _key_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:

@@ -77,7 +77,9 @@ class DPSettings:
     """Differential privacy by individual-ranking microaggregation (SPEC 5).
 
     ``domains`` maps numeric columns to declared ``(lo, hi)`` (absent: taken from the data, which
-    discloses min and max); ``taxonomies`` maps categorical columns to a Taxonomy or a file path.
+    discloses min and max); ``taxonomies`` maps categorical columns to a Taxonomy or a file path;
+    ``candidates`` is where a categorical cluster's centroid is drawn from ("covering": the smallest
+    sub-taxonomy covering the cluster, as in seed 003; "taxonomy": every label).
     """
 
     attributes: list[str] = field(default_factory=list)
@@ -85,6 +87,7 @@ class DPSettings:
     k: int | None = None
     domains: dict[str, tuple[float, float]] = field(default_factory=dict)
     taxonomies: dict[str, Any] = field(default_factory=dict)
+    candidates: str = "covering"
 
 
 @dataclass

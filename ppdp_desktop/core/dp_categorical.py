@@ -89,8 +89,19 @@ class CategoricalRanking:
         return (nodes[None, :] >= root[:, None]) & (nodes[None, :] < self.index.end[root][:, None])
 
 
-def rank_categorical(column: pd.Series, taxonomy: Taxonomy, k: int) -> CategoricalRanking:
-    """Order the records by distance to the most marginal value and cluster ``k`` consecutive ones."""
+CANDIDATES = ("covering", "taxonomy")
+
+
+def rank_categorical(column: pd.Series, taxonomy: Taxonomy, k: int, candidates: str = "covering") -> CategoricalRanking:
+    """Order the records by distance to the most marginal value and cluster ``k`` consecutive ones.
+
+    ``candidates="covering"`` (seed 003, SPEC 5) lets each cluster's centroid range over its smallest
+    covering sub-taxonomy: a cluster whose records share one value then releases it unchanged.
+    ``"taxonomy"`` lets every cluster range over every label: the candidate set no longer depends on
+    the data, at the price of more distortion.
+    """
+    if candidates not in CANDIDATES:
+        raise ParameterError(f"The centroid candidates must be one of {', '.join(CANDIDATES)}; got {candidates!r}.")
     name = column.name
     text = text_column(column)
     missing = np.flatnonzero((text == "").to_numpy())
@@ -128,8 +139,9 @@ def rank_categorical(column: pd.Series, taxonomy: Taxonomy, k: int) -> Categoric
     starts = np.flatnonzero(np.r_[True, np.diff(sorted_cluster) != 0])
     lo = np.minimum.reduceat(sorted_nodes, starts)
     hi = np.maximum.reduceat(sorted_nodes, starts)
+    cover = index.lca(lo, hi) if candidates == "covering" else np.zeros(n_clusters, dtype=np.int64)
     return CategoricalRanking(index, value_nodes, dist, codes, cluster, np.bincount(sorted_cluster), composition,
-                              index.lca(lo, hi), str(values[anchor]))
+                              cover, str(values[anchor]))
 
 
 def exponential_centroids(ranking: CategoricalRanking, epsilon: float, rng: np.random.Generator,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.dp_categorical import CategoricalRanking, check_categorical_structure, exponential_centroids, rank_categorical
+from ppdp_desktop.core.dp_categorical import CANDIDATES, CategoricalRanking, check_categorical_structure, exponential_centroids, rank_categorical
 from ppdp_desktop.core.dp_numeric import NumericDomain, check_shared_structure, cluster_count, dp_microaggregate, laplace_scale
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.base import Applied
@@ -33,8 +33,14 @@ if TYPE_CHECKING:
 METHOD = "dp-microagg"
 RELATIVE_TOLERANCE = 1e-12
 NOT_COVERED_CATEGORICAL = (
-    "Categorical attributes follow seed 003: their order (distance to the most marginal value) and each "
-    "cluster's candidate labels are computed from the data; the paper's epsilon accounting is used as is."
+    "Categorical attributes follow seed 003: their order (distance to the most marginal value) is computed "
+    "from the data and the paper's epsilon accounting is used as is."
+)
+NOT_COVERED_COVERING = (
+    "Each categorical cluster's centroid is drawn from the smallest sub-taxonomy covering the cluster (seed 003): "
+    "a cluster whose k records share one value releases that value unchanged, and the candidate sets depend on "
+    "the data, so the categorical part is protected like k-anonymity rather than strictly epsilon-DP. Choose "
+    "candidates 'taxonomy' (every label) to remove this dependence."
 )
 DOMAIN_FROM_DATA = "The domain of {name!r} was taken from the data: the release discloses its minimum ({lo}) and maximum ({hi})."
 TAXONOMY_FROM_DATA = "No taxonomy was given for {name!r}: a flat one was built from the data, so its list of values is disclosed."
@@ -71,6 +77,7 @@ class DPMicroaggPlan:
     epsilon: float
     k: int
     n_records: int
+    candidates: str = "covering"
     method: str = METHOD
     needs_pseudonyms: bool = False
     clusterings: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -103,7 +110,10 @@ class DPMicroaggPlan:
                 expected = laplace_scale(a.domain.delta, m, self.k, self.epsilon)
                 if a.scale is None or abs(a.scale - expected) > RELATIVE_TOLERANCE * expected:
                     raise PrivacyError(f"The Laplace scale of {a.attribute!r} is {a.scale}, not M*Delta/(k*epsilon) = {expected}.")
-        not_covered = [NOT_COVERED_CATEGORICAL] if any(a.domain is None for a in self.attributes) else []
+        categorical = any(a.domain is None for a in self.attributes)
+        not_covered = [NOT_COVERED_CATEGORICAL] if categorical else []
+        if categorical and self.candidates == "covering":
+            not_covered.append(NOT_COVERED_COVERING)
         return {
             "kind": "epsilon-differential privacy (individual-ranking microaggregation, noise shared per cluster)",
             "epsilon": self.epsilon, "k": self.k, "composition": "sequential over the attributes: epsilon / M each",
@@ -123,7 +133,7 @@ class DPMicroaggPlan:
                 self.clusterings[a.attribute] = clusters
                 columns[a.attribute] = released.astype(np.int64) if a.domain.integer else released
             else:
-                ranking = rank_categorical(frame[a.attribute], a.taxonomy, self.k)
+                ranking = rank_categorical(frame[a.attribute], a.taxonomy, self.k, self.candidates)
                 chosen = exponential_centroids(ranking, a.epsilon, rng)
                 nodes = chosen[ranking.cluster]
                 check_categorical_structure(nodes, ranking, self.k, a.attribute)
@@ -133,7 +143,8 @@ class DPMicroaggPlan:
 
     def release_json(self) -> dict[str, Any]:
         return {
-            "parameters": {"epsilon": self.epsilon, "k": self.k, "attributes": [a.attribute for a in self.attributes]},
+            "parameters": {"epsilon": self.epsilon, "k": self.k, "attributes": [a.attribute for a in self.attributes],
+                           "candidates": self.candidates},
             "protected": [a.to_json() for a in self.attributes],
             "guarantee": self.verify(),
             "reconstruction": "Released values are cluster centroids plus noise; analyse them as they are. "
@@ -228,7 +239,9 @@ class DPMicroaggregation:
                     raise ParameterError(f"{name!r} is categorical: it takes a taxonomy (--taxonomy {name}=FILE), not --domain.")
                 taxonomy, from_data = _taxonomy(column, dp.taxonomies.get(name))
                 attributes.append(DPAttribute(name, "categorical", share, taxonomy=taxonomy, taxonomy_from_data=from_data))
-        return DPMicroaggPlan(attributes, float(dp.epsilon), int(dp.k), len(frame))
+        if dp.candidates not in CANDIDATES:
+            raise ParameterError(f"--candidates must be one of {', '.join(CANDIDATES)}; got {dp.candidates!r}.")
+        return DPMicroaggPlan(attributes, float(dp.epsilon), int(dp.k), len(frame), dp.candidates)
 
 
 def _taxonomy(column: pd.Series, given: Any) -> tuple[Taxonomy, bool]:

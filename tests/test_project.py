@@ -7,7 +7,7 @@ import os
 import pytest
 
 from ppdp_desktop.core import project as project_module
-from ppdp_desktop.core.anonymize import AnonymizationSettings
+from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings
 from ppdp_desktop.core.errors import InputError, ParameterError
 from ppdp_desktop.core.project import PROJECT_VERSION, Project, migrate
 from ppdp_desktop.core.resources import DEMO_TAXONOMY, resource_path
@@ -38,6 +38,12 @@ def full_project() -> Project:
         graded=["income"],
         categories=5,
         grading="equal-frequency",
+        rr_l=2.5,
+        rr_randomize="qi",
+        dp_attributes=["income", "sex"],
+        dp_epsilon=0.5,
+        dp_k=7,
+        dp_domains={"income": [0.0, 250000.0]},
         release_folder="/out/release",
         key_path="/keys/release.ppdpkey",
     )
@@ -121,10 +127,44 @@ def test_invalid_version_refused(version):
         migrate({"format": "ppdp-project", "version": version}, "p.json")
 
 
-def test_migration_hook_upgrades_old_files(tmp_path, monkeypatch):
+def test_version_1_files_get_the_dp_defaults(tmp_path):
     old = full_project().to_json()
     old["version"] = 1
-    old["folder"] = old.pop("release_folder")  # version 1 (as pretended here) called it "folder"
+    for name in ("dp_attributes", "dp_epsilon", "dp_k", "dp_domains"):
+        del old[name]  # version 1 had no differential privacy
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    loaded = Project.load(path)
+    assert (loaded.dp_attributes, loaded.dp_epsilon, loaded.dp_k, loaded.dp_domains) == ([], 1.0, 10, {})
+    assert loaded.method == "personalized" and loaded.taxonomies == full_project().taxonomies
+    loaded.save(path)
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == PROJECT_VERSION
+
+
+def test_dp_settings_round_trip_and_reach_the_job(tmp_path):
+    project = full_project()
+    project.method = "dp-microagg"
+    project.roles = {c: r for c, r in ROLES.items() if r != "sensitive"}  # differential privacy needs no sensitive column
+    project.set_taxonomy(Taxonomy.flat("sex", ["F", "M"]))
+    project.save(tmp_path / "dp.json")
+    loaded = Project.load(tmp_path / "dp.json")
+    assert loaded == project and loaded.dp_domains == {"income": [0.0, 250000.0]}
+    settings = loaded.settings(seed=3)
+    assert settings.method == "dp-microagg" and settings.sensitive == ""
+    assert settings.dp == DPSettings(["income", "sex"], 0.5, 7, {"income": (0.0, 250000.0)}, {})  # flat: from the data
+    grouped = load_taxonomy(resource_path(DEMO_TAXONOMY), "diagnosis")
+    loaded.dp_attributes = ["diagnosis"]
+    loaded.set_taxonomy(grouped)
+    dp = loaded.settings().dp
+    assert dp.domains == {} and to_dict(dp.taxonomies["diagnosis"]) == to_dict(grouped)  # an edited taxonomy is declared
+    with pytest.raises(ParameterError, match="sensitive"):  # the other methods still need one
+        loaded.settings(method="finegrain")
+
+
+def test_migration_hook_upgrades_old_files(tmp_path, monkeypatch):
+    old = full_project().to_json()
+    old["version"] = PROJECT_VERSION
+    old["folder"] = old.pop("release_folder")  # the current version (as pretended here) called it "folder"
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old), encoding="utf-8")
 
@@ -133,14 +173,14 @@ def test_migration_hook_upgrades_old_files(tmp_path, monkeypatch):
         data["release_folder"] = data.pop("folder")
         return data
 
-    monkeypatch.setattr(project_module, "PROJECT_VERSION", 2)
-    monkeypatch.setitem(project_module.MIGRATIONS, 1, rename_folder)
+    monkeypatch.setattr(project_module, "PROJECT_VERSION", PROJECT_VERSION + 1)
+    monkeypatch.setitem(project_module.MIGRATIONS, PROJECT_VERSION, rename_folder)
     loaded = Project.load(path)
     assert loaded.release_folder == "/out/release"
     assert loaded == full_project()
     # saving writes the current version
     loaded.save(path)
-    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 2
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == PROJECT_VERSION + 1
 
 
 def test_unknown_fields_are_ignored(tmp_path):

@@ -11,13 +11,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, RRSettings, SensitivitySettings
+from ppdp_desktop.core.anonymize import (
+    AnonymizationSettings,
+    DPSettings,
+    RecodingSettings,
+    RRSettings,
+    SensitivitySettings,
+)
 from ppdp_desktop.core.errors import InputError, ParameterError
 from ppdp_desktop.core.schema import Role
 from ppdp_desktop.core.taxonomy import Taxonomy
 from ppdp_desktop.core.taxonomy_io import from_dict, to_dict
 
-PROJECT_VERSION = 1
+PROJECT_VERSION = 2
+DP_METHOD = "dp-microagg"  # protects its own list of attributes: needs no sensitive column or pairs
+DP_DEFAULTS: dict[str, Any] = {"dp_attributes": [], "dp_epsilon": 1.0, "dp_k": 10, "dp_domains": {}}
 
 
 @dataclass
@@ -41,6 +49,10 @@ class Project:
     grading: str = "equal-width"
     rr_l: float = 3.0
     rr_randomize: str = "both"
+    dp_attributes: list[str] = field(default_factory=list)  # differential privacy: the columns to protect
+    dp_epsilon: float = 1.0
+    dp_k: int = 10
+    dp_domains: dict[str, list[float]] = field(default_factory=dict)  # declared [lo, hi]; absent: from the data
     taxonomies: dict[str, dict[str, Any]] = field(default_factory=dict)
     release_folder: str | None = None
     key_path: str | None = None
@@ -65,12 +77,13 @@ class Project:
     # --- to the job ------------------------------------------------------------------------
     def settings(self, method: str | None = None, taxonomy: Taxonomy | None = None, seed: int | None = None) -> AnonymizationSettings:
         """The job settings for ``method`` (default: the project's); ``taxonomy`` overrides the stored one."""
+        method = method or self.method
         sensitive = self.sensitive
-        if sensitive is None:
+        if sensitive is None and method != DP_METHOD:
             raise ParameterError("Mark one column as sensitive (step 2) before choosing a method.")
         return AnonymizationSettings(
-            sensitive=sensitive,
-            method=method or self.method,
+            sensitive=sensitive or "",
+            method=method,
             identifiers=self.columns_with(Role.IDENTIFIER),
             quasi=self.columns_with(Role.QUASI_IDENTIFIER),
             sensitivity=SensitivitySettings(
@@ -81,13 +94,31 @@ class Project:
                 choice_column=self.choice_column,
                 default_choice=self.default_choice,
                 value_choices=dict(self.value_choices),
-                taxonomy=taxonomy if taxonomy is not None else self.taxonomy(sensitive),
+                taxonomy=taxonomy if taxonomy is not None else (self.taxonomy(sensitive) if sensitive else None),
                 graded=list(self.graded),
                 categories=self.categories,
                 grading=self.grading,
             ),
             rr=RRSettings(self.rr_l, self.rr_randomize),
+            dp=self.dp_settings(),
             seed=seed,
+        )
+
+    def dp_settings(self) -> DPSettings:
+        """Differential privacy's settings: declared domains, and the edited taxonomies of the categorical
+        attributes. A flat taxonomy (the one the wizard builds from the data's values until the user groups
+        them) is left out, so the job builds it from the data itself and the release says so."""
+        taxonomies = {}
+        for name in self.dp_attributes:
+            taxonomy = self.taxonomy(name) if name not in self.dp_domains else None
+            if taxonomy is not None and taxonomy.depth > 1:
+                taxonomies[name] = taxonomy
+        return DPSettings(
+            attributes=list(self.dp_attributes),
+            epsilon=float(self.dp_epsilon),
+            k=int(self.dp_k),
+            domains={c: (float(v[0]), float(v[1])) for c, v in self.dp_domains.items() if c in self.dp_attributes},
+            taxonomies=taxonomies,
         )
 
     # --- file ------------------------------------------------------------------------------
@@ -122,7 +153,15 @@ class Project:
             raise InputError(f"{path.name}: {exc}.") from exc
 
 
-MIGRATIONS: dict[int, Any] = {}  # version -> function(data) -> data of version + 1
+def _add_dp_defaults(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 -> 2: differential privacy's settings (attributes, epsilon, k, domains) appear."""
+    data = dict(data)
+    for name, default in DP_DEFAULTS.items():
+        data.setdefault(name, json.loads(json.dumps(default)))
+    return data
+
+
+MIGRATIONS: dict[int, Any] = {1: _add_dp_defaults}  # version -> function(data) -> data of version + 1
 
 
 def migrate(data: dict[str, Any], name: str) -> dict[str, Any]:

@@ -1,0 +1,239 @@
+"""DP by individual-ranking microaggregation (seed 003, SPEC 5): structure, noise law, empirical DP."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings, anonymize
+from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.dp_categorical import (
+    check_categorical_structure, exponential_centroids, marginal_centroids, rank_categorical,
+)
+from ppdp_desktop.core.dp_numeric import (
+    NumericDomain, check_shared_structure, dp_microaggregate, laplace_scale, microaggregate, plain_ranking,
+)
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
+from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.taxonomy import Taxonomy
+
+
+def _tiny_taxonomy() -> Taxonomy:
+    tax = Taxonomy("dx")
+    for group, leaves in {"A": ["a1", "a2"], "B": ["b1", "b2"]}.items():
+        tax.add(tax.root, group)
+        for leaf in leaves:
+            tax.add(group, leaf)
+    return tax
+
+
+# --- numeric structure ----------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(-50, 50), min_size=1, max_size=80), k=st.integers(1, 12), seed=st.integers(0, 2**32))
+def test_clusters_are_k_consecutive_ranks_sharing_one_released_value(values, k, seed):
+    values = np.array(values, dtype=float)
+    if len(values) < k:
+        with pytest.raises(ParameterError, match=f"at least {k} records"):
+            microaggregate(values, k)
+        return
+    domain = NumericDomain("x", -50, 50, integer=True)
+    rng = np.random.default_rng(seed)
+    released, clusters, noise = dp_microaggregate(values, domain, k, laplace_scale(domain.delta, 1, k, 1.0), rng)
+    check_shared_structure(released, clusters, domain, k)  # raises if not
+    sizes = np.bincount(clusters.cluster)
+    assert (sizes[:-1] == k).all() and k <= sizes[-1] <= 2 * k - 1
+    # clusters are contiguous in the value order: cluster i's maximum <= cluster i+1's minimum
+    hi = pd.Series(values).groupby(clusters.cluster).max().to_numpy()
+    lo = pd.Series(values).groupby(clusters.cluster).min().to_numpy()
+    assert (hi[:-1] <= lo[1:]).all()
+    # one draw per cluster, shared; clamped to the domain and rounded
+    np.testing.assert_array_equal(released, np.clip(np.rint(np.clip(clusters.means + noise, -50, 50)), -50, 50)[clusters.cluster])
+    assert released.min() >= -50 and released.max() <= 50 and (released == np.round(released)).all()
+    # microaggregation alone keeps the total (the cluster means are the cluster averages)
+    assert plain_ranking(values, NumericDomain("x", -60, 60), k).sum() == pytest.approx(values.sum())
+
+
+def test_the_last_cluster_absorbs_the_remainder():
+    clusters = microaggregate(np.arange(23, dtype=float)[::-1], 5)
+    np.testing.assert_array_equal(clusters.sizes, [5, 5, 5, 8])
+    np.testing.assert_allclose(clusters.means, [2, 7, 12, 18.5])
+
+
+def test_structure_check_fails_closed_on_a_broken_cluster():
+    values = np.arange(30, dtype=float)
+    domain = NumericDomain("x", 0, 29)
+    released, clusters, _ = dp_microaggregate(values, domain, 10, 1.0, np.random.default_rng(0))
+    broken = released.copy()
+    broken[3] = released[3] + 0.5 if released[3] < 29 else released[3] - 0.5  # one record leaves its cluster's value
+    with pytest.raises(PrivacyError, match="share one released value"):
+        check_shared_structure(broken, clusters, domain, 10)
+    with pytest.raises(PrivacyError, match="cluster sizes"):
+        check_shared_structure(released, clusters, domain, 7)
+    outside = np.full_like(released, 40.0)
+    with pytest.raises(PrivacyError, match="outside"):
+        check_shared_structure(outside, microaggregate(np.zeros(30), 30), domain, 30)
+
+
+# --- the noise ------------------------------------------------------------------------------------
+
+def test_cluster_noise_is_laplace_with_the_stated_scale():
+    rng = np.random.default_rng(2026)
+    values = rng.normal(50, 10, 20_000)
+    domain = NumericDomain("x", 0, 100)
+    k, epsilon, m = 10, 1.0, 2
+    scale = laplace_scale(domain.delta, m, k, epsilon)
+    assert scale == pytest.approx(m * 100 / (k * epsilon))
+    _, clusters, noise = dp_microaggregate(values, domain, k, scale, rng)
+    assert len(noise) == 2000  # one draw per cluster, not per record
+    assert stats.kstest(noise, "laplace", args=(0, scale)).pvalue > 0.01
+    # the test has power: the per-record scale or half the scale is rejected
+    assert stats.kstest(noise, "laplace", args=(0, scale / 2)).pvalue < 1e-6
+    assert stats.kstest(noise, "laplace", args=(0, m * 100 / epsilon)).pvalue < 1e-6
+
+
+def _pair_histogram(values: np.ndarray, scale: float, runs: int, seed: int) -> np.ndarray:
+    """Released multisets of 4 records (k = 2: two cluster values) binned on a 4 x 4 grid over [0, 10]^2."""
+    domain = NumericDomain("x", 0, 10)
+    rng = np.random.default_rng(seed)
+    pairs = np.empty((runs, 2))
+    for r in range(runs):
+        released, clusters, _ = dp_microaggregate(values, domain, 2, scale, rng)
+        pairs[r] = np.sort(released[[np.flatnonzero(clusters.cluster == c)[0] for c in (0, 1)]])
+    return np.histogram2d(pairs[:, 0], pairs[:, 1], bins=4, range=[[0, 10], [0, 10]])[0]
+
+
+def _max_log_ratio(a: np.ndarray, b: np.ndarray, floor: int = 400) -> float:
+    both = (a >= floor) & (b >= floor)
+    return float(np.abs(np.log(a[both] / b[both])).max())
+
+
+def test_empirical_dp_on_neighbouring_data_sets():
+    """Neighbours differ in one record (9 -> 0): the output's log-ratio stays within epsilon.
+
+    Clusters of D = {1, 2 | 8, 9} have means 1.5, 8.5; of D' = {0, 1 | 2, 8}: 0.5, 5. The released table
+    is shuffled, so what an attacker sees is the multiset of released values: the two cluster values.
+    """
+    epsilon, k, delta = 1.0, 2, 10.0
+    scale = laplace_scale(delta, 1, k, epsilon)
+    runs = 12_000
+    d = _pair_histogram(np.array([1.0, 2.0, 8.0, 9.0]), scale, runs, 1)
+    d_prime = _pair_histogram(np.array([1.0, 2.0, 8.0, 0.0]), scale, runs, 2)
+    # sampling error of a log-ratio of two counts >= 400 is at most about sqrt(2/400) = 0.07
+    assert _max_log_ratio(d, d_prime) <= epsilon + 0.25
+    # ... and the check can fail: a tenth of the scale breaks epsilon
+    weak = _max_log_ratio(_pair_histogram(np.array([1.0, 2.0, 8.0, 9.0]), scale / 10, runs, 3),
+                          _pair_histogram(np.array([1.0, 2.0, 8.0, 0.0]), scale / 10, runs, 4), floor=30)
+    assert weak > epsilon + 0.5
+
+
+# --- categorical --------------------------------------------------------------------------------
+
+def test_categorical_order_clusters_and_covering_sub_taxonomies_by_hand():
+    """a1 x3, a2 x1, b1 x2 (root counted in phi): dis(a1, a2) = log2(1.5), dis(a, b) = log2(1.8).
+
+    Marginality: a1 = log2 1.5 + 2 log2 1.8 = 2.281, a2 = 3 log2 1.5 + 2 log2 1.8 = 3.451,
+    b1 = 4 log2 1.8 = 3.392: a2 is the most marginal; order a2, a1, b1 -> clusters {a2 a1}{a1 a1}{b1 b1}
+    covered by A, a1 and b1.
+    """
+    tax = _tiny_taxonomy()
+    column = pd.Series(["b1", "a1", "a2", "a1", "b1", "a1"], name="dx")
+    ranking = rank_categorical(column, tax, 2)
+    assert ranking.anchor == "a2"
+    np.testing.assert_array_equal(ranking.sizes, [2, 2, 2])
+    labels = np.array(ranking.index.labels)
+    assert labels[ranking.cover].tolist() == ["A", "a1", "b1"]
+    assert ranking.cluster[2] == 0 and ranking.cluster[0] == ranking.cluster[4] == 2
+    # qualities: cluster {a2, a1} scores A at -(2 * log2(1 + 1/3))
+    quality = ranking.quality(slice(0, 1))[0]
+    assert quality[labels.tolist().index("A")] == pytest.approx(-2 * math.log2(4 / 3))
+    nodes = exponential_centroids(ranking, 1.0, np.random.default_rng(0))[ranking.cluster]
+    check_categorical_structure(nodes, ranking, 2, "dx")
+    assert labels[nodes[[0, 3]]].tolist() == ["b1", "a1"]  # homogeneous clusters keep their value
+    assert labels[marginal_centroids(ranking)].tolist()[1:] == ["a1", "b1"]
+
+
+def test_exponential_mechanism_probabilities_match_exp_eps_u_over_2():
+    tax = _tiny_taxonomy()
+    column = pd.Series(["a1", "a2", "b1", "b2"], name="dx")
+    ranking = rank_categorical(column, tax, 4, candidates="taxonomy")
+    quality = ranking.quality(slice(0, 1))[0]
+    epsilon = 2.0
+    expected = np.exp(epsilon * quality / 2)
+    expected /= expected.sum()
+    rng = np.random.default_rng(7)
+    draws = np.array([exponential_centroids(ranking, epsilon, rng)[0] for _ in range(6000)])
+    observed = np.bincount(draws, minlength=len(expected))
+    assert stats.chisquare(observed, expected * len(draws)).pvalue > 0.001
+
+
+def test_categorical_refuses_missing_and_unknown_values():
+    tax = _tiny_taxonomy()
+    with pytest.raises(ParameterError, match="missing values .*rows 2"):
+        rank_categorical(pd.Series(["a1", None, "b1"], name="dx"), tax, 1)
+    with pytest.raises(TaxonomyError, match="c9"):
+        rank_categorical(pd.Series(["a1", "c9"], name="dx"), tax, 1)
+
+
+# --- the method --------------------------------------------------------------------------------
+
+def _frame(n: int = 500) -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    return pd.DataFrame({"age": rng.integers(20, 80, n), "weight": rng.normal(70, 12, n).round(1),
+                         "dx": rng.choice(["a1", "a2", "b1", "b2"], n)})
+
+
+def test_method_plan_split_scales_and_release_structure():
+    frame = _frame()
+    dp = DPSettings(["age", "weight", "dx"], epsilon=3.0, k=25, domains={"age": (0, 120), "weight": (20, 220)},
+                    taxonomies={"dx": _tiny_taxonomy()})
+    result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", dp=dp, seed=1))
+    plan = result.plan
+    assert result.guarantee["split"] == {"age": 1.0, "weight": 1.0, "dx": 1.0}
+    assert [a.scale for a in plan.attributes[:2]] == [pytest.approx(3 * 120 / 75), pytest.approx(3 * 200 / 75)]
+    age = result.applied.columns["age"]
+    assert age.dtype.kind == "i" and age.min() >= 0 and age.max() <= 120
+    assert len(np.unique(age)) <= 500 // 25
+    assert result.table["dx"].isin(tax_labels := _tiny_taxonomy().parents().keys()).all() and tax_labels
+    assert not plan.warnings
+
+
+def test_domains_from_the_data_are_flagged_and_values_outside_a_declared_domain_refused():
+    frame = _frame()
+    dp = DPSettings(["age"], epsilon=1.0, k=10)
+    plan = get_method("dp-microagg").prepare(Dataset(frame), AnonymizationSettings("", "dp-microagg", dp=dp))
+    assert "disclose" in plan.warnings[0] and any("minimum" in w for w in plan.verify()["not_covered"])
+    dp = DPSettings(["age"], epsilon=1.0, k=10, domains={"age": (30, 120)})
+    with pytest.raises(ParameterError, match=r"'age'.*outside the declared domain 30:120"):
+        get_method("dp-microagg").prepare(Dataset(frame), AnonymizationSettings("", "dp-microagg", dp=dp))
+
+
+@pytest.mark.parametrize("dp, message", [
+    (DPSettings([], 1.0, 10), "attributes to protect"),
+    (DPSettings(["age"], 0.0, 10), "epsilon"),
+    (DPSettings(["age"], 1.0, 0), "--k"),
+    (DPSettings(["age"], 1.0, 1000), "at least 1000 records"),
+    (DPSettings(["nope"], 1.0, 10), "'nope' not in"),
+    (DPSettings(["age"], 1.0, 10, {"age": (5, 5)}), "lo < hi"),
+    (DPSettings(["dx"], 1.0, 10, {"dx": (0, 1)}), "categorical"),
+])
+def test_bad_parameters_name_what_to_change(dp, message):
+    with pytest.raises(ParameterError, match=message):
+        get_method("dp-microagg").prepare(Dataset(_frame()), AnonymizationSettings("", "dp-microagg", dp=dp))
+
+
+def test_verify_refuses_a_tampered_scale_or_split():
+    dp = DPSettings(["age", "weight"], 2.0, 10, {"age": (0, 120), "weight": (20, 220)})
+    plan = get_method("dp-microagg").prepare(Dataset(_frame()), AnonymizationSettings("", "dp-microagg", dp=dp))
+    plan.attributes[0].scale /= 2
+    with pytest.raises(PrivacyError, match="Laplace scale of 'age'"):
+        plan.verify()
+    plan.attributes[0].scale *= 2
+    plan.attributes[1].epsilon = 1.5
+    with pytest.raises(PrivacyError):
+        plan.verify()

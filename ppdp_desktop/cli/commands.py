@@ -108,8 +108,8 @@ def run_anonymize(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings
-    from ppdp_desktop.core.demo import DEMO_ROLES, DEMO_SENSITIVE
+    from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings, RecodingSettings, SensitivitySettings
+    from ppdp_desktop.core.demo import DEMO_DP_DOMAINS, DEMO_ROLES, DEMO_SENSITIVE
     from ppdp_desktop.core.loading import load_table
     from ppdp_desktop.core.release import check_destination
     from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
@@ -136,6 +136,7 @@ def run_demo(args: argparse.Namespace) -> int:
         recoding=RecodingSettings(
             taxonomy_path=str(resource_path(DEMO_TAXONOMY)), value_choices=value_choices, graded=["income"], categories=4
         ),
+        dp=DPSettings(list(DEMO_DP_DOMAINS), epsilon=1.0, k=50, domains=dict(DEMO_DP_DOMAINS)),
         seed=args.seed,
     )
     code = _finish(dataset, settings, args, True, str(key), passphrase)

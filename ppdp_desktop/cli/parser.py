@@ -100,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="run the main job on the embedded demo data (writes a release and its key)")
     demo.add_argument("--out", required=True, help="release folder to create")
-    demo.add_argument("--method", default="finegrain", help="uniform, finegrain or personalized (default: finegrain)")
+    demo.add_argument("--method", default="finegrain", help="uniform, finegrain, personalized or "
+                      "dp-microagg (length of stay and income, epsilon 1, k 50) (default: finegrain)")
     demo.add_argument("--theta", type=float, default=3.0, help="tolerance theta (default: 3)")
     demo.add_argument("--key", metavar="FILE", help="key file (default: OUT.ppdpkey beside the folder)")
     demo.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (default: PPDP_PASSPHRASE, else a "

@@ -23,3 +23,8 @@ DEMO_ROLES = {
 def demo_taxonomy() -> Taxonomy:
     """The diagnosis taxonomy shipped with the demo data (chapters of diagnoses)."""
     return load_taxonomy(resource_path(DEMO_TAXONOMY), DEMO_SENSITIVE)
+
+
+# Declared ranges of the demo's numeric columns for differential privacy: a custodian's knowledge of
+# what the values can be, not the data's own min/max (which would be disclosed).
+DEMO_DP_DOMAINS = {"length_of_stay": (0.0, 365.0), "income": (0.0, 500_000.0)}

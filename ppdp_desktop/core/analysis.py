@@ -40,6 +40,10 @@ def verify_release(release: LoadedRelease) -> list[str]:
         if pseudonyms not in table.columns or table[pseudonyms].duplicated().any():
             raise ReleaseError(f"The pseudonym column {pseudonyms!r} is missing or has duplicate ids.")
         lines.append(f"pseudonyms: {len(table):,} distinct ids; identifiers removed")
+    if meta.get("method") == "dp-microagg":
+        from ppdp_desktop.core.dp_release import verify_dp_release
+
+        return lines + verify_dp_release(release)
     for entry in meta.get("sensitive", []):
         lines.append(_verify_perturbed(release, entry))
     for entry in meta.get("randomized", []):

@@ -107,8 +107,9 @@ class MethodReport:
             )
         elif "not_covered" not in self.guarantee:
             out.append("No downward breach for the data's own frequencies.")
-        if self.guarantee.get("not_covered"):
-            out.append(str(self.guarantee["not_covered"]))
+        not_covered = self.guarantee.get("not_covered")
+        if not_covered:
+            out += [str(n) for n in not_covered] if isinstance(not_covered, list) else [str(not_covered)]
         return out
 
     def utility_lines(self) -> list[str]:
@@ -195,6 +196,10 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
                 f"{row.method}: KL {row.kl:.4f}, chi-square {row.chi_square:.4f}, group-by error {row.groupby_error:.4f}, "
                 f"CUBE error {row.cube_error:.4f}, uncertainty-coefficient gap {row.uncertainty_gap:.4f}"
             )
+    elif plan.method == "dp-microagg":
+        from ppdp_desktop.core.dp_report import dp_report_part
+
+        dp_report_part(report, result, progress, cancel)
     else:
         _personalized_part(report, result, progress, cancel)
     progress(1.0, "Report ready")

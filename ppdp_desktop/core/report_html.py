@@ -84,7 +84,7 @@ def render_html(reports: list[MethodReport], context: ReportContext, progress: P
         parts.append(f'<p class="{"ok" if r.has_guarantee else "none"}">{esc(guarantee_headline(r))}</p>')
         parts += ["<h3>Method</h3>", _list(r.lines)]
         parts += ["<h3>Privacy</h3>", _list(r.privacy_lines())]
-        if r.has_guarantee:
+        if r.has_guarantee and not r.kind.startswith("epsilon-differential privacy"):
             parts.append(
                 "<p>The guarantee is upward: for each protected value, no released value can raise an adversary's "
                 "belief above rho2 when the prior belief is at most rho1. It was verified numerically on the "

@@ -41,6 +41,12 @@ def reports_from_release(
     except Exception:  # an unknown method name: show it as written
         title = method or "unknown method"
     n = int(meta.get("n_records", len(release.table)))
+    if method == "dp-microagg":
+        from ppdp_desktop.core.dp_release import dp_reports_from_release
+
+        reports = dp_reports_from_release(original, release, title)
+        progress(1.0, "Report ready")
+        return reports
     if method == "personalized" or not meta.get("sensitive"):
         guarantee = dict(meta.get("guarantee") or {"kind": "none", "statement": NO_GUARANTEE})
         lines = [f"recoded: {r.get('attribute')} ({r.get('published')})" for r in meta.get("recoded", [])]

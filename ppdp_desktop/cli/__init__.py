@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from ppdp_desktop.cli import commands
+from ppdp_desktop.cli import commands, selftest
 from ppdp_desktop.cli.parser import EXIT_USER_ERROR, build_parser
 from ppdp_desktop.core.errors import PPDPError
 
@@ -21,10 +21,14 @@ COMMANDS = {
     "lookup": commands.run_lookup,
     "report": commands.run_report,
     "compare": commands.run_compare,
+    "selftest": selftest.run,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--selftest"]:  # the bundled executables' spelling
+        argv = ["selftest"]
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)

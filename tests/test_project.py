@@ -151,14 +151,17 @@ def test_dp_settings_round_trip_and_reach_the_job(tmp_path):
     assert loaded == project and loaded.dp_domains == {"income": [0.0, 250000.0]}
     settings = loaded.settings(seed=3)
     assert settings.method == "dp-microagg" and settings.sensitive == ""
+    assert settings.quasi == ["age", "postcode"]  # sex is protected, so it is no longer kept as a quasi-identifier
     assert settings.dp == DPSettings(["income", "sex"], 0.5, 7, {"income": (0.0, 250000.0)}, {})  # flat: from the data
     grouped = load_taxonomy(resource_path(DEMO_TAXONOMY), "diagnosis")
     loaded.dp_attributes = ["diagnosis"]
     loaded.set_taxonomy(grouped)
-    dp = loaded.settings().dp
-    assert dp.domains == {} and to_dict(dp.taxonomies["diagnosis"]) == to_dict(grouped)  # an edited taxonomy is declared
     with pytest.raises(ParameterError, match="sensitive"):  # the other methods still need one
         loaded.settings(method="finegrain")
+    loaded.roles["diagnosis"] = "sensitive"
+    assert loaded.settings().sensitive == "diagnosis"  # protected: it stays the sensitive column
+    dp = loaded.settings().dp
+    assert dp.domains == {} and to_dict(dp.taxonomies["diagnosis"]) == to_dict(grouped)  # an edited taxonomy is declared
 
 
 def test_migration_hook_upgrades_old_files(tmp_path, monkeypatch):

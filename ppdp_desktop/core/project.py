@@ -79,13 +79,20 @@ class Project:
         """The job settings for ``method`` (default: the project's); ``taxonomy`` overrides the stored one."""
         method = method or self.method
         sensitive = self.sensitive
-        if sensitive is None and method != DP_METHOD:
+        quasi = self.columns_with(Role.QUASI_IDENTIFIER)
+        if method == DP_METHOD:
+            # It protects its own columns (a quasi-identifier among them is protected, not kept as it is);
+            # a sensitive column it does not protect is released unchanged, so it is not named as sensitive.
+            quasi = [c for c in quasi if c not in self.dp_attributes]
+            if sensitive not in self.dp_attributes:
+                sensitive = None
+        elif sensitive is None:
             raise ParameterError("Mark one column as sensitive (step 2) before choosing a method.")
         return AnonymizationSettings(
             sensitive=sensitive or "",
             method=method,
             identifiers=self.columns_with(Role.IDENTIFIER),
-            quasi=self.columns_with(Role.QUASI_IDENTIFIER),
+            quasi=quasi,
             sensitivity=SensitivitySettings(
                 self.rho1, self.rho2, None if self.rho1 is not None else self.theta,
                 {k: (float(v[0]), float(v[1])) for k, v in self.pairs.items()}, "the sensitivity table",

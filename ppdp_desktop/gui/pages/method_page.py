@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
 from PySide6.QtCore import Qt
 
 from ppdp_desktop.core.methods import REGISTRY
+from ppdp_desktop.core.project import DP_METHOD
 from ppdp_desktop.core.schema import Kind
+from ppdp_desktop.gui.dp_parameters import DPParameters
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 
@@ -92,7 +94,8 @@ class MethodPage(WizardPage):
         self.group = QButtonGroup(self)
         self.recoding = RecodingParameters()
         self.linking = LinkingParameters()
-        extra = {"personalized": self.recoding, "rr": self.linking}
+        self.dp = DPParameters()
+        extra = {"personalized": self.recoding, "rr": self.linking, DP_METHOD: self.dp}
         self.cards = {name: MethodCard(name, self.group, extra.get(name)) for name in REGISTRY}
         body = QWidget()
         column = QVBoxLayout(body)
@@ -114,6 +117,7 @@ class MethodPage(WizardPage):
         self.recoding.graded.itemChanged.connect(self._on_changed)
         self.linking.l.valueChanged.connect(self._on_changed)
         self.linking.randomize.currentIndexChanged.connect(self._on_changed)
+        self.dp.changed.connect(self._on_dp_changed)
         self._loading = False
 
     def refresh(self) -> None:
@@ -135,7 +139,9 @@ class MethodPage(WizardPage):
         self.recoding.grading.setCurrentText(project.grading)
         self.linking.l.setValue(project.rr_l)
         self.linking.randomize.setCurrentIndex(max(0, self.linking.randomize.findData(project.rr_randomize)))
+        self.dp.set_data(project, dataset, self.state.taxonomies)
         self._loading = False
+        self.complete_changed.emit()
 
     def choose(self, name: str, compare: list[str] = ()) -> None:
         """Select a method (and the ones to compare with), as the user would."""
@@ -160,5 +166,15 @@ class MethodPage(WizardPage):
         self.state.set_outcome(None)
         self.complete_changed.emit()
 
+    def _on_dp_changed(self) -> None:
+        """The DP widget wrote its settings into the project: results are stale, completeness may change."""
+        if self._loading:
+            return
+        self.state.set_outcome(None)
+        self.complete_changed.emit()
+
     def is_complete(self) -> bool:
-        return self.state.project.method in REGISTRY
+        method = self.state.project.method
+        if DP_METHOD in (method, *self.state.project.compare) and self.dp.problems():
+            return False
+        return method in REGISTRY

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.domain import encode_column
 from ppdp_desktop.core.errors import PPDPError
+from ppdp_desktop.core.project import DP_METHOD
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.sensitivity_model import SensitivityModel
 from ppdp_desktop.gui.state import WizardState
@@ -122,7 +123,10 @@ class SensitivityPage(WizardPage):
         self.state.project.choice_column = self.choice_source.currentData()
 
     def _on_validity_changed(self, valid: bool) -> None:
-        if self.model.invalid:
+        if self.state.project.method == DP_METHOD and (self.model.error or self.model.requirement is None):
+            text, style = ("Differential privacy (the method chosen in step 4) needs no sensitivity pairs: "
+                           "this step only matters for the other methods."), "color: #1b5e20;"
+        elif self.model.invalid:
             (row, _), (_, message) = next(iter(self.model.invalid.items()))
             text, style = f"Fix the red cells first: {message}", "color: #b71c1c;"
         elif self.model.error:
@@ -136,4 +140,6 @@ class SensitivityPage(WizardPage):
         self.complete_changed.emit()
 
     def is_complete(self) -> bool:
+        if self.state.project.method == DP_METHOD:  # needs no pairs (nor a categorical sensitive column)
+            return True
         return not self.model.invalid and (self.model.requirement is not None or self.state.project.method == "personalized")

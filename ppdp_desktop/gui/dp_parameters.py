@@ -1,0 +1,318 @@
+"""Differential privacy's parameters on the method page: the columns to protect, epsilon, k, the
+numeric domains and the plan figures (epsilon per attribute, Laplace scales), checked live.
+
+The widget edits the project's ``dp_*`` fields only; it computes nothing heavier than a column's
+min and max (once per data set), so the GUI thread stays free. The job runs through the worker.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.dp_numeric import laplace_scale
+from ppdp_desktop.core.methods.dp_microagg import is_numeric
+from ppdp_desktop.core.project import Project
+from ppdp_desktop.core.schema import Role
+from ppdp_desktop.core.taxonomy import Taxonomy
+
+WARNING_STYLE = "QLabel { color: #7a4a00; background: #fff4e0; border: 1px solid #c77800; padding: 4px; }"
+ERROR_STYLE = "color: #b71c1c;"
+PLAN_STYLE = "color: #1b5e20;"
+FROM_DATA = ("Taken from the data: the release will disclose the minimum and maximum of {name}; "
+             "enter the true range (e.g. age 0–120)")
+FLAT_TAXONOMY = ("{name}: no taxonomy was edited in step 2, so a flat taxonomy will be built from the data "
+                 "(disclosing its values).")
+EDITED_TAXONOMY = "{name}: uses the taxonomy edited in step 2 ({labels} labels)."
+LO, HI, SCALE = 1, 2, 3
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def declared_taxonomy(taxonomy: Taxonomy | None) -> bool:
+    """Whether an edited taxonomy says more than the data's own values (it groups them)."""
+    return taxonomy is not None and taxonomy.depth > 1
+
+
+class DPParameters(QWidget):
+    """Columns to protect (checkable), epsilon, k, a lo/hi table of the numeric ones, and what they imply."""
+
+    changed = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.project: Project | None = None
+        self.dataset: Dataset | None = None
+        self.taxonomies: dict[str, Taxonomy] = {}
+        self.ranges: dict[str, tuple[float, float]] = {}  # numeric column -> data (min, max)
+        self.numeric: dict[str, bool] = {}
+        self.missing: dict[str, int] = {}
+        self._filling = False
+        self.attributes = QListWidget()
+        self.attributes.setMaximumHeight(110)
+        self.attributes.setToolTip("Each checked column is released as cluster values plus noise; "
+                                   "epsilon is split equally between them")
+        self.epsilon = QDoubleSpinBox(decimals=3, minimum=0.001, maximum=1000.0, singleStep=0.1, value=1.0)
+        self.epsilon.setToolTip("epsilon > 0: the privacy budget; smaller means more protection and more noise")
+        self.k = QSpinBox(minimum=1, maximum=10_000_000, value=10)
+        self.k.setToolTip("Records per cluster (at least 1, at most the number of records): "
+                          "larger k means less noise and coarser values")
+        self.domains = QTableWidget(0, 4)
+        self.domains.setHorizontalHeaderLabels(["Numeric column", "lo", "hi", "Laplace scale"])
+        self.domains.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.domains.verticalHeader().setVisible(False)
+        self.domains.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.domains.setMaximumHeight(130)
+        self.domains.setToolTip("The true range of each numeric column: one person's value can move at most hi - lo")
+        self.warning = QLabel()
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet(WARNING_STYLE)
+        self.taxonomy_note = QLabel()
+        self.taxonomy_note.setWordWrap(True)
+        self.plan = QLabel()
+        self.plan.setWordWrap(True)
+        self.plan.setStyleSheet(PLAN_STYLE)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet(ERROR_STYLE)
+        form = QFormLayout()
+        form.addRow("Protect these columns:", self.attributes)
+        form.addRow("epsilon (privacy budget, > 0):", self.epsilon)
+        form.addRow("k (records per cluster):", self.k)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        layout.addWidget(QLabel("Domain of each numeric column (lo, hi):"))
+        layout.addWidget(self.domains)
+        for label in (self.warning, self.taxonomy_note, self.plan, self.message):
+            layout.addWidget(label)
+        self.attributes.itemChanged.connect(self._on_attributes_changed)
+        self.epsilon.valueChanged.connect(self._on_edited)
+        self.k.valueChanged.connect(self._on_edited)
+        self.domains.itemChanged.connect(self._on_domain_edited)
+
+    # --- from the state -------------------------------------------------------------------------
+    def set_data(self, project: Project, dataset: Dataset | None, taxonomies: dict[str, Taxonomy]) -> None:
+        """Show the project's settings for ``dataset``; unset attributes default to the sensitive column."""
+        if dataset is not self.dataset:
+            self._scan(dataset)
+        self.project, self.dataset, self.taxonomies = project, dataset, taxonomies
+        columns = self.candidates()
+        chosen = [c for c in project.dp_attributes if c in columns]
+        if not chosen and project.sensitive in columns:
+            chosen = [project.sensitive]
+        project.dp_attributes = chosen
+        self._filling = True
+        self.attributes.clear()
+        for column in columns:
+            kind = "numeric" if self.numeric[column] else "categorical"
+            item = QListWidgetItem(f"{column} ({kind})")
+            item.setData(Qt.ItemDataRole.UserRole, column)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if column in chosen else Qt.CheckState.Unchecked)
+            self.attributes.addItem(item)
+        self.epsilon.setValue(project.dp_epsilon)
+        self.k.setValue(project.dp_k)
+        self._filling = False
+        self._fill_domains()
+        self._update()
+
+    def _scan(self, dataset: Dataset | None) -> None:
+        """Each column's kind, and min / max / missing count of the numeric ones (vectorized, once)."""
+        self.ranges, self.numeric, self.missing = {}, {}, {}
+        if dataset is None:
+            return
+        for column in dataset.frame.columns:
+            series = dataset.frame[column]
+            self.numeric[column] = is_numeric(series)
+            if self.numeric[column]:
+                values = series.to_numpy(dtype=np.float64)
+                finite = values[~np.isnan(values)]
+                self.missing[column] = int(len(values) - len(finite))
+                if len(finite):
+                    self.ranges[column] = (float(finite.min()), float(finite.max()))
+
+    def candidates(self) -> list[str]:
+        """Columns one may protect: all but the identifiers (which are removed anyway)."""
+        if self.dataset is None or self.project is None:
+            return []
+        return [c for c in self.dataset.frame.columns if self.project.roles.get(c) != Role.IDENTIFIER.value]
+
+    # --- reading the widgets -------------------------------------------------------------------------
+    def chosen(self) -> list[str]:
+        items = [self.attributes.item(i) for i in range(self.attributes.count())]
+        return [i.data(Qt.ItemDataRole.UserRole) for i in items if i.checkState() == Qt.CheckState.Checked]
+
+    def numeric_chosen(self) -> list[str]:
+        return [c for c in self.chosen() if self.numeric.get(c)]
+
+    def domain_row(self, column: str) -> int:
+        for row in range(self.domains.rowCount()):
+            if self.domains.item(row, 0).text() == column:
+                return row
+        raise KeyError(column)
+
+    def set_domain(self, column: str, lo: float, hi: float) -> None:
+        """Type a domain into the table, as the user would."""
+        row = self.domain_row(column)
+        self.domains.item(row, LO).setText(_number(lo))
+        self.domains.item(row, HI).setText(_number(hi))
+
+    def check(self, column: str, on: bool = True) -> None:
+        """Tick or untick a column to protect, as the user would."""
+        for i in range(self.attributes.count()):
+            item = self.attributes.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == column:
+                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def typed_domain(self, column: str) -> tuple[float | None, float | None]:
+        row = self.domain_row(column)
+        return tuple(_parse(self.domains.item(row, c).text()) for c in (LO, HI))
+
+    # --- edits --------------------------------------------------------------------------------
+    def _fill_domains(self) -> None:
+        """One row per chosen numeric column: the declared domain, else the data's min and max."""
+        self._filling = True
+        self.domains.setRowCount(0)
+        for column in self.numeric_chosen():
+            declared = self.project.dp_domains.get(column)
+            lo, hi = declared if declared is not None else self.ranges.get(column, (math.nan, math.nan))
+            row = self.domains.rowCount()
+            self.domains.insertRow(row)
+            name = QTableWidgetItem(column)
+            name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            scale = QTableWidgetItem("")
+            scale.setFlags(scale.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            self.domains.setItem(row, 0, name)
+            self.domains.setItem(row, LO, QTableWidgetItem(_number(lo)))
+            self.domains.setItem(row, HI, QTableWidgetItem(_number(hi)))
+            self.domains.setItem(row, SCALE, scale)
+        self._filling = False
+
+    def _on_attributes_changed(self, _item: QListWidgetItem) -> None:
+        if self._filling or self.project is None:
+            return
+        self.project.dp_attributes = self.chosen()
+        self._store_domains()
+        self._fill_domains()
+        self._on_edited()
+
+    def _on_domain_edited(self, item: QTableWidgetItem) -> None:
+        if self._filling or self.project is None or item.column() not in (LO, HI):
+            return
+        self._on_edited()
+
+    def _store_domains(self) -> None:
+        """Keep a domain only when the user changed it from the data's min and max (else it is from the data)."""
+        domains = {c: v for c, v in self.project.dp_domains.items() if c in self.project.dp_attributes}
+        for row in range(self.domains.rowCount()):
+            column = self.domains.item(row, 0).text()
+            lo, hi = self.typed_domain(column)
+            if column not in self.project.dp_attributes:
+                continue
+            if lo is None or hi is None or (lo, hi) == self.ranges.get(column):
+                domains.pop(column, None)
+            else:
+                domains[column] = [lo, hi]
+        self.project.dp_domains = domains
+
+    def _on_edited(self, *_args) -> None:
+        if self._filling or self.project is None:
+            return
+        self.project.dp_epsilon = self.epsilon.value()
+        self.project.dp_k = self.k.value()
+        self._store_domains()
+        self._update()
+        self.changed.emit()
+
+    # --- what it means -------------------------------------------------------------------------
+    def problems(self) -> list[str]:
+        """What blocks the step, each naming what to change."""
+        if self.dataset is None:
+            return ["Load a data file first."]
+        out = []
+        chosen = self.chosen()
+        n = len(self.dataset.frame)
+        if not chosen:
+            out.append("Tick at least one column to protect.")
+        if self.k.value() > n:
+            out.append(f"k = {self.k.value()} is more than the {n} records: lower k to at most {n}.")
+        for column in self.numeric_chosen():
+            lo, hi = self.typed_domain(column)
+            if self.missing.get(column):
+                out.append(f"{column} has {self.missing[column]} missing values: fill or remove them, or untick it.")
+            if lo is None or hi is None:
+                out.append(f"The domain of {column} needs two numbers: type lo and hi.")
+            elif lo >= hi:
+                out.append(f"The domain of {column} needs lo < hi: lower lo or raise hi (now {_number(lo)} to {_number(hi)}).")
+            elif column in self.ranges:
+                low, high = self.ranges[column]
+                if low < lo or high > hi:
+                    out.append(f"{column} has values from {_number(low)} to {_number(high)}, outside {_number(lo)} "
+                               f"to {_number(hi)}: widen its domain.")
+        return out
+
+    def from_data(self) -> list[str]:
+        """Chosen numeric columns whose domain is still the data's min and max."""
+        return [c for c in self.numeric_chosen() if c not in self.project.dp_domains]
+
+    def _update(self) -> None:
+        chosen = self.chosen()
+        m = len(chosen)
+        epsilon, k = self.epsilon.value(), self.k.value()
+        self._filling = True
+        scales = []
+        for column in self.numeric_chosen():
+            lo, hi = self.typed_domain(column)
+            ok = lo is not None and hi is not None and hi > lo
+            scale = laplace_scale(hi - lo, m, k, epsilon) if ok else None
+            self.domains.item(self.domain_row(column), SCALE).setText(f"{scale:.4g}" if ok else "—")
+            if ok:
+                scales.append(f"{column} {scale:.4g}")
+        self._filling = False
+        warnings = [FROM_DATA.format(name=c) for c in self.from_data()]
+        self.warning.setText("\n".join(warnings))
+        self.warning.setVisible(bool(warnings))
+        notes = []
+        for column in chosen:
+            if not self.numeric.get(column):
+                taxonomy = self.taxonomies.get(column)
+                notes.append(EDITED_TAXONOMY.format(name=column, labels=len(taxonomy) - 1) if declared_taxonomy(taxonomy)
+                             else FLAT_TAXONOMY.format(name=column))
+        self.taxonomy_note.setText("\n".join(notes))
+        self.taxonomy_note.setVisible(bool(notes))
+        if m:
+            text = f"epsilon per column: {epsilon:g} / {m} = {epsilon / m:.4g}"
+            if scales:
+                text += f". Laplace scale M·Δ/(k·ε) shared by each cluster: {', '.join(scales)}"
+            self.plan.setText(text + ".")
+        self.plan.setVisible(bool(m))
+        problems = self.problems()
+        self.message.setText("\n".join(problems))
+        self.message.setVisible(bool(problems))
+
+
+def _parse(text: str) -> float | None:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None

@@ -44,6 +44,7 @@ def test_dp_run_from_the_wizard(window, qtbot):
     dp.check("age")
     dp.check("income")
     assert project.dp_attributes == ["age", "income"]
+    assert "diagnosis is tagged sensitive in step 2 but not ticked" in dp.taxonomy_note.text()
     # untouched domains come from the data: a visible warning names each column
     assert dp.warning.isVisible() and FROM_DATA.format(name="age") in dp.warning.text()
     assert "income" in dp.warning.text()
@@ -140,3 +141,14 @@ def test_no_sensitive_column_needed_and_project_round_trip(window, qtbot, tmp_pa
     window.go_to(RUN_STEP)
     qtbot.waitUntil(lambda: window.state.outcome is not None, timeout=120_000)
     assert window.state.outcome.main.guarantee["verified"]
+
+
+def test_screenshot_of_the_dp_card(window, qtbot, tmp_path):
+    from ppdp_desktop.gui.screenshots import grab_dp_method
+
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    path = grab_dp_method(window, tmp_path / "method-dp.png")
+    assert path.stat().st_size > 10_000
+    dp = window.pages[METHOD_STEP].dp
+    assert dp.chosen() == ["age", "income"] and "income" in dp.warning.text() and dp.warning.isVisible()

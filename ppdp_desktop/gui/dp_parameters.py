@@ -40,11 +40,17 @@ FROM_DATA = ("Taken from the data: the release will disclose the minimum and max
 FLAT_TAXONOMY = ("{name}: no taxonomy was edited in step 2, so a flat taxonomy will be built from the data "
                  "(disclosing its values).")
 EDITED_TAXONOMY = "{name}: uses the taxonomy edited in step 2 ({labels} labels)."
+UNPROTECTED = "{name} is tagged sensitive in step 2 but not ticked here: it is released as it is."
 LO, HI, SCALE = 1, 2, 3
 
 
 def _number(value: float) -> str:
     return f"{value:g}"
+
+
+def _scale(value: float) -> str:
+    """A Laplace scale for people: 4.8, 0.012, 39,790."""
+    return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
 
 
 def declared_taxonomy(taxonomy: Taxonomy | None) -> bool:
@@ -123,7 +129,7 @@ class DPParameters(QWidget):
         self._filling = True
         self.attributes.clear()
         for column in columns:
-            kind = "numeric" if self.numeric[column] else "categorical"
+            kind = "numeric" if self.is_numeric(column) else "categorical"
             item = QListWidgetItem(f"{column} ({kind})")
             item.setData(Qt.ItemDataRole.UserRole, column)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -150,6 +156,10 @@ class DPParameters(QWidget):
                 if len(finite):
                     self.ranges[column] = (float(finite.min()), float(finite.max()))
 
+    def is_numeric(self, column: str) -> bool:
+        """Numbers, unless step 2 gave the column a grouped taxonomy (then the job treats it as categories)."""
+        return bool(self.numeric.get(column)) and not declared_taxonomy(self.taxonomies.get(column))
+
     def candidates(self) -> list[str]:
         """Columns one may protect: all but the identifiers (which are removed anyway)."""
         if self.dataset is None or self.project is None:
@@ -162,7 +172,7 @@ class DPParameters(QWidget):
         return [i.data(Qt.ItemDataRole.UserRole) for i in items if i.checkState() == Qt.CheckState.Checked]
 
     def numeric_chosen(self) -> list[str]:
-        return [c for c in self.chosen() if self.numeric.get(c)]
+        return [c for c in self.chosen() if self.is_numeric(c)]
 
     def domain_row(self, column: str) -> int:
         for row in range(self.domains.rowCount()):
@@ -222,7 +232,8 @@ class DPParameters(QWidget):
 
     def _store_domains(self) -> None:
         """Keep a domain only when the user changed it from the data's min and max (else it is from the data)."""
-        domains = {c: v for c, v in self.project.dp_domains.items() if c in self.project.dp_attributes}
+        domains = {c: v for c, v in self.project.dp_domains.items()
+                   if c in self.project.dp_attributes and self.is_numeric(c)}
         for row in range(self.domains.rowCount()):
             column = self.domains.item(row, 0).text()
             lo, hi = self.typed_domain(column)
@@ -284,16 +295,19 @@ class DPParameters(QWidget):
             lo, hi = self.typed_domain(column)
             ok = lo is not None and hi is not None and hi > lo
             scale = laplace_scale(hi - lo, m, k, epsilon) if ok else None
-            self.domains.item(self.domain_row(column), SCALE).setText(f"{scale:.4g}" if ok else "—")
+            self.domains.item(self.domain_row(column), SCALE).setText(_scale(scale) if ok else "—")
             if ok:
-                scales.append(f"{column} {scale:.4g}")
+                scales.append(f"{column} {_scale(scale)}")
         self._filling = False
         warnings = [FROM_DATA.format(name=c) for c in self.from_data()]
         self.warning.setText("\n".join(warnings))
         self.warning.setVisible(bool(warnings))
         notes = []
+        sensitive = self.project.sensitive
+        if sensitive is not None and sensitive not in chosen:
+            notes.append(UNPROTECTED.format(name=sensitive))
         for column in chosen:
-            if not self.numeric.get(column):
+            if not self.is_numeric(column):
                 taxonomy = self.taxonomies.get(column)
                 notes.append(EDITED_TAXONOMY.format(name=column, labels=len(taxonomy) - 1) if declared_taxonomy(taxonomy)
                              else FLAT_TAXONOMY.format(name=column))

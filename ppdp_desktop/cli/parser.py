@@ -110,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     _package_args(demo)
 
+    sub.add_parser("selftest", help="run the demo job end to end in a temporary folder (load, plan, verify, apply, "
+                   "report, export, seal and open the key); exit 0 only if every step passed")
+
     ver = sub.add_parser("verify", help="re-check a release's checksums and guarantee; exit 0 only if they hold")
     ver.add_argument("release", help="release folder")
 
@@ -125,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cp = sub.add_parser("compare", help="compare methods at matched privacy on the count-query workload")
     cp.add_argument("data", help="the data file")
-    cp.add_argument("--sensitive", required=True, metavar="COL")
+    cp.add_argument("--sensitive", metavar="COL", help="the sensitive column (randomization and linking modes)")
     cp.add_argument("--methods", help="comma-separated; default uniform,partition,anatomy (with --rho1/--rho2) "
                     "or rr,anatomy,mondrian (with --l and --quasi)")
     cp.add_argument("--rho1", type=float)
@@ -134,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (with --l)")
     cp.add_argument("--identifier", metavar="COLS", help="identifier columns (not used as conditions)")
     cp.add_argument("--seed", type=int)
+    _dp_args(cp, k_list=True)
+    cp.add_argument("--taxonomy", metavar="COL=FILE", action="append",
+                    help="with --epsilon: taxonomy of a categorical column of --attributes (repeat per column)")
     cp.add_argument("--sep")
     cp.add_argument("--encoding")
 

@@ -141,8 +141,11 @@ def measure(method: str, attribute: str, k: int | None, original: Any, released:
 
 
 def average_rows(rows: list[DPRow]) -> list[DPRow]:
-    """One ``ALL`` row per (method, k): the mean of each measure over the attributes."""
-    out = []
+    """One ``ALL`` row per (method, k): the mean of each measure over the attributes (none for a
+    single attribute, where it would repeat that attribute's row)."""
+    out: list[DPRow] = []
+    if len({r.attribute for r in rows if r.attribute != ALL}) < 2:
+        return out
     keys = list(dict.fromkeys((r.method, r.k) for r in rows if r.attribute != ALL))
     for method, k in keys:
         group = [r for r in rows if r.method == method and r.k == k and r.attribute != ALL]
@@ -193,19 +196,28 @@ def evaluate_job(result: "Anonymization", seed: int = EVALUATION_SEED) -> list[D
 
 def compare_dp(dataset: "Dataset", attributes: list[str], epsilon: float, ks: list[int],
                domains: dict[str, tuple[float, float]] | None = None, taxonomies: dict[str, Any] | None = None,
-               seed: int | None = None) -> list[DPRow]:
+               seed: int | None = None, candidates: str = "covering") -> list[DPRow]:
     """Run dp-microagg for each ``k`` and the baselines (plain Laplace once; ranking per ``k``).
 
-    Each run goes through :func:`~ppdp_desktop.core.anonymize.anonymize` (plan, verify, apply).
+    Each run goes through :func:`~ppdp_desktop.core.anonymize.anonymize` (plan, verify, apply);
+    ``candidates`` is the categorical centroid rule (see ``DPSettings``).
     """
     from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings, anonymize
 
+    from ppdp_desktop.core.errors import ParameterError
+
+    missing = [c for c in attributes if c not in dataset.frame.columns]
+    if missing:
+        raise ParameterError(f"{', '.join(map(repr, missing))} not in {dataset.label}; its columns are: "
+                             f"{', '.join(map(str, dataset.frame.columns))}.")
+    if not ks or min(ks) < 1:
+        raise ParameterError(f"The cluster sizes k must be whole numbers of at least 1; got {ks}.")
     rng = np.random.default_rng(EVALUATION_SEED if seed is None else seed)
     rows: list[DPRow] = []
     for i, k in enumerate(ks):
         settings = AnonymizationSettings(sensitive="", method=METHOD, seed=None if seed is None else seed + i,
                                          dp=DPSettings(list(attributes), epsilon, int(k), dict(domains or {}),
-                                                       dict(taxonomies or {})))
+                                                       dict(taxonomies or {}), candidates))
         rows += _job_rows(anonymize(dataset, settings), i == 0, rng)
     return _ordered(rows + average_rows(rows))
 

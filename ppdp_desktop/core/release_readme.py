@@ -1,6 +1,8 @@
 """``README.txt`` for the recipient of a release: what was done, what it guarantees, how to use it."""
 from __future__ import annotations
 
+import math
+import textwrap
 from typing import Any
 
 PERTURBATION = """\
@@ -37,6 +39,28 @@ What it guarantees
 How to use it
   Analyse the table as it is. To have codes, graded values or pseudonyms in your results decoded,
   send the results file to the data custodian (ppdp lookup).
+"""
+
+DP_MICROAGG = """\
+What was done
+  Differential privacy by individual-ranking microaggregation (epsilon = {epsilon:g}, k = {k}).
+  Each of the columns {names} was handled on its own: the records were sorted by it and cut
+  into clusters of {k} neighbouring records (the last cluster up to {k2}); every record of a cluster
+  got the cluster's centre plus ONE random shift shared by the whole cluster (numbers: Laplace noise,
+  then kept inside the published range and rounded for whole-number columns) or ONE randomly chosen
+  label of the column's taxonomy (categories). The other columns are unchanged, identifier columns
+  were removed and rows are in random order.
+{details}
+What it guarantees
+  epsilon-differential privacy with epsilon = {epsilon:g} for the protected columns: adding, removing
+  or changing any one person's record changes the chance of seeing this release by at most a factor
+  e^epsilon = {factor:.3g}. The budget is split evenly ({share:g} per column; sequential composition).
+  Columns that were not protected are published as they are and are not covered.
+{not_covered}
+How to use it
+  Analyse the values as they are: they are noisy cluster centres, so means and distributions hold
+  approximately over many records, while single records are unreliable by design. Check the
+  release (checksums, scales, ranges) with:  ppdp verify THIS_FOLDER
 """
 
 COMMON = """\
@@ -79,9 +103,35 @@ def recipient_readme(metadata: dict[str, Any]) -> str:
             "How to estimate counts\n  Apply the inverse of each randomized attribute's matrix along its own axis of the\n"
             "  observed contingency table (counts over the randomized columns).\n"
         )
+    if metadata.get("method") == "dp-microagg":
+        text += _dp_text(metadata)
     for entry in metadata.get("recoded", []):
         graded = metadata.get("graded", [])
         extra = (" Numeric columns " + ", ".join(repr(g["attribute"]) for g in graded)
                  + " are shown as category + position within secret bounds (order kept).") if graded else ""
         text += PERSONALIZED.format(attribute=entry["attribute"], graded=extra)
     return text
+
+
+def _dp_text(metadata: dict[str, Any]) -> str:
+    """The dp-microagg part: what was done, per-column scales, the guarantee and what it leaves out."""
+    params = metadata.get("parameters", {})
+    epsilon, k = float(params.get("epsilon", float("nan"))), int(params.get("k", 0))
+    protected = metadata.get("protected", [])
+    details = []
+    for e in protected:
+        d = e.get("domain")
+        if d:
+            details.append(f"  {e.get('attribute')}: range {d.get('lo')} to {d.get('hi')}, Laplace scale "
+                           f"{e.get('laplace_scale', float('nan')):.4g} per cluster (M*Delta/(k*epsilon)).")
+        else:
+            details.append(f"  {e.get('attribute')}: a label of the taxonomy in release.json, drawn once per cluster.")
+    caveats = metadata.get("guarantee", {}).get("not_covered") or []
+    not_covered = "".join(textwrap.fill(str(c), 100, initial_indent="  Not covered / warning: ",
+                                        subsequent_indent="    ") + "\n" for c in caveats)
+
+    return DP_MICROAGG.format(
+        epsilon=epsilon, k=k, k2=2 * k - 1, names=", ".join(repr(e.get("attribute")) for e in protected),
+        details="\n".join(details) + "\n" if details else "", factor=math.exp(epsilon) if epsilon < 700 else float("inf"),
+        share=epsilon / max(len(protected), 1), not_covered=not_covered,
+    )

@@ -92,6 +92,6 @@ def error_figure(rows: list[DPRow]) -> Figure:
     ax.set_xticks(x, attributes, fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("relative error (log)")
-    ax.set_title("Relative error: dp-microagg vs plain Laplace vs individual ranking without noise")
-    ax.legend(fontsize=8)
+    ax.set_title("Relative error per attribute: the method and its baselines")
+    ax.legend(fontsize=8, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.1))
     return fig

@@ -212,7 +212,7 @@ def compare_dp(dataset: "Dataset", attributes: list[str], epsilon: float, ks: li
                              f"{', '.join(map(str, dataset.frame.columns))}.")
     if not ks or min(ks) < 1:
         raise ParameterError(f"The cluster sizes k must be whole numbers of at least 1; got {ks}.")
-    rng = np.random.default_rng(EVALUATION_SEED if seed is None else seed)
+    rng = np.random.default_rng(EVALUATION_SEED if seed is None else [EVALUATION_SEED, seed])  # not the jobs' streams
     rows: list[DPRow] = []
     for i, k in enumerate(ks):
         settings = AnonymizationSettings(sensitive="", method=METHOD, seed=None if seed is None else seed + i,

@@ -152,3 +152,24 @@ def test_screenshot_of_the_dp_card(window, qtbot, tmp_path):
     assert path.stat().st_size > 10_000
     dp = window.pages[METHOD_STEP].dp
     assert dp.chosen() == ["age", "income"] and "income" in dp.warning.text() and dp.warning.isVisible()
+
+
+def test_a_saved_dp_project_reopens_with_its_settings(window, qtbot, tmp_path):
+    _page, dp = _dp_page(window, qtbot)
+    dp.check("age")
+    dp.set_domain("age", 0, 110)
+    dp.epsilon.setValue(0.5)
+    path = tmp_path / "dp.ppdp.json"
+    assert window.save_project(path)
+    other = MainWindow(QSettings(str(tmp_path / "other.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(other)
+    try:
+        assert other.open_project(path)
+        qtbot.waitUntil(lambda: other.state.dataset is not None, timeout=30_000)
+        other.go_to(METHOD_STEP)
+        page = other.pages[METHOD_STEP]
+        assert page.cards["dp-microagg"].choose.isChecked()
+        assert page.dp.chosen() == ["age", "diagnosis"] and page.dp.epsilon.value() == 0.5
+        assert page.dp.typed_domain("age") == (0.0, 110.0) and page.is_complete()
+    finally:
+        other.state.worker.shutdown()

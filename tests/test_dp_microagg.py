@@ -288,3 +288,29 @@ def test_the_categorical_part_is_not_proven_dp_as_the_guarantee_says():
     assert _worst_log_ratio(4, 2, 1.0, "covering") == math.inf
     plan_text = " ".join(NOT_COVERED_CATEGORICAL.split())
     assert "not proven" in plan_text and "2.1" in plan_text
+
+
+def test_the_report_inside_a_dp_release_holds_nothing_from_the_original_records(tmp_path):
+    """The report shipped with an epsilon-DP release must not undo it: no original histogram, no
+    measure against the original values; the custodian's full report keeps them."""
+    from ppdp_desktop.core.release import write_release
+    from ppdp_desktop.core.report import build_report
+
+    frame = _frame(400)
+    dp = DPSettings(["age", "weight"], 1.0, 20, {"age": (0, 120), "weight": (20, 220)})
+    result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", dp=dp, seed=3))
+    full = build_report(result)
+    assert any("original" in name or "histogram: age" == name for name in full.figures)
+    assert any(line.startswith("dp-microagg") for line in full.lines)
+    out = write_release(result, tmp_path / "release", reports=[full])  # even when handed the full report
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "released distribution" in html and "original and released distribution" not in html
+    assert "RE " not in html and "plain Laplace (k" not in html
+    assert "shows only the released data" in html
+
+
+def test_protected_quasi_identifiers_are_protected_not_refused():
+    frame = _frame(200)
+    dp = DPSettings(["age"], 1.0, 20, {"age": (0, 120)})
+    result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", quasi=["age", "dx"], dp=dp, seed=1))
+    assert result.dataset.schema.sensitive == ["age"] and len(np.unique(result.table["age"])) <= 10

@@ -161,12 +161,13 @@ def anonymize(
         raise ParameterError(
             f"Sensitive column {settings.sensitive!r} is not in {dataset.label}; its columns are: {', '.join(frame.columns)}."
         )
-    sensitive = [settings.sensitive]
+    sensitive, quasi = [settings.sensitive], settings.quasi
     if settings.method == "personalized":
         sensitive += [c for c in settings.recoding.graded if c != settings.sensitive]
-    elif settings.method == "dp-microagg":
-        sensitive += [c for c in settings.dp.attributes if c != settings.sensitive]
-    schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, settings.quasi))
+    elif settings.method == "dp-microagg":  # the protected columns are the sensitive ones, quasi-identifiers or not
+        sensitive = list(settings.dp.attributes)
+        quasi = [c for c in settings.quasi if c not in sensitive]
+    schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, quasi))
     dataset = replace(dataset, schema=schema)
     method = get_method(settings.method)
     progress(0.05, "Planning")

@@ -82,9 +82,13 @@ class RankedMicroaggregation:
 
 
 def microaggregate(values: np.ndarray, k: int) -> RankedMicroaggregation:
-    """Sort by value (stable: ties keep row order), cluster ``k`` consecutive records, take means."""
+    """Sort by value, cluster ``k`` consecutive records, take means.
+
+    Which of several tied records falls into which cluster does not matter (they have the same value),
+    so the default introsort (deterministic, about 2x faster than a stable sort) is used.
+    """
     values = np.asarray(values, dtype=np.float64)
-    order = np.argsort(values, kind="stable")
+    order = np.argsort(values)
     sorted_cluster = ranked_clusters(len(values), k)
     c = int(sorted_cluster[-1]) + 1
     sizes = np.bincount(sorted_cluster, minlength=c)

@@ -18,8 +18,15 @@ MAX_LABELS = 40
 COLORS = {METHOD: "#4c72b0", LAPLACE: "#c44e52", RANKING: "#55a868"}
 
 
-def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Progress, cancel: CancelToken) -> None:
-    """Fill ``report`` for a dp-microagg job: lines (split, scales, warnings, measures) and figures."""
+def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Progress, cancel: CancelToken,
+                   public: bool = False) -> None:
+    """Fill ``report`` for a dp-microagg job: lines (split, scales, warnings, measures) and figures.
+
+    ``public=True`` is the report that ships inside the release: it holds nothing computed from the
+    original records (no original histograms, no measures against them), which would otherwise leak
+    outside the epsilon budget. The custodian's full report stays in the window or is written apart
+    with ``ppdp report DATA RELEASE``.
+    """
     plan, frame = result.plan, result.dataset.frame
     m = len(plan.attributes)
     report.lines.append(
@@ -33,6 +40,15 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
                 f"= {a.scale:.4g} per cluster; plain Laplace per value would need M*Delta/epsilon = "
                 f"{m * a.domain.delta / plan.epsilon:.4g}."
             )
+    if public:
+        report.lines.append("This report ships with the release, so it shows only the released data: measures "
+                            "against the original records stay with the custodian.")
+        for a in plan.attributes:
+            released = result.applied.columns[a.attribute]
+            bins, _, counts = histogram_counts(released, released, a.domain)
+            report.figures[f"released histogram: {a.attribute}"] = histogram_figure(a.attribute, bins, None, counts)
+            cancel.check()
+        return
     progress(0.2, "Measuring against the baselines")
     rows = evaluate_job(result)
     cancel.check()
@@ -56,12 +72,22 @@ def row_line(r: DPRow) -> str:
     return f"{r.method}{k}, {r.attribute}: RE {r.relative_error:.4f}{variation}, JSD {r.jsd:.4f}"
 
 
-def histogram_figure(attribute: str, bins: list[str] | np.ndarray, original: np.ndarray, released: np.ndarray) -> Figure:
-    """Original vs released histogram: numeric bins as steps, categorical labels as paired bars."""
+def histogram_figure(attribute: str, bins: list[str] | np.ndarray, original: np.ndarray | None,
+                     released: np.ndarray) -> Figure:
+    """Original vs released histogram: numeric bins as steps, categorical labels as paired bars
+    (``original=None``: the released distribution alone, for the report inside the release)."""
+    title = f"{attribute}: original and released distribution" if original is not None else \
+        f"{attribute}: released distribution"
+    if original is None:
+        original = np.zeros_like(released)
+        show_original = False
+    else:
+        show_original = True
     if isinstance(bins, np.ndarray):
         fig = Figure(figsize=(7.0, 3.4), layout="constrained")
         ax = fig.add_subplot()
-        ax.stairs(original, bins, label="original", color="#4c72b0", lw=1.2)
+        if show_original:
+            ax.stairs(original, bins, label="original", color="#4c72b0", lw=1.2)
         ax.stairs(released, bins, label="released", color="#dd8452", lw=1.2)
         ax.set_xlabel(attribute)
     else:
@@ -69,12 +95,13 @@ def histogram_figure(attribute: str, bins: list[str] | np.ndarray, original: np.
         fig = Figure(figsize=(7.5, max(3.0, 0.6 + 0.24 * len(order))), layout="constrained")
         ax = fig.add_subplot()
         y = np.arange(len(order))
-        ax.barh(y - 0.2, original[order], height=0.4, label="original", color="#4c72b0")
-        ax.barh(y + 0.2, released[order], height=0.4, label="released", color="#dd8452")
+        if show_original:
+            ax.barh(y - 0.2, original[order], height=0.4, label="original", color="#4c72b0")
+        ax.barh(y + 0.2 * show_original, released[order], height=0.4, label="released", color="#dd8452")
         ax.set_yticks(y, [bins[i] for i in order], fontsize=8)
         ax.invert_yaxis()
         ax.set_xlabel("records")
-    ax.set_title(f"{attribute}: original and released distribution")
+    ax.set_title(title)
     ax.legend(fontsize=8)
     return fig
 

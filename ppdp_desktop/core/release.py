@@ -156,7 +156,9 @@ def _write_report(result: Anonymization, reports: list | None, folder: Path, pro
     from ppdp_desktop.core.report import build_report
     from ppdp_desktop.core.report_document import ReportContext, write_html, write_pdf
 
-    if reports is None:
+    if result.plan.method == "dp-microagg":  # inside an epsilon-DP release: nothing from the original records
+        reports = [build_report(result, subrange(progress, 0.0, 0.5), cancel, public=True)]
+    elif reports is None:
         reports = [build_report(result, subrange(progress, 0.0, 0.5), cancel)]
     schema = result.dataset.schema
     context = ReportContext(

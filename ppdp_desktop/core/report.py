@@ -157,7 +157,8 @@ def monte_carlo_band(
     return low, high
 
 
-def build_report(result: Anonymization, progress: Progress = no_progress, cancel: CancelToken | None = None) -> MethodReport:
+def build_report(result: Anonymization, progress: Progress = no_progress, cancel: CancelToken | None = None,
+                 public: bool = False) -> MethodReport:
     """The report of ``result``: guarantee, utility, per-value figures and their plots.
 
     Parameters
@@ -166,6 +167,9 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         A finished (verified and applied) job.
     progress, cancel
         Progress callback and cancellation token (checked between steps).
+    public : bool
+        The copy that ships inside a differentially private release: nothing computed from the
+        original records (see :func:`ppdp_desktop.core.dp_report.dp_report_part`).
 
     Returns
     -------
@@ -199,7 +203,7 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     elif plan.method == "dp-microagg":
         from ppdp_desktop.core.dp_report import dp_report_part
 
-        dp_report_part(report, result, progress, cancel)
+        dp_report_part(report, result, progress, cancel, public=public)
     else:
         _personalized_part(report, result, progress, cancel)
     progress(1.0, "Report ready")

@@ -210,7 +210,9 @@ class DPMicroaggregation:
         "Each chosen attribute is grouped into clusters of k similar records and every cluster gets one shared "
         "random shift (numbers) or one randomly chosen generalization (categories with a taxonomy): the release is "
         "epsilon-differentially private, with far less noise than adding noise to each value. It changes the "
-        "values themselves (means and distributions survive approximately); small epsilon and small k mean more noise."
+        "values themselves (means and distributions survive approximately); small epsilon and small k mean more noise. "
+        "It does not hide a domain or list of values taken from the data, and its epsilon statement does not cover "
+        "categorical attributes (see the release's notes)."
     )
 
     def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> DPMicroaggPlan:

@@ -15,16 +15,19 @@ the qualities are one sparse-by-dense product; the draw is the Gumbel-max trick 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from ppdp_desktop.core.domain import text_column
 from ppdp_desktop.core.dp_numeric import ranked_clusters
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
 from ppdp_desktop.core.semantic import distance_matrix
 from ppdp_desktop.core.taxonomy import Taxonomy, list_values
+
+if TYPE_CHECKING:  # scipy is imported when a column is ranked, not when the window opens
+    from scipy import sparse
 
 MAX_CELLS = 40_000_000  # nodes x data values in the distance matrix (320 MB of float64)
 CHUNK = 2048  # clusters scored at a time
@@ -133,6 +136,8 @@ def rank_categorical(column: pd.Series, taxonomy: Taxonomy, k: int, candidates: 
     n_clusters = int(sorted_cluster[-1]) + 1
     cluster = np.empty(len(codes), dtype=np.int64)
     cluster[order] = sorted_cluster
+    from scipy import sparse
+
     composition = sparse.csr_matrix((np.ones(len(codes)), (cluster, codes)), shape=(n_clusters, len(values)))
     composition.sum_duplicates()
     sorted_nodes = value_nodes[codes[order]]

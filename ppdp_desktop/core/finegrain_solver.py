@@ -21,8 +21,6 @@ tests compare against.
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
-from scipy.optimize import linprog
 
 from ppdp_desktop.core.errors import ParameterError
 
@@ -48,6 +46,9 @@ def objective(weights: np.ndarray, p: np.ndarray) -> float:
 
 def solve_lp(weights: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     """Reference solution with scipy's HiGHS LP (``m (m-1)`` sparse constraints)."""
+    from scipy import sparse
+    from scipy.optimize import linprog
+
     w, g = _validate(weights, gamma)
     m = len(w)
     concern = np.flatnonzero(np.isfinite(g))

@@ -7,10 +7,12 @@ programming. No records, no Qt.
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
-from scipy.sparse.csgraph import reverse_cuthill_mckee, shortest_path
+
+if TYPE_CHECKING:  # scipy is imported when a plan is made, not when the window opens
+    from scipy import sparse
 
 # Try RCM from every start node when there are at most this many groups; else a few good starts.
 ALL_STARTS_LIMIT = 32
@@ -71,6 +73,8 @@ def distribute_rest(groups: np.ndarray, rest: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------ phase 2: rearranging
 def _adjacency(groups: np.ndarray) -> sparse.csr_matrix:
+    from scipy import sparse
+
     a = sparse.csr_matrix((groups > 0).astype(np.int64))
     b = (a @ a.T).tocsr()
     b.setdiag(0)
@@ -109,6 +113,8 @@ def _pseudo_peripheral(b: sparse.csr_matrix, deg: np.ndarray, comp: list[int]) -
     node = min(comp, key=lambda x: (deg[x], x))
     ecc = -1
     while True:
+        from scipy.sparse.csgraph import shortest_path
+
         dist = shortest_path(b, unweighted=True, indices=node)
         finite = np.isfinite(dist)
         far = float(dist[finite].max())
@@ -126,6 +132,8 @@ def candidate_orders(groups: np.ndarray) -> list[list[int]]:
     first or last among the other components (each from its min-degree node); all four of
     (first, last) x (CM, reversed CM) are tried. This reproduces MATLAB's symrcm order on Ex. 8.
     """
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
     t = groups.shape[0]
     if t == 0:
         return []

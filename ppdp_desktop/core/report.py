@@ -11,10 +11,9 @@ formal guarantee and shows how many records were published as value / alias1 / a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from ppdp_desktop.core import reconstruction
 from ppdp_desktop.core.anonymize import Anonymization
@@ -24,6 +23,9 @@ from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.methods.perturbation import perturb_codes
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
 from ppdp_desktop.core.utility import UtilitySummary, summarize
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 MISSING_LABEL = "(missing)"
 CHOICE_LABELS = ("value", "alias1", "alias2")
@@ -322,11 +324,19 @@ def _personalized_part(report: MethodReport, result: Anonymization, progress: Pr
         report.figures[f"grades: {grading.attribute}"] = grade_figure(grading.attribute, grades, grading.k)
 
 
+def _figure(**kwargs: Any) -> Figure:
+    """A new matplotlib Figure; matplotlib is imported on first use, so opening the window does not
+    pay for it (the window warms it up right after it is shown)."""
+    from matplotlib.figure import Figure
+
+    return Figure(**kwargs)
+
+
 # --- figures (plain matplotlib Figures: no pyplot, no Qt) -----------------------------------------
 
 def _bar_figure(n_bars: int) -> tuple[Figure, Any]:
     """A constrained-layout figure tall enough for ``n_bars`` horizontal bars with readable labels."""
-    fig = Figure(figsize=(7.5, max(3.0, 0.6 + 0.24 * n_bars)), layout="constrained")
+    fig = _figure(figsize=(7.5, max(3.0, 0.6 + 0.24 * n_bars)), layout="constrained")
     return fig, fig.add_subplot()
 
 
@@ -402,7 +412,7 @@ def posterior_figure(values: list[str], max_posterior: np.ndarray, rho2: np.ndar
 
 def choice_figure(attribute: str, counts: dict[str, int]) -> Figure:
     """How many records of ``attribute`` were published as value / alias1 / alias2."""
-    fig = Figure(figsize=(6.0, 3.2), layout="constrained")
+    fig = _figure(figsize=(6.0, 3.2), layout="constrained")
     ax = fig.add_subplot()
     bars = ax.bar(list(counts), list(counts.values()), color=["#c44e52", "#dd8452", "#4c72b0", "#8c8c8c"][: len(counts)])
     ax.bar_label(bars, fmt="{:,.0f}", fontsize=8)
@@ -413,7 +423,7 @@ def choice_figure(attribute: str, counts: dict[str, int]) -> Figure:
 
 def grade_figure(attribute: str, grades: np.ndarray, k: int) -> Figure:
     """Histogram of the published grades (category number + position within the category)."""
-    fig = Figure(figsize=(6.5, 3.2), layout="constrained")
+    fig = _figure(figsize=(6.5, 3.2), layout="constrained")
     ax = fig.add_subplot()
     finite = grades[np.isfinite(grades)]
     ax.hist(finite, bins=np.linspace(1.0, k + 1.0, 10 * k + 1), color="#4c72b0")
@@ -449,10 +459,18 @@ def comparison_rows(reports: list[MethodReport]) -> list[dict[str, Any]]:
     return rows
 
 
+_warmed = False
+
+
 def warm_up() -> None:
-    """Lay out one small figure with text so matplotlib loads its fonts now (C code that holds the
-    interpreter for ~0.1 s the first time) rather than in the middle of a background run."""
-    fig = Figure(figsize=(2, 1), layout="constrained")
+    """Import matplotlib and lay out one small figure with text so it loads its fonts now (C code that
+    holds the interpreter for ~0.1 s the first time) rather than in the middle of a background run.
+    Only the first call does anything."""
+    global _warmed
+    if _warmed:
+        return
+    _warmed = True
+    fig = _figure(figsize=(2, 1), layout="constrained")
     ax = fig.subplots()
     ax.barh([0, 1], [1, 2], label="warm")
     ax.set_title("Warm up")

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 import numpy as np
-from scipy.optimize import minimize
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.rr_estimate import (estimate_tensor, inverse_rr_matrix, marginal,
@@ -201,6 +200,8 @@ def optimal_parameters(counts: np.ndarray, l: float, randomize: Randomize) -> RR
                     xh[j] += h
                     jac[:, j] = -(prob.risks(xh)[act] - base) / h
                 return jac
+
+            from scipy.optimize import minimize  # imported when first needed (start-up time)
 
             res = minimize(lambda x: _log_obj(x, prob.ds), x0, jac=True, method="SLSQP",
                            bounds=[(_T_MIN, 1.0)] * k,

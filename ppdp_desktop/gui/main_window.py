@@ -4,8 +4,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -24,6 +24,7 @@ from ppdp_desktop import __version__
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import Project
+from ppdp_desktop.core.report import warm_up
 from ppdp_desktop.gui.lookup_dialog import LookupDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.export_page import ExportPage
@@ -46,6 +47,7 @@ class MainWindow(QMainWindow):
         self.resize(1200, 760)
         self.settings = settings or QSettings("PPDP", "PPDP Desktop")
         self.state = WizardState(self)
+        self._warmed_up = False
         self.pages: list[WizardPage] = [
             LoadPage(self.state), RolesPage(self.state), SensitivityPage(self.state), MethodPage(self.state),
             RunPage(self.state), ReportPage(self.state), ExportPage(self.state),
@@ -235,6 +237,14 @@ class MainWindow(QMainWindow):
     def _on_progress(self, fraction: float, stage: str, eta: float) -> None:
         left = "" if math.isnan(eta) else f", about {eta:.0f} s left"
         self.statusBar().showMessage(f"{stage} — {fraction:.0%}{left}")
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        """Once the window is on screen, load matplotlib and its fonts on the GUI thread (about half a
+        second) so the first run never pays for them; opening the window does not wait for them."""
+        super().showEvent(event)
+        if not self._warmed_up:
+            self._warmed_up = True
+            QTimer.singleShot(300, warm_up)  # after the first frames are painted
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         self.state.worker.shutdown()

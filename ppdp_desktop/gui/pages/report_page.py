@@ -27,7 +27,6 @@ from PySide6.QtCore import Qt
 
 from ppdp_desktop.core.report import COMPARISON_COLUMNS, MethodReport, comparison_rows
 from ppdp_desktop.gui.pages.base import WizardPage
-from ppdp_desktop.gui.plot_canvas import PlotCanvas
 from ppdp_desktop.gui.state import WizardState
 
 EMPTY_TEXT = "Run the method first: its report (guarantee, utility and figures) appears here."
@@ -188,6 +187,8 @@ class ReportPage(WizardPage):
         self.utility_label.setText("<br>".join([f"<b>{lines[0]}</b>", *lines[1:]]))
         self._fill_values(report)
         self.tabs.clear()
+        from ppdp_desktop.gui.plot_canvas import PlotCanvas  # matplotlib's Qt canvas: loaded with the first report
+
         for key, figure in report.figures.items():
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)

@@ -29,8 +29,6 @@ from ppdp_desktop.core.jobs import RunOutcome, run_job
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 
-_report.warm_up()  # fonts loaded on the GUI thread at start-up, not during the first run
-
 TASK = "run"
 RunJob = Callable[..., RunOutcome]  # run_job(dataset, settings, progress, cancel)
 
@@ -122,6 +120,7 @@ class RunPage(WizardPage):
     # --- actions --------------------------------------------------------------------------
     def start(self) -> None:
         """Build the settings on the GUI thread (fast), then run the job in the worker."""
+        _report.warm_up()  # matplotlib's fonts on the GUI thread, never in the middle of the run (once)
         try:
             settings = run_settings(self.state)
         except ParameterError as exc:

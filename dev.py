@@ -6,6 +6,8 @@
                         the window instead.
 ``python dev.py test``  creates ``.venv`` (if missing), installs the app with its test extras and
                         runs the whole test suite (extra arguments go to pytest).
+``python dev.py bundle`` builds the one-folder application bundle ``dist/ppdp-desktop`` with
+                        PyInstaller and runs its self-test (see ``packaging/README.md``).
 
 It needs only Python 3.11+ with ``venv`` and works the same on Windows, macOS and Linux.
 """
@@ -47,7 +49,7 @@ def _ensure_env(extras: str) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test"}:
+    if not argv or argv[0] not in {"run", "test", "bundle"}:
         print(__doc__)
         return 2
     command, rest = argv[0], argv[1:]
@@ -55,6 +57,9 @@ def main(argv: list[str]) -> int:
         python = _ensure_env("test")
         env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
         return subprocess.call([str(python), "-m", "pytest", *rest], cwd=ROOT, env=env)
+    if command == "bundle":  # the test extras include PyInstaller (tests/test_packaging.py builds it too)
+        python = _ensure_env("test")
+        return subprocess.call([str(python), str(ROOT / "packaging" / "build_bundle.py"), "--selftest", *rest], cwd=ROOT)
     python = _ensure_env("")
     if rest[:1] == ["--gui"]:
         return subprocess.call([str(python), "-m", "ppdp_desktop.gui.app", "--demo", *rest[1:]], cwd=ROOT)

@@ -144,7 +144,7 @@ def test_report_of_a_dp_job_writes_html_and_pdf(adult_job, tmp_path):
     report = build_report(adult_job)
     assert {"histogram: age", "histogram: occupation", "relative error"} <= set(report.figures)
     text = "\n".join(report.lines)
-    assert "Laplace scale b = M*Delta/(k*epsilon)" in text and "plain Laplace" in text
+    assert "b = M*Delta/(k*epsilon) = 2*73/(25*1) = 5.84" in text and "plain Laplace per value would need 146" in text
     assert any("Not covered" in line or "categorical" in line.lower() for line in report.privacy_lines())
     assert comparison_rows([report])[0]["guarantee"].startswith("epsilon-differential privacy")
     context = ReportContext.from_anonymization(adult_job)

@@ -29,16 +29,11 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
     """
     plan, frame = result.plan, result.dataset.frame
     m = len(plan.attributes)
-    report.lines.append(
-        f"Sequential composition: epsilon = {plan.epsilon:g} = {m} x {plan.epsilon / m:g} (one share per attribute); "
-        f"clusters of k = {plan.k} records share one noise draw."
-    )
-    for a in plan.attributes:
+    for a in plan.attributes:  # the plan's own lines (already in the report) give the split and each scale
         if a.domain is not None:
             report.lines.append(
-                f"{a.attribute}: Laplace scale b = M*Delta/(k*epsilon) = {m}*{a.domain.delta:g}/({plan.k}*{plan.epsilon:g}) "
-                f"= {a.scale:.4g} per cluster; plain Laplace per value would need M*Delta/epsilon = "
-                f"{m * a.domain.delta / plan.epsilon:.4g}."
+                f"{a.attribute}: b = M*Delta/(k*epsilon) = {m}*{a.domain.delta:g}/({plan.k}*{plan.epsilon:g}) = {a.scale:.4g}, "
+                f"shared by each cluster of k = {plan.k}; plain Laplace per value would need {m * a.domain.delta / plan.epsilon:.4g}."
             )
     if public:
         report.lines.append("This report ships with the release, so it shows only the released data: measures "

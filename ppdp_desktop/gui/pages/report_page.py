@@ -204,7 +204,8 @@ class ReportPage(WizardPage):
         return "<br>".join([head, *lines[1:]])
 
     def _fill_values(self, report: MethodReport) -> None:
-        if report.original is None:  # personalized: how records were published
+        self.value_table.setVisible(report.original is not None or bool(report.choice_counts))
+        if report.original is None:  # personalized: how records were published; dp: nothing per value
             self.value_table.setColumnCount(2)
             self.value_table.setHorizontalHeaderLabels(["Published as", "Records"])
             _fill(self.value_table, [[name, format_number(count)] for name, count in report.choice_counts.items()])

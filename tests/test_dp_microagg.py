@@ -314,3 +314,27 @@ def test_protected_quasi_identifiers_are_protected_not_refused():
     dp = DPSettings(["age"], 1.0, 20, {"age": (0, 120)})
     result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", quasi=["age", "dx"], dp=dp, seed=1))
     assert result.dataset.schema.sensitive == ["age"] and len(np.unique(result.table["age"])) <= 10
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.sampled_from(["a1", "a2", "b1", "b2"]), min_size=1, max_size=60), k=st.integers(1, 9),
+       candidates=st.sampled_from(["covering", "taxonomy"]), seed=st.integers(0, 2**32))
+def test_categorical_clusters_share_one_label_from_their_sub_taxonomy(values, k, candidates, seed):
+    column = pd.Series(values, name="dx")
+    if len(values) < k:
+        with pytest.raises(ParameterError):
+            rank_categorical(column, _tiny_taxonomy(), k, candidates)
+        return
+    ranking = rank_categorical(column, _tiny_taxonomy(), k, candidates)
+    nodes = exponential_centroids(ranking, 1.0, np.random.default_rng(seed))[ranking.cluster]
+    check_categorical_structure(nodes, ranking, k, "dx")  # sizes, one label per cluster, inside its cover
+    labels = np.array(ranking.index.labels)
+    # clusters are contiguous in the order: a value's records span consecutive clusters only
+    for value in set(values):
+        clusters = np.unique(ranking.cluster[column.to_numpy() == value])
+        assert clusters.max() - clusters.min() + 1 == len(clusters)
+    if candidates == "covering":  # a homogeneous cluster releases its own value
+        for c in range(len(ranking.sizes)):
+            members = set(column[ranking.cluster == c])
+            if len(members) == 1:
+                assert set(labels[nodes[ranking.cluster == c]]) == members

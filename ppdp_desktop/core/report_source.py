@@ -25,7 +25,7 @@ from ppdp_desktop.core.report import (
 )
 from ppdp_desktop.core.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.utility import UtilitySummary
-from ppdp_desktop.core.workload import SELECTIVITIES, WorkloadResult, condition_columns, workload_errors
+from ppdp_desktop.core.workload import SELECTIVITIES, WorkloadResult, condition_columns, draw_conditions, workload_errors
 
 NO_GUARANTEE = "This method gives no formal privacy guarantee."
 
@@ -193,14 +193,11 @@ def release_query_error(
         encoded.append((_small(codes), _small(rel), len(uniques)))
     inverse = np.linalg.inv(matrix)
     actual_rows, estimate_rows = [], []
-    for _ in range(n_conditions):
-        d = int(rng.integers(1, min(3, len(encoded)) + 1))
-        chosen = rng.choice(len(encoded), size=d, replace=False)
+    for condition in draw_conditions([k for _, _, k in encoded], rng, n_conditions):
         mask_true = np.ones(n, dtype=bool)
         mask_released = np.ones(len(released_codes), dtype=bool)
-        for col in chosen:
-            codes, rel, k = encoded[col]
-            value = rng.integers(k)
+        for col, value in condition:
+            codes, rel, _ = encoded[col]
             mask_true &= codes == value
             mask_released &= rel == value
         actual_rows.append(np.bincount(true_codes[mask_true], minlength=m))

@@ -74,16 +74,24 @@ def run_workload(
     rng = np.random.default_rng(seed)
     encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
     actual_rows, estimate_rows = [], []
-    for _ in range(n_conditions):
-        d = int(rng.integers(1, min(3, len(encoded)) + 1))
-        chosen = rng.choice(len(encoded), size=d, replace=False)
+    for condition in draw_conditions([len(uniques) for _, uniques in encoded], rng, n_conditions):
         mask = np.ones(n, dtype=bool)
-        for col in chosen:
-            codes, uniques = encoded[col]
-            mask &= codes == rng.integers(len(uniques))
+        for col, value in condition:
+            mask &= encoded[col][0] == value
         actual_rows.append(np.bincount(true_codes[mask], minlength=m))
         estimate_rows.append(estimate(mask))
     return workload_errors(actual_rows, estimate_rows, n, selectivities)
+
+
+def draw_conditions(sizes: list[int], rng: np.random.Generator, n_conditions: int) -> list[list[tuple[int, int]]]:
+    """The seeded conditions: each a list of ``(column, value code)`` on 1 to 3 distinct columns, where
+    column ``i`` has ``sizes[i]`` values. Every workload draws them here, so one seed means one query set."""
+    out = []
+    for _ in range(n_conditions):
+        d = int(rng.integers(1, min(3, len(sizes)) + 1))
+        chosen = rng.choice(len(sizes), size=d, replace=False)
+        out.append([(int(col), int(rng.integers(sizes[col]))) for col in chosen])
+    return out
 
 
 def workload_errors(actual_rows: list, estimate_rows: list, n: int, selectivities: tuple[float, ...]) -> WorkloadResult:

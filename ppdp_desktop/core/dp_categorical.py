@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.domain import text_column
-from ppdp_desktop.core.dp_numeric import ranked_clusters
+from ppdp_desktop.core.dp_numeric import check_cluster_shape, ranked_clusters
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
 from ppdp_desktop.core.semantic import distance_matrix
 from ppdp_desktop.core.taxonomy import Taxonomy, list_values
@@ -187,13 +187,7 @@ def plain_exponential(ranking: CategoricalRanking, epsilon: float, rng: np.rando
 def check_categorical_structure(released_nodes: np.ndarray, ranking: CategoricalRanking, k: int, attribute: str) -> None:
     """Fail closed unless clusters have ``k`` records (last ``k..2k-1``), share one label, and that
     label lies in the cluster's covering sub-taxonomy."""
-    sizes = ranking.sizes
-    if len(sizes) == 0 or np.any(sizes[:-1] != k) or not (k <= sizes[-1] <= 2 * k - 1):
-        raise PrivacyError(f"{attribute!r}: cluster sizes are not k = {k} (last k..2k-1).")
-    first = np.full(len(sizes), -1, dtype=np.int64)
-    first[ranking.cluster[::-1]] = released_nodes[::-1]
-    if not np.array_equal(first[ranking.cluster], released_nodes):
-        raise PrivacyError(f"{attribute!r}: the records of a cluster do not share one released label.")
+    first = check_cluster_shape(released_nodes, ranking.cluster, ranking.sizes, k, attribute, "label")
     inside = (first >= ranking.cover) & (first < ranking.index.end[ranking.cover])
     if not inside.all():
         raise PrivacyError(f"{attribute!r}: a released label lies outside its cluster's sub-taxonomy.")

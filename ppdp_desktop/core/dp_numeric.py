@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError
 
 
 @dataclass(frozen=True)
@@ -138,19 +138,24 @@ def plain_ranking(values: np.ndarray, domain: NumericDomain, k: int) -> np.ndarr
     return finish(clusters.means[clusters.cluster], domain)
 
 
+def check_cluster_shape(released: np.ndarray, cluster: np.ndarray, sizes: np.ndarray, k: int, attribute: str,
+                        what: str) -> np.ndarray:
+    """Fail closed unless there are ``k`` records per cluster (the last ``k..2k-1``) and all records of a
+    cluster carry the same released ``what``; return each cluster's released value."""
+    if len(sizes) == 0 or np.any(sizes[:-1] != k) or not (k <= sizes[-1] <= 2 * k - 1):
+        raise PrivacyError(f"{attribute!r}: cluster sizes are not k = {k} (last k..2k-1).")
+    shared = np.empty(len(sizes), dtype=released.dtype)
+    shared[cluster[::-1]] = released[::-1]  # one representative per cluster (every cluster has records)
+    if not np.array_equal(shared[cluster], released):
+        raise PrivacyError(f"{attribute!r}: the records of a cluster do not share one released {what}.")
+    return shared
+
+
 def check_shared_structure(
     released: np.ndarray, clusters: RankedMicroaggregation, domain: NumericDomain, k: int
 ) -> None:
     """Fail closed unless every cluster has ``k`` records (the last ``k..2k-1``), all its records
     carry the same released value, and every value lies in the domain."""
-    from ppdp_desktop.core.errors import PrivacyError
-
-    sizes = clusters.sizes
-    if len(sizes) == 0 or np.any(sizes[:-1] != k) or not (k <= sizes[-1] <= 2 * k - 1):
-        raise PrivacyError(f"{domain.attribute!r}: cluster sizes are not k = {k} (last k..2k-1).")
-    first = np.full(len(sizes), np.nan)
-    first[clusters.cluster[::-1]] = released[::-1]  # one representative per cluster
-    if not np.array_equal(first[clusters.cluster], released):
-        raise PrivacyError(f"{domain.attribute!r}: the records of a cluster do not share one released value.")
+    check_cluster_shape(released, clusters.cluster, clusters.sizes, k, domain.attribute, "value")
     if np.any(released < domain.lo) or np.any(released > domain.hi):
         raise PrivacyError(f"{domain.attribute!r}: a released value lies outside {domain.lo}:{domain.hi}.")

@@ -114,16 +114,20 @@ def histogram_jsd(original: Sequence[Any], released: Sequence[Any], domain: Nume
     return metrics.jensen_shannon(p, q)
 
 
-def histogram_counts(original: Sequence[Any], released: Sequence[Any], domain: NumericDomain | None
-                     ) -> tuple[list[str] | np.ndarray, np.ndarray, np.ndarray]:
-    """``(bins, original counts, released counts)``: bin edges (numeric) or labels (categorical)."""
+def histogram_counts(original: Sequence[Any] | None, released: Sequence[Any], domain: NumericDomain | None
+                     ) -> tuple[list[str] | np.ndarray, np.ndarray | None, np.ndarray]:
+    """``(bins, original counts, released counts)``: bin edges (numeric) or labels (categorical);
+    ``original=None`` counts the released column alone (original counts ``None``)."""
     if domain is not None:
         edges = histogram_edges(domain)
-        p = np.histogram(np.asarray(original, dtype=np.float64), bins=edges)[0]
-        q = np.histogram(np.asarray(released, dtype=np.float64), bins=edges)[0]
-        return edges, p.astype(float), q.astype(float)
-    a = text_column(pd.Series(np.asarray(original, dtype=object)))
+        q = np.histogram(np.asarray(released, dtype=np.float64), bins=edges)[0].astype(float)
+        p = None if original is None else np.histogram(np.asarray(original, dtype=np.float64), bins=edges)[0].astype(float)
+        return edges, p, q
     b = text_column(pd.Series(np.asarray(released, dtype=object)))
+    if original is None:
+        codes, labels = pd.factorize(b)
+        return [str(v) for v in labels], None, np.bincount(codes, minlength=len(labels)).astype(float)
+    a = text_column(pd.Series(np.asarray(original, dtype=object)))
     codes, labels = pd.factorize(pd.concat([a, b], ignore_index=True))
     p = np.bincount(codes[: len(a)], minlength=len(labels)).astype(float)
     q = np.bincount(codes[len(a):], minlength=len(labels)).astype(float)
@@ -155,10 +159,29 @@ def average_rows(rows: list[DPRow]) -> list[DPRow]:
     return out
 
 
-def _job_rows(result: "Anonymization", laplace: bool, rng: np.random.Generator) -> list[DPRow]:
-    """Rows of the job's own release and its ranking baseline (and plain Laplace if asked)."""
+def baseline_releases(original: Any, domain: NumericDomain | None, k: int, m: int, epsilon: float,
+                      rng: np.random.Generator, clustering: Any = None, laplace: bool = True) -> list[tuple[str, int | None, Any]]:
+    """``(method, k, released column)`` of the baselines at a release's epsilon, k and M: individual
+    ranking without noise, then (if ``laplace``) plain Laplace / the per-record exponential mechanism.
+
+    ``clustering`` is the job's own clustering of the column (numeric: optional, saves a sort;
+    categorical: the :class:`~ppdp_desktop.core.dp_categorical.CategoricalRanking`, required).
+    """
     from ppdp_desktop.core.methods.dp_microagg import released_labels
 
+    if domain is not None:
+        out = [(RANKING, k, plain_ranking(original, domain, k, clustering))]
+        if laplace:
+            out.append((LAPLACE, None, plain_laplace(original, domain, m * domain.delta / epsilon, rng)))
+        return out
+    out = [(RANKING, k, released_labels(clustering, marginal_centroids(clustering)[clustering.cluster]))]
+    if laplace:
+        out.append((LAPLACE, None, released_labels(clustering, plain_exponential(clustering, epsilon / m, rng))))
+    return out
+
+
+def _job_rows(result: "Anonymization", laplace: bool, rng: np.random.Generator) -> list[DPRow]:
+    """Rows of the job's own release and its ranking baseline (and plain Laplace if asked)."""
     plan, frame = result.plan, result.dataset.frame
     m, k = len(plan.attributes), plan.k
     rows: list[DPRow] = []
@@ -166,16 +189,8 @@ def _job_rows(result: "Anonymization", laplace: bool, rng: np.random.Generator) 
         original = frame[a.attribute].to_numpy(dtype=np.float64) if a.domain is not None else frame[a.attribute]
         released = result.applied.columns[a.attribute]
         rows.append(measure(METHOD, a.attribute, k, original, released, a.domain, a.taxonomy))
-        if a.domain is not None:
-            ranked = plain_ranking(original, a.domain, k)
-            noisy = plain_laplace(original, a.domain, m * a.domain.delta / plan.epsilon, rng) if laplace else None
-        else:
-            ranking = plan.clusterings[a.attribute]
-            ranked = released_labels(ranking, marginal_centroids(ranking)[ranking.cluster])
-            noisy = released_labels(ranking, plain_exponential(ranking, a.epsilon, rng)) if laplace else None
-        rows.append(measure(RANKING, a.attribute, k, original, ranked, a.domain, a.taxonomy))
-        if noisy is not None:
-            rows.append(measure(LAPLACE, a.attribute, None, original, noisy, a.domain, a.taxonomy))
+        baselines = baseline_releases(original, a.domain, k, m, plan.epsilon, rng, plan.clusterings[a.attribute], laplace)
+        rows += [measure(method, a.attribute, kk, original, y, a.domain, a.taxonomy) for method, kk, y in baselines]
     return rows
 
 

@@ -132,9 +132,12 @@ def plain_laplace(values: np.ndarray, domain: NumericDomain, scale: float, rng: 
     return finish(values + rng.laplace(0.0, scale, size=len(values)), domain)
 
 
-def plain_ranking(values: np.ndarray, domain: NumericDomain, k: int) -> np.ndarray:
-    """Baseline: individual-ranking microaggregation without noise (no formal guarantee)."""
-    clusters = microaggregate(values, k)
+def plain_ranking(values: np.ndarray, domain: NumericDomain, k: int,
+                  clusters: RankedMicroaggregation | None = None) -> np.ndarray:
+    """Baseline: individual-ranking microaggregation without noise (no formal guarantee); ``clusters``
+    reuses a job's own clustering of ``values`` instead of sorting again."""
+    if clusters is None:
+        clusters = microaggregate(values, k)
     return finish(clusters.means[clusters.cluster], domain)
 
 

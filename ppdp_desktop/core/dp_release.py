@@ -156,18 +156,15 @@ def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, titl
             report.lines.append(f"{name}: domain {domain.lo:g}:{domain.hi:g}, Laplace scale {entry.get('laplace_scale')}")
             rows.append(ev.DPRow(ev.METHOD, name, k, float("nan"), ev.variance_variation(x, released),
                                  ev.histogram_jsd(x, released, domain)))
-            baselines = [(ev.RANKING, k, ev.plain_ranking(x, domain, k)),
-                         (ev.LAPLACE, None, ev.plain_laplace(x, domain, m * domain.delta / epsilon, rng))]
+            clustering = None
         else:
             from ppdp_desktop.core.dp_categorical import rank_categorical
-            from ppdp_desktop.core.methods.dp_microagg import released_labels
 
             domain, taxonomy, x = None, entry_taxonomy(entry), original[name]
             released = release.table[name]
-            ranking = rank_categorical(x, taxonomy, k, str(meta["parameters"].get("candidates", "covering")))
+            clustering = rank_categorical(x, taxonomy, k, str(meta["parameters"].get("candidates", "covering")))
             rows.append(ev.DPRow(ev.METHOD, name, k, float("nan"), None, ev.histogram_jsd(x, released, None)))
-            baselines = [(ev.RANKING, k, released_labels(ranking, ev.marginal_centroids(ranking)[ranking.cluster])),
-                         (ev.LAPLACE, None, released_labels(ranking, ev.plain_exponential(ranking, epsilon / m, rng)))]
+        baselines = ev.baseline_releases(x, domain, k, m, epsilon, rng, clustering)
         rows += [ev.measure(method, name, kk, x, y, domain, taxonomy) for method, kk, y in baselines]
         report.figures[f"histogram: {name}"] = histogram_figure(name, *ev.histogram_counts(x, released, domain))
     report.lines.append("The release's rows are shuffled: its per-record relative error needs the in-memory job "

@@ -40,8 +40,8 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
                             "against the original records stay with the custodian.")
         for a in plan.attributes:
             released = result.applied.columns[a.attribute]
-            bins, _, counts = histogram_counts(released, released, a.domain)
-            report.figures[f"released histogram: {a.attribute}"] = histogram_figure(a.attribute, bins, None, counts)
+            report.figures[f"released histogram: {a.attribute}"] = histogram_figure(
+                a.attribute, *histogram_counts(None, released, a.domain))
             cancel.check()
         return
     progress(0.2, "Measuring against the baselines")
@@ -71,32 +71,26 @@ def histogram_figure(attribute: str, bins: list[str] | np.ndarray, original: np.
                      released: np.ndarray) -> Figure:
     """Original vs released histogram: numeric bins as steps, categorical labels as paired bars
     (``original=None``: the released distribution alone, for the report inside the release)."""
-    title = f"{attribute}: original and released distribution" if original is not None else \
-        f"{attribute}: released distribution"
-    if original is None:
-        original = np.zeros_like(released)
-        show_original = False
-    else:
-        show_original = True
+    shown = "released" if original is None else "original and released"
     if isinstance(bins, np.ndarray):
         fig = Figure(figsize=(7.0, 3.4), layout="constrained")
         ax = fig.add_subplot()
-        if show_original:
+        if original is not None:
             ax.stairs(original, bins, label="original", color="#4c72b0", lw=1.2)
         ax.stairs(released, bins, label="released", color="#dd8452", lw=1.2)
         ax.set_xlabel(attribute)
     else:
-        order = np.argsort(-(original + released), kind="stable")[:MAX_LABELS]
+        order = np.argsort(-(released if original is None else original + released), kind="stable")[:MAX_LABELS]
         fig = Figure(figsize=(7.5, max(3.0, 0.6 + 0.24 * len(order))), layout="constrained")
         ax = fig.add_subplot()
         y = np.arange(len(order))
-        if show_original:
+        if original is not None:
             ax.barh(y - 0.2, original[order], height=0.4, label="original", color="#4c72b0")
-        ax.barh(y + 0.2 * show_original, released[order], height=0.4, label="released", color="#dd8452")
+        ax.barh(y + (0.0 if original is None else 0.2), released[order], height=0.4, label="released", color="#dd8452")
         ax.set_yticks(y, [bins[i] for i in order], fontsize=8)
         ax.invert_yaxis()
         ax.set_xlabel("records")
-    ax.set_title(title)
+    ax.set_title(f"{attribute}: {shown} distribution")
     ax.legend(fontsize=8)
     return fig
 

@@ -18,3 +18,17 @@ def adult_csv() -> Path:
     if not path.is_file():
         pytest.skip(f"the shared adult data set is not at {path}")
     return path
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """The main window shown offscreen, with settings of its own; its worker stopped afterwards."""
+    from PySide6.QtCore import QSettings
+
+    from ppdp_desktop.gui.main_window import MainWindow
+
+    win = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.state.worker.shutdown()

@@ -3,7 +3,6 @@ epsilon, k and a domain, run through the worker, read the report; warnings, bloc
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from PySide6.QtCore import QSettings
 
 from ppdp_desktop.core.project import Project
@@ -12,16 +11,6 @@ from ppdp_desktop.gui.dp_parameters import FROM_DATA
 from ppdp_desktop.gui.main_window import MainWindow
 
 METHOD_STEP, RUN_STEP, REPORT_STEP = 3, 4, 5
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.state.worker.shutdown()
 
 
 def _dp_page(window, qtbot):

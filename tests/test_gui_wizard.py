@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pandas as pd
-import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
@@ -19,16 +18,6 @@ from ppdp_desktop.gui.screenshots import drive_demo
 from ppdp_desktop.gui.sensitivity_model import RHO1, RHO2
 
 PASSPHRASE = "correct horse battery"
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.state.worker.shutdown()
 
 
 def _wait_loaded(qtbot, window):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -25,11 +24,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ppdp_desktop.core.column_stats import ColumnStats
 from ppdp_desktop.core.dataset import Dataset
 from ppdp_desktop.core.dp_numeric import laplace_scale
-from ppdp_desktop.core.methods.dp_microagg import is_numeric
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.schema import Role
+from ppdp_desktop.core.schema import Kind, Role
 from ppdp_desktop.core.taxonomy import Taxonomy
 
 WARNING_STYLE = "QLabel { color: #7a4a00; background: #fff4e0; border: 1px solid #c77800; padding: 4px; }"
@@ -68,9 +67,7 @@ class DPParameters(QWidget):
         self.project: Project | None = None
         self.dataset: Dataset | None = None
         self.taxonomies: dict[str, Taxonomy] = {}
-        self.ranges: dict[str, tuple[float, float]] = {}  # numeric column -> data (min, max)
-        self.numeric: dict[str, bool] = {}
-        self.missing: dict[str, int] = {}
+        self.stats: ColumnStats | None = None  # from the load worker: missing cells, numeric (min, max)
         self._filling = False
         self.attributes = QListWidget()
         self.attributes.setMaximumHeight(110)
@@ -116,11 +113,11 @@ class DPParameters(QWidget):
         self.domains.itemChanged.connect(self._on_domain_edited)
 
     # --- from the state -------------------------------------------------------------------------
-    def set_data(self, project: Project, dataset: Dataset | None, taxonomies: dict[str, Taxonomy]) -> None:
-        """Show the project's settings for ``dataset``; unset attributes default to the sensitive column."""
-        if dataset is not self.dataset:
-            self._scan(dataset)
-        self.project, self.dataset, self.taxonomies = project, dataset, taxonomies
+    def set_data(self, project: Project, dataset: Dataset | None, taxonomies: dict[str, Taxonomy],
+                 stats: ColumnStats | None = None) -> None:
+        """Show the project's settings for ``dataset`` (``stats``: its column figures from the load
+        worker); unset attributes default to the sensitive column."""
+        self.project, self.dataset, self.taxonomies, self.stats = project, dataset, taxonomies, stats
         columns = self.candidates()
         chosen = [c for c in project.dp_attributes if c in columns]
         if not chosen and project.sensitive in columns:
@@ -141,24 +138,15 @@ class DPParameters(QWidget):
         self._fill_domains()
         self._update()
 
-    def _scan(self, dataset: Dataset | None) -> None:
-        """Each column's kind, and min / max / missing count of the numeric ones (vectorized, once)."""
-        self.ranges, self.numeric, self.missing = {}, {}, {}
-        if dataset is None:
-            return
-        for column in dataset.frame.columns:
-            series = dataset.frame[column]
-            self.numeric[column] = is_numeric(series)
-            if self.numeric[column]:
-                values = series.to_numpy(dtype=np.float64)
-                finite = values[~np.isnan(values)]
-                self.missing[column] = int(len(values) - len(finite))
-                if len(finite):
-                    self.ranges[column] = (float(finite.min()), float(finite.max()))
+    @property
+    def ranges(self) -> dict[str, tuple[float, float]]:
+        """Numeric column -> the data's (min, max)."""
+        return self.stats.ranges if self.stats is not None else {}
 
     def is_numeric(self, column: str) -> bool:
         """Numbers, unless step 2 gave the column a grouped taxonomy (then the job treats it as categories)."""
-        return bool(self.numeric.get(column)) and not declared_taxonomy(self.taxonomies.get(column))
+        kind = self.dataset.schema.attributes[column].kind if self.dataset is not None else None
+        return kind is Kind.NUMERIC and not declared_taxonomy(self.taxonomies.get(column))
 
     def candidates(self) -> list[str]:
         """Columns one may protect: all but the identifiers (which are removed anyway)."""
@@ -268,8 +256,9 @@ class DPParameters(QWidget):
             out.append(f"k = {self.k.value()} is more than the {n} records: lower k to at most {n}.")
         for column in self.numeric_chosen():
             lo, hi = self.typed_domain(column)
-            if self.missing.get(column):
-                out.append(f"{column} has {self.missing[column]} missing values: fill or remove them, or untick it.")
+            missing = self.stats.missing.get(column, 0) if self.stats is not None else 0
+            if missing:
+                out.append(f"{column} has {missing} missing values: fill or remove them, or untick it.")
             if lo is None or hi is None:
                 out.append(f"The domain of {column} needs two numbers: type lo and hi.")
             elif lo >= hi:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from ppdp_desktop.core.column_stats import ColumnStats, column_stats
 from ppdp_desktop.core.dataset import Dataset
 from ppdp_desktop.core.jobs import RunOutcome
 from ppdp_desktop.core.project import Project
@@ -27,15 +28,19 @@ class WizardState(QObject):
         super().__init__(parent)
         self.project = Project()
         self.dataset: Dataset | None = None
+        self.column_stats: ColumnStats | None = None
         self.taxonomies: dict[str, Taxonomy] = {}
         self.outcome: RunOutcome | None = None
         self.worker = Worker(self)
 
     # --- data ---------------------------------------------------------------------------------
-    def set_dataset(self, dataset: Dataset, path: str | Path | None, options: dict[str, str] | None = None) -> None:
+    def set_dataset(self, dataset: Dataset, path: str | Path | None, options: dict[str, str] | None = None,
+                    stats: ColumnStats | None = None) -> None:
         """A newly loaded table: roles default to insensitive; taxonomies and results are reset
-        (a project's roles and taxonomies are kept for the columns that still exist)."""
+        (a project's roles and taxonomies are kept for the columns that still exist). ``stats`` come
+        from the load worker; without them (a table built in a script or test) they are computed here."""
         self.dataset = dataset
+        self.column_stats = stats if stats is not None else column_stats(dataset)
         self.project.data_path = str(path) if path is not None else None
         self.project.load_options = dict(options or {})
         columns = list(dataset.frame.columns)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ppdp_desktop.core.column_stats import ColumnStats, column_stats
 from ppdp_desktop.core.dataset import Dataset
 from ppdp_desktop.core.jobs import load_job
 from ppdp_desktop.core.resources import DEMO_DATA, resource_path
@@ -27,15 +28,15 @@ from ppdp_desktop.gui.table_model import DataFrameModel
 FILE_FILTER = "Data files (*.csv *.tsv *.txt *.xlsx *.sav *.zsav *.dta *.parquet *.pq);;All files (*)"
 
 
-def column_summary(dataset: Dataset) -> pd.DataFrame:
-    """One row per column: kind, missing cells, distinct values (computed in the worker)."""
-    frame = dataset.frame
+def column_summary(dataset: Dataset, stats: ColumnStats) -> pd.DataFrame:
+    """One row per column: kind, missing cells, distinct values (``stats`` come from the worker)."""
+    columns = list(dataset.frame.columns)
     return pd.DataFrame(
         {
-            "column": list(frame.columns),
-            "kind": [dataset.schema.attributes[c].kind.value for c in frame.columns],
-            "missing": frame.isna().sum().to_numpy(),
-            "distinct values": [frame[c].nunique(dropna=True) for c in frame.columns],
+            "column": columns,
+            "kind": [dataset.schema.attributes[c].kind.value for c in columns],
+            "missing": [stats.missing[c] for c in columns],
+            "distinct values": [stats.distinct[c] for c in columns],
         }
     )
 
@@ -92,7 +93,7 @@ class LoadPage(WizardPage):
 
         def job(progress, cancel):
             dataset = load_job(path, options, progress, cancel)
-            return dataset, column_summary(dataset)
+            return dataset, column_stats(dataset)
 
         self.state.worker.start("load", job)
 
@@ -109,14 +110,15 @@ class LoadPage(WizardPage):
     def _on_task_finished(self, name: str, result: object) -> None:
         if name != "load":
             return
-        dataset, summary = result
+        dataset, stats = result
+        summary = column_summary(dataset, stats)
         path, options, preset = self._pending
         if preset:
             from ppdp_desktop.core.demo import DEMO_ROLES, demo_taxonomy
 
             self.state.project.roles.update({c: r.value for c, r in DEMO_ROLES.items()})
             self.state.project.set_taxonomy(demo_taxonomy())
-        self.state.set_dataset(dataset, path, options)
+        self.state.set_dataset(dataset, path, options, stats)
         self.preview_model.set_frame(dataset.frame)
         self.summary_model.set_frame(summary)
         missing = int(summary["missing"].sum())

@@ -139,7 +139,7 @@ class MethodPage(WizardPage):
         self.recoding.grading.setCurrentText(project.grading)
         self.linking.l.setValue(project.rr_l)
         self.linking.randomize.setCurrentIndex(max(0, self.linking.randomize.findData(project.rr_randomize)))
-        self.dp.set_data(project, dataset, self.state.taxonomies)
+        self.dp.set_data(project, dataset, self.state.taxonomies, self.state.column_stats)
         self._loading = False
         self.complete_changed.emit()
 

@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 
 from ppdp_desktop.core.dataset import TableLabels
 from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.schema import Kind, infer_kind
 
 __all__ = ["FORMATS", "TableLabels", "as_text", "read_table", "write_table"]
 
@@ -160,7 +161,7 @@ def _detail(exc: BaseException) -> str:
 
 
 def _is_number(series: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
+    return infer_kind(series) is Kind.NUMERIC
 
 
 def _write_xlsx(table: pd.DataFrame, path: Path) -> None:

@@ -23,6 +23,7 @@ from ppdp_desktop.core.release import LoadedRelease
 from ppdp_desktop.core.report import (
     MISSING_LABEL, MethodReport, distribution_figure, monte_carlo_band, posterior_figure, retention_figure,
 )
+from ppdp_desktop.core.schema import Kind, infer_kind
 from ppdp_desktop.core.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.utility import UtilitySummary
 from ppdp_desktop.core.workload import SELECTIVITIES, WorkloadResult, condition_columns, draw_conditions, workload_errors
@@ -147,7 +148,7 @@ def _released_codes(original: pd.Series, uniques: np.ndarray, released: pd.Serie
     """
     cells, texts = pd.factorize(released, use_na_sentinel=False)
     texts = pd.Series(np.asarray(texts, dtype=object)).fillna("")
-    if pd.api.types.is_numeric_dtype(original.dtype) and not pd.api.types.is_bool_dtype(original.dtype):
+    if infer_kind(original) is Kind.NUMERIC:
         numbers = pd.to_numeric(texts.replace("", np.nan), errors="coerce").to_numpy(dtype=float)
         matched = pd.Index(np.asarray(uniques, dtype=float)).get_indexer(numbers)
     else:

@@ -24,6 +24,7 @@ from ppdp_desktop.core.dp_categorical import CANDIDATES, CategoricalRanking, che
 from ppdp_desktop.core.dp_numeric import NumericDomain, check_shared_structure, cluster_count, dp_microaggregate, laplace_scale
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.base import Applied
+from ppdp_desktop.core.schema import Kind
 from ppdp_desktop.core.taxonomy import Taxonomy
 from ppdp_desktop.core.taxonomy_io import load_taxonomy, to_dict
 
@@ -177,10 +178,6 @@ def released_labels(ranking: CategoricalRanking, nodes: np.ndarray) -> pd.Catego
     return pd.Categorical.from_codes(codes, categories=labels)
 
 
-def is_numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
-
-
 def numeric_domain(column: pd.Series, declared: tuple[float, float] | None, source: str) -> NumericDomain:
     """The declared domain (refusing data outside it), or the data's min:max marked as disclosed."""
     name = str(column.name)
@@ -236,7 +233,7 @@ class DPMicroaggregation:
         attributes = []
         for name in dp.attributes:
             column = frame[name]
-            if is_numeric(column) and name not in dp.taxonomies:
+            if dataset.schema.attributes[name].kind is Kind.NUMERIC and name not in dp.taxonomies:
                 domain = numeric_domain(column, dp.domains.get(name), dataset.label)
                 attributes.append(DPAttribute(name, "numeric", share, domain, laplace_scale(domain.delta, m, dp.k, dp.epsilon)))
             else:

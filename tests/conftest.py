@@ -10,14 +10,21 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+ADULT_DIR = SHARED_DATA / "adult"
+
+
+def shared_adult(name: str = "adult.csv") -> Path:
+    """A file of the shared Adult data set (``../shared/data/adult``); skips the test, saying where it
+    looked, when the file is absent (the data README's rule)."""
+    path = ADULT_DIR / name
+    if not path.is_file():
+        pytest.skip(f"the shared adult data set is not at {path}")
+    return path
 
 
 @pytest.fixture
 def adult_csv() -> Path:
-    path = SHARED_DATA / "adult" / "adult.csv"
-    if not path.is_file():
-        pytest.skip(f"the shared adult data set is not at {path}")
-    return path
+    return shared_adult()
 
 
 @pytest.fixture

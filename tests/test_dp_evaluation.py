@@ -108,11 +108,9 @@ def test_demo_numeric_columns_beat_plain_laplace(epsilon):
 
 @pytest.fixture(scope="module")
 def adult_job():
-    from conftest import SHARED_DATA
+    from conftest import shared_adult
 
-    path = SHARED_DATA / "adult" / "adult.csv"
-    if not path.is_file():
-        pytest.skip("the shared adult data set is absent")
+    path = shared_adult()
     dp = DPSettings(["age", "occupation"], 1.0, 25, {"age": (17, 90)}, {"occupation": str(path.parent / OCCUPATION)})
     return anonymize(load_table(path), AnonymizationSettings("", method="dp-microagg", dp=dp, seed=4))
 

@@ -10,13 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import ADULT_DIR
+
 from ppdp_desktop.core.errors import InputError
 from ppdp_desktop.core.loading import load_table
 from ppdp_desktop.core.schema import Kind
 from ppdp_desktop.core import sniffing
 from ppdp_desktop.core.sniffing import sniff_delimiter
 
-ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult" / "adult.csv"
+ADULT = ADULT_DIR / "adult.csv"
 
 
 def write(tmp_path: Path, name: str, content: str | bytes, encoding: str = "utf-8") -> Path:

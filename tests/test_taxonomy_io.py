@@ -9,6 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import shared_adult
+
 from ppdp_desktop.core.errors import TaxonomyError
 from ppdp_desktop.core.resources import DEMO_TAXONOMY, resource_path
 from ppdp_desktop.core.taxonomy import Taxonomy
@@ -27,7 +29,6 @@ from ppdp_desktop.core.taxonomy_io import (
     to_json,
 )
 
-ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
 ADULT_HIERARCHIES = {
     "age": (100, 4),
     "education": (16, 3),
@@ -161,10 +162,7 @@ def test_bad_json_message_names_the_file(tmp_path: Path) -> None:
 
 @pytest.fixture(params=sorted(ADULT_HIERARCHIES))
 def adult_hierarchy(request: pytest.FixtureRequest) -> tuple[str, Path]:
-    path = ADULT / f"adult_hierarchy_{request.param}.csv"
-    if not path.is_file():
-        pytest.skip(f"the shared adult hierarchies are not at {ADULT}")
-    return request.param, path
+    return request.param, shared_adult(f"adult_hierarchy_{request.param}.csv")
 
 
 def test_adult_hierarchy_imports(adult_hierarchy: tuple[str, Path]) -> None:
@@ -192,10 +190,7 @@ def test_adult_hierarchy_export_import_identity(adult_hierarchy: tuple[str, Path
 
 
 def test_age_values_are_numbers_as_text() -> None:
-    path = ADULT / "adult_hierarchy_age.csv"
-    if not path.is_file():
-        pytest.skip(f"the shared adult hierarchies are not at {ADULT}")
-    t = load_arx_csv(path, "age")
+    t = load_arx_csv(shared_adult("adult_hierarchy_age.csv"), "age")
     assert t.ancestors("17") == ["17", "15-19", "10-19", "0-19", "*"]
     assert t.validate(range(1, 101)) == []
 

@@ -4,8 +4,10 @@
 ``python dev.py run``   creates ``.venv`` (if missing), installs the app into it and runs the
                         main job on the embedded demo data (``ppdp demo``); with ``--gui`` it opens
                         the window instead.
-``python dev.py test``  creates ``.venv`` (if missing), installs the app with its test extras and
-                        runs the whole test suite (extra arguments go to pytest).
+``python dev.py test``  creates ``.venv`` (if missing), installs the app with its test extras, checks
+                        the import rules with ``lint-imports`` (import-linter contracts in
+                        ``pyproject.toml``; stops there if one is broken) and then runs the whole
+                        test suite with pytest (extra arguments go to pytest).
 ``python dev.py bundle`` builds the one-folder application bundle ``dist/ppdp-desktop`` with
                         PyInstaller and runs its self-test (see ``packaging/README.md``).
 
@@ -28,6 +30,11 @@ def _venv_python() -> Path:
     if os.name == "nt":
         return VENV / "Scripts" / "python.exe"
     return VENV / "bin" / "python"
+
+
+def _venv_script(python: Path, name: str) -> Path:
+    """A console script installed in the environment: it sits next to the environment's python."""
+    return python.parent / (f"{name}.exe" if os.name == "nt" else name)
 
 
 def _ensure_env(extras: str) -> Path:
@@ -56,6 +63,10 @@ def main(argv: list[str]) -> int:
     if command == "test":
         python = _ensure_env("test")
         env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+        # --no-cache: no .import_linter_cache directory in the work tree.
+        code = subprocess.call([str(_venv_script(python, "lint-imports")), "--no-cache"], cwd=ROOT, env=env)
+        if code != 0:
+            return code
         return subprocess.call([str(python), "-m", "pytest", *rest], cwd=ROOT, env=env)
     if command == "bundle":  # the test extras include PyInstaller (tests/test_packaging.py builds it too)
         python = _ensure_env("test")

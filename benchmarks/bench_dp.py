@@ -17,11 +17,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings, anonymize
-from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.methods.dp.settings import DPSettings
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.rng import make_rng
-from ppdp_desktop.core.taxonomy_io import from_dict
+from ppdp_desktop.core.privacy.randomness import make_rng
+from ppdp_desktop.core.taxonomy.io import from_dict
 
 ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult" / "adult.csv"
 TARGETS = {"numeric_1m_x8_s": 3.0, "categorical_100k_500_leaves_s": 5.0}
@@ -55,7 +57,7 @@ def numeric(n: int = 1_000_000, m: int = 8) -> dict[str, object]:
     domains = {c: (0.0, 1000.0) if j % 2 else (0.0, 100.0) for j, c in enumerate(frame.columns)}
     dataset = Dataset(frame)
     settings = AnonymizationSettings("", method="dp-microagg", seed=1,
-                                     dp=DPSettings(list(frame.columns), 1.0, 25, domains))
+                                     options=DPSettings(list(frame.columns), 1.0, 25, domains))
     total, runs = best(lambda: anonymize(dataset, settings))
     return {"n": n, "attributes": m, "k": 25, "anonymize_s": round(total, 3), "runs_s": runs, **stages(dataset, settings)}
 
@@ -75,15 +77,15 @@ def categorical(n: int = 100_000) -> dict[str, object]:
     out: dict[str, object] = {"n": n, "leaves": len(leaves), "labels": len(taxonomy) - 1, "k": 25}
     for candidates in ("covering", "taxonomy"):
         settings = AnonymizationSettings("", method="dp-microagg", seed=1,
-                                         dp=DPSettings(["dx"], 1.0, 25, {}, {"dx": taxonomy}, candidates))
+                                         options=DPSettings(["dx"], 1.0, 25, {}, {"dx": taxonomy}, candidates))
         total, runs = best(lambda: anonymize(dataset, settings))
         out[candidates] = {"anonymize_s": round(total, 3), "runs_s": runs, **stages(dataset, settings)}
     return out
 
 
 def adult_age() -> dict[str, object]:
-    from ppdp_desktop.core.dp_evaluation import LAPLACE, METHOD, RANKING, compare_dp
-    from ppdp_desktop.core.loading import load_table
+    from ppdp_desktop.core.methods.dp.evaluation import LAPLACE, METHOD, RANKING, compare_dp
+    from ppdp_desktop.core.data.loading import load_table
 
     dataset = load_table(ADULT)
     out: dict[str, object] = {}

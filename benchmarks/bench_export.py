@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ppdp_desktop.core.formats import write_table
+from ppdp_desktop.core.data.formats import write_table
 
 TARGET_RATIO = 1.5
 M_SENSITIVE = 50

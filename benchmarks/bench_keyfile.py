@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ppdp_desktop.core import keyfile
+from ppdp_desktop.core.release import keyfile
 
 TARGET_S = 5.0
 MANIFEST = "0123456789abcdef" * 4

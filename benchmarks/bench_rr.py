@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ppdp_desktop.core.rr import optimal_parameters
-from ppdp_desktop.core.rr_risk import contingency, max_risk
+from ppdp_desktop.core.methods.rr.parameters import optimal_parameters
+from ppdp_desktop.core.methods.rr.risk import contingency, max_risk
 
 ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult" / "adult.csv"
 
@@ -38,8 +38,8 @@ def main() -> int:
     out["risk_1m_cells_s"] = {"qi": best(lambda: max_risk(counts, [0.9, 0.9, 0.9], None)),
                               "both": best(lambda: max_risk(counts, [0.9, 0.9, 0.9], 0.9))}
     if ADULT.is_file():
-        from ppdp_desktop.core.domain import encode_column
-        from ppdp_desktop.core.loading import load_table
+        from ppdp_desktop.core.data.domain import encode_column
+        from ppdp_desktop.core.data.loading import load_table
 
         frame = load_table(ADULT).frame
         cols = ["education", "marital-status", "sex", "race", "workclass"]

@@ -27,19 +27,22 @@ import pandas as pd
 
 from ppdp_desktop import cli
 from ppdp_desktop.cli.passphrase import ENV_VAR
-from ppdp_desktop.core import keyfile, sniffing
-from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings, anonymize
-from ppdp_desktop.core.dataset import Dataset
-from ppdp_desktop.core.finegrain_solver import objective, solve_exact, solve_lp
-from ppdp_desktop.core.loading import load_table
+from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.data import sniffing
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.methods.perturbation.solver import objective, solve_exact, solve_lp
+from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.methods.perturbation import perturb_codes
-from ppdp_desktop.core.methods.uniform import uniform_retention
-from ppdp_desktop.core.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
-from ppdp_desktop.core.release import release_metadata, write_checksums, write_csv, write_release
-from ppdp_desktop.core.rng import make_rng
-from ppdp_desktop.core.schema import Schema, roles_from_lists
-from ppdp_desktop.core.sensitivity import gamma_of
+from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
+from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
+from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
+from ppdp_desktop.core.release.package import release_metadata, write_checksums, write_csv, write_release
+from ppdp_desktop.core.privacy.randomness import make_rng
+from ppdp_desktop.core.data.schema import Schema, roles_from_lists
+from ppdp_desktop.core.privacy.sensitivity import gamma_of
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"

@@ -1,11 +1,22 @@
-"""The core never imports Qt: importing every core module with PySide6 blocked must work."""
+"""Architecture rules: the core never imports Qt (importing every core module with PySide6 blocked
+must work), the import-linter contracts in pyproject.toml hold, no module is part of an import
+cycle, and method names are spelled only inside ``ppdp_desktop/core/methods``."""
 from __future__ import annotations
 
+import ast
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[1] / "ppdp_desktop" / "core"
+import grimp
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "ppdp_desktop"
+CORE = PACKAGE / "core"
+METHODS = CORE / "methods"
 
 SCRIPT = """
 import importlib, pkgutil, sys
@@ -33,3 +44,72 @@ def test_no_qt_import_statements_in_core():
         str(p) for p in CORE.rglob("*.py") if any(w in p.read_text() for w in ("import PySide6", "from PySide6"))
     ]
     assert offenders == []
+
+
+def test_import_contracts_hold():
+    """``lint-imports`` (the console script of the running environment) keeps every contract."""
+    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    if lint_imports is None:
+        pytest.fail(f"lint-imports is not installed next to {sys.executable}; install the test extras")
+    result = subprocess.run(
+        [lint_imports, "--no-cache"],  # no .import_linter_cache in the work tree
+        cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, COLUMNS="200"),
+    )
+    assert result.returncode == 0, f"lint-imports failed:\n{result.stdout}\n{result.stderr}"
+
+
+def test_no_import_cycles():
+    """No direct import A -> B is closed by a chain B -> ... -> A (imports inside functions count)."""
+    graph = grimp.build_graph("ppdp_desktop", exclude_type_checking_imports=True, cache_dir=None)
+    cycles: set[tuple[str, ...]] = set()
+    for importer in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(importer):
+            back = graph.find_shortest_chain(importer=imported, imported=importer)
+            if back is not None:
+                cycle = (importer, *back[:-1])  # importer -> imported -> ... -> (back to) importer
+                start = cycle.index(min(cycle))
+                cycles.add(cycle[start:] + cycle[:start])  # one rotation per cycle
+    groups: list[set[str]] = []  # modules tied together by cycles (strongly connected components)
+    for cycle in cycles:
+        joined = set(cycle).union(*(g for g in groups if g & set(cycle)))
+        groups = [g for g in groups if not g & joined] + [joined]
+    report = "\n".join(
+        [f"modules in cycles: {', '.join(sorted(g))}" for g in sorted(groups, key=min)]
+        + ["chains:"] + [" -> ".join((*cycle, cycle[0])) for cycle in sorted(cycles)]
+    )
+    assert not cycles, f"{len(cycles)} import cycles in {len(groups)} groups:\n{report}"
+
+
+def _method_name_literals(source: str, filename: str, names: set[str]) -> list[str]:
+    """``file:line:value`` for each string constant in ``source`` equal to one of ``names``."""
+    tree = ast.parse(source, filename=filename)
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                docstrings.add(id(first.value))
+    hits = sorted(
+        (node.lineno, node.col_offset, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and node.value in names and id(node) not in docstrings
+    )
+    return [f"{filename}:{line}:{value!r}" for line, _, value in hits]
+
+
+def test_no_method_names_outside_methods():
+    """Only ppdp_desktop/core/methods spells the registered method names; everything else asks it."""
+    from ppdp_desktop.core.methods import REGISTRY
+
+    names = set(REGISTRY)
+    assert names, "the method registry is empty"
+    # The scanner itself: it finds a planted name and skips docstrings.
+    planted = '"""rr"""\ndef f(x):\n    """rr"""\n    return x == "rr"\n'
+    assert _method_name_literals(planted, "planted.py", names | {"rr"}) == ["planted.py:4:'rr'"]
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.is_relative_to(METHODS):
+            continue
+        found += _method_name_literals(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix(), names)
+    assert found == [], f"{len(found)} method names outside ppdp_desktop/core/methods:\n" + "\n".join(found)

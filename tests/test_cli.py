@@ -178,7 +178,7 @@ def test_verify_fails_on_tampered_release(tmp_path, capsys):
     code, _, err = run(["verify", out], capsys)
     assert code == 2 and "release.json does not match its checksum" in err
     # Even with the checksums recomputed, the guarantee itself fails.
-    from ppdp_desktop.core.release import write_checksums
+    from ppdp_desktop.core.release.package import write_checksums
 
     (out / "SHA256SUMS").unlink()
     write_checksums(out)
@@ -204,7 +204,7 @@ def test_verify_fails_on_value_outside_domain_and_leaked_identifier(tmp_path, ca
 
 
 def _rehash(folder):
-    from ppdp_desktop.core.release import write_checksums
+    from ppdp_desktop.core.release.package import write_checksums
 
     (folder / "SHA256SUMS").unlink()
     write_checksums(folder)

@@ -46,7 +46,7 @@ def test_regenerating_gives_identical_files(tmp_path: Path) -> None:
 
 
 def test_resources_module_finds_the_demo_files() -> None:
-    from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+    from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
 
     assert resource_path(DEMO_DATA).is_file()
     assert resource_path(DEMO_TAXONOMY).is_file()

@@ -10,16 +10,18 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings, anonymize
+from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.methods.dp.settings import DPSettings
+from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.demo import DEMO_DP_DOMAINS
-from ppdp_desktop.core.dp_evaluation import (
+from ppdp_desktop.core.methods.dp.evaluation import (
     ALL, LAPLACE, METHOD, RANKING, categorical_error, compare_dp, evaluate_job, format_dp_table, histogram_jsd,
     relative_error, variance_variation,
 )
-from ppdp_desktop.core.dp_numeric import NumericDomain
-from ppdp_desktop.core.loading import load_table
-from ppdp_desktop.core.resources import DEMO_DATA, resource_path
-from ppdp_desktop.core.taxonomy_io import from_dict
+from ppdp_desktop.core.methods.dp.numeric import NumericDomain
+from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+from ppdp_desktop.core.taxonomy.io import from_dict
 
 OCCUPATION = "adult_hierarchy_occupation.csv"
 TREE = {"attribute": "x", "root": {"label": "*", "children": [
@@ -81,7 +83,7 @@ def _mean_re(rows, method, attribute, k=None):
 @pytest.mark.parametrize("epsilon", [1.0, 10.0])
 def test_adult_age_beats_plain_laplace(adult_csv, epsilon):
     dataset = load_table(adult_csv)
-    runs = [compare_dp(dataset, ["age"], epsilon, [10, 25, 50, 100], {"age": (17, 90)}, seed=s) for s in (0, 1, 2)]
+    runs = [compare_dp(dataset, ["age"], epsilon, [10, 25, 50, 100], {"age": (17, 90)}, seed=s, run=anonymize) for s in (0, 1, 2)]
     rows = [r for rs in runs for r in rs]
     laplace = _mean_re(rows, LAPLACE, "age")
     for k in (10, 25, 50, 100):
@@ -96,7 +98,7 @@ def test_adult_age_beats_plain_laplace(adult_csv, epsilon):
 def test_demo_numeric_columns_beat_plain_laplace(epsilon):
     dataset = load_table(resource_path(DEMO_DATA))
     columns = list(DEMO_DP_DOMAINS)
-    runs = [compare_dp(dataset, columns, epsilon, [10, 25, 50, 100], DEMO_DP_DOMAINS, seed=s) for s in (0, 1)]
+    runs = [compare_dp(dataset, columns, epsilon, [10, 25, 50, 100], DEMO_DP_DOMAINS, seed=s, run=anonymize) for s in (0, 1)]
     rows = [r for rs in runs for r in rs]
     for attribute in [*columns, ALL]:
         laplace = _mean_re(rows, LAPLACE, attribute)
@@ -112,7 +114,7 @@ def adult_job():
 
     path = shared_adult()
     dp = DPSettings(["age", "occupation"], 1.0, 25, {"age": (17, 90)}, {"occupation": str(path.parent / OCCUPATION)})
-    return anonymize(load_table(path), AnonymizationSettings("", method="dp-microagg", dp=dp, seed=4))
+    return anonymize(load_table(path), AnonymizationSettings("", method="dp-microagg", options=dp, seed=4))
 
 
 def test_evaluate_job_rows(adult_job):
@@ -136,8 +138,9 @@ def test_evaluate_job_rows(adult_job):
 
 
 def test_report_of_a_dp_job_writes_html_and_pdf(adult_job, tmp_path):
-    from ppdp_desktop.core.report import build_report, comparison_rows
-    from ppdp_desktop.core.report_document import ReportContext, write_html, write_pdf
+    from ppdp_desktop.core.report.build import build_report, comparison_rows
+    from ppdp_desktop.core.report.document import ReportContext
+    from ppdp_desktop.core.report.files import write_html, write_pdf
 
     report = build_report(adult_job)
     assert {"histogram: age", "histogram: occupation", "relative error"} <= set(report.figures)
@@ -165,7 +168,7 @@ def _release(adult_csv, out, capsys, *extra):
 
 
 def _rehash(folder):
-    from ppdp_desktop.core.release import write_checksums
+    from ppdp_desktop.core.release.package import write_checksums
 
     (folder / "SHA256SUMS").unlink()
     write_checksums(folder)

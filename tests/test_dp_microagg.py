@@ -11,18 +11,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings, anonymize
-from ppdp_desktop.core.dataset import Dataset
-from ppdp_desktop.core.dp_categorical import (
+from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.methods.dp.settings import DPSettings
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.methods.dp.categorical import (
     check_categorical_structure, exponential_centroids, marginal_centroids, rank_categorical,
 )
-from ppdp_desktop.core.dp_numeric import (
+from ppdp_desktop.core.methods.dp.numeric import (
     NumericDomain, check_shared_structure, dp_microaggregate, laplace_scale, microaggregate, plain_ranking,
 )
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.methods.dp_microagg import NOT_COVERED_CATEGORICAL
-from ppdp_desktop.core.taxonomy import Taxonomy
+from ppdp_desktop.core.methods.dp.method import NOT_COVERED_CATEGORICAL
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 
 def _tiny_taxonomy() -> Taxonomy:
@@ -194,7 +196,7 @@ def test_method_plan_split_scales_and_release_structure():
     frame = _frame()
     dp = DPSettings(["age", "weight", "dx"], epsilon=3.0, k=25, domains={"age": (0, 120), "weight": (20, 220)},
                     taxonomies={"dx": _tiny_taxonomy()})
-    result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", dp=dp, seed=1))
+    result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", options=dp, seed=1))
     plan = result.plan
     assert result.guarantee["split"] == {"age": 1.0, "weight": 1.0, "dx": 1.0}
     assert [a.scale for a in plan.attributes[:2]] == [pytest.approx(3 * 120 / 75), pytest.approx(3 * 200 / 75)]
@@ -208,11 +210,11 @@ def test_method_plan_split_scales_and_release_structure():
 def test_domains_from_the_data_are_flagged_and_values_outside_a_declared_domain_refused():
     frame = _frame()
     dp = DPSettings(["age"], epsilon=1.0, k=10)
-    plan = get_method("dp-microagg").prepare(Dataset(frame), AnonymizationSettings("", "dp-microagg", dp=dp))
+    plan = get_method("dp-microagg").prepare(Dataset(frame), AnonymizationSettings("", "dp-microagg", options=dp))
     assert "disclose" in plan.warnings[0] and any("minimum" in w for w in plan.verify()["not_covered"])
     dp = DPSettings(["age"], epsilon=1.0, k=10, domains={"age": (30, 120)})
     with pytest.raises(ParameterError, match=r"'age'.*outside the declared domain 30:120"):
-        get_method("dp-microagg").prepare(Dataset(frame), AnonymizationSettings("", "dp-microagg", dp=dp))
+        get_method("dp-microagg").prepare(Dataset(frame), AnonymizationSettings("", "dp-microagg", options=dp))
 
 
 @pytest.mark.parametrize("dp, message", [
@@ -226,12 +228,12 @@ def test_domains_from_the_data_are_flagged_and_values_outside_a_declared_domain_
 ])
 def test_bad_parameters_name_what_to_change(dp, message):
     with pytest.raises(ParameterError, match=message):
-        get_method("dp-microagg").prepare(Dataset(_frame()), AnonymizationSettings("", "dp-microagg", dp=dp))
+        get_method("dp-microagg").prepare(Dataset(_frame()), AnonymizationSettings("", "dp-microagg", options=dp))
 
 
 def test_verify_refuses_a_tampered_scale_or_split():
     dp = DPSettings(["age", "weight"], 2.0, 10, {"age": (0, 120), "weight": (20, 220)})
-    plan = get_method("dp-microagg").prepare(Dataset(_frame()), AnonymizationSettings("", "dp-microagg", dp=dp))
+    plan = get_method("dp-microagg").prepare(Dataset(_frame()), AnonymizationSettings("", "dp-microagg", options=dp))
     plan.attributes[0].scale /= 2
     with pytest.raises(PrivacyError, match="Laplace scale of 'age'"):
         plan.verify()
@@ -293,12 +295,12 @@ def test_the_categorical_part_is_not_proven_dp_as_the_guarantee_says():
 def test_the_report_inside_a_dp_release_holds_nothing_from_the_original_records(tmp_path):
     """The report shipped with an epsilon-DP release must not undo it: no original histogram, no
     measure against the original values; the custodian's full report keeps them."""
-    from ppdp_desktop.core.release import write_release
-    from ppdp_desktop.core.report import build_report
+    from ppdp_desktop.core.release.package import write_release
+    from ppdp_desktop.core.report.build import build_report
 
     frame = _frame(400)
     dp = DPSettings(["age", "weight"], 1.0, 20, {"age": (0, 120), "weight": (20, 220)})
-    result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", dp=dp, seed=3))
+    result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", options=dp, seed=3))
     full = build_report(result)
     assert any("original" in name or "histogram: age" == name for name in full.figures)
     assert any(line.startswith("dp-microagg") for line in full.lines)
@@ -312,7 +314,7 @@ def test_the_report_inside_a_dp_release_holds_nothing_from_the_original_records(
 def test_protected_quasi_identifiers_are_protected_not_refused():
     frame = _frame(200)
     dp = DPSettings(["age"], 1.0, 20, {"age": (0, 120)})
-    result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", quasi=["age", "dx"], dp=dp, seed=1))
+    result = anonymize(Dataset(frame), AnonymizationSettings("", "dp-microagg", quasi=["age", "dx"], options=dp, seed=1))
     assert result.dataset.schema.sensitive == ["age"] and len(np.unique(result.table["age"])) <= 10
 
 

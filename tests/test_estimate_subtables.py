@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.analysis import estimate_counts
-from ppdp_desktop.core.methods.perturbation import perturb_codes, retention_matrix
-from ppdp_desktop.core.release import read_release
+from ppdp_desktop.core.release.analysis import estimate_counts
+from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
+from ppdp_desktop.core.release.package import read_release
 
 
 def _release(tmp_path, seed=0):

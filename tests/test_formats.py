@@ -1,4 +1,4 @@
-"""Tests for :mod:`ppdp_desktop.core.formats`: writing and reading the released table in every format."""
+"""Tests for :mod:`ppdp_desktop.core.data.formats`: writing and reading the released table in every format."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,10 +10,10 @@ import pyarrow.parquet as pq
 import pyreadstat
 import pytest
 
-from ppdp_desktop.core import formats
+from ppdp_desktop.core.data import formats
 from ppdp_desktop.core.errors import ReleaseError
-from ppdp_desktop.core.formats import FORMATS, TableLabels, as_text, read_table, write_table
-from ppdp_desktop.core.loading import load_table
+from ppdp_desktop.core.data.formats import FORMATS, TableLabels, as_text, read_table, write_table
+from ppdp_desktop.core.data.loading import load_table
 
 
 def mixed_table() -> pd.DataFrame:

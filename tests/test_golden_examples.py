@@ -5,11 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core import privacy
-from ppdp_desktop.core.domain import encode_column
-from ppdp_desktop.core.finegrain_solver import solve_exact, solve_lp
+from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.data.domain import encode_column
+from ppdp_desktop.core.methods.perturbation.solver import solve_exact, solve_lp
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.sensitivity import SensitivityRequirement, gamma_of, theta_rule
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, gamma_of, theta_rule
 
 
 def test_thesis_example_2_uniform_operator():

@@ -11,14 +11,14 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from ppdp_desktop.core.analysis import verify_release  # noqa: E402
+from ppdp_desktop.core.release.analysis import verify_release  # noqa: E402
 from ppdp_desktop.core.errors import ReleaseError  # noqa: E402
 from ppdp_desktop.core.jobs import RunOutcome, run_job  # noqa: E402
-from ppdp_desktop.core.loading import load_table  # noqa: E402
-from ppdp_desktop.core.lookup import ONE_OF  # noqa: E402
+from ppdp_desktop.core.data.loading import load_table  # noqa: E402
+from ppdp_desktop.core.release.lookup import ONE_OF  # noqa: E402
 from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
-from ppdp_desktop.core.release import CHECKSUMS_FILE, read_release, write_checksums, write_release  # noqa: E402
-from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path  # noqa: E402
+from ppdp_desktop.core.release.package import CHECKSUMS_FILE, read_release, write_checksums, write_release  # noqa: E402
+from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path  # noqa: E402
 from ppdp_desktop.gui import passphrase_widget  # noqa: E402
 from ppdp_desktop.gui.lookup_dialog import LookupDialog  # noqa: E402
 from ppdp_desktop.gui.pages import export_page  # noqa: E402

@@ -10,9 +10,9 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from ppdp_desktop.core.anonymize import AnonymizationSettings, SensitivitySettings  # noqa: E402
 from ppdp_desktop.core.jobs import run_job  # noqa: E402
-from ppdp_desktop.core.loading import load_table  # noqa: E402
+from ppdp_desktop.core.data.loading import load_table  # noqa: E402
 from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
-from ppdp_desktop.core.resources import DEMO_DATA, resource_path  # noqa: E402
+from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path  # noqa: E402
 from ppdp_desktop.gui.pages.report_page import EMPTY_TEXT, ReportPage  # noqa: E402
 from ppdp_desktop.gui.plot_canvas import PlotCanvas  # noqa: E402
 from ppdp_desktop.gui.state import WizardState  # noqa: E402
@@ -91,8 +91,8 @@ def test_plot_canvas_swaps_figures(qtbot):
 
 
 def test_personalized_says_no_formal_guarantee(qtbot):
-    from ppdp_desktop.core.anonymize import RecodingSettings
-    from ppdp_desktop.core.resources import DEMO_TAXONOMY
+    from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+    from ppdp_desktop.core.data.resources import DEMO_TAXONOMY
 
     dataset = load_table(resource_path(DEMO_DATA))
     recoding = RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"])

@@ -13,8 +13,8 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
-from ppdp_desktop.core.dataset import Dataset  # noqa: E402
-from ppdp_desktop.core.schema import Role  # noqa: E402
+from ppdp_desktop.core.data.dataset import Dataset  # noqa: E402
+from ppdp_desktop.core.data.schema import Role  # noqa: E402
 from ppdp_desktop.gui.pages.run_page import RunPage, format_eta  # noqa: E402
 from ppdp_desktop.gui.state import WizardState  # noqa: E402
 

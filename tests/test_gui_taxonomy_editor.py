@@ -12,9 +12,9 @@ from PySide6.QtTest import QAbstractItemModelTester  # noqa: E402
 from PySide6.QtWidgets import QAbstractItemView  # noqa: E402
 
 from ppdp_desktop.core.errors import TaxonomyError  # noqa: E402
-from ppdp_desktop.core.resources import DEMO_TAXONOMY, resource_path  # noqa: E402
-from ppdp_desktop.core.taxonomy import Taxonomy  # noqa: E402
-from ppdp_desktop.core.taxonomy_io import load_taxonomy, to_dict  # noqa: E402
+from ppdp_desktop.core.data.resources import DEMO_TAXONOMY, resource_path  # noqa: E402
+from ppdp_desktop.core.taxonomy.tree import Taxonomy  # noqa: E402
+from ppdp_desktop.core.taxonomy.io import load_taxonomy, to_dict  # noqa: E402
 from ppdp_desktop.gui.taxonomy_editor import TaxonomyEditor  # noqa: E402
 from ppdp_desktop.gui.taxonomy_model import ALIAS1, ALIAS2, LABEL, MIME_TYPE, TaxonomyModel  # noqa: E402
 

@@ -11,8 +11,8 @@ import pandas as pd
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
-from ppdp_desktop.core.analysis import verify_release
-from ppdp_desktop.core.release import read_release
+from ppdp_desktop.core.release.analysis import verify_release
+from ppdp_desktop.core.release.package import read_release
 from ppdp_desktop.gui.main_window import MainWindow
 from ppdp_desktop.gui.screenshots import drive_demo
 from ppdp_desktop.gui.sensitivity_model import RHO1, RHO2

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ppdp_desktop.core import keyfile
+from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError
-from ppdp_desktop.core.keyfile import KdfParams, KeyHeader, open_key, passphrase_strength, read_header, seal
+from ppdp_desktop.core.release.keyfile import KdfParams, KeyHeader, open_key, passphrase_strength, read_header, seal
 
 MANIFEST = "ab12" * 16
 OTHER = "cd34" * 16

@@ -1,4 +1,4 @@
-"""Tests for :func:`ppdp_desktop.core.loading.load_table` and the text sniffing behind it."""
+"""Tests for :func:`ppdp_desktop.core.data.loading.load_table` and the text sniffing behind it."""
 from __future__ import annotations
 
 import os
@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from conftest import ADULT_DIR
 
 from ppdp_desktop.core.errors import InputError
-from ppdp_desktop.core.loading import load_table
-from ppdp_desktop.core.schema import Kind
-from ppdp_desktop.core import sniffing
-from ppdp_desktop.core.sniffing import sniff_delimiter
+from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.data.schema import Kind
+from ppdp_desktop.core.data import sniffing
+from ppdp_desktop.core.data.sniffing import sniff_delimiter
 
 ADULT = ADULT_DIR / "adult.csv"
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.mondrian import mondrian_estimate, mondrian_l_diverse
+from ppdp_desktop.core.methods.baselines.mondrian import mondrian_estimate, mondrian_l_diverse
 
 
 def _data(n=3000, seed=3, domains=(10, 7, 4), m=6):

@@ -9,12 +9,13 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.anonymize import AnonymizationSettings, SensitivitySettings, anonymize
-from ppdp_desktop.core.compare import compare_methods
-from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.methods.partition.compare import compare_methods
+from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.resources import DEMO_DATA, resource_path
-from ppdp_desktop.core.synthetic import thesis_table
+from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+from ppdp_desktop.core.data.synthetic import thesis_table
 
 
 def test_cli_release_with_subtables_verifies_and_estimates(tmp_path, capsys):
@@ -50,7 +51,7 @@ def test_verify_refuses_a_widened_subtable_matrix(tmp_path, capsys):
     k = len(sub["values"])
     sub["matrix"] = (0.9 * np.eye(k) + 0.1 / k).tolist()
     (out / "release.json").write_text(json.dumps(meta))
-    from ppdp_desktop.core.release import write_checksums
+    from ppdp_desktop.core.release.package import write_checksums
 
     (out / "SHA256SUMS").unlink()
     write_checksums(out)
@@ -68,13 +69,13 @@ def test_partitioning_needs_one_pair():
 def test_thesis_direction_on_synthetic_data():
     """PP's count-query error is well below UP's for m = 50 (thesis Tables 5-6); seeded, 60,000 rows."""
     frame = thesis_table(n=60_000, m=50, skew=1.0, seed=3)
-    rows = compare_methods(Dataset(frame), "SA", ["uniform", "partition"], 1 / 13, 1 / 3, seed=5)
+    rows = compare_methods(Dataset(frame), "SA", ["uniform", "partition"], 1 / 13, 1 / 3, seed=5, run=anonymize)
     uniform, partition = (r.workload.mean_error for r in rows)
     assert partition[2] < 0.7 * uniform[2] and partition[1] < 0.7 * uniform[1]
 
 
 def test_small_domains_degenerate_to_about_uniform():
-    from ppdp_desktop.core.partition import partition_domain
+    from ppdp_desktop.core.methods.partition.subtables import partition_domain
 
     counts = np.array([300, 250, 250, 200])
     result = partition_domain(counts, 0.3, 0.6)
@@ -82,8 +83,8 @@ def test_small_domains_degenerate_to_about_uniform():
 
 
 def test_report_states_what_is_not_covered_and_compares_with_baselines():
-    from ppdp_desktop.core.loading import load_table
-    from ppdp_desktop.core.report import build_report
+    from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.report.build import build_report
 
     settings = AnonymizationSettings("diagnosis", "partition", ["patient_id", "name"], [],
                                      SensitivitySettings(rho1=0.05, rho2=0.34), seed=2)

@@ -9,12 +9,14 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, anonymize
-from ppdp_desktop.core.dataset import Dataset
-from ppdp_desktop.core.lookup import KeyRing
-from ppdp_desktop.core.release import write_release
-from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
-from ppdp_desktop.core.taxonomy import Taxonomy
+from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.release.lookup import KeyRing
+from ppdp_desktop.core.release.package import write_release
+from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 PASSPHRASE = "correct horse battery staple"
 
@@ -165,7 +167,7 @@ def test_alias_table_golden():
     taxonomy.set_alias("HIV", alias2="QX7")
     taxonomy.set_alias("Melanoma", alias1="Skin disease", alias2="ZZ9")
     taxonomy.set_alias("Flu", alias2="KP4")
-    from ppdp_desktop.core.taxonomy_io import save_json
+    from ppdp_desktop.core.taxonomy.io import save_json
 
     frame = pd.DataFrame({"id": [1, 2, 3, 4, 5, 6], "dx": ["Flu", "HIV", "Melanoma", "Flu", "HIV", "Melanoma"],
                           "c": [1, 1, 1, 2, 3, 3]})
@@ -175,7 +177,7 @@ def test_alias_table_golden():
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "t.json"
         save_json(taxonomy, path)
-        settings = AnonymizationSettings("dx", "personalized", ["id"], [], recoding=RecodingSettings(choice_column="c", taxonomy_path=str(path)))
+        settings = AnonymizationSettings("dx", "personalized", ["id"], [], choices=ChoiceSettings(choice_column="c"), options=RecodingSettings(taxonomy_path=str(path)))
         result = anonymize(Dataset(frame), settings)
     published = dict(zip(result.pseudonym_map["id"], result.table["dx"]))
     assert published == {1: "Flu", 2: "HIV", 3: "Melanoma", 4: "Infection", 5: "QX7", 6: "ZZ9"}

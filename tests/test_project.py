@@ -4,15 +4,19 @@ from __future__ import annotations
 import json
 import os
 
+import pandas as pd
 import pytest
 
 from ppdp_desktop.core import project as project_module
-from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings
+from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.methods.dp.settings import DPSettings
+from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.project import PROJECT_VERSION, Project, migrate
-from ppdp_desktop.core.resources import DEMO_TAXONOMY, resource_path
-from ppdp_desktop.core.taxonomy import Taxonomy
-from ppdp_desktop.core.taxonomy_io import load_taxonomy, to_dict
+from ppdp_desktop.core.data.resources import DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.core.taxonomy.io import load_taxonomy, to_dict
 
 ROLES = {
     "patient_id": "identifier", "name": "identifier", "age": "quasi-identifier", "sex": "quasi-identifier",
@@ -35,15 +39,11 @@ def full_project() -> Project:
         choice_column="consent",
         default_choice=3,
         value_choices={"Asthma": 1, "Stroke": 3},
-        graded=["income"],
-        categories=5,
-        grading="equal-frequency",
-        rr_l=2.5,
-        rr_randomize="qi",
-        dp_attributes=["income", "sex"],
-        dp_epsilon=0.5,
-        dp_k=7,
-        dp_domains={"income": [0.0, 250000.0]},
+        options={
+            "personalized": {"graded": ["income"], "categories": 5, "grading": "equal-frequency"},
+            "rr": {"l": 2.5, "randomize": "qi"},
+            "dp-microagg": {"attributes": ["income", "sex"], "epsilon": 0.5, "k": 7, "domains": {"income": [0.0, 250000.0]}},
+        },
         release_folder="/out/release",
         key_path="/keys/release.ppdpkey",
     )
@@ -127,15 +127,35 @@ def test_invalid_version_refused(version):
         migrate({"format": "ppdp-project", "version": version}, "p.json")
 
 
-def test_version_1_files_get_the_dp_defaults(tmp_path):
+def version_2_file() -> dict:
+    """``full_project`` as version 2 wrote it: every method's settings as flat fields."""
     old = full_project().to_json()
+    options = old.pop("options")
+    old.update(graded=["income"], categories=5, grading="equal-frequency", rr_l=2.5, rr_randomize="qi",
+               dp_attributes=["income", "sex"], dp_epsilon=0.5, dp_k=7, dp_domains={"income": [0.0, 250000.0]})
+    assert options["rr"] == {"l": 2.5, "randomize": "qi"}
+    old["version"] = 2
+    return old
+
+
+def test_version_2_files_keep_each_methods_settings(tmp_path):
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(version_2_file()), encoding="utf-8")
+    loaded = Project.load(path)
+    assert loaded == full_project()
+    assert loaded.method_settings("rr").l == 2.5 and loaded.method_settings("personalized").categories == 5
+
+
+def test_version_1_files_get_the_dp_defaults(tmp_path):
+    old = version_2_file()
     old["version"] = 1
     for name in ("dp_attributes", "dp_epsilon", "dp_k", "dp_domains"):
         del old[name]  # version 1 had no differential privacy
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(old), encoding="utf-8")
     loaded = Project.load(path)
-    assert (loaded.dp_attributes, loaded.dp_epsilon, loaded.dp_k, loaded.dp_domains) == ([], 1.0, 10, {})
+    dp = loaded.method_settings("dp-microagg")
+    assert (dp.attributes, dp.epsilon, dp.k, dp.domains) == ([], 1.0, 10, {})
     assert loaded.method == "personalized" and loaded.taxonomies == full_project().taxonomies
     loaded.save(path)
     assert json.loads(path.read_text(encoding="utf-8"))["version"] == PROJECT_VERSION
@@ -148,20 +168,22 @@ def test_dp_settings_round_trip_and_reach_the_job(tmp_path):
     project.set_taxonomy(Taxonomy.flat("sex", ["F", "M"]))
     project.save(tmp_path / "dp.json")
     loaded = Project.load(tmp_path / "dp.json")
-    assert loaded == project and loaded.dp_domains == {"income": [0.0, 250000.0]}
+    assert loaded == project and loaded.options["dp-microagg"]["domains"] == {"income": [0.0, 250000.0]}
     settings = loaded.settings(seed=3)
     assert settings.method == "dp-microagg" and settings.sensitive == ""
     assert settings.quasi == ["age", "postcode"]  # sex is protected, so it is no longer kept as a quasi-identifier
-    assert settings.dp == DPSettings(["income", "sex"], 0.5, 7, {"income": (0.0, 250000.0)}, {})  # flat: from the data
+    assert settings.options == DPSettings(["income", "sex"], 0.5, 7, {"income": (0.0, 250000.0)}, {})
+    assert get_method("dp-microagg").prepare(Dataset(pd.DataFrame({"income": [1.0] * 8, "sex": ["F", "M"] * 4})),
+                                             settings).attributes[1].taxonomy_from_data  # flat: from the data
     grouped = load_taxonomy(resource_path(DEMO_TAXONOMY), "diagnosis")
-    loaded.dp_attributes = ["diagnosis"]
+    loaded.options["dp-microagg"]["attributes"] = ["diagnosis"]
     loaded.set_taxonomy(grouped)
     with pytest.raises(ParameterError, match="sensitive"):  # the other methods still need one
         loaded.settings(method="finegrain")
     loaded.roles["diagnosis"] = "sensitive"
     assert loaded.settings().sensitive == "diagnosis"  # protected: it stays the sensitive column
-    dp = loaded.settings().dp
-    assert dp.domains == {} and to_dict(dp.taxonomies["diagnosis"]) == to_dict(grouped)  # an edited taxonomy is declared
+    settings = loaded.settings()
+    assert settings.options.domains == {} and to_dict(settings.taxonomies["diagnosis"]) == to_dict(grouped)  # edited
 
 
 def test_migration_hook_upgrades_old_files(tmp_path, monkeypatch):
@@ -206,11 +228,11 @@ def test_settings_carry_roles_and_sensitivity():
     sensitivity = settings.sensitivity
     assert (sensitivity.rho1, sensitivity.rho2, sensitivity.theta) == (0.2, 0.5, None)
     assert sensitivity.overrides == {"Stroke": (0.1, 0.3)}
-    recoding = settings.recoding
-    assert recoding.choice_column == "consent" and recoding.default_choice == 3
-    assert recoding.value_choices == {"Asthma": 1, "Stroke": 3}
+    choices, recoding = settings.choices, settings.options
+    assert choices.choice_column == "consent" and choices.default_choice == 3
+    assert choices.value_choices == {"Asthma": 1, "Stroke": 3}
     assert recoding.graded == ["income"] and recoding.categories == 5 and recoding.grading == "equal-frequency"
-    assert to_dict(recoding.taxonomy) == to_dict(project.taxonomy("diagnosis"))
+    assert to_dict(settings.taxonomies["diagnosis"]) == to_dict(project.taxonomy("diagnosis"))
 
 
 def test_settings_theta_and_overrides():
@@ -219,7 +241,7 @@ def test_settings_theta_and_overrides():
     assert settings.method == "uniform"
     assert (settings.sensitivity.rho1, settings.sensitivity.theta) == (None, 4.0)
     flat = Taxonomy.flat("diagnosis", ["a", "b"])
-    assert project.settings(taxonomy=flat).recoding.taxonomy is flat
+    assert project.settings(taxonomies={"diagnosis": flat}).taxonomies["diagnosis"] is flat
 
 
 def test_settings_need_a_sensitive_column():

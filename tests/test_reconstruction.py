@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ppdp_desktop.core import reconstruction as rec
-from ppdp_desktop.core.methods.perturbation import perturb_codes, retention_matrix
-from ppdp_desktop.core.methods.uniform import uniform_retention
+from ppdp_desktop.core.privacy import reconstruction as rec
+from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
+from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 
 
 def test_closed_form_equals_inverse_for_uniform():

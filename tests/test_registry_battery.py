@@ -7,11 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings, RRSettings, SensitivitySettings, anonymize
-from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
+from ppdp_desktop.core.methods.dp.settings import DPSettings
+from ppdp_desktop.core.methods.rr.settings import RRSettings
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods import REGISTRY, get_method
-from ppdp_desktop.core.rng import make_rng
+from ppdp_desktop.core.methods import REGISTRY
+from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.privacy.randomness import make_rng
 
 METHODS = sorted(REGISTRY)
 
@@ -25,10 +29,10 @@ def _settings(name: str, **sensitivity) -> AnonymizationSettings:
     if not sensitivity:  # partitioning takes one pair for all values; the others the theta rule
         sensitivity = {"rho1": 0.12, "rho2": 0.5} if name == "partition" else {"theta": 3.0}
     if name == "rr":  # randomized response bounds the linking risk given the quasi-identifiers
-        return AnonymizationSettings("x", name, ["id"], ["age"], rr=RRSettings(l=1.5, randomize="both"))
+        return AnonymizationSettings("x", name, ["id"], ["age"], options=RRSettings(l=1.5, randomize="both"))
     if name == "dp-microagg":  # differential privacy protects the listed attributes; no pairs, no sensitive column
         dp = DPSettings(attributes=["age"], epsilon=1.0, k=10, domains={"age": (0, 89)})
-        return AnonymizationSettings("", name, ["id"], [], dp=dp)
+        return AnonymizationSettings("", name, ["id"], [], options=dp)
     return AnonymizationSettings("x", name, ["id"], [], SensitivitySettings(**sensitivity))
 
 

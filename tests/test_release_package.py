@@ -9,16 +9,18 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core import reconstruction
-from ppdp_desktop.core.analysis import verify_release
-from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings, anonymize
+from ppdp_desktop.core.privacy import reconstruction
+from ppdp_desktop.core.release.analysis import verify_release
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings, ChoiceSettings
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.errors import Cancelled, ReleaseError
-from ppdp_desktop.core.formats import as_text
-from ppdp_desktop.core.loading import load_table
-from ppdp_desktop.core.methods.perturbation import perturb_codes, retention_matrix
+from ppdp_desktop.core.data.formats import as_text
+from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
 from ppdp_desktop.core.progress import CancelToken
-from ppdp_desktop.core.release import read_release, write_release
-from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.release.package import read_release, write_release
+from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
 
 PASSPHRASE = "correct horse battery"
 
@@ -63,7 +65,7 @@ def test_zip_package_verifies_and_opens_its_key(result, tmp_path):
     out = write_release(result, tmp_path / "r", zip_file=True, key_path=tmp_path / "r.ppdpkey", passphrase=PASSPHRASE)
     assert out.name == "r.zip" and zipfile.is_zipfile(out) and not (tmp_path / "r").exists()
     verify_release(read_release(out))
-    from ppdp_desktop.core.lookup import KeyRing
+    from ppdp_desktop.core.release.lookup import KeyRing
 
     ring = KeyRing.open(out, tmp_path / "r.ppdpkey", PASSPHRASE)
     assert ring.payload["seed"] == str(result.seed)
@@ -74,7 +76,7 @@ def _leftovers(parent):
 
 
 def test_an_exception_mid_write_leaves_nothing(result, tmp_path, monkeypatch):
-    import ppdp_desktop.core.report_document as document
+    import ppdp_desktop.core.report.files as document
 
     def broken(*args, **kwargs):
         raise OSError("disk full")
@@ -109,8 +111,9 @@ def test_an_existing_release_is_never_overwritten(result, tmp_path):
 def test_no_secret_in_any_file_of_a_personalized_package(demo, tmp_path):
     settings = AnonymizationSettings(
         "diagnosis", "personalized", ["patient_id", "name"], [],
-        recoding=RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), default_choice=3,
-                                  graded=["income"], categories=4), seed=12345678901234567890)
+        choices=ChoiceSettings(default_choice=3),
+        options=RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"], categories=4),
+        seed=12345678901234567890)
     personalized = anonymize(demo, settings)
     folder = write_release(personalized, tmp_path / "r", key_path=tmp_path / "r.ppdpkey", passphrase=PASSPHRASE)
     texts = {p.name: p.read_bytes() for p in folder.iterdir() if p.suffix != ".pdf"}

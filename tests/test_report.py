@@ -7,12 +7,15 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings, anonymize
-from ppdp_desktop.core.loading import load_table
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.progress import CancelToken
 from ppdp_desktop.core.errors import Cancelled
-from ppdp_desktop.core.report import COMPARISON_COLUMNS, MAX_BARS, MethodReport, build_report, comparison_rows, monte_carlo_band
-from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.methods.perturbation.report import monte_carlo_band
+from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MAX_BARS, MethodReport, build_report, comparison_rows
+from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
 
 IDENTIFIERS = ["patient_id", "name"]
 
@@ -38,7 +41,7 @@ def finegrain_report(finegrain) -> MethodReport:
 @pytest.fixture(scope="module")
 def personalized_report(demo) -> MethodReport:
     recoding = RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"])
-    settings = AnonymizationSettings("diagnosis", method="personalized", identifiers=IDENTIFIERS, recoding=recoding, seed=7)
+    settings = AnonymizationSettings("diagnosis", method="personalized", identifiers=IDENTIFIERS, options=recoding, seed=7)
     return build_report(anonymize(demo, settings))
 
 

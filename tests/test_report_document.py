@@ -7,14 +7,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.anonymize import AnonymizationSettings, RecodingSettings, SensitivitySettings, anonymize
-from ppdp_desktop.core.loading import load_table
-from ppdp_desktop.core.release import read_release, write_release
-from ppdp_desktop.core.report import build_report
-from ppdp_desktop.core.report_document import ReportContext, write_html, write_pdf
-from ppdp_desktop.core.report_source import release_query_error, reports_from_release
-from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
-from ppdp_desktop.core.workload import count_query_error
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.release.package import read_release, write_release
+from ppdp_desktop.core.report.build import build_report
+from ppdp_desktop.core.report.document import ReportContext
+from ppdp_desktop.core.report.files import write_html, write_pdf
+from ppdp_desktop.core.methods.perturbation.release import release_query_error
+from ppdp_desktop.core.report.from_release import reports_from_release
+from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.evaluation.workload import count_query_error
 
 IDENTIFIERS = ["patient_id", "name"]
 
@@ -106,7 +110,7 @@ def test_pdf(reports, context, tmp_path):
 
 def test_personalized_says_no_guarantee(demo, context, tmp_path):
     recoding = RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"])
-    settings = AnonymizationSettings("diagnosis", method="personalized", identifiers=IDENTIFIERS, recoding=recoding, seed=7)
+    settings = AnonymizationSettings("diagnosis", method="personalized", identifiers=IDENTIFIERS, options=recoding, seed=7)
     report = build_report(anonymize(demo, settings))
     write_html([report], context, tmp_path / "p.html")
     text = (tmp_path / "p.html").read_text(encoding="utf-8")
@@ -164,7 +168,7 @@ def test_release_query_error_ignores_row_order():
 
 def test_personalized_release(demo, tmp_path):
     recoding = RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)))
-    settings = AnonymizationSettings("diagnosis", method="personalized", identifiers=IDENTIFIERS, recoding=recoding, seed=7)
+    settings = AnonymizationSettings("diagnosis", method="personalized", identifiers=IDENTIFIERS, options=recoding, seed=7)
     folder = write_release(anonymize(demo, settings), tmp_path / "p")
     [report] = reports_from_release(demo.frame, read_release(folder))
     assert not report.has_guarantee and "no formal privacy guarantee" in report.privacy_lines()[0].lower()

@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.anonymize import AnonymizationSettings, RRSettings, anonymize
+from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.methods.rr.settings import RRSettings
+from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.loading import load_table
-from ppdp_desktop.core.rr_risk import max_risk
+from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.methods.rr.risk import max_risk
 
 QUASI = ["education", "marital-status", "sex", "race"]  # seed 001's EMGRW, workclass sensitive
 
@@ -19,7 +21,7 @@ def test_adult_emgrw_meets_the_bound_and_noise_grows_with_l(adult_csv):
     dataset = load_table(adult_csv)
     noise = []
     for l in (2, 3, 4, 5):
-        result = anonymize(dataset, AnonymizationSettings("workclass", "rr", quasi=QUASI, rr=RRSettings(l=l), seed=1))
+        result = anonymize(dataset, AnonymizationSettings("workclass", "rr", quasi=QUASI, options=RRSettings(l=l), seed=1))
         plan = result.plan
         assert result.guarantee["verified"] and result.guarantee["max_risk"] <= 1 / l + 1e-9
         # verified independently from the counts
@@ -48,7 +50,7 @@ def test_rr_needs_l_and_quasi_identifiers(adult_csv):
     with pytest.raises(ParameterError, match="--l"):
         anonymize(dataset, AnonymizationSettings("workclass", "rr", quasi=QUASI))
     with pytest.raises(ParameterError, match="--quasi"):
-        anonymize(dataset, AnonymizationSettings("workclass", "rr", rr=RRSettings(l=2)))
+        anonymize(dataset, AnonymizationSettings("workclass", "rr", options=RRSettings(l=2)))
 
 
 def test_compare_estimate_table_and_report_lines(adult_csv, tmp_path, capsys):
@@ -68,15 +70,15 @@ def test_compare_estimate_table_and_report_lines(adult_csv, tmp_path, capsys):
 
 
 def test_axis_wise_estimate_of_a_release_is_unbiased_in_the_mean(adult_csv, tmp_path):
-    from ppdp_desktop.core.release import read_release, write_release
-    from ppdp_desktop.core.rr_evaluation import estimate_release_table
+    from ppdp_desktop.core.release.package import read_release, write_release
+    from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
 
     dataset = load_table(adult_csv)
     truth = dataset.frame.groupby(["sex", "race"]).size()
     estimates = []
     for seed in range(12):
         job = anonymize(dataset, AnonymizationSettings("occupation", "rr", quasi=["sex", "race"],
-                                                       rr=RRSettings(l=5, randomize="qi"), seed=seed))
+                                                       options=RRSettings(l=5, randomize="qi"), seed=seed))
         assert min(job.plan.parameters.p_qi) < 0.95  # the bound forces real randomization
         folder = write_release(job, tmp_path / f"r{seed}", include_report=False)
         table = estimate_release_table(read_release(folder), ["sex", "race"]).set_index(["sex", "race"])["estimate"]

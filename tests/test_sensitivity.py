@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.domain import encode_column
+from ppdp_desktop.core.data.domain import encode_column
 from ppdp_desktop.core.errors import InputError, ParameterError
-from ppdp_desktop.core.sensitivity import constant_pairs, read_pairs_file, theta_rule, with_overrides
+from ppdp_desktop.core.privacy.sensitivity import constant_pairs, read_pairs_file, theta_rule, with_overrides
 
 
 @pytest.fixture

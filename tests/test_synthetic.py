@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.synthetic import thesis_table, zipf_counts
+from ppdp_desktop.core.data.synthetic import thesis_table, zipf_counts
 
 
 def test_shape_and_columns():

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ppdp_desktop.core import semantic
+from ppdp_desktop.core.taxonomy import semantic
 from ppdp_desktop.core.errors import ParameterError, PPDPError, TaxonomyError
-from ppdp_desktop.core.semantic import distance, distance_matrix, marginality
-from ppdp_desktop.core.taxonomy import ALIAS_ALPHABET, Taxonomy, TaxonomyNode
-from ppdp_desktop.core.taxonomy_numeric import numeric_intervals
+from ppdp_desktop.core.taxonomy.semantic import distance, distance_matrix, marginality
+from ppdp_desktop.core.taxonomy.tree import ALIAS_ALPHABET, Taxonomy, TaxonomyNode
+from ppdp_desktop.core.taxonomy.numeric import numeric_intervals
 
 CODE = re.compile(rf"A[{ALIAS_ALPHABET}]{{8}}")
 

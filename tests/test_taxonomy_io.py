@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from conftest import shared_adult
 
 from ppdp_desktop.core.errors import TaxonomyError
-from ppdp_desktop.core.resources import DEMO_TAXONOMY, resource_path
-from ppdp_desktop.core.taxonomy import Taxonomy
-from ppdp_desktop.core.taxonomy_io import (
+from ppdp_desktop.core.data.resources import DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.core.taxonomy.io import (
     from_arx_csv,
     from_dict,
     from_json,

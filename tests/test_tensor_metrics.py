@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.tensor_metrics import (
+from ppdp_desktop.core.evaluation.tensor_metrics import (
     chi_square,
     cube_marginals,
     cube_relative_error,

@@ -21,6 +21,7 @@ COMMANDS = {
     "lookup": commands.run_lookup,
     "report": commands.run_report,
     "compare": commands.run_compare,
+    "run": commands.run_project_file,
     "selftest": selftest.run,
 }
 

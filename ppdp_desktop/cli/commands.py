@@ -12,61 +12,16 @@ from ppdp_desktop.cli.passphrase import ENV_VAR, generate_passphrase, read_passp
 from ppdp_desktop.core.errors import ParameterError
 
 
-def _parse_bounds(text: str | None) -> list[tuple[float, float]] | None:
-    if not text:
-        return None
-    bounds = []
-    for part in text.split(","):
-        lo, sep, hi = part.strip().rpartition("-")
-        try:
-            if not sep or not lo:
-                raise ValueError
-            bounds.append((float(lo), float(hi)))
-        except ValueError:
-            raise ParameterError(f"Category {part.strip()!r} of --bounds must look like lo-hi, e.g. 10-40.") from None
-    return bounds
-
-
-def parse_domains(items: list[str]) -> dict[str, tuple[float, float]]:
-    """``--domain COL=LO:HI`` (repeated) as ``{COL: (LO, HI)}``."""
-    domains = {}
-    for item in items:
-        column, eq, bounds = item.rpartition("=")
-        lo, colon, hi = bounds.partition(":")
-        try:
-            if not (eq and column and colon):
-                raise ValueError
-            domains[column] = (float(lo), float(hi))
-        except ValueError:
-            raise ParameterError(f"--domain {item!r} must look like COL=LO:HI, e.g. age=0:120.") from None
-    return domains
-
-
-def parse_taxonomies(items: list[str] | None, method: str) -> tuple[str | None, dict[str, str]]:
-    """``--taxonomy``: one FILE for personalized, ``COL=FILE`` (repeated) for dp-microagg."""
-    items = items or []
-    if method != "dp-microagg":
-        if len(items) > 1:
-            raise ParameterError("Give one --taxonomy FILE (the sensitive column's).")
-        return (items[0] if items else None), {}
-    taxonomies = {}
-    for item in items:
-        column, eq, path = item.partition("=")
-        if not (eq and column and path):
-            raise ParameterError(f"--taxonomy {item!r} must look like COL=FILE for dp-microagg.")
-        taxonomies[column] = path
-    return None, taxonomies
-
-
 def _settings(args: argparse.Namespace):
-    from ppdp_desktop.core.anonymize import (
-        AnonymizationSettings, DPSettings, RecodingSettings, RRSettings, SensitivitySettings, load_overrides,
-    )
-    from ppdp_desktop.core.choices import read_value_choices
-    from ppdp_desktop.core.schema import parse_column_list
+    """The job's settings from ``ppdp anonymize`` arguments: the common ones here, the method's own by
+    the method (``Method.settings_from_args``)."""
+    from ppdp_desktop.core.data.schema import parse_column_list
+    from ppdp_desktop.core.methods import get_method
+    from ppdp_desktop.core.methods.personalized.choices import read_value_choices
+    from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings, SensitivitySettings, load_overrides
 
-    taxonomy_path, taxonomies = parse_taxonomies(args.taxonomy, args.method)
-    if not args.sensitive and args.method != "dp-microagg":
+    method = get_method(args.method)
+    if method.needs_sensitive and not args.sensitive:
         raise ParameterError(f"--method {args.method} needs --sensitive COL (the sensitive column).")
     return AnonymizationSettings(
         sensitive=args.sensitive or "",
@@ -76,30 +31,24 @@ def _settings(args: argparse.Namespace):
         sensitivity=SensitivitySettings(
             args.rho1, args.rho2, args.theta, load_overrides(args.pairs), Path(args.pairs).name if args.pairs else ""
         ),
-        recoding=RecodingSettings(
+        choices=ChoiceSettings(
             choice_column=args.choice_column,
             default_choice=args.default_choice,
             value_choices=read_value_choices(args.value_choices) if args.value_choices else {},
-            taxonomy_path=taxonomy_path,
-            graded=parse_column_list(args.graded),
-            categories=args.categories,
-            grading=args.grading,
-            bounds=_parse_bounds(args.bounds),
         ),
-        rr=RRSettings(args.l, args.randomize),
-        dp=DPSettings(parse_column_list(args.attributes), args.epsilon, args.k, parse_domains(args.domain), taxonomies,
-                      args.candidates),
+        options=method.settings_from_args(args),
         seed=args.seed,
     )
 
 
 def run_anonymize(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.loading import load_table
-    from ppdp_desktop.core.release import check_destination
+    from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.methods import get_method
+    from ppdp_desktop.core.release.package import check_destination
 
     settings = _settings(args)
-    if settings.method == "personalized" and not args.key:
-        raise ParameterError("--method personalized needs --key FILE: without the key nobody could decode the aliases.")
+    if get_method(settings.method).needs_key and not args.key:
+        raise ParameterError(f"--method {settings.method} needs --key FILE: without the key nobody could decode the aliases.")
     check_destination(Path(args.out), args.key, args.overwrite)
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
     _warn_seed(args.seed)
@@ -108,12 +57,10 @@ def run_anonymize(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.anonymize import AnonymizationSettings, DPSettings, RecodingSettings, SensitivitySettings
-    from ppdp_desktop.core.demo import DEMO_DP_DOMAINS, DEMO_ROLES, DEMO_SENSITIVE
-    from ppdp_desktop.core.loading import load_table
-    from ppdp_desktop.core.release import check_destination
-    from ppdp_desktop.core.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
-    from ppdp_desktop.core.schema import Role
+    from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+    from ppdp_desktop.core.demo import demo_settings
+    from ppdp_desktop.core.release.package import check_destination
 
     out = Path(args.out)
     key = Path(args.key) if args.key else out.with_name(out.name + ".ppdpkey")
@@ -123,22 +70,7 @@ def run_demo(args: argparse.Namespace) -> int:
     else:
         passphrase, made = generate_passphrase(), True
     dataset = load_table(resource_path(DEMO_DATA))
-    # For the personalized demo: common diagnoses published as they are, rare (stigmatized) ones as
-    # an opaque code, the rest generalized to their chapter.
-    share = dataset.frame["diagnosis"].value_counts(normalize=True)
-    value_choices = {str(v): 1 if f > 0.05 else 3 if f < 0.01 else 2 for v, f in share.items()}
-    settings = AnonymizationSettings(
-        sensitive=DEMO_SENSITIVE,
-        method=args.method,
-        identifiers=[c for c, r in DEMO_ROLES.items() if r is Role.IDENTIFIER],
-        quasi=[c for c, r in DEMO_ROLES.items() if r is Role.QUASI_IDENTIFIER],
-        sensitivity=SensitivitySettings(theta=args.theta),
-        recoding=RecodingSettings(
-            taxonomy_path=str(resource_path(DEMO_TAXONOMY)), value_choices=value_choices, graded=["income"], categories=4
-        ),
-        dp=DPSettings(list(DEMO_DP_DOMAINS), epsilon=1.0, k=50, domains=dict(DEMO_DP_DOMAINS)),
-        seed=args.seed,
-    )
+    settings = demo_settings(dataset, args.method, theta=args.theta, seed=args.seed)
     code = _finish(dataset, settings, args, True, str(key), passphrase)
     if made:
         print(f"  key file {key} sealed with the passphrase: {passphrase}  (keep it; it is shown only once)")
@@ -153,16 +85,24 @@ def _warn_seed(seed: int | None) -> None:
 
 def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str | None, passphrase: str | None) -> int:
     from ppdp_desktop.core.anonymize import anonymize
-    from ppdp_desktop.core.release import write_release
+    from ppdp_desktop.core.release.package import write_release
 
     start = time.perf_counter()
     result = anonymize(dataset, settings)
-    for warning in getattr(result.plan, "warnings", []):
-        print(f"ppdp: warning: {warning}", file=sys.stderr)
     folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
                            fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report)
+    print_summary(result, folder, key, time.perf_counter() - start, utility)
+    return 0
+
+
+def print_summary(result, folder: Path, key: str | None, seconds: float, utility: bool) -> None:
+    """The finished job in a few lines on stdout (warnings on stderr), shared by anonymize, demo and run."""
+    from ppdp_desktop.core.methods import get_method
+
+    for warning in getattr(result.plan, "warnings", []):
+        print(f"ppdp: warning: {warning}", file=sys.stderr)
     guarantee = result.guarantee
-    lines = [f"Released {len(result.table):,} records of {dataset.label} to {folder} ({time.perf_counter() - start:.2f} s).",
+    lines = [f"Released {len(result.table):,} records of {result.dataset.label} to {folder} ({seconds:.2f} s).",
              f"  method: {result.plan.method}"]
     lines += [f"  {line}" for line in result.plan.describe()]
     if guarantee.get("kind") != "none":
@@ -174,17 +114,37 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
     if key:
         lines.append(f"  sealed key: {key} (keep it apart from the release)")
     print("\n".join(lines))
-    if utility and hasattr(result.plan, "matrix"):
-        from ppdp_desktop.core.utility import summarize
-
-        for line in summarize(result).lines():
+    summary = get_method(result.plan.method).utility_summary(result) if utility else None
+    if summary is not None:
+        for line in summary.lines():
             print(f"  {line}")
+
+
+def run_project_file(args: argparse.Namespace) -> int:
+    """``ppdp run PROJECT``: a project saved by the window, headless, through the window's own jobs."""
+    from ppdp_desktop.core.jobs import run_project
+    from ppdp_desktop.core.progress import CancelToken, no_progress
+    from ppdp_desktop.core.project import Project
+    from ppdp_desktop.core.release.package import check_destination
+
+    project = Project.load(args.project)
+    out = args.out or project.release_folder
+    key = args.key or project.key_path
+    if not out:
+        raise ParameterError(f"{Path(args.project).name} names no release folder; give --out DIR.")
+    check_destination(Path(out), key, args.overwrite)
+    passphrase = read_passphrase(args.passphrase_file, confirm=True) if key else None
+    _warn_seed(args.seed)
+    start = time.perf_counter()
+    result, folder = run_project(project, out, key, passphrase, args.overwrite, no_progress, CancelToken(),
+                                 seed=args.seed, fmt=args.fmt, zip_file=args.zip)
+    print_summary(result, folder, key, time.perf_counter() - start, False)
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.analysis import verify_release
-    from ppdp_desktop.core.release import read_release
+    from ppdp_desktop.core.release.analysis import verify_release
+    from ppdp_desktop.core.release.package import read_release
 
     for line in verify_release(read_release(args.release)):
         print(f"OK {line}")
@@ -192,13 +152,13 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_estimate(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.analysis import estimate_counts, parse_where
-    from ppdp_desktop.core.release import read_release
+    from ppdp_desktop.core.release.analysis import estimate_counts, parse_where
+    from ppdp_desktop.core.release.package import read_release
 
     release = read_release(args.release)
     if args.table:
-        from ppdp_desktop.core.rr_evaluation import estimate_release_table
-        from ppdp_desktop.core.schema import parse_column_list
+        from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
+        from ppdp_desktop.core.data.schema import parse_column_list
 
         table = estimate_release_table(release, parse_column_list(args.table), project=args.project)
     elif args.sensitive:
@@ -214,9 +174,10 @@ def run_estimate(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.compare import compare_methods, format_table
-    from ppdp_desktop.core.loading import load_table
-    from ppdp_desktop.core.schema import parse_column_list
+    from ppdp_desktop.core.anonymize import anonymize
+    from ppdp_desktop.core.methods.partition.compare import DEFAULT_METHODS, compare_methods, format_table
+    from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.data.schema import parse_column_list
 
     dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
     if args.epsilon is not None:
@@ -224,20 +185,21 @@ def run_compare(args: argparse.Namespace) -> int:
     if not args.sensitive:
         raise ParameterError("compare needs --sensitive COL (with --rho1/--rho2 or --l), or --epsilon with --attributes.")
     if args.l is not None:
-        from ppdp_desktop.core.rr_evaluation import compare_linking, format_linking
+        from ppdp_desktop.core.methods.rr.evaluation import DEFAULT_METHODS as LINKING, compare_linking, format_linking
 
         if not args.quasi:
             raise ParameterError("--l needs --quasi COLS (the quasi-identifiers of the linking attack).")
-        methods = parse_column_list(args.methods or "rr,anatomy,mondrian")
-        rows = compare_linking(dataset, args.sensitive, parse_column_list(args.quasi), args.l, methods, seed=args.seed)
+        methods = parse_column_list(args.methods) or list(LINKING)
+        rows = compare_linking(dataset, args.sensitive, parse_column_list(args.quasi), args.l, methods, seed=args.seed,
+                               run=anonymize)
         print(f"Reconstruction of the QI x {args.sensitive} table on {dataset.label} at l = {args.l:g} (seed 001 section V):")
         print(format_linking(rows))
         return 0
     if args.rho1 is None or args.rho2 is None:
         raise ParameterError("Give --rho1 and --rho2 (randomization methods), or --l with --quasi (linking attacks).")
-    methods = parse_column_list(args.methods or "uniform,partition,anatomy")
+    methods = parse_column_list(args.methods) or list(DEFAULT_METHODS)
     rows = compare_methods(dataset, args.sensitive, methods, args.rho1, args.rho2,
-                           parse_column_list(args.identifier), seed=args.seed)
+                           parse_column_list(args.identifier), seed=args.seed, run=anonymize)
     print(f"Mean relative error of count queries on {dataset.label} (same seeded queries for every method):")
     print(format_table(rows))
     return 0
@@ -245,8 +207,10 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def _compare_dp(dataset, args: argparse.Namespace) -> int:
     """``compare --epsilon``: dp-microagg for each --k against plain Laplace and plain ranking (seed 003)."""
-    from ppdp_desktop.core.dp_evaluation import compare_dp, format_dp_table
-    from ppdp_desktop.core.schema import parse_column_list
+    from ppdp_desktop.core.anonymize import anonymize
+    from ppdp_desktop.core.methods.dp.evaluation import compare_dp, format_dp_table
+    from ppdp_desktop.core.methods.dp.settings import parse_domains, parse_taxonomies
+    from ppdp_desktop.core.data.schema import parse_column_list
 
     attributes = parse_column_list(args.attributes)
     if not attributes:
@@ -257,9 +221,8 @@ def _compare_dp(dataset, args: argparse.Namespace) -> int:
         raise ParameterError(f"--k {args.k!r} must be whole numbers separated by commas, e.g. 10,25,50,100.") from None
     if not ks:
         raise ParameterError("--k needs at least one cluster size.")
-    _, taxonomies = parse_taxonomies(args.taxonomy, "dp-microagg")
-    rows = compare_dp(dataset, attributes, args.epsilon, ks, parse_domains(args.domain), taxonomies,
-                      seed=args.seed, candidates=args.candidates)
+    rows = compare_dp(dataset, attributes, args.epsilon, ks, parse_domains(args.domain), parse_taxonomies(args.taxonomy),
+                      seed=args.seed, candidates=args.candidates, run=anonymize)
     print(f"dp-microagg on {dataset.label} at epsilon = {args.epsilon:g} against its baselines (seed 003 section 4; "
           "plain Laplace per value at M*Delta/epsilon, individual ranking without noise):")
     print(format_dp_table(rows))
@@ -267,10 +230,11 @@ def _compare_dp(dataset, args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.loading import load_table
-    from ppdp_desktop.core.release import read_release
-    from ppdp_desktop.core.report_document import ReportContext, write_html, write_pdf
-    from ppdp_desktop.core.report_source import reports_from_release
+    from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.release.package import read_release
+    from ppdp_desktop.core.report.document import ReportContext
+    from ppdp_desktop.core.report.files import write_html, write_pdf
+    from ppdp_desktop.core.report.from_release import reports_from_release
 
     for target in filter(None, (args.out, args.pdf)):
         if Path(target).exists():
@@ -292,7 +256,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_lookup(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.lookup import KeyRing
+    from ppdp_desktop.core.release.lookup import KeyRing
 
     if args.value is not None and not args.attribute:
         raise ParameterError("--value needs --attribute COL (the column the value comes from).")
@@ -310,7 +274,7 @@ def run_lookup(args: argparse.Namespace) -> int:
         for name, value in ring.lookup_pseudonym(args.pseudonym).items():
             print(f"{name}: {'' if value is None else value}")
     else:
-        from ppdp_desktop.core.release import write_csv_atomic
+        from ppdp_desktop.core.release.package import write_csv_atomic
 
         decoded = ring.decode_table(results)
         write_csv_atomic(decoded, Path(args.out))
@@ -319,6 +283,6 @@ def run_lookup(args: argparse.Namespace) -> int:
 
 
 def _read_results(path: str):
-    from ppdp_desktop.core.loading import load_table
+    from ppdp_desktop.core.data.loading import load_table
 
     return load_table(path).frame.astype("string").fillna("").astype(object)

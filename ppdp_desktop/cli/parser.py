@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ppdp_desktop import __version__
+from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY
 
 EXIT_USER_ERROR = 2
 
@@ -23,35 +24,31 @@ def _sensitivity_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--pairs", metavar="FILE", help="CSV value,rho1,rho2 overriding chosen values")
 
 
-def _recoding_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("personalized recoding (--method personalized)")
+def _choice_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("per-record privacy choices and taxonomies (used by the methods that read them)")
     g.add_argument("--choice-column", metavar="COL", help="column holding each record's choice 1/2/3 (removed from the release)")
     g.add_argument("--default-choice", type=int, choices=(1, 2, 3), help="choice for every record (default 2)")
     g.add_argument("--value-choices", metavar="FILE", help="CSV value,choice: a default choice per value")
     g.add_argument("--taxonomy", metavar="[COL=]FILE", action="append",
-                   help="taxonomy (our .json or an ARX hierarchy .csv): of the sensitive column for personalized; "
-                        "COL=FILE for a categorical column of dp-microagg (repeat per column)")
-    g.add_argument("--graded", metavar="COLS", help="comma-separated numeric columns to grade")
-    g.add_argument("--categories", type=int, default=3, help="number of graded categories (default 3)")
-    g.add_argument("--grading", choices=("equal-width", "quantile"), default="equal-width", help="how to cut categories")
-    g.add_argument("--bounds", help='explicit categories "lo-hi,lo-hi,..." (closed intervals), e.g. "10-40,41-70"')
+                   help="taxonomy (our .json or an ARX hierarchy .csv): of the sensitive column, or COL=FILE for a "
+                        "protected column of a method that takes one per column (repeat per column)")
 
 
-def _dp_args(p: argparse.ArgumentParser, *, k_list: bool = False) -> None:
-    g = p.add_argument_group("differential privacy by individual-ranking microaggregation (--method dp-microagg)")
-    g.add_argument("--attributes", metavar="COLS", help="comma-separated columns to protect (numeric, or categorical "
-                   "with --taxonomy COL=FILE)")
-    g.add_argument("--epsilon", type=float, help="the privacy budget epsilon (> 0), split evenly over the attributes")
-    if k_list:
-        g.add_argument("--k", default="10,25,50,100", help="cluster sizes to compare, comma-separated (default 10,25,50,100)")
-    else:
-        g.add_argument("--k", type=int, help="cluster size k (the last cluster holds k..2k-1 records)")
-    g.add_argument("--domain", metavar="COL=LO:HI", action="append", default=[],
-                   help="declared domain of a numeric column (repeat per column); without it the data's min and max "
-                        "are used and disclosed")
-    g.add_argument("--candidates", choices=("covering", "taxonomy"), default="covering",
-                   help="categorical centroids drawn from the cluster's covering sub-taxonomy (seed 003, default) or "
-                        "from every taxonomy label (no data-dependent candidate set)")
+def _method_args(p: argparse.ArgumentParser) -> None:
+    """Each registered method's own options, in a group of its own (``Method.add_arguments``)."""
+    for name, method in REGISTRY.items():
+        before = len(p._actions)
+        group = p.add_argument_group(f"{method.title} (--method {name})")
+        method.add_arguments(group)
+        if len(p._actions) == before:
+            p._action_groups.remove(group)
+
+
+def _dp_compare_args(p: argparse.ArgumentParser) -> None:
+    from ppdp_desktop.core.methods.dp.settings import add_arguments
+
+    add_arguments(p.add_argument_group("differential privacy by individual-ranking microaggregation (--epsilon)"),
+                  k_list=True)
 
 
 def _key_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
@@ -82,15 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--sensitive", metavar="COL", help="the sensitive column (not needed for dp-microagg)")
     an.add_argument("--identifier", metavar="COLS", help="comma-separated identifier columns (removed; replaced by pseudonyms)")
     an.add_argument("--quasi", metavar="COLS", help="comma-separated quasi-identifier columns")
-    an.add_argument("--method", default="finegrain",
-                    help="uniform, finegrain, partition, rr, personalized or dp-microagg (default: finegrain)")
+    an.add_argument("--method", default=DEFAULT_METHOD, metavar="METHOD",
+                    help=f"the privacy method: {', '.join(REGISTRY)} (default: {DEFAULT_METHOD})")
     _sensitivity_args(an)
-    _recoding_args(an)
-    g = an.add_argument_group("randomized response under a linking-attack bound (--method rr)")
-    g.add_argument("--l", type=float, help="bound the attribute-disclosure risk by 1/l (l > 1); needs --quasi")
-    g.add_argument("--randomize", choices=("qi", "s", "both"), default="both", help="what to randomize (default both)")
+    _choice_args(an)
+    _method_args(an)
     _key_args(an)
-    _dp_args(an)
     an.add_argument("--seed", type=int, help="fix the random seed (testing only: a guessable seed voids the guarantee)")
     an.add_argument("--sep", help="input delimiter (default: sniffed among , ; TAB |)")
     an.add_argument("--encoding", help="input encoding (default: sniffed: UTF-8, UTF-8 with BOM, Windows-1252)")
@@ -100,8 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="run the main job on the embedded demo data (writes a release and its key)")
     demo.add_argument("--out", required=True, help="release folder to create")
-    demo.add_argument("--method", default="finegrain", help="uniform, finegrain, personalized or "
-                      "dp-microagg (length of stay and income, epsilon 1, k 50) (default: finegrain)")
+    demo.add_argument("--method", default=DEFAULT_METHOD, metavar="METHOD",
+                      help=f"the privacy method: {', '.join(REGISTRY)} (default: {DEFAULT_METHOD}); each gets demo "
+                           "values of its parameters")
     demo.add_argument("--theta", type=float, default=3.0, help="tolerance theta (default: 3)")
     demo.add_argument("--key", metavar="FILE", help="key file (default: OUT.ppdpkey beside the folder)")
     demo.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (default: PPDP_PASSPHRASE, else a "
@@ -109,6 +104,18 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, help="fix the random seed (testing only)")
     demo.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     _package_args(demo)
+
+    run = sub.add_parser("run", help="run a project file saved by the window (data, roles, taxonomies, sensitivity, "
+                         "method and settings) headless, as the window's Run + Export would")
+    run.add_argument("project", help="the .ppdp project file")
+    run.add_argument("--out", help="release folder to create (default: the project's release folder)")
+    run.add_argument("--key", metavar="FILE", help="sealed key file (default: the project's key file, if any)")
+    run.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_PASSPHRASE, else a prompt)")
+    run.add_argument("--seed", type=int, help="fix the random seed (testing only)")
+    run.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
+    run.add_argument("--format", dest="fmt", choices=("csv", "xlsx", "sav", "parquet"), default="csv",
+                     help="format of the released data (default csv)")
+    run.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
 
     sub.add_parser("selftest", help="run the demo job end to end in a temporary folder (load, plan, verify, apply, "
                    "report, export, seal and open the key); exit 0 only if every step passed")
@@ -137,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (with --l)")
     cp.add_argument("--identifier", metavar="COLS", help="identifier columns (not used as conditions)")
     cp.add_argument("--seed", type=int)
-    _dp_args(cp, k_list=True)
+    _dp_compare_args(cp)
     cp.add_argument("--taxonomy", metavar="COL=FILE", action="append",
                     help="with --epsilon: taxonomy of a categorical column of --attributes (repeat per column)")
     cp.add_argument("--sep")

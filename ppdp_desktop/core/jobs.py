@@ -1,18 +1,23 @@
 """The long jobs the wizard runs in its worker, as plain functions of ``(…, progress, cancel)``.
 
 The GUI starts them through one worker (``gui/worker.py``) and receives the result on its own
-thread; the CLI could call the same functions directly.
+thread; ``ppdp run`` calls the same functions (:func:`run_project`), so a saved project gives the
+same release headless as in the window.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from ppdp_desktop.core.anonymize import Anonymization, AnonymizationSettings, anonymize
-from ppdp_desktop.core.dataset import Dataset
-from ppdp_desktop.core.loading import load_table
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.errors import InputError
+from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, subrange
-from ppdp_desktop.core.release import write_release
+from ppdp_desktop.core.project import Project
+from ppdp_desktop.core.release.package import write_release
+from ppdp_desktop.core.settings import AnonymizationSettings
 
 
 @dataclass
@@ -40,7 +45,7 @@ def run_job(
     dataset: Dataset, settings: list[AnonymizationSettings], progress: Progress, cancel: CancelToken
 ) -> RunOutcome:
     """Anonymize with each settings (the chosen method first) and build each one's report."""
-    from ppdp_desktop.core.report import build_report
+    from ppdp_desktop.core.report.build import build_report
 
     results, reports = [], []
     share = 1.0 / len(settings)
@@ -48,7 +53,7 @@ def run_job(
         part = subrange(progress, i * share, (i + 0.7) * share)
         result = anonymize(dataset, item, part, cancel)
         cancel.check()
-        progress((i + 0.7) * share, f"Report for {item.method}")
+        progress((i + 0.7) * share, f"Report for {result.plan.method}")
         reports.append(build_report(result, subrange(progress, (i + 0.7) * share, (i + 1) * share), cancel))
         results.append(result)
     progress(1.0, "Done")
@@ -74,3 +79,27 @@ def export_job(
         result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase, fmt=fmt, zip_file=zip_file,
         reports=reports, progress=progress, cancel=cancel,
     )
+
+
+def run_project(
+    project: Project,
+    folder: str | Path,
+    key_path: str | Path | None,
+    passphrase: str | None,
+    overwrite: bool,
+    progress: Progress,
+    cancel: CancelToken,
+    seed: int | None = None,
+    fmt: str = "csv",
+    zip_file: bool = False,
+) -> tuple[Anonymization, Path]:
+    """A saved project headless, through the window's own steps: load its data, check that the data still
+    matches it, run the chosen method with its report (:func:`run_job`), export (:func:`export_job`)."""
+    if not project.data_path:
+        raise InputError("The project names no data file; open the data in the window and save the project again.")
+    dataset = load_job(project.data_path, dict(project.load_options), subrange(progress, 0.0, 0.2), cancel)
+    project.check_data(dataset)
+    outcome = run_job(dataset, [project.settings(seed=seed)], subrange(progress, 0.2, 0.7), cancel)
+    folder = export_job(outcome.main, folder, key_path, passphrase, overwrite, subrange(progress, 0.7, 1.0), cancel,
+                        fmt=fmt, zip_file=zip_file, reports=outcome.reports[:1])
+    return outcome.main, folder

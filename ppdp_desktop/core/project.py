@@ -1,41 +1,44 @@
 """The project file: every choice of the wizard's steps 1-4, so next month's release is the same.
 
 JSON, versioned; :func:`migrate` upgrades older versions step by step (Orange3's settings
-migration). Qt-free: the GUI edits a :class:`Project` and the CLI could run one.
+migration). Qt-free: the window edits a :class:`Project` and ``ppdp run`` runs one; both read it with
+:meth:`Project.load`.
 """
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ppdp_desktop.core.anonymize import (
-    AnonymizationSettings,
-    DPSettings,
-    RecodingSettings,
-    RRSettings,
-    SensitivitySettings,
-)
+from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.errors import InputError, ParameterError
-from ppdp_desktop.core.schema import Role
-from ppdp_desktop.core.taxonomy import Taxonomy
-from ppdp_desktop.core.taxonomy_io import from_dict, to_dict
+from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
+from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings, MethodSettings, SensitivitySettings
+from ppdp_desktop.core.taxonomy.io import from_dict, to_dict
+from ppdp_desktop.core.taxonomy.node import data_labels
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
-PROJECT_VERSION = 2
-DP_METHOD = "dp-microagg"  # protects its own list of attributes: needs no sensitive column or pairs
+if TYPE_CHECKING:
+    from ppdp_desktop.core.data.dataset import Dataset
+
+PROJECT_VERSION = 3
 DP_DEFAULTS: dict[str, Any] = {"dp_attributes": [], "dp_epsilon": 1.0, "dp_k": 10, "dp_domains": {}}
 
 
 @dataclass
 class Project:
-    """Every choice of the wizard (no data, no results, no passphrase)."""
+    """Every choice of the wizard (no data, no results, no passphrase).
+
+    Steps 1-3 (data, roles, taxonomies, sensitivity, choices) are common; each method's own settings
+    are kept in ``options`` under the method's name, as that method's settings object writes them.
+    """
 
     data_path: str | None = None
     load_options: dict[str, str] = field(default_factory=dict)
     roles: dict[str, str] = field(default_factory=dict)
-    method: str = "finegrain"
+    method: str = DEFAULT_METHOD
     compare: list[str] = field(default_factory=list)
     theta: float | None = 3.0
     rho1: float | None = None
@@ -44,15 +47,7 @@ class Project:
     choice_column: str | None = None
     default_choice: int = 2
     value_choices: dict[str, int] = field(default_factory=dict)
-    graded: list[str] = field(default_factory=list)
-    categories: int = 3
-    grading: str = "equal-width"
-    rr_l: float = 3.0
-    rr_randomize: str = "both"
-    dp_attributes: list[str] = field(default_factory=list)  # differential privacy: the columns to protect
-    dp_epsilon: float = 1.0
-    dp_k: int = 10
-    dp_domains: dict[str, list[float]] = field(default_factory=dict)  # declared [lo, hi]; absent: from the data
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # method name -> its settings (JSON)
     taxonomies: dict[str, dict[str, Any]] = field(default_factory=dict)
     release_folder: str | None = None
     key_path: str | None = None
@@ -74,59 +69,69 @@ class Project:
     def set_taxonomy(self, taxonomy: Taxonomy) -> None:
         self.taxonomies[taxonomy.attribute] = to_dict(taxonomy)
 
+    # --- each method's own settings ----------------------------------------------------------
+    def method_settings(self, method: str | None = None) -> MethodSettings:
+        """The settings object of ``method`` (default: the project's) as stored, or its suggested values."""
+        name = method or self.method
+        return get_method(name).settings_type.from_json(self.options.get(name), f"the project's settings of {name!r}")
+
+    def set_method_settings(self, settings: MethodSettings, method: str | None = None) -> None:
+        self.options[method or self.method] = settings.to_json()
+
     # --- to the job ------------------------------------------------------------------------
-    def settings(self, method: str | None = None, taxonomy: Taxonomy | None = None, seed: int | None = None) -> AnonymizationSettings:
-        """The job settings for ``method`` (default: the project's); ``taxonomy`` overrides the stored one."""
-        method = method or self.method
+    def settings(self, method: str | None = None, taxonomies: dict[str, Taxonomy] | None = None,
+                 seed: int | None = None) -> AnonymizationSettings:
+        """The job settings for ``method`` (default: the project's); ``taxonomies`` (the trees being edited in
+        the window) take the place of the stored ones."""
+        name = method or self.method
+        chosen = get_method(name)
         sensitive = self.sensitive
-        quasi = self.columns_with(Role.QUASI_IDENTIFIER)
-        if method == DP_METHOD:
-            # It protects its own columns (a quasi-identifier among them is protected, not kept as it is);
-            # a sensitive column it does not protect is released unchanged, so it is not named as sensitive.
-            quasi = [c for c in quasi if c not in self.dp_attributes]
-            if sensitive not in self.dp_attributes:
-                sensitive = None
-        elif sensitive is None:
+        if chosen.needs_sensitive and sensitive is None:
             raise ParameterError("Mark one column as sensitive (step 2) before choosing a method.")
-        return AnonymizationSettings(
+        trees = {a: t for a in self.taxonomies if (t := self.taxonomy(a)) is not None}
+        trees.update(taxonomies or {})
+        settings = AnonymizationSettings(
             sensitive=sensitive or "",
-            method=method,
+            method=name,
             identifiers=self.columns_with(Role.IDENTIFIER),
-            quasi=quasi,
+            quasi=self.columns_with(Role.QUASI_IDENTIFIER),
             sensitivity=SensitivitySettings(
                 self.rho1, self.rho2, None if self.rho1 is not None else self.theta,
                 {k: (float(v[0]), float(v[1])) for k, v in self.pairs.items()}, "the sensitivity table",
             ),
-            recoding=RecodingSettings(
-                choice_column=self.choice_column,
-                default_choice=self.default_choice,
-                value_choices=dict(self.value_choices),
-                taxonomy=taxonomy if taxonomy is not None else (self.taxonomy(sensitive) if sensitive else None),
-                graded=list(self.graded),
-                categories=self.categories,
-                grading=self.grading,
-            ),
-            rr=RRSettings(self.rr_l, self.rr_randomize),
-            dp=self.dp_settings(),
+            choices=ChoiceSettings(self.choice_column, self.default_choice, dict(self.value_choices)),
+            options=self.method_settings(name),
+            taxonomies=trees,
             seed=seed,
         )
+        # A column the method protects is not also kept as a quasi-identifier; a sensitive column that a
+        # method without a sensitive column does not protect is released unchanged, so it is not named.
+        protected, _ = chosen.roles(settings)
+        quasi = [c for c in settings.quasi if c not in protected]
+        if not chosen.needs_sensitive and sensitive not in protected:
+            sensitive = None
+        return replace(settings, sensitive=sensitive or "", quasi=quasi)
 
-    def dp_settings(self) -> DPSettings:
-        """Differential privacy's settings: declared domains, and the edited taxonomies of the categorical
-        attributes. A flat taxonomy (the one the wizard builds from the data's values until the user groups
-        them) is left out, so the job builds it from the data itself and the release says so."""
-        taxonomies = {}
-        for name in self.dp_attributes:
-            taxonomy = self.taxonomy(name) if name not in self.dp_domains else None
-            if taxonomy is not None and taxonomy.depth > 1:
-                taxonomies[name] = taxonomy
-        return DPSettings(
-            attributes=list(self.dp_attributes),
-            epsilon=float(self.dp_epsilon),
-            k=int(self.dp_k),
-            domains={c: (float(v[0]), float(v[1])) for c, v in self.dp_domains.items() if c in self.dp_attributes},
-            taxonomies=taxonomies,
-        )
+    # --- against the data ------------------------------------------------------------------------
+    def check_data(self, dataset: "Dataset") -> None:
+        """Refuse, in one line naming what changed, data that no longer matches the project: a column the
+        project gives a role or a taxonomy that the file lacks, or values a taxonomy does not hold."""
+        columns = set(map(str, dataset.frame.columns))
+        missing = [c for c in list(self.roles) + list(self.taxonomies) if c not in columns]
+        if missing:
+            raise InputError(f"{dataset.label} no longer has column {missing[0]!r}, which the project uses; "
+                             f"its columns are: {', '.join(map(str, dataset.frame.columns))}.")
+        for attribute in self.taxonomies:
+            taxonomy = self.taxonomy(attribute)
+            if taxonomy is None:
+                continue
+            known = set(taxonomy.leaf_labels())
+            values = data_labels(dataset.frame[attribute].dropna().unique())
+            new = [v for v in values if v not in known]
+            if new:
+                shown = ", ".join(repr(v) for v in new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
+                raise InputError(f"{dataset.label}: column {attribute!r} holds values the project's taxonomy does not "
+                                 f"have: {shown}; add them to the taxonomy in the window (step 2) and save the project.")
 
     # --- file ------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -168,7 +173,21 @@ def _add_dp_defaults(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-MIGRATIONS: dict[int, Any] = {1: _add_dp_defaults}  # version -> function(data) -> data of version + 1
+def _options_per_method(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 -> 3: each method's settings move from flat fields (``rr_l``, ``dp_epsilon`` ...) into
+    ``options`` under the method's name; each settings type names its own former fields (``legacy``)."""
+    data = dict(data)
+    options = dict(data.get("options") or {})
+    for name, method in REGISTRY.items():
+        legacy = getattr(method.settings_type, "legacy", {})
+        found = {new: data.pop(old) for old, new in legacy.items() if old in data}
+        if found:
+            options[name] = {**options.get(name, {}), **found}
+    data["options"] = options
+    return data
+
+
+MIGRATIONS: dict[int, Any] = {1: _add_dp_defaults, 2: _options_per_method}  # version -> function(data) -> version + 1
 
 
 def migrate(data: dict[str, Any], name: str) -> dict[str, Any]:

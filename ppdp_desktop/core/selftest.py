@@ -76,23 +76,23 @@ def _steps(run: _Run) -> list[SelftestStep]:
     release, key = run.folder / "release", run.folder / "release.ppdpkey"
 
     def load() -> str:
-        from ppdp_desktop.core.loading import load_table
-        from ppdp_desktop.core.resources import DEMO_DATA, resource_path
+        from ppdp_desktop.core.data.loading import load_table
+        from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 
         s["dataset"] = load_table(resource_path(DEMO_DATA))
         return f"{s['dataset'].n_records:,} records, {len(s['dataset'].frame.columns)} columns"
 
     def plan() -> str:
-        from ppdp_desktop.core.anonymize import AnonymizationSettings, SensitivitySettings
+        from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
         from ppdp_desktop.core.demo import DEMO_ROLES, DEMO_SENSITIVE
-        from ppdp_desktop.core.methods import get_method
-        from ppdp_desktop.core.schema import Role
+        from ppdp_desktop.core.data.schema import Role
+        from ppdp_desktop.core.methods import DEFAULT_METHOD, get_method
 
         s["settings"] = AnonymizationSettings(
-            DEMO_SENSITIVE, "finegrain", [c for c, r in DEMO_ROLES.items() if r is Role.IDENTIFIER],
+            DEMO_SENSITIVE, DEFAULT_METHOD, [c for c, r in DEMO_ROLES.items() if r is Role.IDENTIFIER],
             [c for c, r in DEMO_ROLES.items() if r is Role.QUASI_IDENTIFIER], SensitivitySettings(theta=3.0))
-        guarantee = get_method("finegrain").prepare(s["dataset"], s["settings"]).verify()
-        return f"fine-grain plan verified ({guarantee['kind']})"
+        guarantee = get_method(DEFAULT_METHOD).prepare(s["dataset"], s["settings"]).verify()
+        return f"{get_method(DEFAULT_METHOD).title} plan verified ({guarantee['kind']})"
 
     def apply() -> str:
         from ppdp_desktop.core.anonymize import anonymize
@@ -101,13 +101,13 @@ def _steps(run: _Run) -> list[SelftestStep]:
         return f"{len(s['result'].table):,} records released"
 
     def build_report() -> str:
-        from ppdp_desktop.core.report import build_report
+        from ppdp_desktop.core.report.build import build_report
 
         s["reports"] = [build_report(s["result"])]
         return f"{len(s['reports'][0].figures)} figures"
 
     def export() -> str:
-        from ppdp_desktop.core.release import write_release
+        from ppdp_desktop.core.release.package import write_release
 
         write_release(s["result"], release, key_path=key, passphrase=passphrase, reports=s["reports"])
         names = sorted(p.name for p in release.iterdir())
@@ -117,14 +117,14 @@ def _steps(run: _Run) -> list[SelftestStep]:
         return f"{len(names)} files, key {key.stat().st_size:,} bytes"
 
     def verify() -> str:
-        from ppdp_desktop.core.analysis import verify_release
-        from ppdp_desktop.core.release import read_release
+        from ppdp_desktop.core.release.analysis import verify_release
+        from ppdp_desktop.core.release.package import read_release
 
         return f"{len(verify_release(read_release(release)))} checks passed"
 
     def open_key() -> str:
         from ppdp_desktop.core.errors import KeyFileError
-        from ppdp_desktop.core.lookup import KeyRing
+        from ppdp_desktop.core.release.lookup import KeyRing
 
         ring = KeyRing.open(release, key, passphrase)
         pseudonym = str(ring.release.table[ring.pseudonym_column].iloc[0])

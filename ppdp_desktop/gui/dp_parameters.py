@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ppdp_desktop.core.column_stats import ColumnStats
-from ppdp_desktop.core.dataset import Dataset
-from ppdp_desktop.core.dp_numeric import laplace_scale
+from ppdp_desktop.core.data.column_stats import ColumnStats
+from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.methods.dp.numeric import laplace_scale
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.schema import Kind, Role
-from ppdp_desktop.core.taxonomy import Taxonomy
+from ppdp_desktop.core.data.schema import Kind, Role
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 WARNING_STYLE = "QLabel { color: #7a4a00; background: #fff4e0; border: 1px solid #c77800; padding: 4px; }"
 ERROR_STYLE = "color: #b71c1c;"

@@ -10,10 +10,10 @@ from PySide6.QtWidgets import (
 )
 
 from ppdp_desktop.core.errors import PPDPError
-from ppdp_desktop.core.loading import load_table
-from ppdp_desktop.core.lookup import KeyRing
+from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.release.lookup import KeyRing
 from ppdp_desktop.core.progress import CancelToken, no_progress
-from ppdp_desktop.core.release import write_csv_atomic
+from ppdp_desktop.core.release.package import write_csv_atomic
 from ppdp_desktop.gui.worker import Worker, describe_error
 
 OPEN_JOB, FILE_JOB = "lookup-open", "lookup-file"

@@ -24,7 +24,7 @@ from ppdp_desktop import __version__
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.report import warm_up
+from ppdp_desktop.core.report.build import warm_up
 from ppdp_desktop.gui.lookup_dialog import LookupDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.export_page import ExportPage

@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QWidget
 
-from ppdp_desktop.core.keyfile import MIN_PASSPHRASE, passphrase_strength
+from ppdp_desktop.core.release.keyfile import MIN_PASSPHRASE, passphrase_strength
 
 _COLOURS = ("#c0392b", "#d35400", "#b7950b", "#27ae60", "#1e8449")  # by score 0..4
 

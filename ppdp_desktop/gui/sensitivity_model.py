@@ -9,12 +9,12 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
-from ppdp_desktop.core.domain import CategoricalDomain, label_text
+from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.finegrain_solver import solve_exact
-from ppdp_desktop.core.methods.uniform import uniform_retention
+from ppdp_desktop.core.methods.perturbation.solver import solve_exact
+from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.sensitivity import SensitivityRequirement, check_pair
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
 
 _Index = QModelIndex | QPersistentModelIndex
 HEADERS = ["Value", "Records", "Frequency", "rho1 (prior)", "rho2 (posterior)", "gamma",

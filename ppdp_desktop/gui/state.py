@@ -9,12 +9,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from ppdp_desktop.core.column_stats import ColumnStats, column_stats
-from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.data.column_stats import ColumnStats, column_stats
+from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.jobs import RunOutcome
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.schema import Role
-from ppdp_desktop.core.taxonomy import Taxonomy
+from ppdp_desktop.core.data.schema import Role
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.gui.worker import Worker
 
 

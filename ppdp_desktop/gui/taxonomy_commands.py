@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from ppdp_desktop.core.taxonomy import Taxonomy, TaxonomyNode
+from ppdp_desktop.core.taxonomy.tree import Taxonomy, TaxonomyNode
 
 if TYPE_CHECKING:
     from ppdp_desktop.gui.taxonomy_model import TaxonomyModel

@@ -3,7 +3,7 @@
 Every edit is a command on :attr:`TaxonomyEditor.undo_stack`. An edit the core refuses (a duplicate
 or empty label, a clashing alias, a move into the node's own subtree) changes nothing and is shown
 in red in the validation line under the tree, which also lists what :meth:`Taxonomy.validate
-<ppdp_desktop.core.taxonomy.Taxonomy.validate>` finds after every change (for example data values
+<ppdp_desktop.core.taxonomy.tree.Taxonomy.validate>` finds after every change (for example data values
 that no leaf covers), or says in green that the taxonomy is valid.
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QToolBar, QTreeView, QVBoxLayout, QWidget
 
 from ppdp_desktop.core.errors import TaxonomyError
-from ppdp_desktop.core.taxonomy import Taxonomy
-from ppdp_desktop.core.taxonomy_io import load_taxonomy, save_taxonomy
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.core.taxonomy.io import load_taxonomy, save_taxonomy
 from ppdp_desktop.gui.taxonomy_commands import (
     AddCommand, DeleteCommand, MoveCommand, RenameCommand, ReplaceCommand, SetAliasCommand, TaxonomyCommand,
     push_command,

@@ -1,4 +1,4 @@
-"""A thin ``QAbstractItemModel`` over a core :class:`~ppdp_desktop.core.taxonomy.Taxonomy`.
+"""A thin ``QAbstractItemModel`` over a core :class:`~ppdp_desktop.core.taxonomy.tree.Taxonomy`.
 
 The tree lives in the core; this model only adapts it (Qt for Python's editabletreemodel pattern).
 The root is the single top-level row; columns are the label and the two aliases of each value.
@@ -22,7 +22,7 @@ from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QObject, 
 from PySide6.QtGui import QColor, QFont, QUndoStack
 
 from ppdp_desktop.core.errors import TaxonomyError
-from ppdp_desktop.core.taxonomy import UNSET, Taxonomy, TaxonomyNode
+from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
 from ppdp_desktop.gui.taxonomy_commands import (
     MoveCommand, RenameCommand, SetAliasCommand, TaxonomyCommand, explicit_aliases, push_command,
 )

@@ -1,36 +1,35 @@
-"""The shape every method shares: prepare a plan from statistics, verify it, apply it to rows.
+"""The contract every method keeps: settings, plan from statistics, verify, apply to rows, and its
+parts of the report, of ``release.json``, of the recipient's README and of ``ppdp verify``.
 
 A plan holds global statistics only (domains, counts, matrices, categories, alias maps): it is
-small, serializable and verified before use. ``apply`` then transforms each record
-independently, so the same plan can be applied to a file chunk by chunk. Adding a method is one
-module with a :class:`Method` and its plan, and one entry in the registry.
+small, serializable and verified before use. ``apply`` then transforms each record independently,
+so the same plan can be applied to a file chunk by chunk. The generic job, report, release, project
+file, CLI and window reach a method only through :mod:`ppdp_desktop.core.methods` (the registry):
+adding a method is one package with a :class:`Method` subclass and one registry entry.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+import argparse
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol
 
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings, NoSettings
+
 if TYPE_CHECKING:
-    from ppdp_desktop.core.anonymize import AnonymizationSettings
-    from ppdp_desktop.core.dataset import Dataset
+    from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.data.released import LoadedRelease
+    from ppdp_desktop.core.evaluation.report_model import MethodReport
+    from ppdp_desktop.core.evaluation.utility import UtilitySummary
+    from ppdp_desktop.core.progress import CancelToken, Progress
 
+NO_GUARANTEE = "This method gives no formal privacy guarantee."
 
-@dataclass
-class Applied:
-    """What applying a plan produced, in the original row order.
-
-    ``columns`` replace the released columns of the same name; ``dropped`` are removed from the
-    release; ``codes`` keeps ``(true, released)`` codes of perturbed attributes for the utility
-    report; ``record_secrets`` are per-record values only the sealed key may hold.
-    """
-
-    columns: dict[str, np.ndarray]
-    dropped: list[str] = field(default_factory=list)
-    codes: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    record_secrets: dict[str, np.ndarray] = field(default_factory=dict)
+#: The job (``ppdp_desktop.core.anonymize.anonymize``), handed to a method family's comparisons so that
+#: a method never imports the job that runs it.
+Runner = Callable[["Dataset", AnonymizationSettings], Anonymization]
 
 
 class Plan(Protocol):
@@ -54,11 +53,77 @@ class Plan(Protocol):
         """A few plain-language lines for the CLI and the report."""
 
 
-class Method(Protocol):
-    """A privacy method of the registry."""
+class Method:
+    """A privacy method of the registry: what it needs, how it plans, and its parts of every output.
 
-    name: str
-    title: str
-    summary: str
+    Subclasses set ``name``, ``title``, ``summary`` and ``settings_type`` and implement
+    :meth:`prepare`; every other hook has a default that suits a method which perturbs the sensitive
+    column only.
+    """
 
-    def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> Plan: ...
+    name: ClassVar[str]
+    title: ClassVar[str]
+    summary: ClassVar[str]
+    settings_type: ClassVar[type[MethodSettings]] = NoSettings
+    #: a sensitive column must be chosen in step 2 (``--sensitive``)
+    needs_sensitive: ClassVar[bool] = True
+    #: step 3's (rho1, rho2) pairs are needed
+    needs_pairs: ClassVar[bool] = True
+    #: the release cannot be used without its sealed key (``--key`` is required)
+    needs_key: ClassVar[bool] = False
+    #: the report inside the package shows released data only (nothing from the original records)
+    public_report: ClassVar[bool] = False
+
+    # --- the job --------------------------------------------------------------------------------
+    def settings(self, settings: AnonymizationSettings) -> MethodSettings:
+        """This method's own settings object from the job's settings (the defaults if none of its kind)."""
+        options = settings.options
+        return options if isinstance(options, self.settings_type) else self.settings_type()
+
+    def job_settings(self, settings: AnonymizationSettings) -> AnonymizationSettings:
+        """The job's settings as this method reads them (e.g. a default sensitive column)."""
+        return settings
+
+    def roles(self, settings: AnonymizationSettings) -> tuple[list[str], list[str]]:
+        """``(sensitive, quasi-identifier)`` columns of the release's schema for this job."""
+        return [settings.sensitive], list(settings.quasi)
+
+    def prepare(self, dataset: "Dataset", settings: AnonymizationSettings) -> Plan:
+        raise NotImplementedError
+
+    # --- the report -------------------------------------------------------------------------------
+    def report_part(self, report: "MethodReport", result: Anonymization, progress: "Progress",
+                    cancel: "CancelToken", public: bool = False) -> None:
+        """Add this method's figures and lines to ``report`` (``public``: released data only)."""
+
+    def reports_from_release(self, original: pd.DataFrame, release: "LoadedRelease", title: str,
+                             progress: "Progress", workload_seed: int = 0) -> list["MethodReport"]:
+        """The report of a written release, rebuilt from the original table (``ppdp report``)."""
+        from ppdp_desktop.core.evaluation.report_model import MethodReport
+
+        meta = release.metadata
+        guarantee = dict(meta.get("guarantee") or {"kind": "none", "statement": NO_GUARANTEE})
+        lines = [f"recoded: {r.get('attribute')} ({r.get('published')})" for r in meta.get("recoded", [])]
+        lines += [f"graded: {g.get('attribute')} ({g.get('categories')} secret categories)" for g in meta.get("graded", [])]
+        return [MethodReport(self.name, title, int(meta.get("n_records", len(release.table))), guarantee, lines)]
+
+    def utility_summary(self, result: Anonymization) -> "UtilitySummary | None":
+        """Utility figures of the sensitive column for the CLI's ``--utility`` (None: not measured)."""
+        return None
+
+    # --- the release ------------------------------------------------------------------------------
+    def verify_release(self, release: "LoadedRelease") -> list[str]:
+        """Re-check this method's guarantee and structure on a release; one line per check passed."""
+        raise NotImplementedError
+
+    def readme_text(self, metadata: dict[str, Any]) -> str:
+        """This method's sections of the recipient's README.txt (what was done, guaranteed, how to use)."""
+        return ""
+
+    # --- the command line ---------------------------------------------------------------------------
+    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
+        """Add this method's options to ``ppdp anonymize`` (shared names are added once, by the CLI)."""
+
+    def settings_from_args(self, args: argparse.Namespace) -> MethodSettings:
+        """This method's settings from parsed ``ppdp anonymize`` arguments."""
+        return self.settings_type()

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.jobs import export_job
-from ppdp_desktop.core.release import check_destination
+from ppdp_desktop.core.release.package import check_destination
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.passphrase_widget import PassphraseFields
 from ppdp_desktop.gui.state import WizardState

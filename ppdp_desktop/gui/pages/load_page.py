@@ -17,10 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ppdp_desktop.core.column_stats import ColumnStats, column_stats
-from ppdp_desktop.core.dataset import Dataset
+from ppdp_desktop.core.data.column_stats import ColumnStats, column_stats
+from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.jobs import load_job
-from ppdp_desktop.core.resources import DEMO_DATA, resource_path
+from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.table_model import DataFrameModel

@@ -22,7 +22,7 @@ from PySide6.QtCore import Qt
 
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import DP_METHOD
-from ppdp_desktop.core.schema import Kind
+from ppdp_desktop.core.data.schema import Kind
 from ppdp_desktop.gui.dp_parameters import DPParameters
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState

@@ -1,6 +1,6 @@
 """Step 5b: the report of the run — what the release guarantees, what it keeps, and its figures.
 
-Everything shown comes from :class:`ppdp_desktop.core.report.MethodReport` objects built by the run
+Everything shown comes from :class:`ppdp_desktop.core.report.build.MethodReport` objects built by the run
 job (``state.outcome.reports``, the chosen method first); the page only lays them out. A method
 without a formal guarantee (personalized recoding) says so first and prominently.
 """
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 from PySide6.QtCore import Qt
 
-from ppdp_desktop.core.report import COMPARISON_COLUMNS, MethodReport, comparison_rows
+from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 

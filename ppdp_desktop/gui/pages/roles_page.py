@@ -14,9 +14,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ppdp_desktop.core.domain import label_text
+from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.project import DP_METHOD
-from ppdp_desktop.core.schema import Kind, Role
+from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.taxonomy_editor import TaxonomyEditor

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 # run_job imports the report module (and matplotlib) lazily; importing it here, on the GUI thread at
 # start-up, keeps that import (C extensions hold the GIL) out of the first run.
-import ppdp_desktop.core.report as _report
-from ppdp_desktop.core.anonymize import AnonymizationSettings
+import ppdp_desktop.core.report.build as _report
+from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.jobs import RunOutcome, run_job
 from ppdp_desktop.gui.pages.base import WizardPage

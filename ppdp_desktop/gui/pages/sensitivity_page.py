@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ppdp_desktop.core.domain import encode_column
+from ppdp_desktop.core.data.domain import encode_column
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.project import DP_METHOD
 from ppdp_desktop.gui.pages.base import WizardPage

@@ -1,0 +1,392 @@
+"""Writing and reading the released table in every supported format: CSV, Excel, SPSS and Parquet.
+
+``write_table`` writes one file; the caller writes into a temporary folder renamed into place when
+complete (``release.write_release``), so a failure never leaves a partial release. Every library
+error becomes a :class:`ReleaseError` naming the file.
+
+``read_table`` reads a written file back with every cell as text (missing as ""). The round trip
+holds for every format: ``read_table(path, fmt)`` equals ``as_text(table)`` after
+``write_table(table, path, fmt)`` (same columns, rows and order), where ``as_text`` renders cells
+exactly as the CSV writer does (pyarrow's casts: ints without ".0", floats in shortest form such as
+``1``, ``0.1`` or ``1e+20``, booleans as ``true``/``false``, Categoricals as their values).
+
+Per format:
+
+* **csv**: UTF-8, header, fields quoted where needed, ``sep`` of one character (pyarrow's writer,
+  ``write_csv``).
+* **xlsx**: one sheet ``release``, header row. Numeric columns are written as numbers, every other
+  column as text cells (so text starting with ``=`` stays text, never a formula). Excel's limits
+  (1,048,576 rows including the header, 16,384 columns, 32,767 characters per cell) are a
+  ``ReleaseError`` suggesting CSV or Parquet.
+* **sav** (SPSS): numeric columns as numeric variables, every other column as a string variable.
+  Column names must be valid SPSS names (a letter first; then letters, digits, ``_ . @ # $``; at most
+  64 bytes; no reserved word such as ``AND``; unique ignoring case): an invalid name is a
+  ``ReleaseError`` naming the column (names are never changed silently). With ``labels``,
+  variable labels are written, and a column whose released (non-missing) values are all labels of
+  one numeric code each is written as those codes with its value labels, so SPSS shows the labels
+  and ``read_table`` gives them back. SPSS drops trailing spaces of text values.
+* **parquet**: pyarrow, no index; Categoricals are kept as dictionary columns.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import os
+
+from ppdp_desktop.core.data.dataset import TableLabels
+from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.data.schema import Kind, infer_kind
+
+__all__ = ["FORMATS", "TableLabels", "as_text", "read_table", "write_table"]
+
+FORMATS = {"csv": ".csv", "xlsx": ".xlsx", "sav": ".sav", "parquet": ".parquet"}
+_NAMES = {"csv": "CSV", "xlsx": "an Excel workbook", "sav": "an SPSS file", "parquet": "a Parquet file"}
+
+EXCEL_MAX_ROWS = 1_048_576  # rows of a worksheet, the header row included
+EXCEL_MAX_COLUMNS = 16_384
+EXCEL_MAX_CELL_CHARS = 32_767
+EXCEL_SHEET = "release"
+
+SPSS_MAX_NAME_BYTES = 64
+SPSS_RESERVED = frozenset({"ALL", "AND", "BY", "EQ", "GE", "GT", "LE", "LT", "NE", "NOT", "OR", "TO", "WITH"})
+
+
+# --- text view ---------------------------------------------------------------------------------
+
+
+def as_text(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with every cell as text the way the CSV writer renders it; missing cells as ""."""
+    columns = [_text_column(table.iloc[:, i]) for i in range(table.shape[1])]
+    frame = pd.DataFrame(dict(enumerate(columns)), index=pd.RangeIndex(len(table)))
+    frame.columns = [str(c) for c in table.columns]
+    return frame
+
+
+def _text_column(series: pd.Series) -> pd.Series:
+    try:
+        array = pa.array(series, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        return pd.Series([_cell_text(v) for v in series.to_numpy(dtype=object)], dtype="str")
+    if isinstance(array, pa.Array):
+        array = pa.chunked_array([array], type=array.type)
+    return pd.Series(_arrow_text(array).to_pandas(), dtype="str").reset_index(drop=True)
+
+
+def _arrow_text(array: pa.ChunkedArray) -> pa.ChunkedArray:
+    if pa.types.is_dictionary(array.type):
+        array = array.cast(array.type.value_type)
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        array = pc.cast(array, pa.large_string())
+    return pc.fill_null(array, "")
+
+
+def _cell_text(value: object) -> str:
+    """One cell of a column of mixed Python values, rendered like the column casts above."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (float, np.floating)) and np.isnan(value):
+        return ""
+    try:
+        return pa.scalar(value).cast(pa.string()).as_py()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError):
+        return str(value)
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+
+def _check_format(fmt: str) -> str:
+    key = str(fmt).lower().lstrip(".")
+    if key not in FORMATS:
+        raise ReleaseError(f"Unknown release format {fmt!r}; the formats are: {', '.join(FORMATS)}.")
+    return key
+
+
+def write_table(
+    table: pd.DataFrame, path: Path, fmt: str, *, sep: str = ",", labels: TableLabels | None = None
+) -> None:
+    """Write ``table`` to ``path`` as ``fmt`` (a key of :data:`FORMATS`).
+
+    ``sep`` is the CSV delimiter (CSV only); ``labels`` the SPSS variable/value labels (SAV only).
+    Raises :class:`ReleaseError` for an unknown format, a table the format cannot hold, or any
+    failure of the writing library (naming the file).
+    """
+    fmt = _check_format(fmt)
+    path = Path(path)
+    if fmt == "csv" and (len(sep) != 1 or sep in "\"\r\n"):
+        raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
+    try:
+        if fmt == "csv":
+
+            write_csv(_arrow_ready(table), path, sep)
+        elif fmt == "xlsx":
+            _write_xlsx(table, path)
+        elif fmt == "sav":
+            _write_sav(table, path, labels)
+        else:
+            _arrow_ready(table).to_parquet(path, index=False, engine="pyarrow")
+    except ReleaseError:
+        raise
+    except Exception as exc:  # each library raises its own errors (and OSError)
+        raise ReleaseError(f"{path.name} cannot be written as {_NAMES[fmt]}: {_detail(exc)}.") from exc
+
+
+def _arrow_ready(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with every object column pyarrow cannot convert (mixed types) replaced by its text."""
+    mixed = []
+    for i in range(table.shape[1]):
+        if table.dtypes.iloc[i] == object:
+            try:
+                pa.array(table.iloc[:, i], from_pandas=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+                mixed.append(i)
+    if not mixed:
+        return table
+    table = table.copy(deep=False)
+    for i in mixed:
+        table.isetitem(i, _text_column(table.iloc[:, i]).to_numpy(dtype=object))
+    return table
+
+
+def _detail(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _is_number(series: pd.Series) -> bool:
+    return infer_kind(series) is Kind.NUMERIC
+
+
+def _write_xlsx(table: pd.DataFrame, path: Path) -> None:
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+
+    rows, cols = table.shape
+    if rows + 1 > EXCEL_MAX_ROWS:
+        raise ReleaseError(
+            f"{path.name}: the table has {rows:,} rows but an Excel worksheet holds at most {EXCEL_MAX_ROWS:,} "
+            f"rows (header included); release it as CSV or Parquet instead."
+        )
+    if cols > EXCEL_MAX_COLUMNS:
+        raise ReleaseError(
+            f"{path.name}: the table has {cols:,} columns but an Excel worksheet holds at most "
+            f"{EXCEL_MAX_COLUMNS:,}; release it as CSV or Parquet instead."
+        )
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet(EXCEL_SHEET)
+
+    def text_cell(value: str) -> object:
+        if not value.startswith("="):
+            return value
+        cell = WriteOnlyCell(sheet, value)
+        cell.data_type = "s"  # openpyxl would take it for a formula
+        return cell
+
+    columns = []
+    for name in table.columns:
+        series = table[name]
+        if _is_number(series):
+            values = series.astype(object).where(series.notna(), None).tolist()
+        else:
+            text = _text_column(series)
+            longest = int(text.str.len().max()) if len(text) else 0
+            if longest > EXCEL_MAX_CELL_CHARS:
+                raise ReleaseError(
+                    f"{path.name}: column {name!r} holds a value of {longest:,} characters but an Excel cell "
+                    f"holds at most {EXCEL_MAX_CELL_CHARS:,}; release it as CSV or Parquet instead."
+                )
+            values = [text_cell(v) if v else None for v in text.tolist()]
+        columns.append(values)
+    sheet.append([text_cell(str(name)) for name in table.columns])
+    for row in zip(*columns):
+        sheet.append(row)
+    book.save(path)
+
+
+def spss_name_problem(name: str, seen: set[str] | None = None) -> str | None:
+    """Why ``name`` is not a valid SPSS variable name (None when it is)."""
+    if not name:
+        return "it is empty"
+    if not name[0].isalpha():
+        return "it must start with a letter"
+    bad = sorted({c for c in name if not (c.isalnum() or c in "_.@#$")})
+    if bad:
+        return f"it contains {''.join(bad)!r} (only letters, digits and _ . @ # $ are allowed)"
+    if len(name.encode("utf-8")) > SPSS_MAX_NAME_BYTES:
+        return f"it is longer than {SPSS_MAX_NAME_BYTES} bytes"
+    if name.upper() in SPSS_RESERVED:
+        return "it is a reserved word in SPSS"
+    if seen is not None and name.upper() in seen:
+        return "another column has the same name ignoring case"
+    return None
+
+
+def _spss_suggestion(name: str) -> str:
+    fixed = re.sub(r"[^\w.@#$]", "_", name.strip())
+    if not fixed or not fixed[0].isalpha():
+        fixed = "v" + fixed
+    return fixed[:SPSS_MAX_NAME_BYTES]
+
+
+def _check_spss_names(path: Path, names: list[str]) -> None:
+    seen: set[str] = set()
+    for name in names:
+        problem = spss_name_problem(name, seen)
+        if problem is not None:
+            raise ReleaseError(
+                f"{path.name}: column {name!r} is not a valid SPSS variable name ({problem}); rename it "
+                f"(for example to {_spss_suggestion(name)!r}) or release as CSV, Excel or Parquet."
+            )
+        seen.add(name.upper())
+
+
+def _coded(series: pd.Series, value_labels: dict[object, str] | None) -> tuple[np.ndarray, dict[float, str]] | None:
+    """The numeric codes of a column whose released values are all labels, with the labels; else None."""
+    if not value_labels:
+        return None
+    codes: dict[str, float] = {}
+    for code, label in value_labels.items():
+        if isinstance(code, (bool, np.bool_)) or not isinstance(code, (int, float, np.integer, np.floating)):
+            return None  # string codes: the column is written as its text
+        if str(label) in codes or not np.isfinite(float(code)):
+            return None  # one label for two codes: ambiguous
+        codes[str(label)] = float(code)
+    text = _text_column(series)
+    present = set(text.unique()) - {""}
+    if not present <= codes.keys():
+        return None
+    mapped = text.map(codes).to_numpy(dtype=np.float64, na_value=np.nan)
+    return mapped, {code: label for label, code in codes.items()}
+
+
+def _write_sav(table: pd.DataFrame, path: Path, labels: TableLabels | None) -> None:
+    import pyreadstat
+
+    names = [str(c) for c in table.columns]
+    _check_spss_names(path, names)
+    data: dict[str, object] = {}
+    value_labels: dict[str, dict[float, str]] = {}
+    variable_format: dict[str, str] = {}
+    for i, name in enumerate(names):
+        series = table.iloc[:, i]
+        coded = _coded(series, labels.value_labels.get(name)) if labels is not None else None
+        if coded is not None:
+            data[name], value_labels[name] = coded
+        elif _is_number(series):
+            data[name] = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            if pd.api.types.is_integer_dtype(series.dtype):  # SPSS numbers are doubles: mark integers
+                width = int(_text_column(series).str.len().max()) if len(series) else 1
+                variable_format[name] = f"F{min(max(width, 1), 40)}.0"
+        else:
+            data[name] = _text_column(series)
+    frame = pd.DataFrame(data, index=pd.RangeIndex(len(table)))
+    column_labels = None
+    if labels is not None:
+        column_labels = {n: str(labels.variable_labels[n]) for n in names if labels.variable_labels.get(n)}
+    pyreadstat.write_sav(
+        frame, str(path), column_labels=column_labels or None, variable_value_labels=value_labels or None,
+        variable_format=variable_format or None,
+    )
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def read_table(path: Path, fmt: str, *, sep: str = ",") -> pd.DataFrame:
+    """Read a table written by :func:`write_table` with every cell as text (missing as "").
+
+    SPSS value labels are applied (the text is the label). Raises :class:`ReleaseError` when the
+    file cannot be read.
+    """
+    fmt = _check_format(fmt)
+    path = Path(path)
+    if not path.is_file():
+        raise ReleaseError(f"{path.name} cannot be read: no such file ({path}).")
+    try:
+        if fmt == "csv":
+            return pd.read_csv(
+                path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8", skip_blank_lines=False
+            )
+        if fmt == "xlsx":
+            return _read_xlsx(path)
+        if fmt == "sav":
+            import pyreadstat
+
+            frame, meta = pyreadstat.read_sav(str(path), apply_value_formats=True, formats_as_category=False)
+            return as_text(_spss_integers(frame, meta.original_variable_types or {}))
+        return as_text(pd.read_parquet(path, engine="pyarrow"))
+    except ReleaseError:
+        raise
+    except Exception as exc:
+        raise ReleaseError(f"{path.name} cannot be read as {_NAMES[fmt]}: {_detail(exc)}.") from exc
+
+
+_SPSS_INTEGER_FORMAT = re.compile(r"^F\d+(\.0)?$")
+
+
+def _spss_integers(frame: pd.DataFrame, formats: dict[str, str]) -> pd.DataFrame:
+    """Numeric variables with a no-decimals format (how integer columns are written) as integers."""
+    for name, spss_format in formats.items():
+        column = frame.get(name)
+        if column is None or column.dtype != np.float64 or not _SPSS_INTEGER_FORMAT.match(spss_format or ""):
+            continue
+        values = column.to_numpy()
+        finite = values[~np.isnan(values)]
+        if np.array_equal(finite, np.round(finite)) and (np.abs(finite) < 2**63).all():
+            frame[name] = pd.array(np.where(np.isnan(values), 0, values).astype(np.int64), dtype="Int64")
+            frame.loc[np.isnan(values), name] = pd.NA
+    return frame
+
+
+def _read_xlsx(path: Path) -> pd.DataFrame:
+    from openpyxl import load_workbook
+
+    book = load_workbook(path, read_only=True, data_only=True)
+    try:
+        rows = book.worksheets[0].iter_rows(values_only=True)
+        header = next(rows, ())
+        width = len(header)
+        columns: list[list[object]] = [[] for _ in range(width)]
+        for row in rows:
+            for i in range(width):
+                columns[i].append(row[i] if i < len(row) else None)
+    finally:
+        book.close()
+    text = []
+    for values in columns:
+        if all(v is None or isinstance(v, str) for v in values):
+            text.append(pd.Series(["" if v is None else v for v in values], dtype="str"))
+        else:
+            text.append(_text_column(pd.Series(values, dtype=object).infer_objects()))
+    frame = pd.DataFrame(dict(enumerate(text)), index=pd.RangeIndex(len(columns[0]) if columns else 0))
+    frame.columns = ["" if h is None else str(h) for h in header]
+    return frame
+
+
+def write_csv(table: pd.DataFrame, path: Path, sep: str) -> None:
+    """UTF-8 CSV with a header, text cells quoted, missing values as empty cells (pyarrow's fast writer)."""
+    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    options = pacsv.WriteOptions(delimiter=sep, quoting_style="needed")
+    pacsv.write_csv(arrow, str(path), write_options=options)
+
+
+def write_csv_atomic(table: pd.DataFrame, path: Path, sep: str = ",") -> None:
+    """Write a CSV through a temporary file in the same folder, renamed into place when complete."""
+    path = Path(path)
+    if not path.resolve().parent.is_dir():
+        raise ReleaseError(f"The folder {path.resolve().parent} does not exist.")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        write_csv(table, tmp, sep)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

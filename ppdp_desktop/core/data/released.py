@@ -1,0 +1,87 @@
+"""A release read back from its folder or zip: ``release.json`` and the data file, every cell as text.
+
+Below the report and release packages (both read releases) and the methods (each re-checks its own
+part of a release), so none of them needs the package writer to read one.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.errors import ReleaseError
+
+FORMAT_VERSION = 1
+DATA_FILE = "release.csv"
+README_FILE = "README.txt"
+META_FILE = "release.json"
+
+
+@dataclass
+class LoadedRelease:
+    """A release read back: its metadata and its table with every cell as text."""
+
+    folder: Path
+    metadata: dict
+    table: pd.DataFrame
+
+    def sensitive_entry(self, attribute: str) -> dict:
+        for entry in self.metadata.get("sensitive", []):
+            if entry.get("attribute") == attribute:
+                return entry
+        names = [e.get("attribute") for e in self.metadata.get("sensitive", [])]
+        raise ReleaseError(f"{attribute!r} is not a perturbed attribute of this release; it has: {', '.join(map(str, names))}.")
+
+    def codes(self, entry: dict) -> np.ndarray:
+        """The released column of ``entry`` as codes into its ``values``; unknown cells are an error."""
+        labels = [label_text(v) for v in entry["values"]]
+        column = self.table[entry["attribute"]]
+        codes = pd.Index(labels).get_indexer(column)
+        if (codes < 0).any():
+            bad = column[codes < 0].iloc[0]
+            raise ReleaseError(
+                f"{DATA_FILE} holds value {bad!r} in column {entry['attribute']!r}, which is not in the published domain."
+            )
+        return codes.astype(np.int64)
+
+
+def read_release(path: str | Path) -> LoadedRelease:
+    """Read ``release.json`` and the data file (any format, or a ``.zip`` package), all cells as text."""
+    folder = Path(path)
+    if folder.is_file() and zipfile.is_zipfile(folder):
+        folder = _extract(folder)
+    meta_path = folder / META_FILE
+    if not meta_path.is_file():
+        raise ReleaseError(f"{path} is not a release: {META_FILE} is missing.")
+    try:
+        metadata = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReleaseError(f"{meta_path} cannot be read: {exc}.") from exc
+    if metadata.get("format_version") != FORMAT_VERSION:
+        raise ReleaseError(f"{meta_path} has format_version {metadata.get('format_version')!r}; this app reads {FORMAT_VERSION}.")
+    from ppdp_desktop.core.data.formats import read_table
+
+    data_path = folder / metadata.get("data_file", DATA_FILE)
+    sep = metadata.get("csv", {}).get("delimiter", ",")
+    table = read_table(data_path, metadata.get("format", "csv"), sep=sep)
+    return LoadedRelease(folder, metadata, table)
+
+
+def _extract(archive: Path) -> Path:
+    """Unpack a zipped release into a private temporary folder (names are checked: no paths)."""
+    target = Path(tempfile.mkdtemp(prefix="ppdp-release-"))
+    try:
+        with zipfile.ZipFile(archive) as zipped:
+            for name in zipped.namelist():
+                if "/" in name or "\\" in name or name.startswith("."):
+                    raise ReleaseError(f"{archive.name} holds {name!r}; a release zip holds plain files only.")
+            zipped.extractall(target)
+    except zipfile.BadZipFile as exc:
+        raise ReleaseError(f"{archive.name} is not a readable zip file: {exc}.") from exc
+    return target

@@ -1,0 +1,276 @@
+"""Work out how a delimited text file is written: its encoding, delimiter, header and bad rows.
+
+Everything here reads bytes or text that :mod:`ppdp_desktop.core.data.loading` has already read; no
+function opens or writes a file. Line numbers are 1-based physical lines, as a text editor shows.
+"""
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+from collections import Counter
+
+import numpy as np
+
+from ppdp_desktop.core.errors import InputError
+
+CANDIDATES = (",", ";", "\t", "|")
+SAMPLE_BYTES = 64 * 1024
+SAMPLE_RECORDS = 50
+_CHUNK_BYTES = 16 * 1024 * 1024
+_BOM_UTF8 = codecs.BOM_UTF8
+_READABLE = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "cp1252": "Windows-1252"}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SEP_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
+# Codecs in which every ASCII byte always means its ASCII character (no multi-byte tricks).
+_ASCII_SAFE = ("utf-8", "ascii", "cp125", "iso8859")
+
+
+def normalize_sep(sep: str, name: str) -> str:
+    """The one-character delimiter meant by ``sep`` (``"tab"`` or ``"\\t"`` mean a tab).
+
+    Raises
+    ------
+    InputError
+        If ``sep`` is not a single character or a known name.
+    """
+    value = _SEP_NAMES.get(sep.lower(), sep) if sep.strip() else sep
+    if len(value) != 1 or value in "\"\r\n":
+        raise InputError(
+            f"{name}: the delimiter {sep!r} is not usable; give one character such as ',', ';', '|' or 'tab'."
+        )
+    return value
+
+
+def codec_name(encoding: str, name: str) -> str:
+    """Python's canonical name of ``encoding`` (``"latin1"`` -> ``"iso8859-1"``)."""
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        raise InputError(
+            f"{name}: {encoding!r} is not a known text encoding; try utf-8, cp1252 or latin-1."
+        ) from None
+
+
+def decode(data: bytes, encoding: str | None, name: str) -> tuple[str, str]:
+    """Decode ``data``, sniffing the encoding unless one is given.
+
+    Sniffing tries UTF-8 with a byte-order mark (when the file starts with one), UTF-16 (BOM),
+    UTF-8, then Windows-1252.
+
+    Returns
+    -------
+    tuple of str
+        The decoded text and the codec name to give pandas.
+
+    Raises
+    ------
+    InputError
+        If the bytes are not valid in the given or any sniffed encoding, or look binary.
+    """
+    if encoding is not None:
+        codec = codec_name(encoding, name)
+        if codec == "utf-8" and data.startswith(codecs.BOM_UTF8):
+            codec = "utf-8-sig"
+        candidates = [codec]
+    else:
+        boms = {codecs.BOM_UTF8: "utf-8-sig", codecs.BOM_UTF16_LE: "utf-16", codecs.BOM_UTF16_BE: "utf-16"}
+        candidates = [c for bom, c in boms.items() if data.startswith(bom)][:1] or ["utf-8", "cp1252"]
+        if candidates[0] == "utf-8" and b"\x00" in data[:SAMPLE_BYTES]:
+            raise InputError(
+                f"{name}: contains NUL bytes, so it is not a text table; "
+                "if it is a spreadsheet, give it its real extension (.xlsx, .sav, .dta, .parquet)."
+            )
+    for codec in candidates:
+        try:
+            return data.decode(codec), codec
+        except UnicodeDecodeError as exc:
+            error = exc
+    tried = " or ".join(_READABLE.get(c, c) for c in candidates)
+    line = data.count(b"\n", 0, error.start) + 1
+    raise InputError(
+        f"{name}: byte 0x{data[error.start]:02X} at offset {error.start} (line {line}) is not valid {tried} "
+        "text; save the file as UTF-8 or give its encoding with --encoding (e.g. --encoding latin-1)."
+    )
+
+
+def sample_of(text: str) -> str:
+    """The first ~64 KiB of ``text``, cut after its last complete line."""
+    if len(text) <= SAMPLE_BYTES:
+        return text
+    sample = text[:SAMPLE_BYTES]
+    cut = max(sample.rfind("\n"), sample.rfind("\r"))
+    return sample[: cut + 1] if cut > 0 else sample
+
+
+def _record_counts(sample: str) -> list[dict[str, int]]:
+    """Per non-empty record of ``sample``, how often each candidate occurs outside quotes."""
+    records: list[dict[str, int]] = []
+    current = dict.fromkeys(CANDIDATES, 0)
+    in_quotes = False
+    for line in _LINE_BREAK.split(sample):
+        if not in_quotes and '"' not in line:
+            if line.strip():
+                records.append({c: line.count(c) for c in CANDIDATES})
+        else:
+            for char in line:
+                if char == '"':
+                    in_quotes = not in_quotes
+                elif not in_quotes and char in current:
+                    current[char] += 1
+            if not in_quotes:
+                records.append(current)
+                current = dict.fromkeys(CANDIDATES, 0)
+        if len(records) >= SAMPLE_RECORDS:
+            break
+    return records
+
+
+def sniff_delimiter(sample: str) -> str | None:
+    """The delimiter among ``, ; TAB |`` that splits ``sample`` into consistent records.
+
+    A candidate is consistent when the header and most records hold the same non-zero count of it
+    outside quotes; the consistent candidate with the most fields wins (ties: share of records
+    agreeing, then the order above). With none consistent, the best partial candidate is used so
+    that the bad row can be reported; ``None`` means no candidate occurs (a one-column file).
+    """
+    records = _record_counts(sample)
+    if not records:
+        return None
+    header = records[0]
+    best: tuple | None = None
+    choice: str | None = None
+    for order, cand in enumerate(CANDIDATES):
+        counts = [r[cand] for r in records]
+        if not any(counts):
+            continue
+        mode, hits = max(Counter(counts).items(), key=lambda kv: (kv[1], kv[0]))
+        share = hits / len(counts)
+        consistent = mode > 0 and header[cand] == mode and share >= 0.5
+        key = (consistent, header[cand] > 0, mode if consistent else 0, share, -order)
+        if best is None or key > best:
+            best, choice = key, cand
+    return choice
+
+
+def _is_blank(row: list[str]) -> bool:
+    """Empty or whitespace-only lines, which pandas skips (a lone ``""`` is a row to pandas)."""
+    return not row or (len(row) == 1 and row[0] != "" and not row[0].strip())
+
+
+def first_records(sample: str, sep: str, count: int = 2) -> list[list[str]]:
+    """The first ``count`` non-blank records of ``sample`` (the header and first data row)."""
+    records: list[list[str]] = []
+    try:
+        for _line, row in _records(sample, sep):
+            records.append(row)
+            if len(records) == count:
+                break
+    except csv.Error:
+        pass
+    return records
+
+
+def _ascii_safe(codec: str, sep: str) -> bool:
+    return sep.isascii() and codec.startswith(_ASCII_SAFE)
+
+
+def _chunk_end(data: bytes, start: int, newline: bytes) -> int:
+    """End of a chunk of ~16 MiB: just after a line break that is outside quotes."""
+    end, quotes = start + _CHUNK_BYTES, 0
+    previous = start
+    while end < len(data):
+        found = data.find(newline, end)
+        if found < 0:
+            return len(data)
+        end = found + 1
+        quotes += data.count(b'"', previous, end)
+        if quotes % 2 == 0:
+            return end
+        previous = end
+    return len(data)
+
+
+def _ragged_in_bytes(data: bytes, sep: str, expected: int) -> tuple[int, int] | None | bool:
+    """Vectorised field count per record, in chunks of whole records.
+
+    A quote toggles "inside quotes" (a doubled quote toggles twice), which is exact as long as
+    every opening quote starts a field or follows a quote (``""`` escapes); otherwise ``False``
+    asks for the csv module instead.
+    """
+    newline = b"\n" if b"\n" in data else b"\r"
+    arr = np.frombuffer(data, dtype=np.uint8)
+    code, blank = ord(sep), b" \r\n" + (b"" if sep == "\t" else b"\t")
+    lines_before, start = 0, 0
+    while start < len(arr):
+        end = _chunk_end(data, start, newline)
+        chunk = arr[start:end]
+        is_break, is_sep, is_quote = chunk == newline[0], chunk == code, chunk == 34
+        breaks = np.flatnonzero(is_break)
+        ends = breaks
+        if is_quote.any():
+            outside = (np.cumsum(is_quote, dtype=np.uint8) & 1) == 0  # parity survives the wrap-around
+            opening = np.flatnonzero(is_quote & ~outside)
+            before = chunk[np.maximum(opening - 1, 0)]
+            field_start = np.isin(before, [code, 10, 13, 34]) | (opening == 0)  # 34: an escaped ""
+            if start == 0 and data.startswith(_BOM_UTF8):
+                field_start |= opening == len(_BOM_UTF8)
+            if not field_start.all():
+                return False
+            ends = np.flatnonzero(is_break & outside)
+            is_sep &= outside
+        seps = np.flatnonzero(is_sep)
+        if chunk[-1] != newline[0]:
+            ends = np.append(ends, len(chunk))
+        bounds = np.concatenate(([-1], ends))
+        fields = np.diff(np.searchsorted(seps, bounds)) + 1
+        for index in np.flatnonzero(fields != expected):
+            first, last = int(bounds[index]) + 1, int(bounds[index + 1])
+            if data[start + first : start + last].strip(blank):
+                return lines_before + int(np.searchsorted(breaks, first)) + 1, int(fields[index])
+        lines_before += len(breaks)
+        start = end
+    return None
+
+
+def _records(text: str, sep: str):
+    """Yield ``(first line, fields)`` for each non-blank record, using the csv module."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    previous = 0
+    for row in reader:
+        if not _is_blank(row) or reader.line_num > previous + 1:
+            yield previous + 1, row
+        previous = reader.line_num
+
+
+def find_ragged(data: bytes, codec: str, sep: str, expected: int) -> tuple[int, int] | None:
+    """The first record whose field count differs from ``expected``, as ``(line, fields)``.
+
+    Files in an ASCII-compatible encoding are counted with numpy on the bytes (quoted fields may
+    hold delimiters and line breaks); files in other encodings, or with quotes inside unquoted
+    fields, are walked with the csv module. Blank lines are skipped, as pandas does. ``None`` if
+    every record fits.
+    """
+    if _ascii_safe(codec, sep):
+        found = _ragged_in_bytes(data, sep, expected)
+        if found is not False:
+            return found
+    try:
+        for line, row in _records(data.decode(codec), sep):
+            if len(row) != expected:
+                return line, len(row)
+    except csv.Error:
+        return None
+    return None
+
+
+def last_record_line(data: bytes, codec: str, sep: str) -> int | None:
+    """The first line of the last record (where an unclosed quote swallows the rest of the file)."""
+    last = None
+    try:
+        for last, _row in _records(data.decode(codec), sep):
+            pass
+    except csv.Error:
+        return None
+    return last

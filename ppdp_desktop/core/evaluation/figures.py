@@ -1,0 +1,145 @@
+"""The report's figures: plain matplotlib Figures (no pyplot, no Qt), shared by every method family.
+
+The window wraps them in ``FigureCanvasQTAgg``; report files save the same figures. matplotlib is
+imported on first use, so opening the window does not pay for it.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+MAX_BARS = 40  # larger domains show their 40 most frequent values
+
+
+def _figure(**kwargs: Any) -> Figure:
+    """A new matplotlib Figure; matplotlib is imported on first use, so opening the window does not
+    pay for it (the window warms it up right after it is shown)."""
+    from matplotlib.figure import Figure
+
+    return Figure(**kwargs)
+
+
+def _bar_figure(n_bars: int) -> tuple[Figure, Any]:
+    """A constrained-layout figure tall enough for ``n_bars`` horizontal bars with readable labels."""
+    fig = _figure(figsize=(7.5, max(3.0, 0.6 + 0.24 * n_bars)), layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _shown(weight: np.ndarray, what: str) -> tuple[np.ndarray, str]:
+    """Indices of at most :data:`MAX_BARS` values by decreasing ``weight`` and a title suffix."""
+    order = np.argsort(-np.nan_to_num(weight, nan=-np.inf), kind="stable")
+    if len(order) <= MAX_BARS:
+        return order, ""
+    return order[:MAX_BARS], f"\n({MAX_BARS} {what} of {len(order)})"
+
+
+def _value_axis(ax: Any, values: list[str], idx: np.ndarray) -> np.ndarray:
+    y = np.arange(len(idx))
+    ax.set_yticks(y, [values[i] for i in idx], fontsize=8)
+    ax.invert_yaxis()  # the first (most frequent) value on top
+    return y
+
+
+def distribution_figure(
+    values: list[str], original: np.ndarray, reconstructed: np.ndarray,
+    low: np.ndarray | None, high: np.ndarray | None,
+) -> Figure:
+    """Original vs reconstructed count per value; the Monte-Carlo 95 % band as error bars."""
+    idx, suffix = _shown(original, "most frequent values")
+    fig, ax = _bar_figure(len(idx))
+    y = _value_axis(ax, values, idx)
+    ax.barh(y - 0.2, original[idx], height=0.4, label="original", color="#4c72b0")
+    ax.barh(y + 0.2, reconstructed[idx], height=0.4, label="reconstructed (inverse estimate)", color="#dd8452")
+    if low is not None and high is not None:
+        mid, half = (low[idx] + high[idx]) / 2.0, (high[idx] - low[idx]) / 2.0
+        ax.errorbar(mid, y + 0.2, xerr=half, fmt="none", ecolor="black", capsize=2, lw=0.8,
+                    label="95 % band over repeated perturbations")
+    ax.set_xlabel("records")
+    ax.set_title("Original and reconstructed counts" + suffix)
+    ax.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def retention_figure(values: list[str], original: np.ndarray, retention: np.ndarray, matrix: np.ndarray) -> Figure:
+    """Per value: the retention probability ``p_i`` and the chance ``P[i][i]`` it is released unchanged."""
+    idx, suffix = _shown(original, "most frequent values")
+    fig, ax = _bar_figure(len(idx))
+    y = _value_axis(ax, values, idx)
+    ax.barh(y, retention[idx], height=0.6, label="retention p", color="#55a868")
+    ax.plot(np.diag(matrix)[idx], y, "k|", markersize=9, label="released unchanged P[i][i]")
+    ax.set_xlim(0.0, 1.0)
+    ax.set_xlabel("probability")
+    ax.set_title("Retention per value" + suffix)
+    ax.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def posterior_figure(values: list[str], max_posterior: np.ndarray, rho2: np.ndarray, prior: np.ndarray) -> Figure:
+    """Per protected value: the adversary's largest posterior against its bound ``rho2``."""
+    protected = np.flatnonzero(~np.isnan(rho2))
+    ratio = max_posterior[protected] / rho2[protected]
+    order, suffix = _shown(ratio, "closest to the bound")
+    idx = protected[order]
+    fig, ax = _bar_figure(len(idx))
+    if not len(idx):
+        ax.text(0.5, 0.5, "No value carries a privacy requirement.", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    y = _value_axis(ax, values, idx)
+    ax.barh(y, max_posterior[idx], height=0.6, label="max posterior", color="#8172b3")
+    ax.plot(rho2[idx], y, "r|", markersize=11, mew=2, label="rho2 (bound)")
+    ax.plot(prior[idx], y, "k.", label="prior (frequency)")
+    ax.set_xlabel("probability")
+    ax.set_title("Max posterior vs rho2 per protected value" + suffix)
+    ax.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def choice_figure(attribute: str, counts: dict[str, int]) -> Figure:
+    """How many records of ``attribute`` were published as value / alias1 / alias2."""
+    fig = _figure(figsize=(6.0, 3.2), layout="constrained")
+    ax = fig.add_subplot()
+    bars = ax.bar(list(counts), list(counts.values()), color=["#c44e52", "#dd8452", "#4c72b0", "#8c8c8c"][: len(counts)])
+    ax.bar_label(bars, fmt="{:,.0f}", fontsize=8)
+    ax.set_ylabel("records")
+    ax.set_title(f"{attribute}: records published as")
+    return fig
+
+
+def grade_figure(attribute: str, grades: np.ndarray, k: int) -> Figure:
+    """Histogram of the published grades (category number + position within the category)."""
+    fig = _figure(figsize=(6.5, 3.2), layout="constrained")
+    ax = fig.add_subplot()
+    finite = grades[np.isfinite(grades)]
+    ax.hist(finite, bins=np.linspace(1.0, k + 1.0, 10 * k + 1), color="#4c72b0")
+    for c in range(2, k + 1):
+        ax.axvline(c, color="black", lw=0.8, ls="--")
+    ax.set_xlabel("published grade (category boundaries dashed)")
+    ax.set_ylabel("records")
+    ax.set_title(f"{attribute}: grades in {k} secret categories")
+    return fig
+
+
+_warmed = False
+
+
+def warm_up() -> None:
+    """Import matplotlib and lay out one small figure with text so it loads its fonts now (C code that
+    holds the interpreter for ~0.1 s the first time) rather than in the middle of a background run.
+    Only the first call does anything."""
+    global _warmed
+    if _warmed:
+        return
+    _warmed = True
+    fig = _figure(figsize=(2, 1), layout="constrained")
+    ax = fig.subplots()
+    ax.barh([0, 1], [1, 2], label="warm")
+    ax.set_title("Warm up")
+    ax.legend()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()

@@ -1,0 +1,111 @@
+"""The report of one anonymization as data: :class:`MethodReport` (guarantee, utility, per-value arrays,
+figures). Method families fill their part of it; the report package lays it out as HTML, PDF and the
+window's report page."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.evaluation.utility import UtilitySummary
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+MISSING_LABEL = "(missing)"
+
+
+def value_label(value: object) -> str:
+    """A domain value as the report shows it (missing values as ``(missing)``)."""
+    text = label_text(value)
+    return text if text else MISSING_LABEL
+
+
+@dataclass
+class MethodReport:
+    """Everything the report page and a report file show about one anonymization.
+
+    Per-value arrays (``original``, ``reconstructed``, ``band_low``, ``band_high``, ``retention``,
+    ``max_posterior``) follow ``values`` (the domain order); they are ``None`` for methods that do
+    not perturb (personalized recoding).
+    """
+
+    method: str
+    title: str
+    n_records: int
+    guarantee: dict[str, Any]
+    lines: list[str]
+    record_utility: float | None = None
+    utility: UtilitySummary | None = None
+    values: list[str] = field(default_factory=list)
+    original: np.ndarray | None = None
+    reconstructed: np.ndarray | None = None
+    band_low: np.ndarray | None = None
+    band_high: np.ndarray | None = None
+    retention: np.ndarray | None = None
+    max_posterior: np.ndarray | None = None
+    rho2: np.ndarray | None = None
+    epsilon_ldp: float | None = None
+    downward_breaches: list[str] = field(default_factory=list)
+    choice_counts: dict[str, int] = field(default_factory=dict)
+    figures: dict[str, Figure] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """The guarantee's kind as the plan stated it (``"none"`` for personalized recoding)."""
+        return str(self.guarantee.get("kind", "none"))
+
+    @property
+    def has_guarantee(self) -> bool:
+        return self.kind != "none"
+
+    def privacy_lines(self) -> list[str]:
+        """The privacy summary in plain words (first line: verified or not, and what)."""
+        if not self.has_guarantee:
+            return [str(self.guarantee.get("statement", "This method gives no formal privacy guarantee."))]
+        verified = "verified" if self.guarantee.get("verified") else "NOT verified"
+        out = [f"Guarantee {verified}: {self.kind}."]
+        if self.max_posterior is not None and self.rho2 is not None:
+            protected = ~np.isnan(self.rho2)
+            out.append(
+                f"{int(protected.sum())} of {len(self.values)} values are protected: whatever released value an adversary "
+                "sees, a protected value's posterior stays at or below its rho2 (for any prior up to its rho1)."
+            )
+            if protected.any():
+                j = int(np.argmax(np.where(protected, self.max_posterior / self.rho2, -np.inf)))
+                out.append(
+                    f"Closest to its bound: {self.values[j]!r}, max posterior {self.max_posterior[j]:.4f} "
+                    f"(rho2 {self.rho2[j]:.4f})."
+                )
+        if self.epsilon_ldp is not None:
+            out.append(f"Equivalent to epsilon-local differential privacy with epsilon = {self.epsilon_ldp:.3f}.")
+        if self.downward_breaches:
+            out.append(
+                "Downward breaches (not covered by the guarantee; a frequent value's posterior can fall to rho1 or "
+                f"below): {', '.join(self.downward_breaches)}."
+            )
+        elif "not_covered" not in self.guarantee:
+            out.append("No downward breach for the data's own frequencies.")
+        not_covered = self.guarantee.get("not_covered")
+        if not_covered:
+            out += [str(n) for n in not_covered] if isinstance(not_covered, list) else [str(not_covered)]
+        return out
+
+    def utility_lines(self) -> list[str]:
+        """The utility summary in plain words."""
+        out = [f"{self.n_records:,} records."]
+        if self.utility is not None:
+            out += self.utility.lines()
+        elif self.record_utility is not None:
+            out.append(f"record utility {self.record_utility:.4f}")
+        if self.choice_counts:
+            parts = [f"{name}: {count:,}" for name, count in self.choice_counts.items()]
+            out.append("records published as " + "; ".join(parts))
+        return out
+
+
+def _label(value: object) -> str:
+    text = label_text(value)
+    return text if text else MISSING_LABEL

@@ -1,0 +1,222 @@
+"""A written dp-microagg release: re-verification from release.json and the data alone, and the
+report rebuilt from the original table (SPEC 5, SPEC 7).
+
+The recipient's check (:func:`verify_dp_release`) recomputes every Laplace scale
+``M * Delta / (k * epsilon)`` from the published parameters, checks the epsilon split, and checks that
+every released value lies in its published domain (integral for integer domains) or is a label of the
+published taxonomy, and that no attribute shows more distinct values than there are clusters.
+"""
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.methods.dp.numeric import NumericDomain, laplace_scale
+from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
+from ppdp_desktop.core.data.released import LoadedRelease
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
+
+TOLERANCE = 1e-9
+
+
+def _parameters(meta: dict) -> tuple[float, int, list[str], list[dict]]:
+    try:
+        params = meta["parameters"]
+        epsilon, k = float(params["epsilon"]), int(params["k"])
+        names, entries = [str(a) for a in params["attributes"]], list(meta["protected"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReleaseError(f"release.json: the dp-microagg parameters are malformed ({exc}).") from exc
+    if not (np.isfinite(epsilon) and epsilon > 0) or k < 1:
+        raise PrivacyError(f"release.json: epsilon must be positive and k at least 1; got {epsilon} and {k}.")
+    if [e.get("attribute") for e in entries] != names or not names:
+        raise ReleaseError("release.json: the protected attributes do not match parameters.attributes.")
+    return epsilon, k, names, entries
+
+
+def entry_domain(entry: dict) -> NumericDomain:
+    """The published domain of a numeric entry (``delta`` must equal ``hi - lo``)."""
+    try:
+        d = entry["domain"]
+        domain = NumericDomain(entry["attribute"], float(d["lo"]), float(d["hi"]), bool(d["integer"]))
+        delta = float(d["delta"])
+    except (KeyError, TypeError, ValueError, PPDPError) as exc:
+        raise ReleaseError(f"release.json: the domain of {entry.get('attribute')!r} is malformed ({exc}).") from exc
+    if abs(delta - domain.delta) > TOLERANCE * max(domain.delta, 1.0):
+        raise PrivacyError(f"{entry['attribute']!r}: published Delta {delta:g} is not hi - lo = {domain.delta:g}.")
+    return domain
+
+
+def entry_taxonomy(entry: dict) -> Taxonomy:
+    """The published taxonomy of a categorical entry."""
+    from ppdp_desktop.core.taxonomy.io import from_dict
+
+    try:
+        return from_dict(entry["taxonomy"], entry["attribute"], source=f"release.json ({entry['attribute']!r})")
+    except (KeyError, PPDPError) as exc:
+        raise ReleaseError(f"release.json: the taxonomy of {entry.get('attribute')!r} is missing or malformed ({exc}).") from exc
+
+
+def released_numbers(release: LoadedRelease, name: str) -> np.ndarray:
+    """A released numeric column as floats; a missing or non-numeric cell is an error."""
+    if name not in release.table.columns:
+        raise ReleaseError(f"The released data has no column {name!r}, a protected attribute.")
+    column = release.table[name]
+    numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(numbers))
+    if len(bad):
+        raise ReleaseError(f"{name!r}: released cell {column.iloc[bad[0]]!r} (data row {bad[0] + 1}) is not a number.")
+    return numbers
+
+
+def verify_dp_release(release: LoadedRelease) -> list[str]:
+    """Check the epsilon split, each scale, each released value and the cluster count; one line each.
+
+    Raises
+    ------
+    ReleaseError
+        release.json or the data is malformed.
+    PrivacyError
+        A published scale, share or value contradicts the claimed epsilon-DP.
+    """
+    meta = release.metadata
+    epsilon, k, names, entries = _parameters(meta)
+    if not meta.get("guarantee", {}).get("verified"):
+        raise PrivacyError("release.json does not mark the differential-privacy guarantee as verified.")
+    m, n = len(names), len(release.table)
+    shares = [float(e.get("epsilon", np.nan)) for e in entries]
+    if not np.allclose(shares, epsilon / m, rtol=TOLERANCE, atol=0) or abs(sum(shares) - epsilon) > TOLERANCE * epsilon:
+        raise PrivacyError(f"The per-attribute epsilons {shares} do not split epsilon = {epsilon:g} evenly over {m} attributes.")
+    lines = [f"epsilon split: {m} x {epsilon / m:g} = {epsilon:g} (sequential composition); k = {k}"]
+    clusters = n // k
+    for entry in entries:
+        name = entry["attribute"]
+        if entry.get("kind") == "numeric":
+            domain = entry_domain(entry)
+            expected = laplace_scale(domain.delta, m, k, epsilon)
+            scale = entry.get("laplace_scale")
+            if not isinstance(scale, (int, float)) or abs(scale - expected) > TOLERANCE * expected:
+                raise PrivacyError(f"{name!r}: published Laplace scale {scale!r} is not M*Delta/(k*epsilon) = {expected:.6g}.")
+            values = released_numbers(release, name)
+            outside = np.flatnonzero((values < domain.lo) | (values > domain.hi))
+            if len(outside):
+                raise PrivacyError(f"{name!r}: released value {values[outside[0]]:g} lies outside the domain "
+                                   f"{domain.lo:g}:{domain.hi:g}.")
+            if domain.integer and not np.all(values == np.round(values)):
+                raise PrivacyError(f"{name!r}: a released value is not a whole number although the domain is integer.")
+            distinct = len(np.unique(values))
+            what = f"Laplace scale {scale:.6g} = {m}*{domain.delta:g}/({k}*{epsilon:g}); values in {domain.lo:g}:{domain.hi:g}"
+        elif entry.get("kind") == "categorical":
+            taxonomy = entry_taxonomy(entry)
+            if name not in release.table.columns:
+                raise ReleaseError(f"The released data has no column {name!r}, a protected attribute.")
+            used = pd.unique(release.table[name])
+            unknown = [v for v in used if v not in taxonomy]
+            if unknown:
+                raise PrivacyError(f"{name!r}: released label {unknown[0]!r} is not in the published taxonomy.")
+            distinct = len(used)
+            what = f"exponential mechanism, epsilon {epsilon / m:g}; every label in the published taxonomy"
+        else:
+            raise ReleaseError(f"release.json: {name!r} has kind {entry.get('kind')!r} (numeric or categorical expected).")
+        if distinct > clusters:
+            raise PrivacyError(f"{name!r} shows {distinct} distinct values but {n:,} records in clusters of k = {k} "
+                               f"allow at most {clusters}: the noise was not shared per cluster.")
+        lines.append(f"{name}: {what}; {distinct} distinct released values <= {clusters} clusters")
+    return lines
+
+
+def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, title: str) -> list[Any]:
+    """The report of a written dp-microagg release, rebuilt from the original table.
+
+    The release is shuffled, so the per-record relative error of the release itself cannot be
+    recomputed; its variance variation and JSD (order-free) can, and the baselines are recomputed
+    on the original data at the published epsilon and k.
+    """
+    from ppdp_desktop.core.methods.dp import evaluation as ev
+    from ppdp_desktop.core.methods.dp.report import histogram_figure, row_line
+    from ppdp_desktop.core.evaluation.report_model import MethodReport
+
+    meta = release.metadata
+    epsilon, k, names, entries = _parameters(meta)
+    missing = [a for a in names if a not in original.columns]
+    if missing:
+        raise ReleaseError(f"The original table has no column {missing[0]!r}, a protected attribute of the release.")
+    m = len(names)
+    rng = np.random.default_rng(ev.EVALUATION_SEED)
+    report = MethodReport("dp-microagg", title, int(meta.get("n_records", len(release.table))),
+                          dict(meta.get("guarantee", {})), [f"epsilon = {epsilon:g} split over M = {m}; k = {k}"])
+    rows: list[ev.DPRow] = []
+    for entry in entries:
+        name = entry["attribute"]
+        if entry.get("kind") == "numeric":
+            domain, taxonomy = entry_domain(entry), None
+            x = original[name].to_numpy(dtype=np.float64)
+            released: Any = released_numbers(release, name)
+            report.lines.append(f"{name}: domain {domain.lo:g}:{domain.hi:g}, Laplace scale {entry.get('laplace_scale')}")
+            rows.append(ev.DPRow(ev.METHOD, name, k, float("nan"), ev.variance_variation(x, released),
+                                 ev.histogram_jsd(x, released, domain)))
+            clustering = None
+        else:
+            from ppdp_desktop.core.methods.dp.categorical import rank_categorical
+
+            domain, taxonomy, x = None, entry_taxonomy(entry), original[name]
+            released = release.table[name]
+            clustering = rank_categorical(x, taxonomy, k, str(meta["parameters"].get("candidates", "covering")))
+            rows.append(ev.DPRow(ev.METHOD, name, k, float("nan"), None, ev.histogram_jsd(x, released, None)))
+        baselines = ev.baseline_releases(x, domain, k, m, epsilon, rng, clustering)
+        rows += [ev.measure(method, name, kk, x, y, domain, taxonomy) for method, kk, y in baselines]
+        report.figures[f"histogram: {name}"] = histogram_figure(name, *ev.histogram_counts(x, released, domain))
+    report.lines.append("The release's rows are shuffled: its per-record relative error needs the in-memory job "
+                        "(shown as nan); variance variation and JSD do not.")
+    report.lines += [row_line(r) for r in ev._ordered(rows + ev.average_rows(rows))]
+    return [report]
+
+
+DP_MICROAGG = """\
+What was done
+  Differential privacy by individual-ranking microaggregation (epsilon = {epsilon:g}, k = {k}).
+  Each of the columns {names} was handled on its own: the records were sorted by it and cut
+  into clusters of {k} neighbouring records (the last cluster up to {k2}); every record of a cluster
+  got the cluster's centre plus ONE random shift shared by the whole cluster (numbers: Laplace noise,
+  then kept inside the published range and rounded for whole-number columns) or ONE randomly chosen
+  label of the column's taxonomy (categories). The other columns are unchanged, identifier columns
+  were removed and rows are in random order.
+{details}
+What it guarantees
+  epsilon-differential privacy with epsilon = {epsilon:g} for the protected columns: adding, removing
+  or changing any one person's record changes the chance of seeing this release by at most a factor
+  e^epsilon = {factor:.3g}. The budget is split evenly ({share:g} per column; sequential composition).
+  Columns that were not protected are published as they are and are not covered.
+{not_covered}
+How to use it
+  Analyse the values as they are: they are noisy cluster centres, so means and distributions hold
+  approximately over many records, while single records are unreliable by design. Check the
+  release (checksums, scales, ranges) with:  ppdp verify THIS_FOLDER
+"""
+
+
+def readme_text(metadata: dict[str, Any]) -> str:
+    """The dp-microagg part: what was done, per-column scales, the guarantee and what it leaves out."""
+    params = metadata.get("parameters", {})
+    epsilon, k = float(params.get("epsilon", float("nan"))), int(params.get("k", 0))
+    protected = metadata.get("protected", [])
+    details = []
+    for e in protected:
+        d = e.get("domain")
+        if d:
+            details.append(f"  {e.get('attribute')}: range {d.get('lo')} to {d.get('hi')}, Laplace scale "
+                           f"{e.get('laplace_scale', float('nan')):.4g} per cluster (M*Delta/(k*epsilon)).")
+        else:
+            details.append(f"  {e.get('attribute')}: a label of the taxonomy in release.json, drawn once per cluster.")
+    caveats = metadata.get("guarantee", {}).get("not_covered") or []
+    not_covered = "".join(textwrap.fill(str(c), 100, initial_indent="  Not covered / warning: ",
+                                        subsequent_indent="    ") + "\n" for c in caveats)
+
+    return DP_MICROAGG.format(
+        epsilon=epsilon, k=k, k2=2 * k - 1, names=", ".join(repr(e.get("attribute")) for e in protected),
+        details="\n".join(details) + "\n" if details else "", factor=math.exp(epsilon) if epsilon < 700 else float("inf"),
+        share=epsilon / max(len(protected), 1), not_covered=not_covered,
+    )

@@ -1,0 +1,103 @@
+"""Differential privacy's own settings: the columns to protect, epsilon, k, declared domains and
+taxonomies, and where categorical centroids are drawn from."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.settings import Interval, MethodSettings, OneOf
+
+CANDIDATES = ("covering", "taxonomy")
+
+
+def _domains(value: Any) -> dict[str, tuple[float, float]]:
+    return {str(c): (float(v[0]), float(v[1])) for c, v in dict(value or {}).items()}
+
+
+@dataclass
+class DPSettings(MethodSettings):
+    """Differential privacy by individual-ranking microaggregation (SPEC 5).
+
+    ``domains`` maps numeric columns to declared ``(lo, hi)`` (absent: taken from the data, which
+    discloses min and max); ``taxonomies`` maps categorical columns to a declared Taxonomy or file
+    (step 2's edited trees are used too, when they group values); ``candidates`` is where a
+    categorical cluster's centroid is drawn from ("covering": the smallest sub-taxonomy covering the
+    cluster, as in the paper; "taxonomy": every label).
+    """
+
+    attributes: list[str] = field(default_factory=list)
+    epsilon: float | None = None
+    k: int | None = None
+    domains: dict[str, tuple[float, float]] = field(default_factory=dict, metadata={"from_json": _domains})
+    taxonomies: dict[str, Any] = field(default_factory=dict, metadata={"json": False})
+    candidates: str = "covering"
+
+    constraints: ClassVar = {
+        "epsilon": Interval(low=0.0, open_low=True, optional=True),
+        "k": Interval(low=1, whole=True, optional=True),
+        "candidates": OneOf(CANDIDATES),
+    }
+    #: project files before version 3 kept these as flat fields
+    legacy: ClassVar = {"dp_attributes": "attributes", "dp_epsilon": "epsilon", "dp_k": "k", "dp_domains": "domains"}
+    flags: ClassVar = {"epsilon": "--epsilon", "k": "--k", "candidates": "--candidates"}
+    suggested: ClassVar = {"epsilon": 1.0, "k": 10}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None, where: str = "the project file") -> "DPSettings":
+        """As stored by the window, which keeps the range of a column while it is not ticked: only the
+        ranges of the protected columns are declared."""
+        settings = super().from_json(data, where)
+        settings.domains = {c: v for c, v in settings.domains.items() if c in settings.attributes}
+        return settings
+
+
+def add_arguments(group: argparse._ArgumentGroup, *, k_list: bool = False) -> None:
+    group.add_argument("--attributes", metavar="COLS", help="comma-separated columns to protect (numeric, or "
+                       "categorical with --taxonomy COL=FILE)")
+    group.add_argument("--epsilon", type=float, help="the privacy budget epsilon (> 0), split evenly over the attributes")
+    if k_list:
+        group.add_argument("--k", default="10,25,50,100", help="cluster sizes to compare, comma-separated "
+                           "(default 10,25,50,100)")
+    else:
+        group.add_argument("--k", type=int, help="cluster size k (the last cluster holds k..2k-1 records)")
+    group.add_argument("--domain", metavar="COL=LO:HI", action="append", default=[],
+                       help="declared domain of a numeric column (repeat per column); without it the data's min and "
+                            "max are used and disclosed")
+    group.add_argument("--candidates", choices=CANDIDATES, default="covering",
+                       help="categorical centroids drawn from the cluster's covering sub-taxonomy (the paper's rule, "
+                            "default) or from every taxonomy label (no data-dependent candidate set)")
+
+
+def from_args(args: argparse.Namespace) -> DPSettings:
+    from ppdp_desktop.core.data.schema import parse_column_list
+
+    return DPSettings(parse_column_list(args.attributes), args.epsilon, args.k, parse_domains(args.domain),
+                      parse_taxonomies(args.taxonomy), args.candidates)
+
+
+def parse_domains(items: list[str]) -> dict[str, tuple[float, float]]:
+    """``--domain COL=LO:HI`` (repeated) as ``{COL: (LO, HI)}``."""
+    domains = {}
+    for item in items:
+        column, eq, bounds = item.rpartition("=")
+        lo, colon, hi = bounds.partition(":")
+        try:
+            if not (eq and column and colon):
+                raise ValueError
+            domains[column] = (float(lo), float(hi))
+        except ValueError:
+            raise ParameterError(f"--domain {item!r} must look like COL=LO:HI, e.g. age=0:120.") from None
+    return domains
+
+
+def parse_taxonomies(items: list[str] | None) -> dict[str, str]:
+    """``--taxonomy COL=FILE`` (repeated) as ``{COL: FILE}``."""
+    taxonomies = {}
+    for item in items or []:
+        column, eq, path = item.partition("=")
+        if not (eq and column and path):
+            raise ParameterError(f"--taxonomy {item!r} must look like COL=FILE for dp-microagg.")
+        taxonomies[column] = path
+    return taxonomies

@@ -1,0 +1,92 @@
+"""Per-record privacy choices for personalized recoding (seed 004, SPEC 4).
+
+``1`` publish the actual value, ``2`` its alias1 (the generalized value), ``3`` its alias2 (an
+opaque code). A record's choice comes from a column of the data if one is named, else from a
+per-value default, else from one default for all.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.data.domain import label_text, text_column
+from ppdp_desktop.core.errors import InputError, ParameterError
+
+CHOICES = (1, 2, 3)
+DEFAULT_CHOICE = 2
+
+
+def _check_choice(choice: object, where: str) -> int:
+    if isinstance(choice, (int, np.integer)) and not isinstance(choice, bool) and int(choice) in CHOICES:
+        return int(choice)
+    raise ParameterError(f"The choice for {where} must be 1, 2 or 3; got {choice!r}.")
+
+
+@dataclass(frozen=True)
+class ChoiceRule:
+    """Where each record's choice comes from (small and public: it holds no per-record data)."""
+
+    column: str | None = None
+    per_value: dict[str, int] = field(default_factory=dict)
+    default: int = DEFAULT_CHOICE
+
+    def __post_init__(self) -> None:
+        _check_choice(self.default, "every record (--default-choice)")
+        for value, choice in self.per_value.items():
+            _check_choice(choice, f"value {value!r}")
+
+    def describe(self) -> str:
+        if self.column:
+            return f"each record's choice from column {self.column!r}"
+        extra = f", {len(self.per_value)} value(s) with their own default" if self.per_value else ""
+        return f"default choice {self.default}{extra}"
+
+    def choices(self, frame: pd.DataFrame, attribute: str, source: str = "the data") -> np.ndarray:
+        """Each record's choice (int8), validated; invalid entries are an error naming the rows."""
+        if self.column is not None:
+            if self.column not in frame.columns:
+                raise ParameterError(f"Choice column {self.column!r} is not in {source}.")
+            return parse_choice_column(frame[self.column], self.column, source)
+        out = np.full(len(frame), self.default, dtype=np.int8)
+        if self.per_value:
+            values = text_column(frame[attribute])
+            unknown = sorted(set(self.per_value) - set(values.unique()))
+            if unknown:
+                raise ParameterError(f"Per-value choice for {unknown[0]!r}, which does not occur in {attribute!r}.")
+            mapped = values.map(self.per_value)
+            out = np.where(mapped.notna(), mapped.fillna(0).to_numpy(dtype=np.int64), out).astype(np.int8)
+        return out
+
+
+def parse_choice_column(column: pd.Series, name: str, source: str = "the data") -> np.ndarray:
+    """Parse a column of 1/2/3 (numbers or their text); anything else is an error naming the rows."""
+    numbers = pd.to_numeric(column, errors="coerce")
+    valid = numbers.isin(CHOICES).to_numpy()
+    if not valid.all():
+        rows = np.flatnonzero(~valid)
+        shown = ", ".join(f"row {r + 1} ({label_text(column.iloc[r])!r})" for r in rows[:5])
+        more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+        raise InputError(
+            f"Choice column {name!r} of {source} must hold 1, 2 or 3 in every row; invalid: {shown}{more}."
+        )
+    return numbers.to_numpy().astype(np.int8)
+
+
+def read_value_choices(path: str) -> dict[str, int]:
+    """A CSV ``value,choice`` (header optional) of per-value default choices."""
+    try:
+        table = pd.read_csv(path, header=None, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    except (OSError, ValueError, pd.errors.ParserError) as exc:
+        raise InputError(f"Cannot read the value-choices file {path}: {exc}.") from exc
+    if table.shape[1] != 2:
+        raise InputError(f"{path} must have two columns value,choice; it has {table.shape[1]}.")
+    out: dict[str, int] = {}
+    for line, (value, choice) in enumerate(table.itertuples(index=False), start=1):
+        if line == 1 and choice.strip().lower() == "choice":
+            continue
+        if choice.strip() not in {"1", "2", "3"}:
+            raise InputError(f"{path}, line {line}: the choice for {value!r} must be 1, 2 or 3; got {choice!r}.")
+        out[value] = int(choice)
+    return out

@@ -1,0 +1,42 @@
+"""Personalized recoding's part of a release: the recipient's README section and the structure check
+(no formal guarantee is claimed)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ppdp_desktop.core.data.released import LoadedRelease
+from ppdp_desktop.core.errors import ReleaseError
+
+PERSONALIZED = """\
+What was done
+  Personalized recoding: each record of {attribute!r} shows its actual value, a generalized value or
+  a meaningless code, as chosen for that record.{graded} Identifier columns were replaced by random
+  pseudonyms and rows are in random order.
+
+What it guarantees
+  No formal privacy guarantee. It protects only as far as the meaning of the codes and the category
+  bounds stay secret; they are kept by the data custodian in a separate sealed key file.
+
+How to use it
+  Analyse the table as it is. To have codes, graded values or pseudonyms in your results decoded,
+  send the results file to the data custodian (ppdp lookup).
+"""
+
+
+
+def readme_text(metadata: dict[str, Any]) -> str:
+    text = ""
+    for entry in metadata.get("recoded", []):
+        graded = metadata.get("graded", [])
+        extra = (" Numeric columns " + ", ".join(repr(g["attribute"]) for g in graded)
+                 + " are shown as category + position within secret bounds (order kept).") if graded else ""
+        text += PERSONALIZED.format(attribute=entry["attribute"], graded=extra)
+    return text
+
+
+def verify_personalized_release(release: LoadedRelease) -> list[str]:
+    """A release without a formal guarantee must say so (and claim no perturbed attribute)."""
+    meta = release.metadata
+    if meta.get("sensitive") or meta.get("guarantee", {}).get("kind") != "none":
+        raise ReleaseError("release.json lists no perturbed attribute and no guarantee statement.")
+    return ["no formal guarantee is claimed (personalized recoding); structure checked"]

@@ -1,0 +1,37 @@
+"""What uniform and fine-grain perturbation share as methods: the report, release and README parts of a
+release whose sensitive column was perturbed with one published matrix."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ppdp_desktop.core.data.released import LoadedRelease
+from ppdp_desktop.core.evaluation.report_model import MethodReport
+from ppdp_desktop.core.methods.base import Method
+from ppdp_desktop.core.methods.perturbation import release
+from ppdp_desktop.core.evaluation.utility import UtilitySummary
+from ppdp_desktop.core.methods.perturbation.report import perturbation_part, summarize
+from ppdp_desktop.core.outcome import Anonymization
+from ppdp_desktop.core.progress import CancelToken, Progress
+
+
+class PerturbationFamily(Method):
+    """A method that perturbs the sensitive column with one matrix, under step 3's (rho1, rho2) pairs."""
+
+    def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
+                    public: bool = False) -> None:
+        perturbation_part(report, result, progress, cancel)
+
+    def reports_from_release(self, original: pd.DataFrame, release_: LoadedRelease, title: str, progress: Progress,
+                             workload_seed: int = 0) -> list[MethodReport]:
+        return release.reports_from_release(original, release_, title, progress, workload_seed)
+
+    def verify_release(self, release_: LoadedRelease) -> list[str]:
+        return release.verify_perturbed_release(release_)
+
+    def readme_text(self, metadata: dict[str, Any]) -> str:
+        return release.readme_text(metadata)
+
+    def utility_summary(self, result: Anonymization) -> UtilitySummary | None:
+        return summarize(result)

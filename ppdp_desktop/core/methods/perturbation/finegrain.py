@@ -1,0 +1,38 @@
+"""Fine-grain perturbation (seed 000, thesis ch. 5, SPEC 2.2): a retention probability per value.
+
+The retentions maximize record utility subject to each value's own (rho1_i, rho2_i) pair, solved
+exactly by :func:`ppdp_desktop.core.methods.perturbation.solver.solve_exact` (proven equal to the LP by tests).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ppdp_desktop.core.data.domain import CategoricalDomain
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.perturbation.solver import solve_exact
+from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
+from ppdp_desktop.core.methods.perturbation.plan import PerturbationPlan, prepare_perturbation
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+
+
+class FineGrainPerturbation(PerturbationFamily):
+    name = "finegrain"
+    title = "Fine-grain perturbation"
+    summary = (
+        "Each value gets its own retention probability, the largest its own (rho1, rho2) pair allows, so "
+        "common, less sensitive values stay mostly intact while rare, sensitive ones are hidden. Protects "
+        "against raising belief in a value above its rho2 (upward breaches); it does not rule out lowering "
+        "belief in a common value (downward breaches are reported, not prevented)."
+    )
+
+    def prepare(self, dataset, settings) -> PerturbationPlan:
+        return prepare_perturbation(self.name, self.plan, dataset, settings)
+
+    def plan(self, domain: CategoricalDomain, requirement: SensitivityRequirement) -> PerturbationPlan:
+        if not requirement.concern.any():
+            raise ParameterError(
+                f"No value of {domain.attribute!r} needs protection under {requirement.rule}; "
+                "lower theta or give explicit --rho1/--rho2."
+            )
+        retention = solve_exact(domain.prior, requirement.gamma)
+        return PerturbationPlan(self.name, domain, requirement, retention, {"solver": "exact"})

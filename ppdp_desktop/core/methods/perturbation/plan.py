@@ -1,0 +1,124 @@
+"""Perturbation of one categorical sensitive attribute by a retention matrix (UP and fine-grain).
+
+``P = diag(p) + 1 (1 - p)^T / m``: value ``x_i`` is kept with probability ``p_i``, else replaced
+by a uniform draw over the domain. The methods differ only in how they choose ``p``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
+from ppdp_desktop.core.methods.base import Applied
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.settings import AnonymizationSettings
+    from ppdp_desktop.core.data.dataset import Dataset
+
+
+def retention_matrix(retention: np.ndarray) -> np.ndarray:
+    """``P = diag(p) + 1 (1 - p)^T / m``: keep ``x_i`` with probability ``p_i``, else draw uniformly."""
+    m = len(retention)
+    matrix = np.tile((1.0 - retention) / m, (m, 1))
+    matrix[np.diag_indices(m)] += retention
+    return matrix
+
+
+def perturb_codes(codes: np.ndarray, retention: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Retain each code with its value's probability, else replace it by a uniform draw (vectorized)."""
+    m = len(retention)
+    threshold = retention[0] if np.all(retention == retention[0]) else retention[codes]
+    keep = rng.random(len(codes)) < threshold
+    out = rng.integers(0, m, size=len(codes), dtype=codes.dtype)
+    np.copyto(out, codes, where=keep)
+    return out
+
+
+@dataclass
+class PerturbationPlan:
+    """A plan to perturb one sensitive attribute: its domain, pairs and retention probabilities."""
+
+    method: str
+    domain: CategoricalDomain
+    requirement: SensitivityRequirement
+    retention: np.ndarray
+    parameters: dict[str, object] = field(default_factory=dict)
+    needs_pseudonyms: bool = False
+
+    @property
+    def attribute(self) -> str:
+        return self.domain.attribute
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return retention_matrix(self.retention)
+
+    @property
+    def record_utility(self) -> float:
+        """``sum_i (f_i/n) P[i][i]`` (thesis Def. 7): the chance a record keeps its value."""
+        m = self.domain.m
+        return float(np.dot(self.domain.prior, self.retention + (1.0 - self.retention) / m))
+
+    def guarantee(self) -> privacy.GuaranteeReport:
+        """Check the plan's matrix against its pairs; raises ``PrivacyError`` if it fails."""
+        return privacy.verify(self.attribute, self.domain.values, self.matrix, self.requirement, self.domain.prior)
+
+    def verify(self) -> dict[str, Any]:
+        report = self.guarantee()
+        values = self.domain.json_values()
+        return {
+            "kind": "upward (rho1, rho2)-privacy per value (gamma-amplification)",
+            "pairs": self.requirement.pairs_json(values),
+            "gamma": [None if not np.isfinite(g) else float(g) for g in self.requirement.gamma],
+            "epsilon_ldp": report.epsilon_ldp,
+            "downward_breaches": [b["value"] for b in report.downward_breaches],
+            "verified": True,
+        }
+
+    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
+        codes = self.domain.encode(frame[self.attribute])
+        released = perturb_codes(codes, self.retention, rng)
+        return Applied({self.attribute: self.domain.categorical(released)}, codes={self.attribute: (codes, released)})
+
+    def release_json(self) -> dict[str, Any]:
+        return {
+            "parameters": {k: (float(v) if isinstance(v, (np.floating, float)) else v) for k, v in self.parameters.items()},
+            "sensitive": [
+                {
+                    "attribute": self.attribute,
+                    "values": self.domain.json_values(),
+                    "retention": [float(p) for p in self.retention],
+                    "matrix": self.matrix.tolist(),
+                    "guarantee": self.verify(),
+                }
+            ],
+        }
+
+    def key_json(self) -> dict[str, Any]:
+        return {"parameters": self.release_json()["parameters"]}
+
+    def describe(self) -> list[str]:
+        return [
+            f"sensitive: {self.attribute} ({self.domain.m} values, {int(self.requirement.concern.sum())} protected; "
+            f"{self.requirement.rule})",
+            f"record utility: {self.record_utility:.4f}",
+        ]
+
+
+def prepare_perturbation(
+    name: str,
+    choose: Callable[[CategoricalDomain, SensitivityRequirement], PerturbationPlan],
+    dataset: "Dataset",
+    settings: "AnonymizationSettings",
+) -> PerturbationPlan:
+    """Count the sensitive column, set its pairs from ``settings`` and let ``choose`` plan."""
+    domain, _ = encode_column(dataset.frame[settings.sensitive], settings.sensitive, dataset.label)
+    requirement = settings.sensitivity.requirement(domain)
+    plan = choose(domain, requirement)
+    plan.parameters.setdefault("rule", requirement.rule)
+    return plan

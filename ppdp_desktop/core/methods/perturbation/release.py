@@ -1,0 +1,265 @@
+"""The perturbation family's part of a release: re-verifying each perturbed column from its published
+matrix and pairs, the recipient's README section, and the report rebuilt from the original table.
+
+The release is shuffled, but counts over a condition need no row alignment, so the count-query
+workload is rebuilt condition by condition (:func:`release_query_error`). Drawing the conditions
+exactly as :func:`~ppdp_desktop.core.evaluation.workload.count_query_error` does (same seed, same
+condition columns, values in the original's order of appearance), the figures match the in-memory
+report's.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.data.domain import label_text, text_column
+from ppdp_desktop.core.data.released import LoadedRelease
+from ppdp_desktop.core.data.schema import Kind, infer_kind
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, ReleaseError
+from ppdp_desktop.core.evaluation import metrics
+from ppdp_desktop.core.evaluation.figures import distribution_figure, posterior_figure, retention_figure
+from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport
+from ppdp_desktop.core.evaluation.utility import UtilitySummary
+from ppdp_desktop.core.evaluation.workload import (
+    SELECTIVITIES, WorkloadResult, condition_columns, draw_conditions, workload_errors,
+)
+from ppdp_desktop.core.methods.perturbation.report import monte_carlo_band
+from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.privacy import reconstruction
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
+from ppdp_desktop.core.progress import Progress, subrange
+
+PERTURBATION = """\
+What was done
+  The column {attribute!r} was randomized: each record kept its value with a probability set per
+  value (listed as "retention" in release.json) and otherwise received a value drawn uniformly from
+  the column's values. Every other column is unchanged, except that identifier columns were removed
+  and rows are in random order.
+
+What it guarantees
+  Upward (rho1, rho2)-privacy for each value listed with a pair in release.json: whatever released
+  value you see, your belief that a record really holds such a value cannot rise above its rho2 if it
+  was at most rho1 before. Equivalent to epsilon-local differential privacy with epsilon = {epsilon:.3f}.
+  It does not rule out "downward" inferences (belief in a common value falling).
+{breaches}
+How to estimate counts
+  For the records matching any condition on the unchanged columns, count each released value of
+  {attribute!r} (vector o) and solve  matrix @ f = o  with the matrix of release.json
+  (matrix[j][i] = Pr[value i released as value j]); f estimates the original counts without bias.
+  With PPDP Desktop:  ppdp estimate THIS_FOLDER --sensitive {attribute} --where "col=value"
+  (95 % intervals included; --mle for estimates that stay non-negative).
+"""
+
+
+
+def readme_text(metadata: dict[str, Any]) -> str:
+    """One README section per perturbed column."""
+    text = ""
+    for entry in metadata.get("sensitive", []):
+        guarantee = entry.get("guarantee", {})
+        breaches = guarantee.get("downward_breaches") or []
+        note = f"  Downward breaches were reported for: {', '.join(map(str, breaches))}.\n" if breaches else ""
+        text += PERTURBATION.format(attribute=entry["attribute"], epsilon=guarantee.get("epsilon_ldp", float("nan")),
+                                    breaches=note)
+    return text
+
+
+def verify_perturbed_release(release: LoadedRelease) -> list[str]:
+    """Every perturbed column re-verified; a release of this family lists at least one."""
+    entries = release.metadata.get("sensitive") or []
+    if not entries:
+        raise ReleaseError("release.json lists no perturbed attribute and no guarantee statement.")
+    return [verify_perturbed(release, entry) for entry in entries]
+
+
+def _requirement(entry: dict) -> SensitivityRequirement:
+    pairs = entry["guarantee"]["pairs"]
+    rho1 = np.array([np.nan if p["rho1"] is None else p["rho1"] for p in pairs], dtype=float)
+    rho2 = np.array([np.nan if p["rho2"] is None else p["rho2"] for p in pairs], dtype=float)
+    for p in pairs:
+        if p["rho1"] is not None:
+            check_pair(p["rho1"], p["rho2"], where=f"value {p['value']!r}")
+    return SensitivityRequirement(rho1, rho2, "as published")
+
+
+def verify_perturbed(release: LoadedRelease, entry: dict) -> str:
+    if entry.get("subtables"):
+        raise ReleaseError(f"release.json: {entry.get('attribute')!r} has sub-tables, which this method does not publish.")
+    try:
+        values, matrix = entry["values"], np.asarray(entry["matrix"], dtype=float)
+        requirement = _requirement(entry)
+        verified = entry["guarantee"].get("verified")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ReleaseError(f"release.json: the entry of {entry.get('attribute')!r} is malformed ({exc}).") from exc
+    if not verified:
+        raise PrivacyError(f"release.json does not mark the guarantee of {entry['attribute']!r} as verified.")
+    codes = release.codes(entry)
+    # The data's own prior is unknown to a recipient: the amplification check is prior-free;
+    # the posterior check uses the iterative-Bayesian estimate of the prior.
+    observed = np.bincount(codes, minlength=len(values)).astype(float)
+    prior = reconstruction.iterative_bayesian(observed, matrix, tol=1e-8) / max(len(codes), 1)
+    report = privacy.verify(entry["attribute"], values, matrix, requirement, prior)
+    return (
+        f"{entry['attribute']}: {len(codes):,} records, {int(requirement.concern.sum())} protected values, "
+        f"upward (rho1, rho2)-privacy holds (epsilon-LDP equivalent {report.epsilon_ldp:.3f})"
+    )
+
+
+
+
+def reports_from_release(original: pd.DataFrame, release: LoadedRelease, title: str, progress: Progress,
+                         workload_seed: int = 0) -> list[MethodReport]:
+    """One report per perturbed column of ``release``, rebuilt from the original table."""
+    meta = release.metadata
+    method = str(meta.get("method", ""))
+    entries = meta.get("sensitive") or []
+    identifiers = [c for c, a in meta.get("attributes", {}).items() if a.get("role") == "identifier"]
+    perturbed = [e["attribute"] for e in entries]
+    reports = []
+    for k, entry in enumerate(entries):
+        step = subrange(progress, k / len(entries), (k + 1) / len(entries))
+        reports.append(_perturbation_report(original, release, entry, title, method, identifiers + perturbed, step,
+                                            workload_seed))
+    return reports
+
+
+def _perturbation_report(
+    original: pd.DataFrame, release: LoadedRelease, entry: dict, title: str, method: str,
+    exclude: list[str], progress: Progress, workload_seed: int,
+) -> MethodReport:
+    attribute = entry["attribute"]
+    if attribute not in original.columns:
+        raise ReleaseError(f"The original table has no column {attribute!r}, the release's perturbed attribute.")
+    labels = [label_text(v) for v in entry["values"]]
+    matrix = np.asarray(entry["matrix"], dtype=float)
+    retention = np.asarray(entry["retention"], dtype=float)
+    guarantee = dict(entry.get("guarantee", {}))
+    m = len(labels)
+    progress(0.05, "Counting the original values")
+    true_codes = pd.Index(labels).get_indexer(text_column(original[attribute]))
+    if (true_codes < 0).any():
+        bad = original[attribute][true_codes < 0].iloc[0]
+        raise ReleaseError(f"The original {attribute!r} holds {bad!r}, which is not in the release's domain.")
+    released_codes = release.codes(entry)
+    counts = np.bincount(true_codes, minlength=m).astype(float)
+    report = MethodReport(
+        method=method, title=title, n_records=len(released_codes), guarantee=guarantee,
+        lines=[f"sensitive: {attribute} ({m} values)", f"released by {release.metadata.get('app', 'an unknown app')} "
+               f"on {release.metadata.get('created', 'an unknown date')}"],
+        values=[lab if lab else MISSING_LABEL for lab in labels], original=counts, retention=retention,
+    )
+    pairs = guarantee.get("pairs") or []
+    rho1 = np.array([np.nan if p.get("rho1") is None else float(p["rho1"]) for p in pairs], dtype=float)
+    rho2 = np.array([np.nan if p.get("rho2") is None else float(p["rho2"]) for p in pairs], dtype=float)
+    prior = counts / counts.sum()
+    report.record_utility = metrics.record_utility(prior, matrix)
+    if len(pairs) == m:
+        progress(0.1, "Checking the posteriors")
+        report.rho2 = rho2
+        check = privacy.verify(attribute, labels, matrix, SensitivityRequirement(rho1, rho2, "published pairs"), prior)
+        report.max_posterior = check.max_posterior
+        report.epsilon_ldp = float(check.epsilon_ldp)
+        report.downward_breaches = [str(b["value"]) or MISSING_LABEL for b in check.downward_breaches]
+    else:  # no pairs published: still show the posteriors, without bounds
+        report.max_posterior = privacy.posteriors(matrix, prior).max(axis=0)
+        report.epsilon_ldp = guarantee.get("epsilon_ldp")
+    try:
+        progress(0.2, "Reconstructing the counts")
+        observed = np.bincount(released_codes, minlength=m)
+        report.reconstructed = reconstruction.inverse(observed, matrix)
+        progress(0.3, "Repeating the perturbation")
+        report.band_low, report.band_high = monte_carlo_band(true_codes.astype(np.int64), retention, matrix)
+        progress(0.6, "Running the count-query workload")
+        columns = [c for c in condition_columns(original, exclude) if c in release.table.columns]
+        workload = (
+            release_query_error(original[columns], true_codes, release.table[columns], released_codes, matrix, seed=workload_seed)
+            if columns else None
+        )
+        in_simplex = reconstruction.iterative_bayesian(observed, matrix)
+        report.utility = UtilitySummary(
+            report.record_utility,
+            metrics.reconstruction_error(counts, report.reconstructed),
+            metrics.aggregate_utility(counts, report.reconstructed),
+            metrics.kl_divergence(counts, in_simplex),
+            metrics.chi_square(counts, in_simplex),
+            metrics.jensen_shannon(counts, in_simplex),
+            workload,
+        )
+    except ParameterError as exc:
+        report.lines.append(str(exc))
+    progress(0.85, "Drawing the figures")
+    if report.reconstructed is not None:
+        report.figures["distribution"] = distribution_figure(
+            report.values, counts, report.reconstructed, report.band_low, report.band_high
+        )
+    report.figures["retention"] = retention_figure(report.values, counts, retention, matrix)
+    if report.rho2 is not None:
+        report.figures["posterior"] = posterior_figure(report.values, report.max_posterior, report.rho2, prior)
+    return report
+
+
+def _released_codes(original: pd.Series, uniques: np.ndarray, released: pd.Series) -> np.ndarray:
+    """Codes of the released (text) cells into ``uniques`` of the original column (-1 = no match).
+
+    The released column is factorized first, so only its few distinct cells are parsed and matched.
+    """
+    cells, texts = pd.factorize(released, use_na_sentinel=False)
+    texts = pd.Series(np.asarray(texts, dtype=object)).fillna("")
+    if infer_kind(original) is Kind.NUMERIC:
+        numbers = pd.to_numeric(texts.replace("", np.nan), errors="coerce").to_numpy(dtype=float)
+        matched = pd.Index(np.asarray(uniques, dtype=float)).get_indexer(numbers)
+    else:
+        lookup: dict[str, int] = {}
+        for i, u in enumerate(uniques):
+            lookup.setdefault(label_text(u), i)
+        matched = np.array([lookup.get(str(t), -1) for t in texts], dtype=np.int64)
+    return matched[cells]
+
+
+def _small(codes: np.ndarray) -> np.ndarray:
+    """Codes in the narrowest integer type (comparisons over a million rows run faster)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if codes.max(initial=0) <= np.iinfo(dtype).max:
+            return codes.astype(dtype)
+    return codes
+
+
+def release_query_error(
+    original: pd.DataFrame,
+    true_codes: np.ndarray,
+    released: pd.DataFrame,
+    released_codes: np.ndarray,
+    matrix: np.ndarray,
+    seed: int = 0,
+    n_conditions: int = 200,
+    selectivities: tuple[float, ...] = SELECTIVITIES,
+) -> WorkloadResult:
+    """The count-query workload (SPEC 3) over two unaligned tables with the same condition columns.
+
+    ``original`` / ``true_codes`` are the original rows, ``released`` (cells as text) /
+    ``released_codes`` the release's rows in any order. For each seeded condition, the true counts come
+    from the original rows matching it and the estimate from the released rows matching it.
+    """
+    if original.shape[1] == 0:
+        raise ParameterError("The count-query workload needs at least one non-sensitive column with few values.")
+    n, m = len(true_codes), matrix.shape[0]
+    rng = np.random.default_rng(seed)
+    encoded = []
+    for c in original.columns:
+        codes, uniques = pd.factorize(original[c], use_na_sentinel=False)
+        rel = _released_codes(original[c], np.asarray(uniques), released[c])
+        encoded.append((_small(codes), _small(rel), len(uniques)))
+    inverse = np.linalg.inv(matrix)
+    actual_rows, estimate_rows = [], []
+    for condition in draw_conditions([k for _, _, k in encoded], rng, n_conditions):
+        mask_true = np.ones(n, dtype=bool)
+        mask_released = np.ones(len(released_codes), dtype=bool)
+        for col, value in condition:
+            codes, rel, _ = encoded[col]
+            mask_true &= codes == value
+            mask_released &= rel == value
+        actual_rows.append(np.bincount(true_codes[mask_true], minlength=m))
+        estimate_rows.append(inverse @ np.bincount(released_codes[mask_released], minlength=m))
+    return workload_errors(actual_rows, estimate_rows, n, selectivities)

@@ -1,0 +1,43 @@
+"""Uniform perturbation, UP (thesis ch. 3.1, SPEC 2.1): k-ary randomized response.
+
+Every value is kept with the same probability ``p = (gamma - 1)/(m - 1 + gamma)`` and otherwise
+replaced by a uniform draw over the domain, with ``gamma`` the smallest of the values' bounds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ppdp_desktop.core.data.domain import CategoricalDomain
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
+from ppdp_desktop.core.methods.perturbation.plan import PerturbationPlan, prepare_perturbation
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+
+
+def uniform_retention(gamma: float, m: int) -> float:
+    """``p = (gamma - 1)/(m - 1 + gamma)``: diagonal ``gamma/(m-1+gamma)``, off-diagonal ``1/(m-1+gamma)``."""
+    return (gamma - 1.0) / (m - 1.0 + gamma)
+
+
+class UniformPerturbation(PerturbationFamily):
+    name = "uniform"
+    title = "Uniform perturbation"
+    summary = (
+        "Every record keeps its value with the same probability and otherwise gets a random value of the "
+        "column. Protects each value up to its (rho1, rho2) pair (no observed value raises belief in a rare "
+        "value above rho2); it does not hide that a frequent value is frequent, and the strictest value sets "
+        "the noise for all."
+    )
+
+    def prepare(self, dataset, settings) -> PerturbationPlan:
+        return prepare_perturbation(self.name, self.plan, dataset, settings)
+
+    def plan(self, domain: CategoricalDomain, requirement: SensitivityRequirement) -> PerturbationPlan:
+        gamma = requirement.min_gamma
+        if not np.isfinite(gamma):
+            raise ParameterError(
+                f"No value of {domain.attribute!r} needs protection under {requirement.rule}; "
+                "lower theta or give explicit --rho1/--rho2."
+            )
+        p = uniform_retention(gamma, domain.m)
+        return PerturbationPlan(self.name, domain, requirement, np.full(domain.m, p), {"gamma": gamma})

@@ -1,0 +1,62 @@
+"""Randomized response: perturbing codes and estimating the contingency tensor axis by axis (SPEC 2.4)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ppdp_desktop.core.errors import ParameterError
+
+
+def randomize_codes(codes: np.ndarray, d: int, p: float, rng: np.random.Generator) -> np.ndarray:
+    """Keep each code with probability ``p``, else move it to one of the other ``d-1`` values uniformly."""
+    codes = np.asarray(codes, dtype=np.int64)
+    if d <= 1 or p >= 1.0:
+        return codes.copy()
+    move = rng.random(codes.shape) >= p
+    shift = rng.integers(1, d, size=codes.shape)
+    return np.where(move, (codes + shift) % d, codes)
+
+
+def inverse_rr_matrix(d: int, p: float) -> np.ndarray:
+    """Closed form ``P^{-1} = (I - q 11^T)/(p - q)`` with ``q = (1-p)/(d-1)`` (needs ``p > 1/d``)."""
+    if d == 1:
+        return np.ones((1, 1))
+    q = (1.0 - p) / (d - 1)
+    if p - q <= 0:
+        raise ParameterError(f"p = {p} is full randomization for a domain of {d}: nothing to estimate.")
+    return (np.eye(d) - q) / (p - q)
+
+
+def estimate_tensor(released: np.ndarray, matrices: Sequence[np.ndarray | None]) -> np.ndarray:
+    """Unbiased estimate ``pi_hat = P^{-1} lambda`` applied axis by axis (``None`` = not randomized)."""
+    from ppdp_desktop.core.methods.rr.risk import apply_axes
+
+    invs = []
+    for i, m in enumerate(matrices):
+        if m is None:
+            invs.append(None)
+            continue
+        try:
+            invs.append(np.linalg.inv(np.asarray(m, dtype=float)))
+        except np.linalg.LinAlgError as exc:
+            raise ParameterError(f"The matrix of attribute {i} is singular (full randomization); "
+                                 "its distribution cannot be estimated.") from exc
+    return apply_axes(released, invs)
+
+
+def project_to_simplex(tensor: np.ndarray) -> np.ndarray:
+    """Clip negative estimates to 0 and rescale so the total is unchanged."""
+    t = np.asarray(tensor, dtype=float)
+    total = t.sum()
+    c = np.clip(t, 0.0, None)
+    s = c.sum()
+    return c * (total / s) if s > 0 and total > 0 else c
+
+
+def marginal(tensor: np.ndarray, axes_kept: Sequence[int]) -> np.ndarray:
+    """Sum out every axis not in ``axes_kept`` (kept axes stay in their original order)."""
+    t = np.asarray(tensor)
+    kept = {a % t.ndim for a in axes_kept}
+    drop = tuple(a for a in range(t.ndim) if a not in kept)
+    return t.sum(axis=drop)

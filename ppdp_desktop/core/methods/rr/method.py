@@ -1,0 +1,153 @@
+"""Randomizing quasi-identifiers and/or the sensitive attribute under an attribute-disclosure bound
+(seed 001: RR-QI, RR-S, RR-Both; SPEC 1.3 and 2.4).
+
+Each randomized attribute keeps its value with probability ``p_i`` and otherwise moves to each other
+value with ``(1 - p_i)/(d_i - 1)``. The ``p_i`` minimize the expected reconstruction error subject to
+``max risk <= 1/l``: an attacker who knows a target's quasi-identifiers guesses the sensitive value
+with probability at most ``1/l``. The risk is recomputed from the data before anything is written.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
+from ppdp_desktop.core.errors import ParameterError, PrivacyError
+import argparse
+
+from ppdp_desktop.core.methods.base import Method
+from ppdp_desktop.core.methods.rr import release as rr_release
+from ppdp_desktop.core.methods.rr import settings as rr_settings
+from ppdp_desktop.core.methods.rr.settings import RANDOMIZE, RRSettings
+from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.progress import CancelToken, Progress
+from ppdp_desktop.core.methods.rr.parameters import RRParameters, optimal_parameters
+from ppdp_desktop.core.methods.rr.estimate import randomize_codes
+from ppdp_desktop.core.methods.rr.risk import contingency, max_risk, rr_matrix
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.data.released import LoadedRelease
+    from ppdp_desktop.core.evaluation.report_model import MethodReport
+    from ppdp_desktop.core.settings import AnonymizationSettings
+    from ppdp_desktop.core.data.dataset import Dataset
+
+TOLERANCE = 1e-9
+
+
+@dataclass
+class RRPlan:
+    """Domains of the quasi-identifiers and the sensitive attribute, their counts tensor and the p's."""
+
+    qi: list[CategoricalDomain]
+    sensitive: CategoricalDomain
+    counts: np.ndarray
+    parameters: RRParameters
+    method: str = "rr"
+    needs_pseudonyms: bool = False
+
+    def _randomized(self) -> list[tuple[CategoricalDomain, str, float]]:
+        out = []
+        if self.parameters.p_qi is not None:
+            out += [(d, "quasi-identifier", p) for d, p in zip(self.qi, self.parameters.p_qi) if p < 1.0]
+        if self.parameters.p_s is not None and self.parameters.p_s < 1.0:
+            out.append((self.sensitive, "sensitive", self.parameters.p_s))
+        return out
+
+    def verify(self) -> dict[str, Any]:
+        """Recompute the largest disclosure risk from the data; it must not exceed 1/l (fail closed)."""
+        risk = max_risk(self.counts, self.parameters.p_qi, self.parameters.p_s)
+        bound = 1.0 / self.parameters.l
+        if risk > bound + TOLERANCE:
+            raise PrivacyError(f"The largest attribute-disclosure risk is {risk:.4f}, above 1/l = {bound:.4f}.")
+        return {"kind": "attribute disclosure under linking attacks: risk <= 1/l", "l": self.parameters.l,
+                "max_risk": float(risk), "verified": True}
+
+    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
+        columns = {}
+        for domain, _role, p in self._randomized():
+            codes = domain.encode(frame[domain.attribute])
+            columns[domain.attribute] = domain.categorical(randomize_codes(codes, domain.m, p, rng))
+        return Applied(columns)
+
+    def release_json(self) -> dict[str, Any]:
+        randomized = [
+            {"attribute": d.attribute, "role": role, "values": d.json_values(), "p": float(p),
+             "matrix": rr_matrix(d.m, p).tolist()}
+            for d, role, p in self._randomized()
+        ]
+        return {
+            "parameters": {"l": self.parameters.l, "randomize": self.parameters.randomize,
+                           "quasi_identifiers": [d.attribute for d in self.qi]},
+            "randomized": randomized,
+            "guarantee": self.verify(),
+            "reconstruction": "Estimate the contingency table of the randomized attributes axis by axis: apply the "
+                              "inverse of each attribute's matrix along its own axis of the observed counts.",
+        }
+
+    def key_json(self) -> dict[str, Any]:
+        return {"parameters": self.release_json()["parameters"]}
+
+    def describe(self) -> list[str]:
+        parts = [f"{d.attribute} p={p:.3f}" for d, _r, p in self._randomized()] or ["nothing (already within the bound)"]
+        return [f"randomized: {', '.join(parts)}",
+                f"largest attribute-disclosure risk {self.parameters.verified_max_risk:.4f} <= 1/l = {1 / self.parameters.l:.4f}"]
+
+
+class RandomizedResponse(Method):
+    name = "rr"
+    title = "Randomized quasi-identifiers and/or sensitive value (linking-attack bound)"
+    summary = (
+        "Quasi-identifiers (age, postcode, sex) and/or the sensitive column are randomized just enough that an "
+        "attacker who knows a person's quasi-identifiers guesses their sensitive value with probability at most "
+        "1/l, while the joint distribution stays estimable. It does not hide the distribution itself and needs "
+        "the quasi-identifiers named; a record alone in its quasi-identifier group may force strong noise."
+    )
+
+    settings_type = RRSettings
+
+    def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> RRPlan:
+        rr = self.settings(settings)
+        rr.check()
+        if rr.l is None:
+            raise ParameterError("Randomized response needs --l greater than 1; got None.")
+        if not settings.quasi:
+            raise ParameterError("Randomized response needs the quasi-identifier columns: give --quasi COLS.")
+        frame = dataset.frame
+        qi, codes = [], []
+        for column in settings.quasi:
+            domain, c = encode_column(frame[column], column, dataset.label)
+            qi.append(domain)
+            codes.append(c)
+        sensitive, s_codes = encode_column(frame[settings.sensitive], settings.sensitive, dataset.label)
+        dims = [d.m for d in qi] + [sensitive.m]
+        counts = contingency(codes + [s_codes], dims)
+        return RRPlan(qi, sensitive, counts, optimal_parameters(counts, rr.l, rr.randomize))
+
+    def report_part(self, report: "MethodReport", result: Anonymization, progress: Progress, cancel: CancelToken,
+                    public: bool = False) -> None:
+        from ppdp_desktop.core.methods.rr.evaluation import evaluate_job
+
+        report.lines.append(
+            f"Largest attribute-disclosure risk {result.guarantee['max_risk']:.4f} (bound 1/l = {1 / result.guarantee['l']:.4f})."
+        )
+        for row in evaluate_job(result):
+            report.lines.append(
+                f"{row.method}: {row.note}" if row.note else
+                f"{row.method}: KL {row.kl:.4f}, chi-square {row.chi_square:.4f}, group-by error {row.groupby_error:.4f}, "
+                f"CUBE error {row.cube_error:.4f}, uncertainty-coefficient gap {row.uncertainty_gap:.4f}"
+            )
+
+    def verify_release(self, release: "LoadedRelease") -> list[str]:
+        return rr_release.verify_rr_release(release)
+
+    def readme_text(self, metadata: dict[str, Any]) -> str:
+        return rr_release.readme_text(metadata)
+
+    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
+        rr_settings.add_arguments(group)
+
+    def settings_from_args(self, args: argparse.Namespace) -> RRSettings:
+        return rr_settings.from_args(args)

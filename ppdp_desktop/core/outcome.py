@@ -1,0 +1,73 @@
+"""What a job produced, in memory: the applied plan (:class:`Applied`) and the whole outcome
+(:class:`Anonymization`). Below the methods, so a method's report part can read an outcome without
+importing the job that made it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN
+from ppdp_desktop.core.settings import AnonymizationSettings
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.methods.base import Plan
+
+
+@dataclass
+class Applied:
+    """What applying a plan produced, in the original row order.
+
+    ``columns`` replace the released columns of the same name; ``dropped`` are removed from the
+    release; ``codes`` keeps ``(true, released)`` codes of perturbed attributes for the utility
+    report; ``record_secrets`` are per-record values only the sealed key may hold.
+    """
+
+    columns: dict[str, np.ndarray]
+    dropped: list[str] = field(default_factory=list)
+    codes: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    record_secrets: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+@dataclass
+class Anonymization:
+    """The outcome of a job, in memory: the released table and what produced it.
+
+    ``applied`` is aligned with the *original* row order (for reports); ``table`` is shuffled.
+    ``seed``, ``pseudonym_map`` and the plan's key entries are secret: they go only into the key.
+    """
+
+    dataset: Dataset
+    settings: AnonymizationSettings
+    plan: "Plan"
+    guarantee: dict[str, Any]
+    table: pd.DataFrame
+    applied: Applied
+    seed: int
+    order: np.ndarray
+    pseudonym_map: pd.DataFrame | None = None
+
+    def key_payload(self) -> dict[str, Any]:
+        """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.release.keyfile`)."""
+        payload: dict[str, Any] = {
+            "method": self.plan.method,
+            "seed": str(self.seed),
+            "settings": {"sensitive": self.settings.sensitive, "identifiers": self.settings.identifiers},
+            **self.plan.key_json(),
+        }
+        if self.pseudonym_map is not None:
+            payload["pseudonyms"] = {
+                "column": PSEUDONYM_COLUMN,
+                "ids": self.pseudonym_map[PSEUDONYM_COLUMN].tolist(),
+                "identifiers": {c: _json_column(self.pseudonym_map[c]) for c in self.pseudonym_map.columns[1:]},
+                "records": {a: _json_column(pd.Series(v[self.order])) for a, v in self.applied.record_secrets.items()},
+            }
+        return payload
+
+
+def _json_column(column: pd.Series) -> list[object]:
+    """A column as JSON scalars (missing as ``None``), vectorized through pandas."""
+    return column.astype(object).where(column.notna(), None).tolist()

@@ -1,0 +1,114 @@
+"""The privacy verifier: checks a perturbation matrix against the guarantee it claims (fail closed).
+
+Checked for every plan before anything is written, and again by ``ppdp verify``:
+
+1. the matrix is a proper perturbation operator (finite, non-negative, columns sum to 1);
+2. amplification (SPEC 1.1-1.2): for each value ``x_j`` with a pair and every output ``y``,
+   ``P[y][j] <= gamma_j * min_i P[y][i]`` — this bounds the posterior of ``x_j`` by ``rho2_j`` for
+   every prior up to ``rho1_j``, so the *upward* guarantee holds whatever the adversary believes;
+3. exact posteriors for the data's own prior: the upward bound is confirmed numerically, and
+   *downward* breaches (prior >= rho2, some posterior <= rho1) are reported, never claimed away
+   (thesis Theorem 7 is wrong on this point; SPEC 1.2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.errors import PrivacyError
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+
+TOLERANCE = 1e-9
+
+
+@dataclass
+class GuaranteeReport:
+    """What the verifier established about one perturbed attribute."""
+
+    attribute: str
+    max_posterior: np.ndarray  # per value, for the data's own prior
+    achieved_gamma: np.ndarray  # per value: max_y P[y][j] / min_i P[y][i]
+    epsilon_ldp: float  # ln of the matrix's overall amplification
+    downward_breaches: list[dict[str, object]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "epsilon_ldp": self.epsilon_ldp,
+            "max_posterior": [float(x) for x in self.max_posterior],
+            "downward_breaches": self.downward_breaches,
+        }
+
+
+def posteriors(matrix: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """``post[y][x] = Pr[X = x | Y = y]`` for the given prior (rows of outputs never seen are 0)."""
+    joint = matrix * prior[None, :]
+    marginal = joint.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        post = np.where(marginal > 0, joint / marginal, 0.0)
+    return post
+
+
+def amplification(matrix: np.ndarray) -> np.ndarray:
+    """Per input value ``j``: ``max_y P[y][j] / min_i P[y][i]`` (``inf`` if a row has a zero)."""
+    row_min = matrix.min(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(matrix > 0, matrix / row_min, 1.0)
+    return ratio.max(axis=0)
+
+
+def check_operator(matrix: np.ndarray, attribute: str) -> None:
+    """Refuse anything that is not a column-stochastic square matrix."""
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise PrivacyError(f"The perturbation matrix of {attribute!r} is not square: shape {matrix.shape}.")
+    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
+        raise PrivacyError(f"The perturbation matrix of {attribute!r} has negative or non-finite entries.")
+    sums = matrix.sum(axis=0)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
+    if bad.size:
+        raise PrivacyError(
+            f"Column {bad[0]} of the perturbation matrix of {attribute!r} sums to {sums[bad[0]]:.12g}, not 1."
+        )
+
+
+def verify(
+    attribute: str,
+    values: tuple[object, ...] | list[object],
+    matrix: np.ndarray,
+    requirement: SensitivityRequirement,
+    prior: np.ndarray,
+) -> GuaranteeReport:
+    """Verify the upward (rho1_i, rho2_i) guarantee of ``matrix``; raise :class:`PrivacyError` if it fails."""
+    matrix = np.asarray(matrix, dtype=float)
+    check_operator(matrix, attribute)
+    m = matrix.shape[0]
+    if len(values) != m or requirement.rho1.shape != (m,) or prior.shape != (m,):
+        raise PrivacyError(f"The domain, the pairs and the matrix of {attribute!r} do not have the same size.")
+    concern = requirement.concern
+    gamma = requirement.gamma
+    achieved = amplification(matrix)
+    broken = np.flatnonzero(concern & (achieved > gamma * (1.0 + TOLERANCE)))
+    if broken.size:
+        j = broken[0]
+        raise PrivacyError(
+            f"Value {label_text(values[j])!r} of {attribute!r}: the matrix amplifies it {achieved[j]:.6g}-fold, "
+            f"more than gamma={gamma[j]:.6g} allowed by (rho1, rho2)=({requirement.rho1[j]:.6g}, {requirement.rho2[j]:.6g})."
+        )
+    post = posteriors(matrix, prior)
+    max_post = post.max(axis=0)
+    exposed = concern & (prior <= requirement.rho1 * (1.0 + TOLERANCE))
+    over = np.flatnonzero(exposed & (max_post > requirement.rho2 + TOLERANCE))
+    if over.size:
+        j = over[0]
+        raise PrivacyError(
+            f"Value {label_text(values[j])!r} of {attribute!r}: a released value raises its posterior to "
+            f"{max_post[j]:.6g}, above rho2={requirement.rho2[j]:.6g}."
+        )
+    breaches = []
+    seen = matrix.sum(axis=1) > 0
+    min_post = np.where(seen[:, None], post, np.inf).min(axis=0)
+    for j in np.flatnonzero(concern & (prior >= requirement.rho2) & (min_post <= requirement.rho1)):
+        breaches.append({"value": label_text(values[j]), "prior": float(prior[j]), "min_posterior": float(min_post[j])})
+    overall = float(np.max(achieved))
+    return GuaranteeReport(attribute, max_post, achieved, float(np.log(overall)) if np.isfinite(overall) else float("inf"), breaches)

@@ -1,0 +1,114 @@
+"""What a recipient can do with a release alone: re-verify its guarantee and estimate counts.
+
+The checks every release shares (checksums, record count, identifiers, pseudonyms) are made here;
+the method that made the release re-checks its own guarantee through the registry.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums
+from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.released import LoadedRelease
+from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, ReleaseError
+from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.privacy import reconstruction
+
+
+def verify_release(release: LoadedRelease) -> list[str]:
+    """Re-check checksums, structure and every claimed guarantee; raise on any failure.
+
+    Returns one line per check that passed, for the CLI and the report.
+    """
+    meta, table = release.metadata, release.table
+    check_checksums(release.folder)
+    lines = [f"checksums: every file matches {CHECKSUMS_FILE}"]
+    if meta.get("n_records") != len(table):
+        raise ReleaseError(f"release.json says {meta.get('n_records')} records but the data file has {len(table)}.")
+    removed = [n for n, a in meta.get("attributes", {}).items() if a.get("role") == "identifier"]
+    leaked = [n for n in removed if n in table.columns]
+    if leaked:
+        raise PrivacyError(f"Identifier column {leaked[0]!r} is present in the released data.")
+    pseudonyms = meta.get("pseudonym_column")
+    if pseudonyms:
+        if pseudonyms not in table.columns or table[pseudonyms].duplicated().any():
+            raise ReleaseError(f"The pseudonym column {pseudonyms!r} is missing or has duplicate ids.")
+        lines.append(f"pseudonyms: {len(table):,} distinct ids; identifiers removed")
+    try:
+        method = get_method(str(meta.get("method", "")))
+    except PPDPError:
+        raise ReleaseError(f"release.json names method {meta.get('method')!r}, which this app does not know.") from None
+    return lines + method.verify_release(release)
+
+
+def _parts(release: LoadedRelease, entry: dict, mask: np.ndarray):
+    """``(row mask, values, matrix)`` for the whole table, or for each published sub-table."""
+    subtables = entry.get("subtables")
+    if not subtables:
+        yield mask, entry["values"], np.asarray(entry["matrix"], dtype=float)
+        return
+    column = entry.get("subtable_column")
+    if column not in release.table.columns:
+        raise ReleaseError(f"release.json names sub-table column {column!r}, which is not in the data.")
+    ids = release.table[column].to_numpy()
+    for sub in subtables:
+        yield mask & (ids == str(sub["id"])), sub["values"], np.asarray(sub["matrix"], dtype=float)
+
+
+def parse_where(text: str | None, columns: list[str]) -> dict[str, str]:
+    """Parse ``"col=value,col=value"`` into a dict; unknown columns are an error naming them."""
+    conditions: dict[str, str] = {}
+    if not text:
+        return conditions
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise ParameterError(f"Condition {part.strip()!r} must look like column=value.")
+        column, value = (s.strip() for s in part.split("=", 1))
+        if column not in columns:
+            raise ParameterError(f"Column {column!r} is not in the release; its columns are: {', '.join(columns)}.")
+        conditions[column] = value
+    return conditions
+
+
+def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str], mle: bool = False) -> pd.DataFrame:
+    """Estimated count of each original value among the released records matching ``where``.
+
+    Columns: value, observed (released counts), estimate (unbiased ``P^{-1} o``, or the iterative
+    Bayesian MLE with ``mle``), and a 95 % interval from the estimator's covariance.
+    """
+    entry = release.sensitive_entry(attribute)
+    if attribute in where:
+        raise ParameterError(f"Condition on the perturbed column {attribute!r} itself is not supported; condition on other columns.")
+    mask = np.ones(len(release.table), dtype=bool)
+    for column, value in where.items():
+        mask &= (release.table[column] == value).to_numpy()
+    codes = release.codes(entry)
+    full = [label_text(v) for v in entry["values"]]
+    observed = np.zeros(len(full))
+    estimate = np.zeros(len(full))
+    variance = np.zeros(len(full))
+    # A method with sub-tables (perturbation partitioning) publishes one matrix per sub-table over its
+    # own sub-domain: estimate each sub-table on its own, then add up (the parts are independent).
+    for rows, values, matrix in _parts(release, entry, mask):
+        index = pd.Index(full).get_indexer([label_text(v) for v in values])
+        position = pd.Index(index).get_indexer(codes[rows])
+        if (position < 0).any():
+            raise ReleaseError(f"A released value of {attribute!r} lies outside its sub-table's domain.")
+        seen = np.bincount(position, minlength=len(values)).astype(float)
+        part = reconstruction.iterative_bayesian(seen, matrix) if mle else reconstruction.inverse(seen, matrix)
+        observed[index] += seen
+        estimate[index] += part
+        variance[index] += np.clip(np.diag(reconstruction.inverse_covariance(seen, matrix)), 0.0, None)
+    half = 1.96 * np.sqrt(variance)
+    return pd.DataFrame(
+        {
+            "value": ["" if v is None else v for v in entry["values"]],
+            "observed": observed.astype(np.int64),
+            "estimate": estimate,
+            "ci_low": estimate - half,
+            "ci_high": estimate + half,
+        }
+    )

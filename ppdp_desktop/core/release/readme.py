@@ -1,0 +1,35 @@
+"""``README.txt`` for the recipient of a release: what was done, what it guarantees, how to use it.
+
+The common head (files, checksums) is written here; each method writes its own sections through
+``Method.readme_text`` (the registry), from the content of ``release.json``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ppdp_desktop.core.methods import get_method
+
+COMMON = """\
+PPDP Desktop release
+====================
+Created {created} by {app}; {n_records:,} records; method: {method}.
+
+Files
+  {data_file}   the released data ({format})
+  release.json  how it was made: roles, parameters, matrices, the verified guarantee
+  report.html / report.pdf   the utility and privacy report
+  SHA256SUMS    checksums of every file; check with:  ppdp verify THIS_FOLDER
+                (or: sha256sum -c SHA256SUMS)
+
+"""
+
+
+
+def recipient_readme(metadata: dict[str, Any]) -> str:
+    """The README text for ``metadata`` (the content of release.json)."""
+    text = COMMON.format(
+        created=metadata.get("created", ""), app=metadata.get("app", "PPDP Desktop"),
+        n_records=metadata.get("n_records", 0), method=metadata.get("method", ""),
+        data_file=metadata.get("data_file", ""), format=metadata.get("format", "csv"),
+    )
+    return text + get_method(str(metadata.get("method", ""))).readme_text(metadata)

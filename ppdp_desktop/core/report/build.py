@@ -1,0 +1,87 @@
+"""The report of one anonymization: what it guarantees, what it keeps, and its figures (Qt-free).
+
+:func:`build_report` turns an :class:`~ppdp_desktop.core.outcome.Anonymization` into a
+:class:`~ppdp_desktop.core.evaluation.report_model.MethodReport`; the method that made the release
+adds its own part (reconstruction, bands, baselines, choices ...) through the registry. The GUI shows
+the report (figures wrapped in ``FigureCanvasQTAgg``) and report files save the same figures.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ppdp_desktop.core.evaluation.figures import MAX_BARS, warm_up  # noqa: F401 - the report's vocabulary
+from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport  # noqa: F401
+from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.outcome import Anonymization
+from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
+
+#: ``(key, heading)`` of the columns of :func:`comparison_rows`.
+COMPARISON_COLUMNS = (
+    ("method", "Method"),
+    ("record_utility", "Record utility"),
+    ("query_error_1pct", "Count-query error (1 %)"),
+    ("jensen_shannon", "JSD"),
+    ("epsilon_ldp", "epsilon-LDP"),
+    ("guarantee", "Guarantee"),
+)
+
+
+def build_report(result: Anonymization, progress: Progress = no_progress, cancel: CancelToken | None = None,
+                 public: bool = False) -> MethodReport:
+    """The report of ``result``: guarantee, utility, per-value figures and their plots.
+
+    Parameters
+    ----------
+    result : Anonymization
+        A finished (verified and applied) job.
+    progress, cancel
+        Progress callback and cancellation token (checked between steps).
+    public : bool
+        The copy that ships inside a release whose method says its packaged report must show released
+        data only (``Method.public_report``): nothing computed from the original records.
+
+    Returns
+    -------
+    MethodReport
+    """
+    cancel = cancel or CancelToken()
+    plan = result.plan
+    method = get_method(plan.method)
+    report = MethodReport(
+        method=plan.method,
+        title=method.title,
+        n_records=len(result.dataset.frame),
+        guarantee=dict(result.guarantee),
+        lines=list(plan.describe()),
+    )
+    method.report_part(report, result, progress, cancel, public=public)
+    progress(1.0, "Report ready")
+    return report
+
+
+def comparison_rows(reports: list[MethodReport]) -> list[dict[str, Any]]:
+    """One row per report for the side-by-side table (keys: :data:`COMPARISON_COLUMNS`).
+
+    Numbers stay numbers (``None`` where a measure does not apply); the GUI formats them.
+    """
+    rows = []
+    for r in reports:
+        error = None
+        if r.utility is not None and r.utility.workload is not None:
+            work = r.utility.workload
+            at = [i for i, s in enumerate(work.selectivity) if np.isclose(s, 0.01)]
+            if at and not np.isnan(work.mean_error[at[0]]):
+                error = float(work.mean_error[at[0]])
+        rows.append({
+            "method": r.title,
+            "record_utility": r.record_utility,
+            "query_error_1pct": error,
+            "jensen_shannon": None if r.utility is None else float(r.utility.jensen_shannon),
+            "epsilon_ldp": r.epsilon_ldp,
+            "guarantee": "none (no formal guarantee)" if not r.has_guarantee else r.kind,
+        })
+    return rows
+
+

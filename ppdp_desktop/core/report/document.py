@@ -1,0 +1,164 @@
+"""Report files: one self-contained HTML page or a PDF with every figure (Qt-free).
+
+:func:`write_html` and :func:`write_pdf` take the :class:`~ppdp_desktop.core.report.build.MethodReport`
+objects of one or more runs (from :func:`~ppdp_desktop.core.report.build.build_report`, or from
+:func:`~ppdp_desktop.core.report.from_release.reports_from_release` for a written release) and a
+:class:`ReportContext` describing the data. The text is meant for a data custodian or a recipient:
+what was done, what is guaranteed (and what is not), and how much of the data's statistics survive.
+The renderers live in :mod:`report_html` and :mod:`report_pdf`; this module holds the context and
+the tables both share.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ppdp_desktop import __version__
+from ppdp_desktop.core.progress import Progress, no_progress
+from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.outcome import Anonymization
+    from ppdp_desktop.core.data.released import LoadedRelease
+
+FIGURE_CAPTIONS = {
+    "distribution": "Original counts and the counts an analyst reconstructs from the release; the error bars show "
+                    "where the reconstruction lands in 95 % of repeated perturbations.",
+    "retention": "Per value: the chance p that a record keeps its value; otherwise it is replaced by a uniform draw.",
+    "posterior": "Per protected value: the largest belief an adversary can reach after seeing the release, "
+                 "against the bound rho2 (the data's own frequencies as prior).",
+    "choices": "How many records show their value, its alias1 or its alias2.",
+}
+
+
+@dataclass
+class ReportContext:
+    """What the report says about the data, beside the methods' results."""
+
+    data_label: str
+    n_records: int
+    columns: list[tuple[str, str]] = field(default_factory=list)  # (name, role)
+    sensitive: str = ""
+    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    app_version: str = f"PPDP Desktop {__version__}"
+
+    @classmethod
+    def from_anonymization(cls, result: "Anonymization") -> "ReportContext":
+        schema = result.dataset.schema
+        return cls(
+            data_label=result.dataset.label,
+            n_records=len(result.dataset.frame),
+            columns=[(name, attr.role.value) for name, attr in schema.attributes.items()],
+            sensitive=result.settings.sensitive,
+        )
+
+    @classmethod
+    def from_release(cls, release: "LoadedRelease", data_label: str | None = None) -> "ReportContext":
+        meta = release.metadata
+        attributes = meta.get("attributes", {})
+        sensitive = [a for a, v in attributes.items() if v.get("role") == "sensitive"]
+        return cls(
+            data_label=data_label or str(release.folder),
+            n_records=int(meta.get("n_records", len(release.table))),
+            columns=[(name, str(v.get("role", ""))) for name, v in attributes.items()],
+            sensitive=", ".join(sensitive),
+        )
+
+    def summary_lines(self) -> list[str]:
+        return [
+            f"Data: {self.data_label} ({self.n_records:,} records, {len(self.columns)} columns).",
+            f"Sensitive attribute: {self.sensitive or 'not stated'}.",
+            f"Report created {self.created} by {self.app_version}.",
+        ]
+
+
+def fmt(x: object, digits: int = 4) -> str:
+    """A number for a table cell ("-" where it does not apply)."""
+    if x is None:
+        return "-"
+    if isinstance(x, (int, np.integer)):
+        return f"{int(x):,}"
+    if isinstance(x, (float, np.floating)):
+        if np.isnan(x):
+            return "-"
+        if np.isinf(x):
+            return "inf"
+        return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.{digits}f}"
+    return str(x)
+
+
+VALUE_HEADER = ("Value", "Records", "Reconstructed", "95 % band", "Retention p", "rho1", "rho2", "Max posterior", "Status")
+
+
+def value_rows(r: MethodReport) -> list[list[str]]:
+    """The per-value table: counts, reconstruction, retention and the verified guarantee."""
+    if r.original is None:
+        return []
+    pairs = r.guarantee.get("pairs") or []
+    rho1 = [p.get("rho1") for p in pairs] if len(pairs) == len(r.values) else [None] * len(r.values)
+    breaches = set(r.downward_breaches)
+    rows = []
+    for i, value in enumerate(r.values):
+        rho2 = None if r.rho2 is None or np.isnan(r.rho2[i]) else float(r.rho2[i])
+        post = None if r.max_posterior is None else float(r.max_posterior[i])
+        if rho2 is None:
+            status = "no privacy concern"
+        elif post is not None and post <= rho2 + 1e-9:
+            status = "protected (verified)"
+        else:
+            status = "NOT within bound"
+        if value in breaches:
+            status += "; downward breach"
+        band = "-" if r.band_low is None else f"{fmt(r.band_low[i], 1)} to {fmt(r.band_high[i], 1)}"
+        rows.append([
+            value, fmt(int(r.original[i])), fmt(None if r.reconstructed is None else float(r.reconstructed[i]), 1), band,
+            fmt(None if r.retention is None else float(r.retention[i])), fmt(rho1[i]), fmt(rho2), fmt(post), status,
+        ])
+    return rows
+
+
+def utility_rows(r: MethodReport) -> list[list[str]]:
+    """Measure / value rows: record utility, distances, and the workload's error per selectivity."""
+    rows = []
+    if r.record_utility is not None:
+        rows.append(["Record utility (share of records released unchanged)", fmt(r.record_utility)])
+    u = r.utility
+    if u is not None:
+        rows += [
+            ["Aggregate utility", fmt(u.aggregate_utility)],
+            ["Reconstruction error (mean relative, per value)", fmt(u.reconstruction_error)],
+            ["KL divergence (nats)", fmt(u.kl, 5)],
+            ["Chi-square distance", fmt(u.chi_square, 5)],
+            ["Jensen-Shannon divergence (bits)", fmt(u.jensen_shannon, 5)],
+        ]
+        if u.workload is not None:
+            for s, e, q in zip(u.workload.selectivity, u.workload.mean_error, u.workload.n_queries):
+                rows.append([f"Count-query mean relative error, selectivity {s:.1%} ({q:,} queries)", fmt(e)])
+    return rows
+
+
+def comparison_table(reports: list[MethodReport]) -> tuple[list[str], list[list[str]]]:
+    header = [heading for _, heading in COMPARISON_COLUMNS]
+    body = [[fmt(row[key]) for key, _ in COMPARISON_COLUMNS] for row in comparison_rows(reports)]
+    return header, body
+
+
+def guarantee_headline(r: MethodReport) -> str:
+    """One prominent sentence: verified guarantee, or plainly none."""
+    if not r.has_guarantee:
+        return "NO FORMAL PRIVACY GUARANTEE. " + str(r.guarantee.get("statement", ""))
+    state = "verified" if r.guarantee.get("verified") else "NOT verified"
+    eps = "" if r.epsilon_ldp is None else f"; equivalent to epsilon-LDP with epsilon = {r.epsilon_ldp:.3f}"
+    return f"Guarantee {state}: {r.kind}{eps}."
+
+
+def caption(name: str) -> str:
+    return FIGURE_CAPTIONS.get(name, "")
+
+
+def figure_count(reports: list[MethodReport]) -> int:
+    return sum(len(r.figures) for r in reports)

@@ -272,7 +272,7 @@ def _settings(method: str) -> AnonymizationSettings:
     if method == "personalized":
         return AnonymizationSettings(
             sensitive=PERSONALIZED_SENSITIVE, method=method, identifiers=["id"],
-            recoding=RecodingSettings(graded=[PERSONALIZED_GRADED], categories=4), seed=1,
+            options=RecodingSettings(graded=[PERSONALIZED_GRADED], categories=4), seed=1,
         )
     return AnonymizationSettings(
         sensitive="diag", method=method, identifiers=["id"], sensitivity=SensitivitySettings(theta=THETA), seed=1
@@ -301,12 +301,10 @@ def _anonymize_sub(dataset: Dataset, method_name: str, repeat: int) -> dict[str,
     """The steps of ``core.anonymize.anonymize`` one by one (same calls, same order)."""
     settings = _settings(method_name)
     frame = dataset.frame
-    sensitive = [settings.sensitive]
-    if settings.method == "personalized":  # graded columns are sensitive too
-        sensitive += [c for c in settings.recoding.graded if c != settings.sensitive]
-    schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, settings.quasi))
-    ds = Dataset(frame, dataset.source, schema, dataset.details)
     method = get_method(method_name)
+    sensitive, quasi = method.roles(settings)  # e.g. graded columns are protected too
+    schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, quasi))
+    ds = Dataset(frame, dataset.source, schema, dataset.details)
     plan = method.prepare(ds, settings)
     rng, _ = make_rng(1)
     applied = plan.apply(frame, rng)

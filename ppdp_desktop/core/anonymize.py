@@ -56,7 +56,7 @@ def anonymize(
         table[name] = values[order]
     pseudonym_map = None
     if schema.identifiers or plan.needs_pseudonyms:
-        ids = make_pseudonyms(len(frame))
+        ids = make_pseudonyms(len(frame), rng if settings.seed is not None else None)
         table.insert(0, PSEUDONYM_COLUMN, ids.array)
         pseudonym_map = frame[schema.identifiers].take(order).reset_index(drop=True)
         pseudonym_map.insert(0, PSEUDONYM_COLUMN, ids.array)

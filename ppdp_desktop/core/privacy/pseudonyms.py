@@ -2,7 +2,9 @@
 
 Each released record gets a fresh id drawn from the operating system's secure source — never a
 hash of the identifier, which anyone could reverse by hashing guessed names. Only the sealed key
-maps a pseudonym back to the removed identifiers.
+maps a pseudonym back to the removed identifiers. A job with a fixed seed (testing, and replaying a
+project with ``ppdp run --seed``) draws them from its seeded generator instead, so the same seed gives
+the same release byte for byte.
 """
 from __future__ import annotations
 
@@ -17,16 +19,18 @@ _BYTES = 8  # 64 bits per id; duplicates are still checked and redrawn
 _CHUNK = 1 << 16  # build in blocks so a large release never holds the interpreter for long
 
 
-def _draw(n: int) -> np.ndarray:
-    return np.frombuffer(secrets.token_bytes(_BYTES * n), dtype=np.uint64).copy()
+def _draw(n: int, rng: np.random.Generator | None = None) -> np.ndarray:
+    data = secrets.token_bytes(_BYTES * n) if rng is None else rng.bytes(_BYTES * n)
+    return np.frombuffer(data, dtype=np.uint64).copy()
 
 
-def make_pseudonyms(n: int) -> pd.Series:
-    """``n`` distinct ids like ``"R3f9c0a1b2d4e5f60"``, as an Arrow-backed string Series."""
-    values = _draw(n)
+def make_pseudonyms(n: int, rng: np.random.Generator | None = None) -> pd.Series:
+    """``n`` distinct ids like ``"R3f9c0a1b2d4e5f60"``, as an Arrow-backed string Series (from ``rng``
+    when the job's seed is fixed, else from the operating system)."""
+    values = _draw(n, rng)
     while n and len(pd.unique(values)) < n:  # astronomically rare
         duplicated = pd.Series(values).duplicated().to_numpy()
-        values[duplicated] = _draw(int(duplicated.sum()))
+        values[duplicated] = _draw(int(duplicated.sum()), rng)
     chunks = []
     for start in range(0, n, _CHUNK):
         block = values[start : start + _CHUNK]

@@ -44,6 +44,7 @@ def full_project() -> Project:
             "rr": {"l": 2.5, "randomize": "qi"},
             "dp-microagg": {"attributes": ["income", "sex"], "epsilon": 0.5, "k": 7, "domains": {"income": [0.0, 250000.0]}},
         },
+        protection={"threshold": 0.3, "k": 5, "suppression": 0.01, "intervals": {"age": [5, 10, 20]}},
         release_folder="/out/release",
         key_path="/keys/release.ppdpkey",
     )
@@ -131,6 +132,7 @@ def version_2_file() -> dict:
     """``full_project`` as version 2 wrote it: every method's settings as flat fields."""
     old = full_project().to_json()
     options = old.pop("options")
+    del old["protection"]  # version 4 added the re-identification settings
     old.update(graded=["income"], categories=5, grading="equal-frequency", rr_l=2.5, rr_randomize="qi",
                dp_attributes=["income", "sex"], dp_epsilon=0.5, dp_k=7, dp_domains={"income": [0.0, 250000.0]})
     assert options["rr"] == {"l": 2.5, "randomize": "qi"}
@@ -142,8 +144,11 @@ def test_version_2_files_keep_each_methods_settings(tmp_path):
     path = tmp_path / "v2.json"
     path.write_text(json.dumps(version_2_file()), encoding="utf-8")
     loaded = Project.load(path)
-    assert loaded == full_project()
+    expected = full_project()
+    expected.protection = {"threshold": 0.2, "k": None, "suppression": 0.05, "intervals": {}}  # the defaults
+    assert loaded == expected
     assert loaded.method_settings("rr").l == 2.5 and loaded.method_settings("personalized").categories == 5
+    assert loaded.protection_settings().k is None and full_project().protection_settings().k == 5
 
 
 def test_version_1_files_get_the_dp_defaults(tmp_path):

@@ -22,6 +22,7 @@ COMMANDS = {
     "report": commands.run_report,
     "compare": commands.run_compare,
     "run": commands.run_project_file,
+    "risk": commands.run_risk,
     "selftest": selftest.run,
 }
 

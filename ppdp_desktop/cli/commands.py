@@ -37,8 +37,67 @@ def _settings(args: argparse.Namespace):
             value_choices=read_value_choices(args.value_choices) if args.value_choices else {},
         ),
         options=method.settings_from_args(args),
+        protection=_protection(args),
         seed=args.seed,
     )
+
+
+def _protection(args: argparse.Namespace):
+    """``--k-anonymity``, ``--suppression``, ``--hierarchy COL=FILE``, ``--intervals COL=W,...``, ``--threshold``."""
+    from ppdp_desktop.core.settings import ProtectionSettings
+
+    hierarchies = {}
+    for item in args.hierarchy:
+        column, eq, path = item.partition("=")
+        if not (eq and column and path):
+            raise ParameterError(f"--hierarchy {item!r} must look like COL=FILE, e.g. age=age_hierarchy.csv.")
+        hierarchies[column] = path
+    intervals = {}
+    for item in args.intervals:
+        column, eq, widths = item.partition("=")
+        try:
+            if not (eq and column and widths):
+                raise ValueError
+            intervals[column] = [float(w) for w in widths.split(",")]
+        except ValueError:
+            raise ParameterError(f"--intervals {item!r} must look like COL=W1,W2,..., e.g. age=5,10,20.") from None
+    protection = ProtectionSettings(args.k_anonymity, args.suppression, args.threshold, hierarchies, intervals)
+    protection.check()
+    return protection
+
+
+def run_risk(args: argparse.Namespace) -> int:
+    """``ppdp risk``: the re-identification risk of a data file (or of a release's quasi-identifiers)."""
+    from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.data.released import META_FILE, read_release
+    from ppdp_desktop.core.data.schema import parse_column_list
+    from ppdp_desktop.core.privacy.risk import analyse_risk
+
+    path = Path(args.data)
+    quasi = parse_column_list(args.quasi)
+    if path.is_dir() or (path.suffix.lower() == ".zip" and path.is_file()):
+        release = read_release(path)
+        frame, label = release.table, f"the release {path.name}"
+        named = (release.metadata.get("reidentification") or {}).get("quasi_identifiers") or [
+            n for n, a in release.metadata.get("attributes", {}).items() if a.get("role") == "quasi-identifier"]
+        quasi = quasi or list(named)
+        if not quasi:
+            raise ParameterError(f"{META_FILE} of {path.name} names no quasi-identifier; give --quasi COLS.")
+        suppressed = frame[quasi].eq("*").all(axis=1)
+        frame = frame[~suppressed]  # suppressed records cannot be linked by their quasi-identifiers
+    else:
+        dataset = load_table(path, sep=args.sep, encoding=args.encoding)
+        frame, label = dataset.frame, dataset.label
+        if not quasi:
+            raise ParameterError("Give the quasi-identifier columns: --quasi COLS (e.g. --quasi age,sex,postcode).")
+    analysis = analyse_risk(frame, quasi, args.threshold, args.k)
+    if args.json:
+        print(json.dumps(analysis.to_json(), indent=2))
+    else:
+        print(f"Re-identification risk of {label} on {', '.join(quasi)} (records alone or in small groups):")
+        for line in analysis.lines():
+            print(f"  {line}")
+    return 0
 
 
 def run_anonymize(args: argparse.Namespace) -> int:
@@ -108,9 +167,13 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
     if guarantee.get("kind") != "none":
         extra = (f"; epsilon-LDP equivalent {guarantee['epsilon_ldp']:.3f}" if "epsilon_ldp" in guarantee
                  else f"; largest risk {guarantee['max_risk']:.4f}" if "max_risk" in guarantee else "")
-        lines.append(f"  guarantee verified: {guarantee['kind']}{extra}")
+        lines.append(f"  Sensitive values: guarantee verified: {guarantee['kind']}{extra}")
         if guarantee.get("downward_breaches"):
             lines.append(f"  downward breaches reported for: {', '.join(guarantee['downward_breaches'])}")
+    else:
+        lines.append("  Sensitive values: no formal guarantee (see the release's statement)")
+    if result.reidentification is not None:
+        lines += [f"  {line}" for line in result.reidentification.lines()]
     if key:
         lines.append(f"  sealed key: {key} (keep it apart from the release)")
     print("\n".join(lines))

@@ -44,6 +44,21 @@ def _method_args(p: argparse.ArgumentParser) -> None:
             p._action_groups.remove(group)
 
 
+def _protection_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("re-identification: protect the quasi-identifiers (--quasi) by generalization")
+    g.add_argument("--k-anonymity", dest="k_anonymity", type=int, metavar="K",
+                   help="generalize the quasi-identifiers until every record shares them with at least K-1 others "
+                        "(the optimal full-domain generalization; see --hierarchy / --intervals)")
+    g.add_argument("--suppression", type=float, default=0.05,
+                   help="largest share of records whose quasi-identifiers may be suppressed to '*' (default 0.05)")
+    g.add_argument("--hierarchy", metavar="COL=FILE", action="append", default=[],
+                   help="generalization hierarchy of a quasi-identifier: an ARX hierarchy .csv or our .json (repeat)")
+    g.add_argument("--intervals", metavar="COL=W1,W2,...", action="append", default=[],
+                   help="interval widths of a numeric quasi-identifier, finest first, e.g. age=5,10,20 (repeat)")
+    g.add_argument("--threshold", type=float, default=0.2,
+                   help="re-identification risk above which a record counts as at risk (default 0.2)")
+
+
 def _dp_compare_args(p: argparse.ArgumentParser) -> None:
     from ppdp_desktop.core.methods.dp.settings import add_arguments
 
@@ -84,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     _sensitivity_args(an)
     _choice_args(an)
     _method_args(an)
+    _protection_args(an)
     _key_args(an)
     an.add_argument("--seed", type=int, help="fix the random seed (testing only: a guessable seed voids the guarantee)")
     an.add_argument("--sep", help="input delimiter (default: sniffed among , ; TAB |)")
@@ -116,6 +132,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", dest="fmt", choices=("csv", "xlsx", "sav", "parquet"), default="csv",
                      help="format of the released data (default csv)")
     run.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
+
+    rk = sub.add_parser("risk", help="re-identification risk of a data file or a release: how many records are "
+                        "unique on their quasi-identifiers (ARX's prosecutor model)")
+    rk.add_argument("data", help="a data file, or a release folder / .zip")
+    rk.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (default for a release: those it names)")
+    rk.add_argument("--threshold", type=float, default=0.2, help="risk above which a record counts as at risk "
+                    "(default 0.2)")
+    rk.add_argument("--k", type=int, help="also count records in groups smaller than k")
+    rk.add_argument("--json", action="store_true", help="print JSON instead of sentences")
+    rk.add_argument("--sep", help="input delimiter (default: sniffed)")
+    rk.add_argument("--encoding", help="input encoding (default: sniffed)")
 
     sub.add_parser("selftest", help="run the demo job end to end in a temporary folder (load, plan, verify, apply, "
                    "report, export, seal and open the key); exit 0 only if every step passed")

@@ -17,6 +17,7 @@ from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
 from ppdp_desktop.core.privacy.randomness import make_rng
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
+from ppdp_desktop.core.protection import measure, protect, released_quasi
 from ppdp_desktop.core.settings import AnonymizationSettings
 
 
@@ -38,6 +39,15 @@ def anonymize(
     sensitive, quasi = method.roles(settings)
     schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, quasi))
     dataset = replace(dataset, schema=schema)
+    protection = settings.protection
+    if protection.k is not None and method.randomizes_quasi:
+        raise ParameterError(
+            f"{method.title} randomizes the quasi-identifiers itself; k-anonymity by generalization goes in front of "
+            "the methods that leave them as they are. Choose one of the two."
+        )
+    progress(0.03, "Generalizing the quasi-identifiers")
+    generalization = protect(frame, quasi, schema, protection, settings.taxonomies)
+    cancel.check()
     progress(0.05, "Planning")
     plan = method.prepare(dataset, settings)
     cancel.check()
@@ -54,6 +64,10 @@ def anonymize(
     table = frame[keep].take(order).reset_index(drop=True)
     for name, values in applied.columns.items():
         table[name] = values[order]
+    released = released_quasi(frame, quasi, generalization, applied.columns)
+    if generalization is not None:
+        for name in quasi:
+            table[name] = released[name].to_numpy()[order]
     pseudonym_map = None
     if schema.identifiers or plan.needs_pseudonyms:
         ids = make_pseudonyms(len(frame), rng if settings.seed is not None else None)
@@ -61,5 +75,8 @@ def anonymize(
         pseudonym_map = frame[schema.identifiers].take(order).reset_index(drop=True)
         pseudonym_map.insert(0, PSEUDONYM_COLUMN, ids.array)
     cancel.check()
+    progress(0.9, "Measuring the re-identification risk")
+    reidentification = measure(frame, released, table, quasi, protection, generalization, method.randomizes_quasi)
     progress(1.0, "Done")
-    return Anonymization(dataset, settings, plan, guarantee, table, applied, seed, order, pseudonym_map)
+    return Anonymization(dataset, settings, plan, guarantee, table, applied, seed, order, pseudonym_map,
+                         reidentification)

@@ -14,6 +14,7 @@ from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN
 from ppdp_desktop.core.settings import AnonymizationSettings
 
 if TYPE_CHECKING:
+    from ppdp_desktop.core.evaluation.reidentification import Reidentification
     from ppdp_desktop.core.methods.base import Plan
 
 
@@ -49,6 +50,7 @@ class Anonymization:
     seed: int
     order: np.ndarray
     pseudonym_map: pd.DataFrame | None = None
+    reidentification: "Reidentification | None" = None  # the risk side (public figures)
 
     def key_payload(self) -> dict[str, Any]:
         """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.release.keyfile`)."""

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.errors import InputError, ParameterError
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
-from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings, MethodSettings, SensitivitySettings
+from ppdp_desktop.core.settings import (
+    AnonymizationSettings, ChoiceSettings, MethodSettings, ProtectionSettings, SensitivitySettings,
+)
 from ppdp_desktop.core.taxonomy.io import from_dict, to_dict
 from ppdp_desktop.core.taxonomy.node import data_labels
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
@@ -23,7 +25,7 @@ from ppdp_desktop.core.taxonomy.tree import Taxonomy
 if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
 
-PROJECT_VERSION = 3
+PROJECT_VERSION = 4
 DP_DEFAULTS: dict[str, Any] = {"dp_attributes": [], "dp_epsilon": 1.0, "dp_k": 10, "dp_domains": {}}
 
 
@@ -48,6 +50,7 @@ class Project:
     default_choice: int = 2
     value_choices: dict[str, int] = field(default_factory=dict)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # method name -> its settings (JSON)
+    protection: dict[str, Any] = field(default_factory=dict)  # re-identification: threshold, k, suppression, intervals
     taxonomies: dict[str, dict[str, Any]] = field(default_factory=dict)
     release_folder: str | None = None
     key_path: str | None = None
@@ -78,6 +81,11 @@ class Project:
     def set_method_settings(self, settings: MethodSettings, method: str | None = None) -> None:
         self.options[method or self.method] = settings.to_json()
 
+    def protection_settings(self) -> ProtectionSettings:
+        """Re-identification: the risk threshold and, if asked, k-anonymity (hierarchies are the trees of
+        step 2, or interval widths for numeric quasi-identifiers)."""
+        return ProtectionSettings.from_json(self.protection, "the project's re-identification settings")
+
     # --- to the job ------------------------------------------------------------------------
     def settings(self, method: str | None = None, taxonomies: dict[str, Taxonomy] | None = None,
                  seed: int | None = None) -> AnonymizationSettings:
@@ -102,6 +110,7 @@ class Project:
             choices=ChoiceSettings(self.choice_column, self.default_choice, dict(self.value_choices)),
             options=self.method_settings(name),
             taxonomies=trees,
+            protection=self.protection_settings(),
             seed=seed,
         )
         # A column the method protects is not also kept as a quasi-identifier; a sensitive column that a
@@ -187,7 +196,14 @@ def _options_per_method(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-MIGRATIONS: dict[int, Any] = {1: _add_dp_defaults, 2: _options_per_method}  # version -> function(data) -> version + 1
+def _add_protection(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 -> 4: re-identification settings appear (threshold 0.2, no k: quasi-identifiers as they are)."""
+    data = dict(data)
+    data.setdefault("protection", {"threshold": 0.2, "k": None, "suppression": 0.05, "intervals": {}})
+    return data
+
+
+MIGRATIONS: dict[int, Any] = {1: _add_dp_defaults, 2: _options_per_method, 3: _add_protection}  # version -> function(data) -> version + 1
 
 
 def migrate(data: dict[str, Any], name: str) -> dict[str, Any]:

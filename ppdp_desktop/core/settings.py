@@ -168,11 +168,36 @@ class ChoiceSettings:
 
 
 @dataclass
+class ProtectionSettings(MethodSettings):
+    """Re-identification: the risk threshold for the report and, optionally, k-anonymity of the
+    quasi-identifiers by generalization with their hierarchies and a record-suppression limit.
+
+    ``hierarchies`` maps a quasi-identifier to a Taxonomy or a hierarchy file (ARX CSV or our JSON);
+    ``intervals`` maps a numeric quasi-identifier to interval widths (e.g. ``[5, 10, 20]``). A
+    quasi-identifier with neither uses the tree edited in step 2.
+    """
+
+    k: int | None = None
+    suppression: float = 0.05
+    threshold: float = 0.2
+    hierarchies: dict[str, Any] = field(default_factory=dict, metadata={"json": False})
+    intervals: dict[str, list[float]] = field(default_factory=dict)
+
+    constraints: ClassVar = {
+        "k": Interval(low=1, whole=True, optional=True),
+        "suppression": Interval(low=0.0, high=0.99),
+        "threshold": Interval(low=0.0, high=1.0, open_low=True),
+    }
+    flags: ClassVar = {"k": "--k-anonymity", "suppression": "--suppression", "threshold": "--threshold"}
+
+
+@dataclass
 class AnonymizationSettings:
     """Everything the job needs besides the data: the common choices and the method's own settings.
 
     ``taxonomies`` are the trees edited in step 2 (attribute -> Taxonomy), which a method may use for
-    its columns; ``options`` is the chosen method's settings object (see :class:`MethodSettings`).
+    its columns; ``options`` is the chosen method's settings object (see :class:`MethodSettings`);
+    ``protection`` says how the quasi-identifiers are protected and the risk judged.
     """
 
     sensitive: str
@@ -183,6 +208,7 @@ class AnonymizationSettings:
     choices: ChoiceSettings = field(default_factory=ChoiceSettings)
     options: MethodSettings = field(default_factory=NoSettings)
     taxonomies: dict[str, Any] = field(default_factory=dict)
+    protection: ProtectionSettings = field(default_factory=ProtectionSettings)
     seed: int | None = None
 
 

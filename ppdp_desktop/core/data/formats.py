@@ -36,9 +36,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
-import os
 
+from ppdp_desktop.core.data.csv_writer import write_csv, write_csv_atomic  # noqa: F401 - re-exported
 from ppdp_desktop.core.data.dataset import TableLabels
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.data.schema import Kind, infer_kind
@@ -369,24 +368,3 @@ def _read_xlsx(path: Path) -> pd.DataFrame:
     frame = pd.DataFrame(dict(enumerate(text)), index=pd.RangeIndex(len(columns[0]) if columns else 0))
     frame.columns = ["" if h is None else str(h) for h in header]
     return frame
-
-
-def write_csv(table: pd.DataFrame, path: Path, sep: str) -> None:
-    """UTF-8 CSV with a header, text cells quoted, missing values as empty cells (pyarrow's fast writer)."""
-    arrow = pa.Table.from_pandas(table, preserve_index=False)
-    options = pacsv.WriteOptions(delimiter=sep, quoting_style="needed")
-    pacsv.write_csv(arrow, str(path), write_options=options)
-
-
-def write_csv_atomic(table: pd.DataFrame, path: Path, sep: str = ",") -> None:
-    """Write a CSV through a temporary file in the same folder, renamed into place when complete."""
-    path = Path(path)
-    if not path.resolve().parent.is_dir():
-        raise ReleaseError(f"The folder {path.resolve().parent} does not exist.")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        write_csv(table, tmp, sep)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.evaluation.reidentification import Reidentification
 from ppdp_desktop.core.evaluation.utility import UtilitySummary
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class MethodReport:
     downward_breaches: list[str] = field(default_factory=list)
     choice_counts: dict[str, int] = field(default_factory=dict)
     figures: dict[str, Figure] = field(default_factory=dict)
+    reidentification: Reidentification | None = None
 
     @property
     def kind(self) -> str:
@@ -92,6 +94,20 @@ class MethodReport:
         if not_covered:
             out += [str(n) for n in not_covered] if isinstance(not_covered, list) else [str(not_covered)]
         return out
+
+    @property
+    def risk_level(self) -> str:
+        """The re-identification verdict's colour: ``ok`` (k verified), ``warning`` or ``danger``."""
+        r = self.reidentification
+        if r is None or not r.quasi:
+            return "warning"
+        return "ok" if r.protected else "warning" if r.verdict == "low" else "danger"
+
+    def reidentification_lines(self) -> list[str]:
+        """The second verdict in plain words: who can be singled out by their quasi-identifiers."""
+        if self.reidentification is None:
+            return ["Re-identification: not measured for this report (the release's own figures are in release.json)."]
+        return self.reidentification.lines()
 
     def utility_lines(self) -> list[str]:
         """The utility summary in plain words."""

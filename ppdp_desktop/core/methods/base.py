@@ -73,6 +73,8 @@ class Method:
     needs_key: ClassVar[bool] = False
     #: the report inside the package shows released data only (nothing from the original records)
     public_report: ClassVar[bool] = False
+    #: it randomizes the quasi-identifiers itself (k-anonymity by generalization does not apply in front of it)
+    randomizes_quasi: ClassVar[bool] = False
 
     # --- the job --------------------------------------------------------------------------------
     def settings(self, settings: AnonymizationSettings) -> MethodSettings:

@@ -58,6 +58,8 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv") -> dict[
         metadata["pseudonym_column"] = PSEUDONYM_COLUMN
     metadata.update(result.plan.release_json())
     metadata.setdefault("reconstruction", RECONSTRUCTION)
+    if result.reidentification is not None:
+        metadata["reidentification"] = result.reidentification.to_json()
     return metadata
 
 

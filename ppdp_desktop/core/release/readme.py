@@ -32,4 +32,28 @@ def recipient_readme(metadata: dict[str, Any]) -> str:
         n_records=metadata.get("n_records", 0), method=metadata.get("method", ""),
         data_file=metadata.get("data_file", ""), format=metadata.get("format", "csv"),
     )
+    text += _verdicts(metadata)
     return text + get_method(str(metadata.get("method", ""))).readme_text(metadata)
+
+
+def _verdicts(metadata: dict[str, Any]) -> str:
+    """The two verdicts side by side: the sensitive values' guarantee and the re-identification risk."""
+    guarantee = metadata.get("guarantee") or next(
+        (e.get("guarantee") for e in metadata.get("sensitive", []) if e.get("guarantee")), {})
+    kind = guarantee.get("kind", "none")
+    sensitive = (f"guarantee verified ({kind})" if guarantee.get("verified") else
+                 "no formal guarantee" if kind == "none" else f"guarantee stated ({kind})")
+    risk = metadata.get("reidentification")
+    if not risk:
+        reid = "not measured"
+    elif not risk.get("quasi_identifiers"):
+        reid = "not measured: no quasi-identifiers were named"
+    elif risk.get("generalization"):
+        g = risk["generalization"]
+        reid = (f"protected: k-anonymity with k = {g.get('k')} verified ({g.get('suppressed', 0):,} records "
+                f"suppressed)")
+    else:
+        after = risk.get("release", {})
+        reid = (f"NOT protected: {after.get('sample_uniques', 0):,} of {after.get('n_records', 0):,} records are "
+                f"the only one with their {', '.join(risk['quasi_identifiers'])}")
+    return f"Two verdicts\n  Sensitive values: {sensitive}.\n  Re-identification: {reid}.\n\n"

@@ -55,6 +55,7 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         n_records=len(result.dataset.frame),
         guarantee=dict(result.guarantee),
         lines=list(plan.describe()),
+        reidentification=result.reidentification,
     )
     method.report_part(report, result, progress, cancel, public=public)
     progress(1.0, "Report ready")

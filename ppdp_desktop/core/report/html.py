@@ -21,6 +21,8 @@ table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}th,td{border:1px 
 th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .ok{background:#e8f4ea;border-left:5px solid #2e7d32;padding:.6rem 1rem}
 .none{background:#fdecea;border-left:5px solid #c62828;padding:.6rem 1rem;font-weight:bold;font-size:1.05rem}
+.warning{background:#fff4e0;border-left:5px solid #c77800;padding:.6rem 1rem;font-weight:bold}
+.danger{background:#fdecea;border-left:5px solid #c62828;padding:.6rem 1rem;font-weight:bold}
 figure{margin:1rem 0}figcaption{font-size:.85rem;color:#555}figure svg{max-width:100%;height:auto}
 """
 
@@ -81,9 +83,13 @@ def render_html(reports: list[MethodReport], context: ReportContext, progress: P
         parts += ["<h2>Comparison of the methods</h2>", _table(header, body)]
     for r in reports:
         parts.append(f'<section><h2>{esc(r.title)} <small>({esc(r.method)})</small></h2>')
-        parts.append(f'<p class="{"ok" if r.has_guarantee else "none"}">{esc(guarantee_headline(r))}</p>')
+        parts.append(f'<p class="{"ok" if r.has_guarantee else "none"}">Sensitive values: {esc(guarantee_headline(r))}</p>')
+        verdict = r.reidentification_lines()
+        parts.append(f'<p class="{r.risk_level}">{esc(verdict[0])}</p>')
         parts += ["<h3>Method</h3>", _list(r.lines)]
         parts += ["<h3>Privacy</h3>", _list(r.privacy_lines())]
+        if len(verdict) > 1:
+            parts += ["<h3>Re-identification</h3>", _list(verdict[1:])]
         if r.has_guarantee and not r.kind.startswith("epsilon-differential privacy"):
             parts.append(
                 "<p>The guarantee is upward: for each protected value, no released value can raise an adversary's "

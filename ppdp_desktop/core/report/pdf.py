@@ -15,6 +15,7 @@ from ppdp_desktop.core.report.document import (
 )
 
 PAGE = (8.27, 11.69)  # A4 portrait, inches
+RISK_COLORS = {"ok": "#2e7d32", "warning": "#a15c00", "danger": "#c62828"}
 ROWS_PER_PAGE = 45
 WRAP = 95
 
@@ -85,13 +86,20 @@ def render_pdf(reports: list[MethodReport], context: ReportContext, path: Path, 
         for r in reports:
             page.gap(0.015)
             page.line(f"{r.title} ({r.method})", size=12, bold=True)
-            page.line(guarantee_headline(r), size=10, bold=True, color="#2e7d32" if r.has_guarantee else "#c62828")
+            page.line("Sensitive values: " + guarantee_headline(r), size=10, bold=True,
+                      color="#2e7d32" if r.has_guarantee else "#c62828")
+            verdict = r.reidentification_lines()
+            page.line(verdict[0], size=10, bold=True, color=RISK_COLORS[r.risk_level])
             page.line("Method", bold=True)
             for line in r.lines:
                 page.line(line, indent=0.02)
             page.line("Privacy", bold=True)
             for line in r.privacy_lines():
                 page.line(line, indent=0.02)
+            if len(verdict) > 1:
+                page.line("Re-identification", bold=True)
+                for line in verdict[1:]:
+                    page.line(line, indent=0.02)
             page.line("Utility", bold=True)
             for line in r.utility_lines():
                 page.line(line, indent=0.02)

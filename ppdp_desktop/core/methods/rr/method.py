@@ -8,6 +8,7 @@ with probability at most ``1/l``. The risk is recomputed from the data before an
 """
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +17,6 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
-import argparse
-
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.rr import release as rr_release
 from ppdp_desktop.core.methods.rr import settings as rr_settings
@@ -107,6 +106,7 @@ class RandomizedResponse(Method):
     )
 
     settings_type = RRSettings
+    randomizes_quasi = True
 
     def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> RRPlan:
         rr = self.settings(settings)

@@ -1,0 +1,103 @@
+"""The chosen generalization: the node, its figures, and how to apply it to the records."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.generalization.hierarchy import ROOT, Hierarchy
+from ppdp_desktop.core.generalization.table import encode_frame, row_class_sizes
+
+
+@dataclass(frozen=True)
+class Generalization:
+    """The optimal node of the generalization lattice for ``k`` and the suppression limit.
+
+    Attributes
+    ----------
+    levels, heights : dict of str to int
+        Per quasi-identifier, the chosen level and the hierarchy's height ``H``.
+    k : int
+    suppression_limit : float
+        The largest share of records that may be suppressed.
+    n_records, suppressed : int
+        Records in the table, and how many of them are suppressed (their classes are smaller than ``k``).
+    precision : float
+        Sweeney's Prec of the node (1 = nothing generalized; see :mod:`~ppdp_desktop.core.generalization.lattice`).
+    n_nodes_checked : int
+        Lattice nodes whose classes were computed (a measure of the search's work).
+    hierarchies : dict of str to Hierarchy
+        The hierarchies the levels refer to.
+    """
+
+    levels: dict[str, int]
+    heights: dict[str, int]
+    k: int
+    suppression_limit: float
+    n_records: int
+    suppressed: int
+    precision: float
+    n_nodes_checked: int
+    hierarchies: dict[str, Hierarchy] = field(repr=False, compare=False)
+
+    def suppressed_mask(self, frame: pd.DataFrame) -> np.ndarray:
+        """True for each record of ``frame`` whose class at this node is smaller than ``k``."""
+        return self._generalized(frame)[1]
+
+    def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The quasi-identifier columns of ``frame`` as their labels at the chosen levels (text), with
+        every quasi-identifier of a suppressed record ``"*"``; same index and row order as ``frame``.
+
+        Classes are recomputed on ``frame``: on other records than the search saw, check the result
+        with :func:`~ppdp_desktop.core.generalization.verify.check_k_anonymity` before releasing it.
+        """
+        codes, mask = self._generalized(frame)
+        columns = {}
+        for (name, hierarchy), generalized in zip(self.hierarchies.items(), codes):
+            labels = hierarchy.label_array(self.levels[name])[generalized]
+            labels[mask] = ROOT
+            columns[name] = labels
+        return pd.DataFrame(columns, index=frame.index)
+
+    def to_json(self) -> dict[str, object]:
+        """The public figures: levels and heights per quasi-identifier, k, the limit, suppression, precision."""
+        return {
+            "levels": dict(self.levels),
+            "heights": dict(self.heights),
+            "k": self.k,
+            "suppression_limit": self.suppression_limit,
+            "n_records": self.n_records,
+            "suppressed": self.suppressed,
+            "precision": round(self.precision, 6),
+        }
+
+    def lines(self) -> list[str]:
+        """The generalization in plain words, one line per quasi-identifier and a few for the figures."""
+        out = []
+        for name, hierarchy in self.hierarchies.items():
+            level, height = self.levels[name], self.heights[name]
+            if level == 0:
+                out.append(f"{name}: kept as is (level 0 of {height})")
+            elif level == height:
+                out.append(f"{name}: not released, every value shown as {hierarchy.labels(level)[0]!r} (level {level} of {height})")
+            else:
+                value = hierarchy.example
+                label = hierarchy.labels(level)[hierarchy.level_codes[level][hierarchy.values.index(value)]]
+                out.append(f"{name}: level {level} of {height} (e.g. {value} becomes {label})")
+        share = self.suppressed / self.n_records if self.n_records else 0.0
+        out.append(f"Every released combination of {', '.join(self.levels)} is shared by at least {self.k} records.")
+        out.append(f"{self.suppressed:,} of {self.n_records:,} records suppressed ({share:.2%}; at most "
+                   f"{self.suppression_limit:.2%} allowed): their quasi-identifiers are all '*'.")
+        out.append(f"Precision {self.precision:.3f} (1 means nothing generalized, 0 everything).")
+        return out
+
+    def _generalized(self, frame: pd.DataFrame) -> tuple[list[np.ndarray], np.ndarray]:
+        """The label codes of every quasi-identifier at the chosen levels, and the suppression mask."""
+        codes, radixes = [], []
+        for (name, hierarchy), values in zip(self.hierarchies.items(), encode_frame(frame, self.hierarchies)):
+            codes.append(hierarchy.generalize(values, self.levels[name]))
+            radixes.append(len(hierarchy.labels(self.levels[name])))
+        if not len(frame):
+            return codes, np.zeros(0, dtype=bool)
+        return codes, row_class_sizes(codes, radixes) < self.k

@@ -1,0 +1,146 @@
+"""Equivalence classes of generalized quasi-identifier combinations, computed without per-record loops.
+
+The records are aggregated once to their distinct level-0 combinations with counts
+(:func:`aggregate_records`); every lattice node is then a :class:`ClassTable` rolled up from a finer node's
+table (:meth:`ClassTable.rollup`), which only gets smaller as levels rise. Combinations are grouped by
+a mixed-radix int64 key (:func:`group`): one weighted ``bincount`` over the key when its range is small
+(the usual case), ``pandas.factorize`` otherwise; the codes of each class are decoded from its key.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.generalization.hierarchy import Hierarchy
+
+_KEY_LIMIT = 1 << 62  # a mixed-radix key beyond this is compressed first (int64 must not overflow)
+
+
+def checked_qis(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]) -> list[str]:
+    """The quasi-identifiers in order; raises naming a missing column or a hierarchy of another column."""
+    if not isinstance(hierarchies, Mapping) or not hierarchies:
+        raise ParameterError("Give a hierarchy for at least one quasi-identifier (a dict column -> Hierarchy).")
+    for name, hierarchy in hierarchies.items():
+        if not isinstance(hierarchy, Hierarchy):
+            raise ParameterError(f"The hierarchy of {name!r} must be a Hierarchy. Got {type(hierarchy).__name__} instead.")
+        if name not in frame.columns:
+            raise InputError(f"The table has no column {name!r} (its columns: {', '.join(map(str, frame.columns))}).")
+    return list(hierarchies)
+
+
+def encode_frame(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]) -> list[np.ndarray]:
+    """The value codes of each quasi-identifier column (:meth:`Hierarchy.encode`)."""
+    return [hierarchy.encode(frame[name]) for name, hierarchy in hierarchies.items()]
+
+
+def mixed_key(columns: Sequence[np.ndarray], radixes: Sequence[int]) -> tuple[np.ndarray, int, bool]:
+    """One int64 key per row equal exactly when all codes are (codes below ``radixes``), the key range,
+    and whether the key can be decoded (False if it had to be compressed to avoid overflow)."""
+    key = columns[0].astype(np.int64)
+    space, exact = int(radixes[0]), True
+    for column, radix in zip(columns[1:], radixes[1:]):
+        if space * radix >= _KEY_LIMIT:
+            key, uniques = pd.factorize(key)
+            key, space, exact = key.astype(np.int64), max(len(uniques), 1), False
+        np.multiply(key, radix, out=key)
+        np.add(key, column, out=key)
+        space *= int(radix)
+    return key, space, exact
+
+
+def _small(space: int, rows: int) -> bool:
+    return space <= max(4 * rows, 1 << 16)
+
+
+def group(columns: Sequence[np.ndarray], radixes: Sequence[int],
+          weights: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+    """The distinct rows of ``columns`` (codes per column) and their total ``weights`` (default 1 each)."""
+    key, space, exact = mixed_key(columns, radixes)
+    if exact and _small(space, len(key)):
+        sizes = np.bincount(key, weights=weights, minlength=space)
+        keys = np.flatnonzero(sizes)
+        return _decode(keys, radixes), sizes[keys].astype(np.int64)
+    number, uniques = pd.factorize(key)
+    counts = np.bincount(number, weights=weights, minlength=len(uniques)).astype(np.int64)
+    if exact:
+        return _decode(uniques, radixes), counts
+    first = np.empty(len(uniques), dtype=np.int64)
+    first[number] = np.arange(len(number))  # any row of a class has the class's codes
+    return [column[first] for column in columns], counts
+
+
+def row_class_sizes(columns: Sequence[np.ndarray], radixes: Sequence[int]) -> np.ndarray:
+    """For each row, the number of rows with the same codes in every column."""
+    key, space, exact = mixed_key(columns, radixes)
+    if exact and _small(space, len(key)):
+        return np.bincount(key, minlength=space)[key]
+    number, uniques = pd.factorize(key)
+    return np.bincount(number, minlength=len(uniques))[number]
+
+
+def _decode(keys: np.ndarray, radixes: Sequence[int]) -> list[np.ndarray]:
+    codes = []
+    for radix in reversed(radixes):
+        keys, code = np.divmod(keys, radix)
+        codes.append(code.astype(np.int32))
+    return codes[::-1]
+
+
+@dataclass(frozen=True, eq=False)
+class ClassTable:
+    """The equivalence classes at one lattice node.
+
+    Attributes
+    ----------
+    levels : tuple of int
+        The node: one level per quasi-identifier.
+    codes : tuple of numpy.ndarray
+        Per quasi-identifier, the label code (at its level) of each class.
+    counts : numpy.ndarray
+        The number of records of each class (int64).
+    """
+
+    levels: tuple[int, ...]
+    codes: tuple[np.ndarray, ...]
+    counts: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    @property
+    def n_records(self) -> int:
+        return int(self.counts.sum())
+
+    def generalized(self, i: int, level: int, hierarchy: Hierarchy) -> np.ndarray:
+        """The codes of quasi-identifier ``i`` of every class at ``level`` (>= this table's level)."""
+        if level == self.levels[i]:
+            return self.codes[i]
+        return hierarchy.level_map(self.levels[i], level)[self.codes[i]]
+
+    def suppressed(self, k: int) -> int:
+        """Records in classes smaller than ``k`` (those that suppression removes)."""
+        return int(self.counts[self.counts < k].sum())
+
+    def rollup(self, levels: Sequence[int], hierarchies: Sequence[Hierarchy],
+               columns: Sequence[np.ndarray] | None = None) -> ClassTable:
+        """The table of a generalization ``levels`` (every level >= this table's) of this node.
+
+        ``columns``, if given, are this table's codes already generalized to ``levels`` (a cache).
+        """
+        if columns is None:
+            columns = [self.generalized(i, h, hierarchies[i]) for i, h in enumerate(levels)]
+        radixes = [len(hierarchy.labels(h)) for hierarchy, h in zip(hierarchies, levels)]
+        codes, counts = group(columns, radixes, self.counts)
+        return ClassTable(tuple(int(h) for h in levels), tuple(codes), counts)
+
+
+def aggregate_records(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]) -> ClassTable:
+    """The distinct level-0 quasi-identifier combinations of ``frame`` with their record counts."""
+    codes = encode_frame(frame, hierarchies)
+    radixes = [len(hierarchy.values) for hierarchy in hierarchies.values()]
+    classes, counts = group(codes, radixes)
+    return ClassTable((0,) * len(codes), tuple(classes), counts)

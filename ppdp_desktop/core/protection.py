@@ -1,0 +1,116 @@
+"""Protecting the quasi-identifiers of a release, and measuring what re-identification risk is left.
+
+Every method protects the sensitive value; this step looks at the other side: who can be singled out
+by their quasi-identifiers. It measures the prosecutor risk on the original and on the table about to
+be written, and, when the user asks for k, generalizes the quasi-identifiers with their hierarchies to
+the optimal k-anonymous lattice node (full-domain recoding with record suppression), in front of any
+method that leaves the quasi-identifiers as they are. The k-anonymity of the written table is
+re-checked independently before anything is written (fail closed).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.data.domain import text_column
+from ppdp_desktop.core.data.schema import Kind, Schema
+from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.generalization import (
+    Generalization, Hierarchy, check_k_anonymity, optimal_generalization,
+)
+from ppdp_desktop.core.evaluation.reidentification import SUPPRESSED, Reidentification
+from ppdp_desktop.core.privacy.risk import analyse_risk, naive_linkage
+from ppdp_desktop.core.settings import ProtectionSettings
+from ppdp_desktop.core.taxonomy.io import load_taxonomy
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
+
+def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
+                    taxonomies: dict[str, Any]) -> dict[str, Hierarchy]:
+    """One hierarchy per quasi-identifier: a declared file, interval widths (numeric), or the tree edited in
+    step 2; a quasi-identifier with none of them is an error naming it and what to give."""
+    out = {}
+    for name in quasi:
+        values = frame[name]
+        given = protection.hierarchies.get(name)
+        if given is None and name in protection.intervals:
+            given = Hierarchy.from_intervals(name, values, list(protection.intervals[name]))
+        if given is None:
+            given = taxonomies.get(name)
+        kind = schema.attributes[name].kind if name in schema.attributes else None
+        if given is None and kind is Kind.NUMERIC:
+            raise ParameterError(
+                f"Quasi-identifier {name!r} is numeric and has no generalization hierarchy: give interval widths "
+                f"(--intervals {name}=5,10,20) or a hierarchy file (--hierarchy {name}=FILE), or build intervals in "
+                "the taxonomy editor (step 2)."
+            )
+        out[name] = _hierarchy(name, values, given) if given is not None else default_hierarchy(name, values)
+    return out
+
+
+def default_hierarchy(name: str, values: pd.Series) -> Hierarchy:
+    """For a categorical quasi-identifier without a hierarchy: codes of digits of one length (postcodes,
+    ZIP codes) lose one digit from the right per level ("02134", "0213*", "021**" ...); anything else is
+    either kept or suppressed to ``*`` (one level)."""
+    texts = pd.unique(text_column(values.dropna()))
+    width = len(texts[0]) if len(texts) else 0
+    if width > 1 and all(len(v) == width and v.isdigit() for v in texts):
+        rows = [[v] + [v[: width - h] + "*" * h for h in range(1, width)] for v in texts]
+    else:
+        rows = [[v] for v in texts]
+    return Hierarchy.from_rows(name, rows)
+
+
+def _hierarchy(name: str, values: pd.Series, given: Any) -> Hierarchy:
+    if isinstance(given, Hierarchy):
+        return given
+    if isinstance(given, Taxonomy):
+        return Hierarchy.from_taxonomy(given, values)
+    path = Path(given)
+    if path.suffix.lower() == ".json":
+        return Hierarchy.from_taxonomy(load_taxonomy(path, name), values)
+    return Hierarchy.from_arx_csv(path, name, values)
+
+
+def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
+            taxonomies: dict[str, Any]) -> Generalization | None:
+    """The optimal k-anonymous generalization of ``quasi`` (None when no k was asked)."""
+    protection.check()
+    if protection.k is None or not quasi:
+        if protection.k is not None:
+            raise ParameterError("k-anonymity needs the quasi-identifier columns: tag them in step 2 (--quasi COLS).")
+        return None
+    hierarchies = hierarchies_for(frame, quasi, schema, protection, taxonomies)
+    return optimal_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression))
+
+
+def released_quasi(frame: pd.DataFrame, quasi: list[str], generalization: Generalization | None,
+                   columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The quasi-identifiers as they will be released, in the original row order: generalized (and
+    suppressed) when a generalization was chosen, else as the method leaves them."""
+    if generalization is not None:
+        return generalization.apply(frame[quasi])
+    return pd.DataFrame({c: columns[c] if c in columns else frame[c].to_numpy() for c in quasi}, index=frame.index)
+
+
+def measure(frame: pd.DataFrame, released: pd.DataFrame, written: pd.DataFrame, quasi: list[str],
+            protection: ProtectionSettings, generalization: Generalization | None, randomized: bool) -> Reidentification:
+    """Risk on the original and on the release (``released``: aligned with ``frame``); the table about to be
+    ``written`` is re-checked against the generalization's promise (fail closed)."""
+    k = None if generalization is None else generalization.k
+    before = analyse_risk(frame[quasi], quasi, protection.threshold, k)
+    # Suppressed records (every quasi-identifier "*") cannot be linked by their quasi-identifiers: as in ARX,
+    # they are left out of the release's risk (their number is stated with the generalization).
+    kept = ~released[quasi].eq(SUPPRESSED).all(axis=1) if generalization is not None else slice(None)
+    after = analyse_risk(released.loc[kept, quasi], quasi, protection.threshold, k)
+    if generalization is not None:
+        ok, suppressed = check_k_anonymity(written[quasi], generalization.k, generalization.suppression_limit)
+        if not ok or suppressed != generalization.suppressed:
+            raise PrivacyError(
+                f"The table about to be written is not {generalization.k}-anonymous within the suppression limit "
+                f"({suppressed:,} records suppressed); nothing was written."
+            )
+    linkage = naive_linkage(frame[quasi], released[quasi], quasi) if randomized and quasi else None
+    return Reidentification(list(quasi), before, after, generalization, linkage)

@@ -12,6 +12,7 @@ from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, ReleaseError
+from ppdp_desktop.core.generalization import check_k_anonymity
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy import reconstruction
 
@@ -39,7 +40,29 @@ def verify_release(release: LoadedRelease) -> list[str]:
         method = get_method(str(meta.get("method", "")))
     except PPDPError:
         raise ReleaseError(f"release.json names method {meta.get('method')!r}, which this app does not know.") from None
-    return lines + method.verify_release(release)
+    return lines + method.verify_release(release) + _verify_k_anonymity(release)
+
+
+def _verify_k_anonymity(release: LoadedRelease) -> list[str]:
+    """A release that claims k-anonymity is re-checked on its own quasi-identifier columns."""
+    risk = release.metadata.get("reidentification") or {}
+    generalization = risk.get("generalization")
+    if not generalization:
+        return []
+    try:
+        quasi = [str(c) for c in risk["quasi_identifiers"]]
+        k, limit = int(generalization["k"]), float(generalization["suppression_limit"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReleaseError(f"release.json: the re-identification entry is malformed ({exc}).") from exc
+    missing = [c for c in quasi if c not in release.table.columns]
+    if missing:
+        raise ReleaseError(f"release.json names quasi-identifier {missing[0]!r}, which is not in the data.")
+    ok, suppressed = check_k_anonymity(release.table[quasi], k, limit)
+    if not ok:
+        raise PrivacyError(f"The release claims {k}-anonymity of {', '.join(quasi)} but a group has fewer than {k} "
+                           f"records or more than {limit:.1%} of the records are suppressed.")
+    return [f"k-anonymity: every combination of {', '.join(quasi)} is shared by at least {k} records "
+            f"({suppressed:,} suppressed, at most {limit:.1%} allowed)"]
 
 
 def _parts(release: LoadedRelease, entry: dict, mask: np.ndarray):

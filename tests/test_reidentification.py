@@ -161,3 +161,23 @@ def test_project_file_keeps_the_protection(tmp_path):
     project.save(tmp_path / "p.ppdp")
     settings = Project.load(tmp_path / "p.ppdp").settings()
     assert settings.protection == ProtectionSettings(10, 0.01, 0.1, {}, {"age": [10, 20]})
+
+
+def test_report_rebuilt_from_a_release_measures_both_sides(demo, tmp_path):
+    from ppdp_desktop.core.report.from_release import reports_from_release
+
+    result = anonymize(demo, _settings(demo, "finegrain"))
+    folder = write_release(result, tmp_path / "r", include_report=False)
+    report = reports_from_release(demo.frame, read_release(folder))[0]
+    assert report.reidentification.protected and report.risk_level == "ok"
+    assert report.reidentification.before.sample_uniques == result.reidentification.before.sample_uniques
+    assert report.reidentification.after.sample_uniques == 0
+
+
+def test_report_inside_a_dp_release_holds_no_original_risk_figures(demo, tmp_path):
+    result = anonymize(demo, replace(_settings(demo, "dp-microagg"), protection=ProtectionSettings()))
+    folder = write_release(result, tmp_path / "r")
+    html = (folder / "report.html").read_text()
+    assert "Re-identification: NOT protected" in html and "Original data:" not in html
+    meta = json.loads((folder / "release.json").read_text())
+    assert meta["reidentification"]["original"] is None and meta["reidentification"]["release"]["n_records"] == 20_000

@@ -4,7 +4,7 @@ quasi-identifiers what a naive linker gets right. Side by side with the method's
 makes the second verdict: never a lone green tick while records can be singled out."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -22,15 +22,25 @@ class Reidentification:
     """
 
     quasi: list[str]
-    before: RiskAnalysis
+    before: RiskAnalysis | None  # None in a report that must hold nothing from the original records
     after: RiskAnalysis
     generalization: Generalization | None = None
     linkage: NaiveLinkage | None = None
+    claimed: dict[str, Any] | None = None  # a written release's generalization (release.json), re-checked by verify
 
     @property
     def protected(self) -> bool:
         """The user asked for k and the written table was checked to be k-anonymous."""
-        return self.generalization is not None
+        return self.generalization is not None or self.claimed is not None
+
+    def _k_and_suppressed(self) -> tuple[int, int]:
+        if self.generalization is not None:
+            return self.generalization.k, self.generalization.suppressed
+        return int(self.claimed["k"]), int(self.claimed.get("suppressed", 0))
+
+    def public(self) -> "Reidentification":
+        """The same without the original data's figures (for a report that ships inside an epsilon-DP release)."""
+        return replace(self, before=None, linkage=None)
 
     @property
     def verdict(self) -> str:
@@ -43,9 +53,9 @@ class Reidentification:
             return ("Re-identification: no quasi-identifiers were named, so the risk of singling someone out by "
                     "age, sex, postcode and the like was not measured.")
         if self.protected:
-            g = self.generalization
+            k, suppressed = self._k_and_suppressed()
             return (f"Re-identification: protected — every released record shares its quasi-identifiers with at least "
-                    f"{g.k - 1} others (k = {g.k}, verified); {g.suppressed:,} records suppressed.")
+                    f"{k - 1} others (k = {k}, verified); {suppressed:,} records suppressed.")
         return f"Re-identification: NOT protected — {self.after.lines()[0]}"
 
     def lines(self) -> list[str]:
@@ -53,7 +63,8 @@ class Reidentification:
         out = [self.headline()]
         if not self.quasi:
             return out
-        out.append("Original data: " + " ".join(self.before.lines()))
+        if self.before is not None:
+            out.append("Original data: " + " ".join(self.before.lines()))
         out.append("Release: " + " ".join(self.after.lines()))
         if self.generalization is not None:
             out += self.generalization.lines()
@@ -65,8 +76,8 @@ class Reidentification:
         return {
             "quasi_identifiers": list(self.quasi),
             "verdict": self.verdict,
-            "original": self.before.to_json(),
+            "original": None if self.before is None else self.before.to_json(),
             "release": self.after.to_json(),
-            "generalization": None if self.generalization is None else self.generalization.to_json(),
+            "generalization": self.claimed if self.generalization is None else self.generalization.to_json(),
             "naive_linkage": None if self.linkage is None else self.linkage.to_json(),
         }

@@ -58,8 +58,9 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv") -> dict[
         metadata["pseudonym_column"] = PSEUDONYM_COLUMN
     metadata.update(result.plan.release_json())
     metadata.setdefault("reconstruction", RECONSTRUCTION)
-    if result.reidentification is not None:
-        metadata["reidentification"] = result.reidentification.to_json()
+    if result.reidentification is not None:  # public figures; none of the original's where the method forbids it
+        reid = result.reidentification
+        metadata["reidentification"] = (reid.public() if get_method(result.plan.method).public_report else reid).to_json()
     return metadata
 
 

@@ -55,11 +55,16 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         n_records=len(result.dataset.frame),
         guarantee=dict(result.guarantee),
         lines=list(plan.describe()),
-        reidentification=result.reidentification,
+        reidentification=_reidentification(result, public),
     )
     method.report_part(report, result, progress, cancel, public=public)
     progress(1.0, "Report ready")
     return report
+
+
+def _reidentification(result: Anonymization, public: bool):
+    reid = result.reidentification
+    return reid.public() if public and reid is not None else reid
 
 
 def comparison_rows(reports: list[MethodReport]) -> list[dict[str, Any]]:

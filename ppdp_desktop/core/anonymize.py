@@ -67,7 +67,7 @@ def anonymize(
     released = released_quasi(frame, quasi, generalization, applied.columns)
     if generalization is not None:
         for name in quasi:
-            table[name] = released[name].to_numpy()[order]
+            table[name] = released[name].array.take(order)  # a categorical of the level's labels
     pseudonym_map = None
     if schema.identifiers or plan.needs_pseudonyms:
         ids = make_pseudonyms(len(frame), rng if settings.seed is not None else None)

@@ -55,9 +55,12 @@ class Generalization:
         codes, mask = self._generalized(frame)
         columns = {}
         for (name, hierarchy), generalized in zip(self.hierarchies.items(), codes):
-            labels = hierarchy.label_array(self.levels[name])[generalized]
-            labels[mask] = ROOT
-            columns[name] = labels
+            # A categorical of the level's few labels: cheap to reorder, group and write (no string per record).
+            labels = list(hierarchy.labels(self.levels[name]))
+            if ROOT not in labels:
+                labels.append(ROOT)
+            generalized = np.where(mask, labels.index(ROOT), generalized)
+            columns[name] = pd.Categorical.from_codes(generalized, categories=pd.Index(labels, dtype=object))
         return pd.DataFrame(columns, index=frame.index)
 
     def to_json(self) -> dict[str, object]:

@@ -15,6 +15,7 @@ import math
 import numbers
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import ParameterError
@@ -50,11 +51,18 @@ def check_k_anonymity(table: pd.DataFrame, k: int, suppression_limit: float) -> 
     n = len(table)
     if n == 0 or table.shape[1] == 0:
         return n == 0 or n >= k, 0
-    text = table.astype(object).where(table.notna(), "")
-    all_star = (text == SUPPRESSED).all(axis=1).to_numpy()
+    # Each column's released text as codes of its distinct cells (missing as a cell of its own); "*" found
+    # among the distinct cells, so no string is built per record.
+    codes, star = {}, np.ones(n, dtype=bool)
+    for name in table.columns:
+        column_codes, cells = pd.factorize(table[name], use_na_sentinel=False)
+        texts = ["" if pd.isna(c) else str(c) for c in cells]
+        codes[name] = column_codes
+        star &= np.isin(column_codes, [i for i, c in enumerate(texts) if c == SUPPRESSED])
+    all_star = star
     suppressed = int(all_star.sum())
-    rest = text[~all_star]
-    sizes = rest.groupby(list(rest.columns), sort=False, dropna=False).size() if len(rest) else pd.Series([], dtype=int)
+    rest = pd.DataFrame(codes)[~all_star]
+    sizes = rest.groupby(list(rest.columns), sort=False).size() if len(rest) else pd.Series([], dtype=int)
     classes_ok = bool((sizes.to_numpy() >= k).all())
     allowed = math.floor(Fraction(repr(float(suppression_limit))) * n)
     return classes_ok and (suppressed <= allowed or suppressed >= k), suppressed

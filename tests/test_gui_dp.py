@@ -20,7 +20,7 @@ def _dp_page(window, qtbot):
     assert window.stack.currentIndex() == METHOD_STEP
     page = window.pages[METHOD_STEP]
     page.choose("dp-microagg")
-    return page, page.dp
+    return page, page.editors["dp-microagg"].parameters
 
 
 def test_dp_run_from_the_wizard(window, qtbot):
@@ -32,7 +32,7 @@ def test_dp_run_from_the_wizard(window, qtbot):
     dp.check("diagnosis", False)
     dp.check("age")
     dp.check("income")
-    assert project.dp_attributes == ["age", "income"]
+    assert project.options["dp-microagg"]["attributes"] == ["age", "income"]
     assert "diagnosis is tagged sensitive in step 2 but not ticked" in dp.taxonomy_note.text()
     # untouched domains come from the data: a visible warning names each column
     assert dp.warning.isVisible() and FROM_DATA.format(name="age") in dp.warning.text()
@@ -42,8 +42,8 @@ def test_dp_run_from_the_wizard(window, qtbot):
     dp.set_domain("age", 0, 120)
     dp.set_domain("income", 0, 500_000)
     assert not dp.warning.isVisible()
-    assert project.dp_domains == {"age": [0.0, 120.0], "income": [0.0, 500000.0]}
-    assert (project.dp_epsilon, project.dp_k) == (2.0, 25)
+    assert project.options["dp-microagg"]["domains"] == {"age": [0.0, 120.0], "income": [0.0, 500000.0]}
+    assert (project.options["dp-microagg"]["epsilon"], project.options["dp-microagg"]["k"]) == (2.0, 25)
     # the plan figures: epsilon / M and M * Delta / (k * epsilon)
     assert "1" in dp.plan.text() and "age 4.8" in dp.plan.text()
     assert dp.domains.item(dp.domain_row("age"), 3).text() == "4.8"
@@ -52,7 +52,7 @@ def test_dp_run_from_the_wizard(window, qtbot):
     qtbot.waitUntil(lambda: window.state.outcome is not None, timeout=120_000)
     result = window.state.outcome.main
     assert result.settings.method == "dp-microagg" and result.guarantee["verified"]
-    assert result.settings.dp.domains == {"age": (0.0, 120.0), "income": (0.0, 500000.0)}
+    assert result.settings.options.domains == {"age": (0.0, 120.0), "income": (0.0, 500000.0)}
     n = len(result.table)
     for column in ("age", "income"):
         released = result.table[column].to_numpy()
@@ -100,11 +100,11 @@ def test_warning_shows_for_data_domain_and_goes_after_editing(window, qtbot):
     row = dp.domain_row("age")
     assert (dp.domains.item(row, 1).text(), dp.domains.item(row, 2).text()) == (f"{low:g}", f"{high:g}")
     assert dp.warning.isVisible() and "age" in dp.warning.text()
-    assert "age" not in window.state.project.dp_domains  # left as is: the core takes it from the data
+    assert "age" not in window.state.project.options["dp-microagg"]["domains"]  # left as is: the core takes it from the data
     dp.set_domain("age", low, 120)
     assert not dp.warning.isVisible()
     dp.set_domain("age", low, high)  # back to the data's min and max: disclosed again
-    assert dp.warning.isVisible() and "age" not in window.state.project.dp_domains
+    assert dp.warning.isVisible() and "age" not in window.state.project.options["dp-microagg"]["domains"]
 
 
 def test_no_sensitive_column_needed_and_project_round_trip(window, qtbot, tmp_path):
@@ -122,11 +122,11 @@ def test_no_sensitive_column_needed_and_project_round_trip(window, qtbot, tmp_pa
     path = tmp_path / "dp.ppdp.json"
     assert window.save_project(path)
     loaded = Project.load(path)
-    assert loaded.method == "dp-microagg" and loaded.dp_attributes == ["diagnosis", "income"]
-    assert loaded.dp_domains == {"income": [0.0, 500000.0]} and loaded.dp_k == 15
+    assert loaded.method == "dp-microagg" and loaded.options["dp-microagg"]["attributes"] == ["diagnosis", "income"]
+    assert loaded.options["dp-microagg"]["domains"] == {"income": [0.0, 500000.0]} and loaded.options["dp-microagg"]["k"] == 15
     settings = loaded.settings()
-    assert settings.sensitive == "" and settings.dp.attributes == ["diagnosis", "income"]
-    assert "diagnosis" in settings.dp.taxonomies  # the edited demo taxonomy goes with it
+    assert settings.sensitive == "" and settings.options.attributes == ["diagnosis", "income"]
+    assert "diagnosis" in settings.taxonomies  # the edited demo taxonomy goes with it
     window.go_to(RUN_STEP)
     qtbot.waitUntil(lambda: window.state.outcome is not None, timeout=120_000)
     assert window.state.outcome.main.guarantee["verified"]
@@ -139,7 +139,7 @@ def test_screenshot_of_the_dp_card(window, qtbot, tmp_path):
     qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
     path = grab_dp_method(window, tmp_path / "method-dp.png")
     assert path.stat().st_size > 10_000
-    dp = window.pages[METHOD_STEP].dp
+    dp = window.pages[METHOD_STEP].editors["dp-microagg"].parameters
     assert dp.chosen() == ["age", "income"] and "income" in dp.warning.text() and dp.warning.isVisible()
 
 
@@ -158,7 +158,7 @@ def test_a_saved_dp_project_reopens_with_its_settings(window, qtbot, tmp_path):
         other.go_to(METHOD_STEP)
         page = other.pages[METHOD_STEP]
         assert page.cards["dp-microagg"].choose.isChecked()
-        assert page.dp.chosen() == ["age", "diagnosis"] and page.dp.epsilon.value() == 0.5
-        assert page.dp.typed_domain("age") == (0.0, 110.0) and page.is_complete()
+        assert page.editors["dp-microagg"].parameters.chosen() == ["age", "diagnosis"] and page.editors["dp-microagg"].parameters.epsilon.value() == 0.5
+        assert page.editors["dp-microagg"].parameters.typed_domain("age") == (0.0, 110.0) and page.is_complete()
     finally:
         other.state.worker.shutdown()

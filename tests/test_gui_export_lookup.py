@@ -42,9 +42,9 @@ def outcome(qapp) -> RunOutcome:
     state.project.roles.update(ROLES)
     state.project.method = "personalized"
     state.project.value_choices = dict(RARE)
-    state.project.graded = ["income"]
+    state.project.options["personalized"] = {"graded": ["income"]}
     settings = state.project.settings()
-    settings.recoding.taxonomy_path = str(resource_path(DEMO_TAXONOMY))
+    settings.options.taxonomy_path = str(resource_path(DEMO_TAXONOMY))
     return run_job(state.dataset, [settings], no_progress, CancelToken())
 
 

@@ -8,7 +8,7 @@ pytest.importorskip("PySide6")
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from ppdp_desktop.core.anonymize import AnonymizationSettings, SensitivitySettings  # noqa: E402
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings  # noqa: E402
 from ppdp_desktop.core.jobs import run_job  # noqa: E402
 from ppdp_desktop.core.data.loading import load_table  # noqa: E402
 from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
@@ -97,7 +97,7 @@ def test_personalized_says_no_formal_guarantee(qtbot):
     dataset = load_table(resource_path(DEMO_DATA))
     recoding = RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"])
     settings = AnonymizationSettings("diagnosis", method="personalized", identifiers=["patient_id", "name"],
-                                     recoding=recoding, seed=3)
+                                     options=recoding, seed=3)
     state = WizardState()
     page = ReportPage(state)
     qtbot.addWidget(page)

@@ -162,8 +162,8 @@ def test_linking_method_runs_from_the_wizard(window, qtbot):
     window.go_to(3)
     page = window.pages[3]
     page.choose("rr")
-    page.linking.l.setValue(4.0)
-    assert window.state.project.rr_l == 4.0 and window.state.project.method == "rr"
+    page.editors["rr"].l.setValue(4.0)
+    assert window.state.project.method_settings("rr").l == 4.0 and window.state.project.method == "rr"
     window.go_to(4)
     qtbot.waitUntil(lambda: window.state.outcome is not None, timeout=60_000)
     guarantee = window.state.outcome.main.guarantee

@@ -1,7 +1,7 @@
 """Differential privacy's parameters on the method page: the columns to protect, epsilon, k, the
 numeric domains and the plan figures (epsilon per attribute, Laplace scales), checked live.
 
-The widget edits the project's ``dp_*`` fields only; it computes nothing heavier than a column's
+The widget edits the method's settings in the project (``project.options[method]``) only; it computes nothing heavier than a column's
 min and max (once per data set), so the GUI thread stays free. The job runs through the worker.
 """
 from __future__ import annotations
@@ -62,8 +62,10 @@ class DPParameters(QWidget):
 
     changed = Signal()
 
-    def __init__(self) -> None:
+    def __init__(self, method: str) -> None:
         super().__init__()
+        self.method = method  # the registry name whose settings this edits (project.options[method])
+        self.options: dict = {}
         self.project: Project | None = None
         self.dataset: Dataset | None = None
         self.taxonomies: dict[str, Taxonomy] = {}
@@ -118,11 +120,12 @@ class DPParameters(QWidget):
         """Show the project's settings for ``dataset`` (``stats``: its column figures from the load
         worker); unset attributes default to the sensitive column."""
         self.project, self.dataset, self.taxonomies, self.stats = project, dataset, taxonomies, stats
+        self.options = project.options.setdefault(self.method, project.method_settings(self.method).to_json())
         columns = self.candidates()
-        chosen = [c for c in project.dp_attributes if c in columns]
+        chosen = [c for c in self.options['attributes'] if c in columns]
         if not chosen and project.sensitive in columns:
             chosen = [project.sensitive]
-        project.dp_attributes = chosen
+        self.options['attributes'] = chosen
         self._filling = True
         self.attributes.clear()
         for column in columns:
@@ -132,8 +135,8 @@ class DPParameters(QWidget):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if column in chosen else Qt.CheckState.Unchecked)
             self.attributes.addItem(item)
-        self.epsilon.setValue(project.dp_epsilon)
-        self.k.setValue(project.dp_k)
+        self.epsilon.setValue(self.options['epsilon'])
+        self.k.setValue(self.options['k'])
         self._filling = False
         self._fill_domains()
         self._update()
@@ -191,7 +194,7 @@ class DPParameters(QWidget):
         self._filling = True
         self.domains.setRowCount(0)
         for column in self.numeric_chosen():
-            declared = self.project.dp_domains.get(column)
+            declared = self.options['domains'].get(column)
             lo, hi = declared if declared is not None else self.ranges.get(column, (math.nan, math.nan))
             row = self.domains.rowCount()
             self.domains.insertRow(row)
@@ -208,7 +211,7 @@ class DPParameters(QWidget):
     def _on_attributes_changed(self, _item: QListWidgetItem) -> None:
         if self._filling or self.project is None:
             return
-        self.project.dp_attributes = self.chosen()
+        self.options['attributes'] = self.chosen()
         self._store_domains()
         self._fill_domains()
         self._on_edited()
@@ -220,24 +223,24 @@ class DPParameters(QWidget):
 
     def _store_domains(self) -> None:
         """Keep a domain only when the user changed it from the data's min and max (else it is from the data)."""
-        domains = {c: v for c, v in self.project.dp_domains.items()
-                   if c in self.project.dp_attributes and self.is_numeric(c)}
+        domains = {c: v for c, v in self.options['domains'].items()
+                   if c in self.options['attributes'] and self.is_numeric(c)}
         for row in range(self.domains.rowCount()):
             column = self.domains.item(row, 0).text()
             lo, hi = self.typed_domain(column)
-            if column not in self.project.dp_attributes:
+            if column not in self.options['attributes']:
                 continue
             if lo is None or hi is None or (lo, hi) == self.ranges.get(column):
                 domains.pop(column, None)
             else:
                 domains[column] = [lo, hi]
-        self.project.dp_domains = domains
+        self.options['domains'] = domains
 
     def _on_edited(self, *_args) -> None:
         if self._filling or self.project is None:
             return
-        self.project.dp_epsilon = self.epsilon.value()
-        self.project.dp_k = self.k.value()
+        self.options['epsilon'] = self.epsilon.value()
+        self.options['k'] = self.k.value()
         self._store_domains()
         self._update()
         self.changed.emit()
@@ -272,7 +275,7 @@ class DPParameters(QWidget):
 
     def from_data(self) -> list[str]:
         """Chosen numeric columns whose domain is still the data's min and max."""
-        return [c for c in self.numeric_chosen() if c not in self.project.dp_domains]
+        return [c for c in self.numeric_chosen() if c not in self.options['domains']]
 
     def _update(self) -> None:
         chosen = self.chosen()

@@ -15,6 +15,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY  # noqa: E402
+from ppdp_desktop.core.methods.dp.settings import DPSettings  # noqa: E402
+from ppdp_desktop.core.settings import NoSettings  # noqa: E402
 from ppdp_desktop.gui.main_window import MainWindow  # noqa: E402
 
 def wait_until(condition, timeout_s: float = 60.0) -> None:
@@ -59,7 +62,10 @@ def drive_demo(window: MainWindow, out_dir: Path | None = None, export_dir: Path
     window.go_to(2)
     grab("sensitivity")
     window.go_to(3)
-    window.pages[3].choose("finegrain", compare=["uniform"])
+    # the default method, compared with the first other one that needs no parameters of its own
+    page = window.pages[3]
+    plain = [n for n, m in REGISTRY.items() if m.settings_type is NoSettings and n != DEFAULT_METHOD]
+    page.choose(DEFAULT_METHOD, compare=plain[:1])
     grab("method")
     window.go_to(4)
     wait_until(lambda: window.state.outcome is not None, 120)
@@ -81,18 +87,19 @@ def drive_demo(window: MainWindow, out_dir: Path | None = None, export_dir: Path
 
 def grab_dp_method(window: MainWindow, path: Path) -> Path:
     """After :func:`drive_demo`: the method page with differential privacy chosen, age's domain declared
-    and income's still taken from the data (so its warning shows). Leaves dp-microagg chosen."""
+    and income's still taken from the data (so its warning shows). Leaves that method chosen."""
     window.go_to(3)
     page = window.pages[3]
-    page.choose("dp-microagg")
-    dp = page.dp
+    name = next(n for n, m in REGISTRY.items() if m.settings_type is DPSettings)
+    page.choose(name)
+    dp = page.editors[name].parameters
     dp.check("diagnosis", False)
     for column in ("age", "income"):
         dp.check(column)
     dp.k.setValue(20)
     dp.set_domain("age", 0, 120)
     QCoreApplication.processEvents()
-    page.scroll.ensureWidgetVisible(page.cards["dp-microagg"], 0, 0)
+    page.scroll.ensureWidgetVisible(page.cards[name], 0, 0)
     page.scroll.ensureWidgetVisible(dp.message if dp.message.isVisible() else dp.plan)
     QCoreApplication.processEvents()
     window.grab().save(str(path))

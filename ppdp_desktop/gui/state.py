@@ -31,6 +31,7 @@ class WizardState(QObject):
         self.column_stats: ColumnStats | None = None
         self.taxonomies: dict[str, Taxonomy] = {}
         self.outcome: RunOutcome | None = None
+        self.seed: int | None = None  # fixed only by tests and scripts: a guessable seed voids the guarantee
         self.worker = Worker(self)
 
     # --- data ---------------------------------------------------------------------------------

@@ -2,28 +2,10 @@
 to the registry appear here without changing the wizard."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (
-    QButtonGroup,
-    QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
-    QFormLayout,
-    QFrame,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QRadioButton,
-    QScrollArea,
-    QSpinBox,
-    QVBoxLayout,
-    QWidget,
-)
-from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QButtonGroup, QCheckBox, QFrame, QLabel, QRadioButton, QScrollArea, QVBoxLayout, QWidget
 
 from ppdp_desktop.core.methods import REGISTRY
-from ppdp_desktop.core.project import DP_METHOD
-from ppdp_desktop.core.data.schema import Kind
-from ppdp_desktop.gui.dp_parameters import DPParameters
+from ppdp_desktop.gui.method_editors import editor_for
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 
@@ -53,50 +35,14 @@ class MethodCard(QFrame):
         self.choose.toggled.connect(lambda on: self.compare.setEnabled(not on))
 
 
-class RecodingParameters(QWidget):
-    """Personalized recoding's parameters: which numeric columns to grade, and how."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.graded = QListWidget()
-        self.graded.setMaximumHeight(90)
-        self.categories = QSpinBox(minimum=1, maximum=50, value=3)
-        self.grading = QComboBox()
-        self.grading.addItems(["equal-width", "quantile"])
-        form = QFormLayout(self)
-        form.addRow("Grade these numeric columns (secret categories):", self.graded)
-        form.addRow("Number of categories:", self.categories)
-        form.addRow("Cut points:", self.grading)
-
-
-class LinkingParameters(QWidget):
-    """Randomized response's parameters: the bound 1/l and what to randomize (quasi-identifiers come from step 2)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.l = QDoubleSpinBox(decimals=1, minimum=1.1, maximum=100.0, singleStep=0.5, value=3.0)
-        self.l.setToolTip("An attacker who knows a person's quasi-identifiers guesses the sensitive value with "
-                          "probability at most 1/l")
-        self.randomize = QComboBox()
-        for text, value in (("quasi-identifiers and sensitive", "both"), ("quasi-identifiers only", "qi"),
-                            ("sensitive only", "s")):
-            self.randomize.addItem(text, value)
-        form = QFormLayout(self)
-        form.addRow("l (risk at most 1/l):", self.l)
-        form.addRow("Randomize:", self.randomize)
-
-
 class MethodPage(WizardPage):
     title = "Method"
 
     def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)
         self.group = QButtonGroup(self)
-        self.recoding = RecodingParameters()
-        self.linking = LinkingParameters()
-        self.dp = DPParameters()
-        extra = {"personalized": self.recoding, "rr": self.linking, DP_METHOD: self.dp}
-        self.cards = {name: MethodCard(name, self.group, extra.get(name)) for name in REGISTRY}
+        self.editors = {name: editor for name, method in REGISTRY.items() if (editor := editor_for(name, method))}
+        self.cards = {name: MethodCard(name, self.group, self.editors.get(name)) for name in REGISTRY}
         body = QWidget()
         column = QVBoxLayout(body)
         intro = QLabel("Choose how the sensitive column is protected. Each method says what it guarantees "
@@ -112,34 +58,19 @@ class MethodPage(WizardPage):
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(body)
         QVBoxLayout(self).addWidget(self.scroll)
-        self.recoding.categories.valueChanged.connect(self._on_changed)
-        self.recoding.grading.currentIndexChanged.connect(self._on_changed)
-        self.recoding.graded.itemChanged.connect(self._on_changed)
-        self.linking.l.valueChanged.connect(self._on_changed)
-        self.linking.randomize.currentIndexChanged.connect(self._on_changed)
-        self.dp.changed.connect(self._on_dp_changed)
+        for editor in self.editors.values():
+            editor.changed.connect(self._on_parameters_changed)
         self._loading = False
 
     def refresh(self) -> None:
-        project, dataset = self.state.project, self.state.dataset
+        project = self.state.project
         self._loading = True
         if project.method in self.cards:
             self.cards[project.method].choose.setChecked(True)
         for name, card in self.cards.items():
             card.compare.setChecked(name in project.compare and name != project.method)
-        self.recoding.graded.clear()
-        if dataset is not None:
-            for column in dataset.frame.columns:
-                if dataset.schema.attributes[column].kind is Kind.NUMERIC and project.roles.get(column) != "identifier":
-                    item = QListWidgetItem(column)
-                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-                    item.setCheckState(Qt.CheckState.Checked if column in project.graded else Qt.CheckState.Unchecked)
-                    self.recoding.graded.addItem(item)
-        self.recoding.categories.setValue(project.categories)
-        self.recoding.grading.setCurrentText(project.grading)
-        self.linking.l.setValue(project.rr_l)
-        self.linking.randomize.setCurrentIndex(max(0, self.linking.randomize.findData(project.rr_randomize)))
-        self.dp.set_data(project, dataset, self.state.taxonomies, self.state.column_stats)
+        for editor in self.editors.values():
+            editor.refresh(self.state)
         self._loading = False
         self.complete_changed.emit()
 
@@ -157,24 +88,21 @@ class MethodPage(WizardPage):
         if chosen:
             project.method = chosen[0]
         project.compare = [n for n, c in self.cards.items() if c.compare.isChecked() and n != project.method]
-        items = [self.recoding.graded.item(i) for i in range(self.recoding.graded.count())]
-        project.graded = [i.text() for i in items if i.checkState() == Qt.CheckState.Checked]
-        project.categories = self.recoding.categories.value()
-        project.grading = self.recoding.grading.currentText()
-        project.rr_l = self.linking.l.value()
-        project.rr_randomize = self.linking.randomize.currentData()
         self.state.set_outcome(None)
         self.complete_changed.emit()
 
-    def _on_dp_changed(self) -> None:
-        """The DP widget wrote its settings into the project: results are stale, completeness may change."""
+    def _on_parameters_changed(self) -> None:
+        """An editor wrote its method's settings into the project: results are stale, completeness may change."""
         if self._loading:
             return
         self.state.set_outcome(None)
         self.complete_changed.emit()
 
+    def problems(self) -> list[str]:
+        """What blocks the chosen method and the compared ones, each naming what to change."""
+        project = self.state.project
+        return [p for name in (project.method, *project.compare) if name in self.editors
+                for p in self.editors[name].problems()]
+
     def is_complete(self) -> bool:
-        method = self.state.project.method
-        if DP_METHOD in (method, *self.state.project.compare) and self.dp.problems():
-            return False
-        return method in REGISTRY
+        return self.state.project.method in REGISTRY and not self.problems()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from ppdp_desktop.core.data.domain import label_text
-from ppdp_desktop.core.project import DP_METHOD
+from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
@@ -136,9 +136,10 @@ class RolesPage(WizardPage):
 
     def _update_status(self) -> None:
         sensitive = self.state.project.sensitive
-        if sensitive is None and self.state.project.method == DP_METHOD:
+        method = get_method(self.state.project.method)
+        if sensitive is None and not method.needs_sensitive:
             self.status.setStyleSheet("color: #1b5e20;")
-            self.status.setText("No sensitive column: differential privacy (step 4) protects the columns chosen there.")
+            self.status.setText(f"No sensitive column: {method.title} (step 4) protects the columns chosen there.")
         elif sensitive is None:
             self.status.setStyleSheet("color: #b71c1c;")
             self.status.setText("Mark one column as Sensitive to go on.")
@@ -147,5 +148,5 @@ class RolesPage(WizardPage):
             ids = self.state.project.columns_with(Role.IDENTIFIER)
             self.status.setText(f"Sensitive: {sensitive}. Identifiers removed: {', '.join(ids) or 'none'}.")
 
-    def is_complete(self) -> bool:  # differential privacy protects its own list of columns (step 4)
-        return self.state.project.sensitive is not None or self.state.project.method == DP_METHOD
+    def is_complete(self) -> bool:  # a method may protect its own list of columns (step 4)
+        return self.state.project.sensitive is not None or not get_method(self.state.project.method).needs_sensitive

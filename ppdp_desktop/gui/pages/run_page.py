@@ -52,10 +52,10 @@ def run_settings(state: WizardState) -> list[AnonymizationSettings]:
     if state.dataset is None:
         raise ParameterError("Load a data file (step 1) before running.")
     project = state.sync_project()
-    sensitive = project.sensitive
-    taxonomy = state.taxonomies.get(sensitive) if sensitive else None
-    settings = [project.settings(taxonomy=taxonomy)]
-    settings += [project.settings(method=m, taxonomy=taxonomy) for m in project.compare if m != project.method]
+    taxonomies = dict(state.taxonomies)
+    settings = [project.settings(taxonomies=taxonomies, seed=state.seed)]
+    settings += [project.settings(method=m, taxonomies=taxonomies, seed=state.seed)
+                 for m in project.compare if m != project.method]
     return settings
 
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.data.domain import encode_column
 from ppdp_desktop.core.errors import PPDPError
-from ppdp_desktop.core.project import DP_METHOD
+from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.sensitivity_model import SensitivityModel
 from ppdp_desktop.gui.state import WizardState
@@ -123,8 +123,9 @@ class SensitivityPage(WizardPage):
         self.state.project.choice_column = self.choice_source.currentData()
 
     def _on_validity_changed(self, valid: bool) -> None:
-        if self.state.project.method == DP_METHOD and (self.model.error or self.model.requirement is None):
-            text, style = ("Differential privacy (the method chosen in step 4) needs no sensitivity pairs: "
+        method = get_method(self.state.project.method)
+        if not method.needs_sensitive and (self.model.error or self.model.requirement is None):
+            text, style = (f"{method.title} (the method chosen in step 4) needs no sensitivity pairs: "
                            "this step only matters for the other methods."), "color: #1b5e20;"
         elif self.model.invalid:
             (row, _), (_, message) = next(iter(self.model.invalid.items()))
@@ -140,6 +141,7 @@ class SensitivityPage(WizardPage):
         self.complete_changed.emit()
 
     def is_complete(self) -> bool:
-        if self.state.project.method == DP_METHOD:  # needs no pairs (nor a categorical sensitive column)
+        method = get_method(self.state.project.method)
+        if not method.needs_sensitive:  # needs no pairs (nor a categorical sensitive column)
             return True
-        return not self.model.invalid and (self.model.requirement is not None or self.state.project.method == "personalized")
+        return not self.model.invalid and (self.model.requirement is not None or not method.needs_pairs)

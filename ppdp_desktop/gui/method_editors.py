@@ -1,0 +1,223 @@
+"""Editors of a method's own parameters on the method page, chosen by the method's settings type.
+
+A method is reached through the registry only: its card gets the editor registered here for its
+settings class, or a generic form built from the settings dataclass (a spin box per number, a combo box
+per choice, declared limits as the widgets' ranges), or none when it has no parameters. Every editor
+reads and writes ``project.options[method]`` through the project's ``method_settings``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox, QDoubleSpinBox, QFormLayout, QLineEdit, QListWidget, QListWidgetItem, QSpinBox, QWidget,
+)
+
+from ppdp_desktop.core.data.schema import Kind
+from ppdp_desktop.core.methods import Method
+from ppdp_desktop.core.methods.dp.settings import DPSettings
+from ppdp_desktop.core.methods.personalized.settings import GRADINGS, RecodingSettings
+from ppdp_desktop.core.methods.rr.settings import RRSettings
+from ppdp_desktop.core.settings import Interval, MethodSettings, NoSettings, OneOf
+from ppdp_desktop.gui.dp_parameters import DPParameters
+from ppdp_desktop.gui.state import WizardState
+
+
+class MethodEditor(QWidget):
+    """Base of a method's parameter editor: ``refresh`` from the state, ``changed`` after an edit."""
+
+    changed = Signal()
+
+    def __init__(self, method: str) -> None:
+        super().__init__()
+        self.method = method
+        self.state: WizardState | None = None
+        self._filling = False
+
+    def refresh(self, state: WizardState) -> None:
+        self.state = state
+        self._filling = True
+        try:
+            self.show_settings(state.project.method_settings(self.method))
+        finally:
+            self._filling = False
+
+    def show_settings(self, settings: MethodSettings) -> None:  # pragma: no cover - every editor overrides it
+        raise NotImplementedError
+
+    def edited_settings(self) -> MethodSettings:  # pragma: no cover - every editor overrides it
+        raise NotImplementedError
+
+    def problems(self) -> list[str]:
+        """What blocks running this method, each naming what to change (none by default)."""
+        return []
+
+    def _on_edited(self, *_args: Any) -> None:
+        if self._filling or self.state is None:
+            return
+        self.state.project.set_method_settings(self.edited_settings(), self.method)
+        self.changed.emit()
+
+
+class RecodingParameters(MethodEditor):
+    """Personalized recoding's parameters: which numeric columns to grade, and how."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(method)
+        self.graded = QListWidget()
+        self.graded.setMaximumHeight(90)
+        self.categories = QSpinBox(minimum=1, maximum=50, value=3)
+        self.grading = QComboBox()
+        self.grading.addItems(list(GRADINGS))
+        form = QFormLayout(self)
+        form.addRow("Grade these numeric columns (secret categories):", self.graded)
+        form.addRow("Number of categories:", self.categories)
+        form.addRow("Cut points:", self.grading)
+        self.categories.valueChanged.connect(self._on_edited)
+        self.grading.currentIndexChanged.connect(self._on_edited)
+        self.graded.itemChanged.connect(self._on_edited)
+
+    def show_settings(self, settings: RecodingSettings) -> None:
+        self.graded.clear()
+        dataset, roles = self.state.dataset, self.state.project.roles
+        if dataset is not None:
+            for column in dataset.frame.columns:
+                if dataset.schema.attributes[column].kind is Kind.NUMERIC and roles.get(column) != "identifier":
+                    item = QListWidgetItem(column)
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                    item.setCheckState(Qt.CheckState.Checked if column in settings.graded else Qt.CheckState.Unchecked)
+                    self.graded.addItem(item)
+        self.categories.setValue(settings.categories)
+        self.grading.setCurrentText(settings.grading)
+
+    def edited_settings(self) -> RecodingSettings:
+        items = [self.graded.item(i) for i in range(self.graded.count())]
+        graded = [i.text() for i in items if i.checkState() == Qt.CheckState.Checked]
+        return RecodingSettings(graded=graded, categories=self.categories.value(), grading=self.grading.currentText())
+
+
+class LinkingParameters(MethodEditor):
+    """Randomized response's parameters: the bound 1/l and what to randomize (quasi-identifiers from step 2)."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(method)
+        self.l = QDoubleSpinBox(decimals=1, minimum=1.1, maximum=100.0, singleStep=0.5, value=3.0)
+        self.l.setToolTip("An attacker who knows a person's quasi-identifiers guesses the sensitive value with "
+                          "probability at most 1/l")
+        self.randomize = QComboBox()
+        for text, value in (("quasi-identifiers and sensitive", "both"), ("quasi-identifiers only", "qi"),
+                            ("sensitive only", "s")):
+            self.randomize.addItem(text, value)
+        form = QFormLayout(self)
+        form.addRow("l (risk at most 1/l):", self.l)
+        form.addRow("Randomize:", self.randomize)
+        self.l.valueChanged.connect(self._on_edited)
+        self.randomize.currentIndexChanged.connect(self._on_edited)
+
+    def show_settings(self, settings: RRSettings) -> None:
+        self.l.setValue(settings.l if settings.l is not None else 3.0)
+        self.randomize.setCurrentIndex(max(0, self.randomize.findData(settings.randomize)))
+
+    def edited_settings(self) -> RRSettings:
+        return RRSettings(self.l.value(), self.randomize.currentData())
+
+
+class DifferentialPrivacyParameters(MethodEditor):
+    """Differential privacy's card: the columns, epsilon, k and domains (:class:`DPParameters`)."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(method)
+        self.parameters = DPParameters(method)
+        layout = QFormLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addRow(self.parameters)
+        self.parameters.changed.connect(self.changed)
+
+    def refresh(self, state: WizardState) -> None:
+        self.state = state
+        self.parameters.set_data(state.project, state.dataset, state.taxonomies, state.column_stats)
+
+    def problems(self) -> list[str]:
+        return self.parameters.problems()
+
+
+class GenericParameters(MethodEditor):
+    """A form for any settings dataclass: numbers within their declared limits, choices, text."""
+
+    def __init__(self, method: str, settings_type: type[MethodSettings]) -> None:
+        super().__init__(method)
+        self.settings_type = settings_type
+        self.fields: dict[str, QWidget] = {}
+        form = QFormLayout(self)
+        for f in dataclasses.fields(settings_type):
+            if not f.metadata.get("json", True):
+                continue
+            widget = _field_widget(settings_type.constraints.get(f.name), self._on_edited)
+            if widget is None:
+                continue
+            self.fields[f.name] = widget
+            form.addRow(f"{f.name.replace('_', ' ')}:", widget)
+
+    def show_settings(self, settings: MethodSettings) -> None:
+        for name, widget in self.fields.items():
+            value = getattr(settings, name)
+            if isinstance(widget, QComboBox):
+                widget.setCurrentText(str(value))
+            elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+                widget.setValue(value if value is not None else widget.minimum())
+            else:
+                widget.setText("" if value is None else str(value))
+
+    def edited_settings(self) -> MethodSettings:
+        values = {}
+        for name, widget in self.fields.items():
+            if isinstance(widget, QComboBox):
+                values[name] = widget.currentText()
+            elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+                values[name] = widget.value()
+            else:
+                values[name] = widget.text()
+        return self.settings_type(**values)
+
+
+def _field_widget(constraint: Any, on_edit: Callable[..., None]) -> QWidget | None:
+    if isinstance(constraint, OneOf):
+        widget = QComboBox()
+        widget.addItems(list(constraint.options))
+        widget.currentIndexChanged.connect(on_edit)
+        return widget
+    if isinstance(constraint, Interval):
+        low = constraint.low if constraint.low is not None else -1e9
+        high = constraint.high if constraint.high is not None else 1e9
+        if constraint.whole:
+            widget = QSpinBox(minimum=int(math.ceil(low + (1 if constraint.open_low else 0))), maximum=int(min(high, 2**31 - 1)))
+        else:
+            step = 10 ** math.floor(math.log10(max(high - low, 1e-9))) / 10 if math.isfinite(high - low) else 0.1
+            widget = QDoubleSpinBox(decimals=3, minimum=low + (1e-3 if constraint.open_low else 0.0), maximum=high,
+                                    singleStep=step)
+        widget.valueChanged.connect(on_edit)
+        return widget
+    widget = QLineEdit()
+    widget.editingFinished.connect(on_edit)
+    return widget
+
+
+#: settings type -> its editor; any other settings type gets :class:`GenericParameters`.
+EDITORS: dict[type, Callable[[str], MethodEditor]] = {
+    RecodingSettings: RecodingParameters,
+    RRSettings: LinkingParameters,
+    DPSettings: DifferentialPrivacyParameters,
+}
+
+
+def editor_for(name: str, method: Method) -> MethodEditor | None:
+    """The editor of ``method``'s own parameters (None if it has none)."""
+    settings_type = method.settings_type
+    if settings_type in EDITORS:
+        return EDITORS[settings_type](name)
+    if settings_type is NoSettings or not dataclasses.fields(settings_type):
+        return None
+    return GenericParameters(name, settings_type)

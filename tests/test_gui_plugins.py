@@ -1,0 +1,69 @@
+"""The window and plug-ins: a method registered at test time gets a card and a generic editor on the
+method page; a project saved by the window replays headless (``ppdp run``) to the same release."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
+
+from ppdp_desktop.cli import main  # noqa: E402
+from ppdp_desktop.core.methods import register, unregister  # noqa: E402
+from ppdp_desktop.gui.method_editors import GenericParameters  # noqa: E402
+
+from tests.toy_method import TOY, ToyMethod  # noqa: E402
+
+PASSPHRASE = "correct horse battery staple 7"
+METHOD_STEP, RUN_STEP, EXPORT_STEP = 3, 4, 6
+
+
+@pytest.fixture
+def toy():
+    method = register(ToyMethod())
+    yield method
+    unregister(TOY)
+
+
+def test_a_registered_method_gets_a_card_and_an_editor(toy, window, qtbot):
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    window.go_to(METHOD_STEP)
+    page = window.pages[METHOD_STEP]
+    card = page.cards[TOY]
+    assert card.choose.text() == toy.title
+    editor = page.editors[TOY]
+    assert isinstance(editor, GenericParameters) and set(editor.fields) == {"strength"}
+    spin = editor.fields["strength"]
+    assert (spin.minimum(), spin.maximum()) == (0.0, 1.0)  # the declared limits
+    page.scroll.ensureWidgetVisible(card)
+    qtbot.mouseClick(card.choose, Qt.MouseButton.LeftButton, pos=QPoint(8, card.choose.height() // 2))  # its circle
+    assert window.state.project.method == TOY
+    spin.setFocus()
+    qtbot.keyClick(spin, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(spin, "0.75")
+    qtbot.keyClick(spin, Qt.Key.Key_Enter)
+    assert window.state.project.options[TOY] == {"strength": 0.75}
+    assert page.is_complete()
+
+
+def test_ppdp_run_on_a_saved_project_gives_the_windows_release(window, qtbot, tmp_path, monkeypatch, capsys):
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    window.state.seed = 7  # a test's fixed seed, as `ppdp run --seed 7` below
+    window.go_to(RUN_STEP)
+    qtbot.waitUntil(lambda: window.state.outcome is not None, timeout=120_000)
+    window.go_to(EXPORT_STEP)
+    export = window.pages[EXPORT_STEP]
+    export.folder_edit.setText(str(tmp_path / "window"))
+    export.key_edit.setText(str(tmp_path / "window.ppdpkey"))
+    export.passphrase.first.setText(PASSPHRASE)
+    export.passphrase.second.setText(PASSPHRASE)
+    export.export()
+    qtbot.waitUntil(lambda: (tmp_path / "window" / "release.csv").is_file(), timeout=60_000)
+    assert window.save_project(tmp_path / "monthly.ppdp")
+    monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)
+    code = main(["run", str(tmp_path / "monthly.ppdp"), "--out", str(tmp_path / "script"),
+                 "--key", str(tmp_path / "script.ppdpkey"), "--seed", "7"])
+    assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "script" / "release.csv").read_bytes() == (tmp_path / "window" / "release.csv").read_bytes()

@@ -143,3 +143,31 @@ def warm_up() -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(fig).draw()
+
+
+def class_size_figure(before: dict[int, int] | None, after: dict[int, int], k: int | None = None) -> Figure:
+    """Records by the size of the group sharing their quasi-identifiers, original and release (log scale):
+    the bars left of ``k`` (or at 1) are the records that can be singled out."""
+    fig = _figure(figsize=(7.0, 3.4), layout="constrained")
+    ax = fig.add_subplot()
+    sizes = sorted({int(s) for s in (before or {})} | {int(s) for s in after})
+    cap = 50
+    bins = [s for s in sizes if s < cap] + ([cap] if any(s >= cap for s in sizes) else [])
+
+    def counts(hist: dict[int, int] | None) -> np.ndarray:
+        hist = {int(s): int(c) for s, c in (hist or {}).items()}
+        return np.array([sum(c for s, c in hist.items() if (s >= cap if b == cap else s == b)) for b in bins], float)
+
+    x = np.arange(len(bins))
+    if before is not None:
+        ax.bar(x - 0.2, counts(before), width=0.4, label="original", color="#c44e52")
+    ax.bar(x + (0.2 if before is not None else 0.0), counts(after), width=0.4, label="release", color="#4c72b0")
+    ax.set_xticks(x, [f"{b}+" if b == cap else str(b) for b in bins], fontsize=7, rotation=90 if len(bins) > 20 else 0)
+    if k is not None and k in bins:
+        ax.axvline(bins.index(k) - 0.5, color="black", ls="--", lw=0.8, label=f"k = {k}")
+    ax.set_yscale("symlog")
+    ax.set_xlabel("size of the group sharing the quasi-identifiers")
+    ax.set_ylabel("records")
+    ax.set_title("Who can be singled out: records by group size")
+    ax.legend(fontsize=8)
+    return fig

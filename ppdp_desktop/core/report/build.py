@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdp_desktop.core.evaluation.figures import MAX_BARS, warm_up  # noqa: F401 - the report's vocabulary
+from ppdp_desktop.core.evaluation.figures import MAX_BARS, class_size_figure, warm_up  # noqa: F401
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport  # noqa: F401
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.outcome import Anonymization
@@ -58,6 +58,11 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         reidentification=_reidentification(result, public),
     )
     method.report_part(report, result, progress, cancel, public=public)
+    reid = report.reidentification
+    if reid is not None and reid.quasi:
+        k = reid.generalization.k if reid.generalization is not None else None
+        report.figures["class sizes"] = class_size_figure(
+            None if reid.before is None else reid.before.class_size_histogram, reid.after.class_size_histogram, k)
     progress(1.0, "Report ready")
     return report
 

@@ -32,6 +32,8 @@ FIGURE_CAPTIONS = {
     "posterior": "Per protected value: the largest belief an adversary can reach after seeing the release, "
                  "against the bound rho2 (the data's own frequencies as prior).",
     "choices": "How many records show their value, its alias1 or its alias2.",
+    "class sizes": "Records by the size of the group that shares their quasi-identifiers, in the original and in the "
+                   "release: a record in a group of 1 can be singled out by anyone who knows those facts about a person.",
 }
 
 

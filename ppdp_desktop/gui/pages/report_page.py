@@ -29,8 +29,15 @@ from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, com
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 
+RISK_COLORS = {"ok": "#1b6e20", "warning": "#8a4b00", "danger": "#b71c1c"}
+BOX_STYLES = {
+    "ok": "",
+    "warning": "QGroupBox { border: 2px solid #c77800; background: #fff4e0; }",
+    "danger": "QGroupBox { border: 2px solid #c62828; background: #fdecea; }",
+}
 EMPTY_TEXT = "Run the method first: its report (guarantee, utility and figures) appears here."
-FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices"}
+FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices",
+                 "class sizes": "Re-identification"}
 VALUE_COLUMNS = ("Value", "Records", "Share", "Reconstructed", "Retention p", "Max posterior", "rho2")
 
 
@@ -179,9 +186,9 @@ class ReportPage(WizardPage):
         """Lay out one report: summaries, per-value table and figure tabs."""
         self._shown = report
         self.privacy_label.setText(self._privacy_html(report))
-        self.privacy_box.setStyleSheet(
-            "" if report.has_guarantee else "QGroupBox { border: 2px solid #c77800; background: #fff4e0; }"
-        )
+        # Never a lone green tick: the box is amber or red unless both verdicts hold.
+        level = "ok" if report.has_guarantee and report.risk_level == "ok" else report.risk_level
+        self.privacy_box.setStyleSheet(BOX_STYLES.get(level, BOX_STYLES["warning"]))
         plan = [line for line in report.lines if not line.startswith("record utility")]  # shown below
         lines = [html.escape(report.title), *map(html.escape, plan), *map(html.escape, report.utility_lines())]
         self.utility_label.setText("<br>".join([f"<b>{lines[0]}</b>", *lines[1:]]))
@@ -197,11 +204,16 @@ class ReportPage(WizardPage):
 
     @staticmethod
     def _privacy_html(report: MethodReport) -> str:
+        """Two verdicts side by side: the sensitive values' guarantee, then re-identification."""
         lines = [html.escape(line) for line in report.privacy_lines()]
+        risk = [html.escape(line) for line in report.reidentification_lines()]
+        risk_html = (f"<p><b style='color:{RISK_COLORS[report.risk_level]}'>{risk[0]}</b><br>"
+                     + "<br>".join(risk[1:]) + "</p>")
         if not report.has_guarantee:
-            return f"<p style='color:#8a4b00'><b>No formal privacy guarantee.</b></p><p>{lines[0]}</p>"
-        head = f"<b style='color:#1b6e20'>{lines[0]}</b>"
-        return "<br>".join([head, *lines[1:]])
+            return (f"<p style='color:#8a4b00'><b>Sensitive values — No formal privacy guarantee.</b></p>"
+                    f"<p>{lines[0]}</p>{risk_html}")
+        head = f"<b style='color:#1b6e20'>Sensitive values: {lines[0]}</b>"
+        return "<p>" + "<br>".join([head, *lines[1:]]) + "</p>" + risk_html
 
     def _fill_values(self, report: MethodReport) -> None:
         self.value_table.setVisible(report.original is not None or bool(report.choice_counts))

@@ -39,3 +39,4 @@ def window(qtbot, tmp_path):
     win.show()
     yield win
     win.state.worker.shutdown()
+    win.pages[1].risk.shutdown()

@@ -248,4 +248,5 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         self.state.worker.shutdown()
+        self.pages[1].risk.shutdown()
         event.accept()

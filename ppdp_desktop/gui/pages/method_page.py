@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QButtonGroup, QCheckBox, QFrame, QLabel, QRadioBut
 
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.gui.method_editors import editor_for
+from ppdp_desktop.gui.protection_editor import ProtectionSection
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 
@@ -49,10 +50,13 @@ class MethodPage(WizardPage):
                        "and what it does not.")
         intro.setWordWrap(True)
         column.addWidget(intro)
+        self.protection = ProtectionSection(state)
+        self.protection.changed.connect(self._on_parameters_changed)
         for card in self.cards.values():
             column.addWidget(card)
             card.choose.toggled.connect(self._on_changed)
             card.compare.toggled.connect(self._on_changed)
+        column.addWidget(self.protection)
         column.addStretch(1)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
@@ -71,6 +75,7 @@ class MethodPage(WizardPage):
             card.compare.setChecked(name in project.compare and name != project.method)
         for editor in self.editors.values():
             editor.refresh(self.state)
+        self.protection.refresh()
         self._loading = False
         self.complete_changed.emit()
 
@@ -88,6 +93,7 @@ class MethodPage(WizardPage):
         if chosen:
             project.method = chosen[0]
         project.compare = [n for n, c in self.cards.items() if c.compare.isChecked() and n != project.method]
+        self.protection.refresh()  # what it allows depends on the method
         self.state.set_outcome(None)
         self.complete_changed.emit()
 
@@ -102,7 +108,7 @@ class MethodPage(WizardPage):
         """What blocks the chosen method and the compared ones, each naming what to change."""
         project = self.state.project
         return [p for name in (project.method, *project.compare) if name in self.editors
-                for p in self.editors[name].problems()]
+                for p in self.editors[name].problems()] + self.protection.problems()
 
     def is_complete(self) -> bool:
         return self.state.project.method in REGISTRY and not self.problems()

@@ -18,6 +18,7 @@ from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.gui.pages.base import WizardPage
+from ppdp_desktop.gui.risk_panel import RiskPanel
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.taxonomy_editor import TaxonomyEditor
 
@@ -59,6 +60,8 @@ class RolesPage(WizardPage):
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.help)
         left_layout.addWidget(self.status)
+        self.risk = RiskPanel(state)
+        left_layout.addWidget(self.risk)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(self.editor_box)
@@ -90,6 +93,7 @@ class RolesPage(WizardPage):
             self.table.setCellWidget(row, 2, combo)
             self._combos.append(combo)
         self._update_status()
+        self.risk.schedule()
 
     def set_role(self, column: str, role: Role) -> None:
         """Set a column's role (as the user would with its combo box)."""
@@ -107,6 +111,7 @@ class RolesPage(WizardPage):
                 self._combos[row].blockSignals(False)
         self._show_taxonomy(list(self.state.dataset.frame.columns).index(name))
         self._update_status()
+        self.risk.schedule()
         self.complete_changed.emit()
 
     def _show_taxonomy(self, row: int) -> None:

@@ -50,13 +50,13 @@ class MethodPage(WizardPage):
                        "and what it does not.")
         intro.setWordWrap(True)
         column.addWidget(intro)
-        self.protection = ProtectionSection(state)
+        self.protection = ProtectionSection(state)  # first: it applies in front of every method below
         self.protection.changed.connect(self._on_parameters_changed)
+        column.addWidget(self.protection)
         for card in self.cards.values():
             column.addWidget(card)
             card.choose.toggled.connect(self._on_changed)
             card.compare.toggled.connect(self._on_changed)
-        column.addWidget(self.protection)
         column.addStretch(1)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)

@@ -181,3 +181,21 @@ def test_report_inside_a_dp_release_holds_no_original_risk_figures(demo, tmp_pat
     assert "Re-identification: NOT protected" in html and "Original data:" not in html
     meta = json.loads((folder / "release.json").read_text())
     assert meta["reidentification"]["original"] is None and meta["reidentification"]["release"]["n_records"] == 20_000
+
+
+def test_perturbation_behind_generalization_is_named_perturbed_generalization(demo):
+    from ppdp_desktop.core.report.build import comparison_rows
+
+    report = build_report(anonymize(demo, _settings(demo, "uniform")))
+    assert report.title.endswith("Perturbed Generalization (Tao et al.)")
+    assert comparison_rows([report])[0]["method"] == report.title
+
+
+def test_a_value_missing_from_a_hierarchy_file_is_named(tmp_path, capsys):
+    hierarchy = tmp_path / "sex.csv"
+    hierarchy.write_text("F;*\n", encoding="utf-8")  # no row for M
+    code, _, err = run(["anonymize", resource_path(DEMO_DATA), "--out", tmp_path / "r", "--sensitive", "diagnosis",
+                        "--quasi", "age,sex", "--theta", "3", "--k-anonymity", "5", "--intervals", "age=10",
+                        "--hierarchy", f"sex={hierarchy}"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "'M'" in err and "sex" in err
+    assert not (tmp_path / "r").exists()

@@ -75,6 +75,8 @@ class Method:
     public_report: ClassVar[bool] = False
     #: it randomizes the quasi-identifiers itself (k-anonymity by generalization does not apply in front of it)
     randomizes_quasi: ClassVar[bool] = False
+    #: the name the literature gives this method behind k-anonymous generalization, if it has one
+    generalized_title: ClassVar[str | None] = None
 
     # --- the job --------------------------------------------------------------------------------
     def settings(self, settings: AnonymizationSettings) -> MethodSettings:

@@ -49,9 +49,15 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     cancel = cancel or CancelToken()
     plan = result.plan
     method = get_method(plan.method)
+    protected = result.reidentification is not None and result.reidentification.protected
+    title = method.title
+    if protected:
+        title += f" behind k-anonymous quasi-identifiers (k = {result.reidentification.generalization.k})"
+        if method.generalized_title:
+            title += f": {method.generalized_title}"
     report = MethodReport(
         method=plan.method,
-        title=method.title,
+        title=title,
         n_records=len(result.dataset.frame),
         guarantee=dict(result.guarantee),
         lines=list(plan.describe()),

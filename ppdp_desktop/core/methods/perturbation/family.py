@@ -19,6 +19,9 @@ from ppdp_desktop.core.progress import CancelToken, Progress
 class PerturbationFamily(Method):
     """A method that perturbs the sensitive column with one matrix, under step 3's (rho1, rho2) pairs."""
 
+    #: generalized quasi-identifiers + a perturbed sensitive value: the baseline the papers compare against
+    generalized_title = "Perturbed Generalization (Tao et al.)"
+
     def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:
         perturbation_part(report, result, progress, cancel)

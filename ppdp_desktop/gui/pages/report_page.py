@@ -30,10 +30,11 @@ from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 
 RISK_COLORS = {"ok": "#1b6e20", "warning": "#8a4b00", "danger": "#b71c1c"}
+_TITLE = "QGroupBox::title { subcontrol-origin: margin; subcontrol-position: top left; left: 6px; padding: 0 3px; }"
 BOX_STYLES = {
     "ok": "",
-    "warning": "QGroupBox { border: 2px solid #c77800; background: #fff4e0; }",
-    "danger": "QGroupBox { border: 2px solid #c62828; background: #fdecea; }",
+    "warning": "QGroupBox { border: 2px solid #c77800; background: #fff4e0; margin-top: 1.2em; } " + _TITLE,
+    "danger": "QGroupBox { border: 2px solid #c62828; background: #fdecea; margin-top: 1.2em; } " + _TITLE,
 }
 EMPTY_TEXT = "Run the method first: its report (guarantee, utility and figures) appears here."
 FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices",

@@ -69,3 +69,17 @@ def test_k_anonymous_export_from_the_window(window, qtbot, tmp_path):
     assert any(line.startswith("k-anonymity") for line in verify_release(read_release(tmp_path / "release")))
     meta = json.loads((tmp_path / "release" / "release.json").read_text())
     assert meta["reidentification"]["generalization"]["k"] == 5
+
+
+def test_cut_points_for_a_numeric_quasi_identifier(window, qtbot):
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    window.go_to(METHOD_STEP)
+    section = window.pages[METHOD_STEP].protection
+    qtbot.mouseClick(section.enabled, Qt.MouseButton.LeftButton, pos=QPoint(8, section.enabled.height() // 2))
+    section.modes["age"].setCurrentText("cut points")
+    qtbot.keyClicks(section.widths["age"], "18,40,65/40")
+    assert window.state.project.protection["cuts"] == {"age": [[18.0, 40.0, 65.0], [40.0]]}
+    assert window.pages[METHOD_STEP].is_complete()
+    settings = window.state.project.settings()
+    assert settings.protection.cuts == {"age": [[18.0, 40.0, 65.0], [40.0]]} and settings.protection.k == 5

@@ -141,6 +141,8 @@ def test_cli_k_anonymity_then_verify_and_risk(tmp_path, capsys):
     (["--k-anonymity", "5", "--suppression", "2"], "--suppression"),
     (["--k-anonymity", "5", "--intervals", "age=5,7"], "do not nest"),
     (["--k-anonymity", "5", "--intervals", "age=x"], "must look like COL=W1,W2"),
+    (["--k-anonymity", "5", "--cuts", "age=18,40,65/30"], "do not nest"),
+    (["--k-anonymity", "5", "--cuts", "age=18;40"], "must look like COL=C1,C2"),
     (["--k-anonymity", "5"], "'age' is numeric and has no generalization hierarchy"),
     (["--k-anonymity", "5", "--intervals", "age=5", "--threshold", "nan"], "--threshold"),
 ])

@@ -61,7 +61,16 @@ def _protection(args: argparse.Namespace):
             intervals[column] = [float(w) for w in widths.split(",")]
         except ValueError:
             raise ParameterError(f"--intervals {item!r} must look like COL=W1,W2,..., e.g. age=5,10,20.") from None
-    protection = ProtectionSettings(args.k_anonymity, args.suppression, args.threshold, hierarchies, intervals)
+    cuts = {}
+    for item in args.cuts:
+        column, eq, levels = item.partition("=")
+        try:
+            if not (eq and column and levels):
+                raise ValueError
+            cuts[column] = [[float(c) for c in level.split(",")] for level in levels.split("/")]
+        except ValueError:
+            raise ParameterError(f"--cuts {item!r} must look like COL=C1,C2,.../C1,..., e.g. age=18,40,65/40.") from None
+    protection = ProtectionSettings(args.k_anonymity, args.suppression, args.threshold, hierarchies, intervals, cuts)
     protection.check()
     return protection
 

@@ -55,6 +55,9 @@ def _protection_args(p: argparse.ArgumentParser) -> None:
                    help="generalization hierarchy of a quasi-identifier: an ARX hierarchy .csv or our .json (repeat)")
     g.add_argument("--intervals", metavar="COL=W1,W2,...", action="append", default=[],
                    help="interval widths of a numeric quasi-identifier, finest first, e.g. age=5,10,20 (repeat)")
+    g.add_argument("--cuts", metavar="COL=C1,C2,.../C1,...", action="append", default=[],
+                   help="cut points of a numeric quasi-identifier per level, finest first, levels separated by '/', "
+                        "e.g. age=18,40,65/40 (repeat)")
     g.add_argument("--threshold", type=float, default=0.2,
                    help="re-identification risk above which a record counts as at risk (default 0.2)")
 

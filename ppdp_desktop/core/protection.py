@@ -37,13 +37,15 @@ def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, prote
         given = protection.hierarchies.get(name)
         if given is None and name in protection.intervals:
             given = Hierarchy.from_intervals(name, values, list(protection.intervals[name]))
+        if given is None and name in protection.cuts:
+            given = Hierarchy.from_cuts(name, values, [list(level) for level in protection.cuts[name]])
         if given is None:
             given = taxonomies.get(name)
         kind = schema.attributes[name].kind if name in schema.attributes else None
         if given is None and kind is Kind.NUMERIC:
             raise ParameterError(
                 f"Quasi-identifier {name!r} is numeric and has no generalization hierarchy: give interval widths "
-                f"(--intervals {name}=5,10,20) or a hierarchy file (--hierarchy {name}=FILE), or build intervals in "
+                f"(--intervals {name}=5,10,20), cut points (--cuts {name}=18,40,65/40) or a hierarchy file (--hierarchy {name}=FILE), or build intervals in "
                 "the taxonomy editor (step 2)."
             )
         out[name] = _hierarchy(name, values, given) if given is not None else default_hierarchy(name, values)

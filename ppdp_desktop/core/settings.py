@@ -173,8 +173,9 @@ class ProtectionSettings(MethodSettings):
     quasi-identifiers by generalization with their hierarchies and a record-suppression limit.
 
     ``hierarchies`` maps a quasi-identifier to a Taxonomy or a hierarchy file (ARX CSV or our JSON);
-    ``intervals`` maps a numeric quasi-identifier to interval widths (e.g. ``[5, 10, 20]``). A
-    quasi-identifier with neither uses the tree edited in step 2.
+    ``intervals`` maps a numeric quasi-identifier to interval widths (e.g. ``[5, 10, 20]``) and ``cuts``
+    to cut points per level, finest first (e.g. ``[[18, 40, 65], [40]]``). A quasi-identifier with none
+    of them uses the tree edited in step 2.
     """
 
     k: int | None = None
@@ -182,6 +183,7 @@ class ProtectionSettings(MethodSettings):
     threshold: float = 0.2
     hierarchies: dict[str, Any] = field(default_factory=dict, metadata={"json": False})
     intervals: dict[str, list[float]] = field(default_factory=dict)
+    cuts: dict[str, list[list[float]]] = field(default_factory=dict)
 
     constraints: ClassVar = {
         "k": Interval(low=1, whole=True, optional=True),

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox,
+    QVBoxLayout, QWidget,
 )
 
 from ppdp_desktop.core.data.schema import Kind, Role
@@ -16,6 +17,8 @@ from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.gui.state import WizardState
 
 ROLES_STEP = 1
+WIDTHS, CUTS = "interval widths", "cut points"
+PLACEHOLDERS = {WIDTHS: "finest first, e.g. 5,10,20", CUTS: "per level, finest first, levels separated by /: 18,40,65/40"}
 INTRO = ("Every method protects the sensitive column; the quasi-identifiers (age, sex, postcode …) are released "
          "as they are unless you protect them here: they are then generalized (age to 10-year bands, postcode to "
          "its district …) just enough that every record shares them with at least k − 1 others.")
@@ -56,6 +59,7 @@ class ProtectionSection(QGroupBox):
         layout.addLayout(self.hierarchies)
         layout.addWidget(self.message)
         self.widths: dict[str, QLineEdit] = {}
+        self.modes: dict[str, QComboBox] = {}
         self.enabled.toggled.connect(self._on_edited)
         for spin in (self.k, self.suppression, self.threshold):
             spin.valueChanged.connect(self._on_edited)
@@ -70,7 +74,7 @@ class ProtectionSection(QGroupBox):
         self.threshold.setValue(100.0 * settings.threshold)
         while self.hierarchies.rowCount():
             self.hierarchies.removeRow(0)
-        self.widths = {}
+        self.widths, self.modes = {}, {}
         dataset = self.state.dataset
         quasi = self.state.project.columns_with(Role.QUASI_IDENTIFIER)
         if not quasi:
@@ -78,15 +82,33 @@ class ProtectionSection(QGroupBox):
         for name in quasi:
             kind = dataset.schema.attributes[name].kind if dataset is not None else None
             if kind is Kind.NUMERIC:
-                edit = QLineEdit(",".join(f"{w:g}" for w in settings.intervals.get(name, [])))
-                edit.setPlaceholderText("interval widths, finest first, e.g. 5,10,20")
-                edit.textChanged.connect(self._on_edited)
-                self.widths[name] = edit
-                self.hierarchies.addRow(f"{name}:", edit)
+                self.hierarchies.addRow(f"{name}:", self._interval_row(name, settings))
             else:
                 self.hierarchies.addRow(f"{name}:", self._taxonomy_note(name))
         self._filling = False
         self._update_message()
+
+    def _interval_row(self, name: str, settings) -> QWidget:
+        """Interval widths (5,10,20: bands of 5, then 10, then 20) or cut points per level (18,40,65/40)."""
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        mode = QComboBox()
+        mode.addItems([WIDTHS, CUTS])
+        edit = QLineEdit()
+        if name in settings.cuts:
+            mode.setCurrentText(CUTS)
+            edit.setText("/".join(",".join(f"{c:g}" for c in level) for level in settings.cuts[name]))
+        else:
+            edit.setText(",".join(f"{w:g}" for w in settings.intervals.get(name, [])))
+        edit.setPlaceholderText(PLACEHOLDERS[mode.currentText()])
+        mode.currentTextChanged.connect(lambda text, e=edit: (e.setPlaceholderText(PLACEHOLDERS[text]), self._on_edited()))
+        edit.textChanged.connect(self._on_edited)
+        layout.addWidget(mode)
+        layout.addWidget(edit, 1)
+        self.widths[name] = edit
+        self.modes[name] = mode
+        return row
 
     def _taxonomy_note(self, name: str) -> QLabel:
         taxonomy = self.state.taxonomies.get(name)
@@ -109,16 +131,20 @@ class ProtectionSection(QGroupBox):
     def _on_edited(self, *_args) -> None:
         if self._filling:
             return
-        intervals = {}
+        intervals, cuts = {}, {}
         for name, edit in self.widths.items():
-            widths = _widths(edit.text())
-            if widths:
+            if self.modes[name].currentText() == CUTS:
+                levels = _cuts(edit.text())
+                if levels:
+                    cuts[name] = levels
+            elif widths := _widths(edit.text()):
                 intervals[name] = widths
         self.state.project.protection = {
             "k": self.k.value() if self.enabled.isChecked() else None,
             "suppression": self.suppression.value() / 100.0,
             "threshold": self.threshold.value() / 100.0,
             "intervals": intervals,
+            "cuts": cuts,
         }
         self._update_message()
         self.changed.emit()
@@ -135,10 +161,12 @@ class ProtectionSection(QGroupBox):
             out.append(f"{method.title} randomizes the quasi-identifiers itself: untick the protection or choose "
                        "another method.")
         for name, edit in self.widths.items():
-            text = edit.text().strip()
+            text, cuts = edit.text().strip(), self.modes[name].currentText() == CUTS
             if not text:
-                out.append(f"Give interval widths for {name} (e.g. 5,10,20).")
-            elif _widths(text) is None:
+                out.append(f"Give interval widths for {name} (e.g. 5,10,20) or its cut points (e.g. 18,40,65/40).")
+            elif cuts and _cuts(text) is None:
+                out.append(f"The cut points of {name} must be numbers separated by commas, levels by '/', e.g. 18,40,65/40.")
+            elif not cuts and _widths(text) is None:
                 out.append(f"The widths of {name} must be numbers separated by commas, e.g. 5,10,20.")
         return out
 
@@ -146,6 +174,14 @@ class ProtectionSection(QGroupBox):
         self.message.setText(" ".join(self.problems()))
         for widget in (self.k, self.suppression):
             widget.setEnabled(self.enabled.isChecked())
+
+
+def _cuts(text: str) -> list[list[float]] | None:
+    try:
+        levels = [[float(c) for c in level.split(",") if c.strip()] for level in text.split("/") if level.strip()]
+    except ValueError:
+        return None
+    return levels if levels and all(levels) else None
 
 
 def _widths(text: str) -> list[float] | None:

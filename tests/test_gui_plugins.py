@@ -2,6 +2,8 @@
 method page; a project saved by the window replays headless (``ppdp run``) to the same release."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -10,6 +12,7 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 
 from ppdp_desktop.cli import main  # noqa: E402
 from ppdp_desktop.core.methods import register, unregister  # noqa: E402
+from ppdp_desktop.core.settings import MethodSettings  # noqa: E402
 from ppdp_desktop.gui.method_editors import GenericParameters  # noqa: E402
 
 from tests.toy_method import TOY, ToyMethod  # noqa: E402
@@ -67,3 +70,50 @@ def test_ppdp_run_on_a_saved_project_gives_the_windows_release(window, qtbot, tm
                  "--key", str(tmp_path / "script.ppdpkey"), "--seed", "7"])
     assert code == 0, capsys.readouterr().err
     assert (tmp_path / "script" / "release.csv").read_bytes() == (tmp_path / "window" / "release.csv").read_bytes()
+
+
+@dataclass
+class CountSettings(MethodSettings):
+    """Parameters without declared limits: the generic editor shows text boxes for them."""
+
+    rounds: int = 3
+    label: str = "first"
+
+
+class CountMethod(ToyMethod):
+    name = "toy-count"
+    title = "Toy method with free-text parameters (plug-in test)"
+    settings_type = CountSettings
+
+
+@pytest.fixture
+def counting():
+    method = register(CountMethod())
+    yield method
+    unregister(CountMethod.name)
+
+
+def test_free_text_parameters_keep_their_type(counting, window, qtbot):
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    window.go_to(METHOD_STEP)
+    page = window.pages[METHOD_STEP]
+    editor = page.editors[counting.name]
+    assert isinstance(editor, GenericParameters) and set(editor.fields) == {"rounds", "label"}
+    rounds, label = editor.fields["rounds"], editor.fields["label"]
+    assert (rounds.text(), label.text()) == ("3", "first")
+    page.scroll.ensureWidgetVisible(rounds)
+    qtbot.mouseClick(rounds, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(rounds, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(rounds, "12")
+    qtbot.keyClick(rounds, Qt.Key.Key_Enter)
+    assert window.state.project.options[counting.name] == {"rounds": 12, "label": "first"}  # a number, not "12"
+    qtbot.keyClick(rounds, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(rounds, "many")
+    qtbot.keyClick(rounds, Qt.Key.Key_Enter)
+    assert window.state.project.options[counting.name]["rounds"] == 12  # unreadable text keeps the last number
+    qtbot.mouseClick(label, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(label, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(label, "second")
+    qtbot.keyClick(label, Qt.Key.Key_Enter)
+    assert window.state.project.options[counting.name]["label"] == "second"

@@ -34,6 +34,7 @@ from ppdp_desktop.gui.pages.report_page import ReportPage
 from ppdp_desktop.gui.pages.roles_page import RolesPage
 from ppdp_desktop.gui.pages.run_page import RunPage
 from ppdp_desktop.gui.pages.sensitivity_page import SensitivityPage
+from ppdp_desktop.gui import wheel_guard
 from ppdp_desktop.gui.state import WizardState
 
 PROJECT_FILTER = "PPDP project (*.ppdp.json *.json)"
@@ -43,6 +44,7 @@ MAX_RECENT = 8
 class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
+        wheel_guard.install()  # a stray wheel never changes a setting
         self.setWindowTitle("PPDP Desktop")
         self.resize(1200, 760)
         self.settings = settings or QSettings("PPDP", "PPDP Desktop")

@@ -151,19 +151,20 @@ class GenericParameters(MethodEditor):
         super().__init__(method)
         self.settings_type = settings_type
         self.fields: dict[str, QWidget] = {}
+        self.defaults: dict[str, Any] = {}  # a free-text field's value is read back as its default's type
+        self.shown: dict[str, Any] = {}
         form = QFormLayout(self)
         for f in dataclasses.fields(settings_type):
             if not f.metadata.get("json", True):
                 continue
             widget = _field_widget(settings_type.constraints.get(f.name), self._on_edited)
-            if widget is None:
-                continue
             self.fields[f.name] = widget
+            self.defaults[f.name] = _default(f)
             form.addRow(f"{f.name.replace('_', ' ')}:", widget)
 
     def show_settings(self, settings: MethodSettings) -> None:
         for name, widget in self.fields.items():
-            value = getattr(settings, name)
+            value = self.shown[name] = getattr(settings, name)
             if isinstance(widget, QComboBox):
                 widget.setCurrentText(str(value))
             elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
@@ -179,11 +180,35 @@ class GenericParameters(MethodEditor):
             elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
                 values[name] = widget.value()
             else:
-                values[name] = widget.text()
+                values[name] = self.shown[name] = _parse(widget.text(), self.defaults[name], self.shown.get(name))
         return self.settings_type(**values)
 
 
-def _field_widget(constraint: Any, on_edit: Callable[..., None]) -> QWidget | None:
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None
+
+
+def _parse(text: str, default: Any, shown: Any) -> Any:
+    """A free-text field's value, as a number when its default is one (unreadable text keeps ``shown``)."""
+    text = text.strip()
+    if not text and default is None:
+        return None
+    kind = type(default) if default is not None else type(shown) if shown is not None else str
+    if kind is bool:
+        return text.lower() in ("1", "true", "yes", "on")
+    if kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            return shown
+    return text
+
+
+def _field_widget(constraint: Any, on_edit: Callable[..., None]) -> QWidget:
     if isinstance(constraint, OneOf):
         widget = QComboBox()
         widget.addItems(list(constraint.options))

@@ -1,0 +1,45 @@
+"""No setting changes under a stray mouse wheel: a combo box or spin box takes wheel events only once it
+has the keyboard focus (clicked or tabbed into); otherwise the wheel scrolls the page it sits on.
+
+The usual Qt idiom (``Qt.StrongFocus`` and ignoring the wheel without focus), applied to every such
+widget of the application by one event filter, so widgets added later are covered too.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QWidget
+
+GUARDED = (QComboBox, QAbstractSpinBox)
+
+
+class WheelGuard(QObject):
+    """Application-wide event filter: a wheel over an unfocused combo/spin box scrolls its page instead."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Polish and isinstance(watched, GUARDED):
+            watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel alone never gives it focus
+        elif event.type() == QEvent.Type.Wheel and isinstance(watched, GUARDED) and not watched.hasFocus():
+            area = _scroll_area(watched)
+            if area is not None:
+                QCoreApplication.sendEvent(area.verticalScrollBar(), event)
+            return True  # the value stays as it is
+        return False
+
+
+def _scroll_area(widget: QWidget) -> QAbstractScrollArea | None:
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QAbstractScrollArea):
+        parent = parent.parentWidget()
+    return parent
+
+
+_guard: WheelGuard | None = None
+
+
+def install() -> None:
+    """Install the guard on the running application (once)."""
+    global _guard
+    app = QApplication.instance()
+    if app is not None and _guard is None:
+        _guard = WheelGuard(app)
+        app.installEventFilter(_guard)

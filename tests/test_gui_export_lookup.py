@@ -334,3 +334,37 @@ def test_another_releases_key_is_refused_inline(qtbot, release, tmp_path):
     dialog.passphrase_edit.setText(PASSPHRASE)
     dialog.open_key()
     assert "belongs to another release" in dialog.message.text() and dialog.ring is None
+
+
+def test_enter_in_a_field_runs_its_action_only(qtbot, monkeypatch, tmp_path):
+    """Enter in the passphrase or pseudonym field must not also open a folder chooser (issue 15, point 7)."""
+    from ppdp_desktop.gui import lookup_dialog
+
+    opened = []
+
+    class RecordingFileDialog:  # a file chooser cannot be answered offscreen: record that one would open
+        @staticmethod
+        def getExistingDirectory(*args, **kwargs):
+            opened.append("folder")
+            return ""
+
+        @staticmethod
+        def getOpenFileName(*args, **kwargs):
+            opened.append("open")
+            return "", ""
+
+    monkeypatch.setattr(lookup_dialog, "QFileDialog", RecordingFileDialog)
+    dialog = LookupDialog(release_folder=str(tmp_path / "none"), key_path=str(tmp_path / "none.ppdpkey"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.passphrase_edit.setFocus()
+    qtbot.keyClicks(dialog.passphrase_edit, "wrong")
+    qtbot.keyClick(dialog.passphrase_edit, Qt.Key.Key_Return)
+    assert opened == []
+    assert dialog.message.text()  # the lookup ran and said what is wrong
+    dialog.tabs.setEnabled(True)
+    dialog.tabs.setCurrentIndex(1)
+    dialog.pseudonym_edit.setFocus()
+    qtbot.keyClicks(dialog.pseudonym_edit, "R0000")
+    qtbot.keyClick(dialog.pseudonym_edit, Qt.Key.Key_Enter)
+    assert opened == []

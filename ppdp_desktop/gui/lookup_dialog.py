@@ -107,6 +107,11 @@ class LookupDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.message)
         layout.addWidget(buttons)
+        # Enter in a field runs that field's action only: no button of the dialog is a default button
+        # (Qt makes every push button of a dialog "auto default", so Enter also clicked Browse…).
+        for button in self.findChildren(QPushButton):
+            button.setAutoDefault(False)
+            button.setDefault(False)
         if worker is not None:
             worker.finished.connect(self._on_finished)
             worker.errored.connect(self._on_errored)

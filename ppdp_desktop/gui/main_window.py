@@ -1,12 +1,15 @@
 """The main window: the wizard's steps in a side list, one page each, menus and a status bar."""
 from __future__ import annotations
 
+import html
 import math
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -16,11 +19,13 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QStackedWidget,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from ppdp_desktop import __version__
+from ppdp_desktop.core.data.resources import resources_dir
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import Project
@@ -49,6 +54,8 @@ class MainWindow(QMainWindow):
         self.resize(1200, 760)
         self.settings = settings or QSettings("PPDP", "PPDP Desktop")
         self.state = WizardState(self)
+        self.state.dataset_changed.connect(self._on_dataset_changed)
+        self.project_path: str | None = None  # the project file in use (File > Save writes it)
         self._warmed_up = False
         self.pages: list[WizardPage] = [
             LoadPage(self.state), RolesPage(self.state), SensitivityPage(self.state), MethodPage(self.state),
@@ -112,7 +119,8 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("&Recent files")
         file_menu.addSeparator()
         self._action(file_menu, "Open &project…", self._on_open_project)
-        self._action(file_menu, "&Save project…", self._on_save_project, QKeySequence.StandardKey.Save)
+        self._action(file_menu, "&Save project", self._on_save_project, QKeySequence.StandardKey.Save)
+        self._action(file_menu, "Save project &as…", self._on_save_project_as, QKeySequence.StandardKey.SaveAs)
         file_menu.addSeparator()
         self._action(file_menu, "&Export…", lambda: self.go_to(len(self.pages) - 1), QKeySequence("Ctrl+E"))
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -179,7 +187,13 @@ class MainWindow(QMainWindow):
     def load_data(self, path: str | Path, options: dict[str, str] | None = None) -> None:
         self.go_to(0)
         self.pages[0].load(path, options)
-        self._remember(path)
+
+    def _on_dataset_changed(self) -> None:
+        """Every file loaded — from the Open dialog, a drop, Recent files or a project — joins Recent files
+        (the embedded demo data does not)."""
+        path = self.state.project.data_path
+        if path and Path(path).is_file() and resources_dir() not in Path(path).resolve().parents:
+            self._remember(path)
 
     def load_demo(self) -> None:
         """The demo data with its roles and taxonomy preset."""
@@ -197,6 +211,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Cannot open the project", str(exc))
             return False
         self.state.project = project
+        self.project_path = str(path)
         if project.data_path and Path(project.data_path).is_file():
             self.load_data(project.data_path, project.load_options)
         else:
@@ -209,6 +224,7 @@ class MainWindow(QMainWindow):
         except PPDPError as exc:
             QMessageBox.warning(self, "Cannot save the project", str(exc))
             return False
+        self.project_path = str(path)
         self.statusBar().showMessage(f"Project saved to {path}", 5000)
         return True
 
@@ -218,7 +234,15 @@ class MainWindow(QMainWindow):
             self.open_project(path)
 
     def _on_save_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save project", "release.ppdp.json", PROJECT_FILTER)
+        """Save: to the project file in use, else ask where (as Save as)."""
+        if self.project_path:
+            self.save_project(self.project_path)
+        else:
+            self._on_save_project_as()
+
+    def _on_save_project_as(self) -> None:
+        start = self.project_path or "release.ppdp.json"
+        path, _ = QFileDialog.getSaveFileName(self, "Save project as", start, PROJECT_FILTER)
         if path:
             self.save_project(path)
 
@@ -228,9 +252,22 @@ class MainWindow(QMainWindow):
         dialog.show()
         return dialog
 
-    def _on_methods_help(self) -> None:
-        text = "\n\n".join(f"{m.title}\n{m.summary}" for m in REGISTRY.values())
-        QMessageBox.information(self, "The methods explained", text)
+    def _on_methods_help(self) -> QDialog:
+        """Every registered method in plain words, in a dialog that fits a 1366x768 screen and scrolls."""
+        dialog = QDialog(self)
+        dialog.setWindowTitle("The methods explained")
+        text = QTextBrowser()
+        text.setHtml("".join(f"<h3>{html.escape(m.title)}</h3><p>{html.escape(m.summary)}</p>" for m in REGISTRY.values()))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(dialog.reject)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(text)
+        layout.addWidget(buttons)
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        height = min(560, screen.height() - 80) if screen is not None else 560
+        dialog.resize(640, height)
+        dialog.show()
+        return dialog
 
     def _on_about(self) -> None:
         QMessageBox.about(self, "About PPDP Desktop", f"PPDP Desktop {__version__}\n"

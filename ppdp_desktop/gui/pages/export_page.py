@@ -21,8 +21,11 @@ ERROR_STYLE = "color: #c0392b;"
 
 
 def default_key_path(folder: str) -> str:
-    """The key file proposed for a release folder: ``<folder>.ppdpkey`` beside it."""
+    """The key file proposed for a release folder: ``<folder>.ppdpkey`` beside it ("" while the folder
+    typed so far has no name, e.g. "/" or "C:\\")."""
     path = Path(folder)
+    if not path.name:
+        return ""
     return str(path.with_name(path.name + KEY_SUFFIX))
 
 

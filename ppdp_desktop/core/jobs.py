@@ -6,13 +6,13 @@ same release headless as in the window.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.loading import load_table
-from ppdp_desktop.core.errors import InputError
+from ppdp_desktop.core.errors import InputError, PPDPError
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, subrange
 from ppdp_desktop.core.project import Project
@@ -26,6 +26,7 @@ class RunOutcome:
 
     results: list[Anonymization]
     reports: list  # list[core.report.MethodReport], same order
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # compared methods that could not run: (name, why)
 
     @property
     def main(self) -> Anonymization:
@@ -44,20 +45,27 @@ def load_job(path: str | Path, options: dict[str, str], progress: Progress, canc
 def run_job(
     dataset: Dataset, settings: list[AnonymizationSettings], progress: Progress, cancel: CancelToken
 ) -> RunOutcome:
-    """Anonymize with each settings (the chosen method first) and build each one's report."""
+    """Anonymize with each settings (the chosen method first) and build each one's report; a compared method
+    that cannot run is skipped and said so (``RunOutcome.skipped``), the chosen one's error stops the run."""
     from ppdp_desktop.core.report.build import build_report
 
-    results, reports = [], []
+    results, reports, skipped = [], [], []
     share = 1.0 / len(settings)
     for i, item in enumerate(settings):
         part = subrange(progress, i * share, (i + 0.7) * share)
-        result = anonymize(dataset, item, part, cancel)
+        try:
+            result = anonymize(dataset, item, part, cancel)
+        except PPDPError as exc:
+            if i == 0:  # the chosen method: its error is the run's
+                raise
+            skipped.append((item.method, str(exc)))  # a compared one: the chosen method still runs
+            continue
         cancel.check()
         progress((i + 0.7) * share, f"Report for {result.plan.method}")
         reports.append(build_report(result, subrange(progress, (i + 0.7) * share, (i + 1) * share), cancel))
         results.append(result)
     progress(1.0, "Done")
-    return RunOutcome(results, reports)
+    return RunOutcome(results, reports, skipped)
 
 
 def export_job(

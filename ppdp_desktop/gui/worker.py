@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ppdp_desktop.core.errors import Cancelled, PPDPError
 from ppdp_desktop.core.progress import CancelToken
+from ppdp_desktop.gui.wording import window_words
 
 Job = Callable[[Callable[..., None], CancelToken], Any]
 
@@ -45,11 +46,11 @@ def estimate_eta(elapsed: float, fraction: float) -> float:
 def describe_error(exc: BaseException) -> tuple[str, str]:
     """The one-line message and the details shown for an exception raised by a job.
 
-    A :class:`PPDPError` is an error the user can cause: its message is shown as is, with no
-    details. Anything else is a bug: "Unexpected error: …" with the traceback as details.
+    A :class:`PPDPError` is an error the user can cause: its message is shown in the window's words
+    (:func:`~ppdp_desktop.gui.wording.window_words`), with no details. Anything else is a bug: "Unexpected error: …" with the traceback as details.
     """
     if isinstance(exc, PPDPError):
-        return str(exc), ""
+        return window_words(str(exc)), ""
     if isinstance(exc, MemoryError):
         message = "Unexpected error: not enough memory to finish; close other programs or use a smaller file."
     else:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings, NoSettings
 
@@ -94,6 +95,17 @@ class Method:
 
     def prepare(self, dataset: "Dataset", settings: AnonymizationSettings) -> Plan:
         raise NotImplementedError
+
+    def precheck(self, settings: AnonymizationSettings) -> list[str]:
+        """What stops this method from running with ``settings``, found without reading the data (cheap
+        enough for the window to ask while the user edits); ``prepare`` checks everything again."""
+        try:
+            self.settings(settings).check()
+        except PPDPError as exc:
+            return [str(exc)]
+        if self.needs_sensitive and not settings.sensitive:
+            return [f"{self.title} needs a sensitive column: give --sensitive COL."]
+        return []
 
     # --- the report -------------------------------------------------------------------------------
     def report_part(self, report: "MethodReport", result: Anonymization, progress: "Progress",

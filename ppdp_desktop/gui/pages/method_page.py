@@ -2,11 +2,15 @@
 to the registry appear here without changing the wizard."""
 from __future__ import annotations
 
+import html
+
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QFrame, QLabel, QRadioButton, QScrollArea, QVBoxLayout, QWidget
 
-from ppdp_desktop.core.methods import REGISTRY
+from ppdp_desktop.core.errors import PPDPError
+from ppdp_desktop.core.methods import REGISTRY, get_method
 from ppdp_desktop.gui.method_editors import editor_for
 from ppdp_desktop.gui.protection_editor import ProtectionSection
+from ppdp_desktop.gui.wording import window_words
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 
@@ -50,6 +54,9 @@ class MethodPage(WizardPage):
                        "and what it does not.")
         intro.setWordWrap(True)
         column.addWidget(intro)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        column.addWidget(self.notes)
         self.protection = ProtectionSection(state)  # first: it applies in front of every method below
         self.protection.changed.connect(self._on_parameters_changed)
         column.addWidget(self.protection)
@@ -77,6 +84,7 @@ class MethodPage(WizardPage):
             editor.refresh(self.state)
         self.protection.refresh()
         self._loading = False
+        self._update_notes()
         self.complete_changed.emit()
 
     def choose(self, name: str, compare: list[str] = ()) -> None:
@@ -95,6 +103,7 @@ class MethodPage(WizardPage):
         project.compare = [n for n, c in self.cards.items() if c.compare.isChecked() and n != project.method]
         self.protection.refresh()  # what it allows depends on the method
         self.state.set_outcome(None)
+        self._update_notes()
         self.complete_changed.emit()
 
     def _on_parameters_changed(self) -> None:
@@ -102,6 +111,7 @@ class MethodPage(WizardPage):
         if self._loading:
             return
         self.state.set_outcome(None)
+        self._update_notes()
         self.complete_changed.emit()
 
     def problems(self) -> list[str]:
@@ -110,5 +120,33 @@ class MethodPage(WizardPage):
         return [p for name in (project.method, *project.compare) if name in self.editors
                 for p in self.editors[name].problems()] + self.protection.problems()
 
+    def compare_notes(self) -> list[str]:
+        """Compared methods that will not run with today's settings, and why (the chosen one still runs)."""
+        project, notes = self.state.project, []
+        for name in project.compare:
+            try:
+                why = get_method(name).precheck(project.settings(method=name))
+            except PPDPError as exc:
+                why = [str(exc)]
+            notes += [f"{get_method(name).title} will not be run for comparison: {window_words(w)}" for w in why]
+        return notes
+
     def is_complete(self) -> bool:
-        return self.state.project.method in REGISTRY and not self.problems()
+        project = self.state.project
+        if project.method not in REGISTRY or self.problems():
+            return False
+        try:
+            return not get_method(project.method).precheck(project.settings())
+        except PPDPError:
+            return False
+
+    def _update_notes(self) -> None:
+        """The chosen method's blocking problems in red, compared methods that will be skipped in amber."""
+        project = self.state.project
+        try:
+            blocking = get_method(project.method).precheck(project.settings()) if project.method in REGISTRY else []
+        except PPDPError as exc:
+            blocking = [str(exc)]
+        self.notes.setText("<br>".join(
+            [f"<span style='color:#b71c1c'>{html.escape(window_words(b), quote=False)}</span>" for b in blocking]
+            + [f"<span style='color:#8a4b00'>{html.escape(n, quote=False)}</span>" for n in self.compare_notes()]))

@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
 import ppdp_desktop.core.report.build as _report
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.gui.wording import window_words
 from ppdp_desktop.core.jobs import RunOutcome, run_job
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
@@ -193,7 +195,10 @@ class RunPage(WizardPage):
         results = getattr(outcome, "results", [])
         methods = [r.settings.method for r in results] or ["the method"]
         compared = f" (compared with {', '.join(methods[1:])})" if len(methods) > 1 else ""
-        return f"Done: {methods[0]}{compared} on {self._records:,} records in {seconds:.1f} s; see the report."
+        text = f"Done: {methods[0]}{compared} on {self._records:,} records in {seconds:.1f} s; see the report."
+        for name, why in getattr(outcome, "skipped", []):
+            text += f"\n{get_method(name).title} was not run for comparison: {window_words(why)}"
+        return text
 
     def _show_error(self, message: str, details: str) -> None:
         """A red line on the page and a non-modal warning dialog; the window stays usable."""

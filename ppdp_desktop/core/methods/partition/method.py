@@ -38,6 +38,9 @@ NOT_COVERED = (
 )
 
 
+ONE_PAIR = "Perturbation partitioning needs one pair for all values: give --rho1 X --rho2 Y."
+
+
 @dataclass
 class PartitionPlan:
     """The partition (sub-table counts) and, per sub-table, its values and UP retention."""
@@ -174,10 +177,16 @@ class PerturbationPartitioning(PerturbationFamily):
     def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> PartitionPlan:
         sens = settings.sensitivity
         if sens.rho1 is None or sens.rho2 is None or sens.theta is not None or sens.overrides:
-            raise ParameterError("Perturbation partitioning needs one pair for all values: give --rho1 X --rho2 Y.")
+            raise ParameterError(ONE_PAIR)
         domain, _ = encode_column(dataset.frame[settings.sensitive], settings.sensitive, dataset.label)
         partition = partition_domain(domain.counts, sens.rho1, sens.rho2)
         return PartitionPlan(domain, sens.rho1, sens.rho2, partition)
+
+    def precheck(self, settings: "AnonymizationSettings") -> list[str]:
+        sens = settings.sensitivity
+        if sens.rho1 is None or sens.rho2 is None or sens.theta is not None or sens.overrides:
+            return [ONE_PAIR]
+        return super().precheck(settings)
 
     def report_part(self, report: "MethodReport", result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:

@@ -42,3 +42,24 @@ def test_the_chosen_method_that_cannot_run_blocks_the_step_in_window_words(windo
     page.choose("partition")
     assert not page.is_complete()
     assert "step 3" in page.notes.text() and "--" not in page.notes.text()
+
+
+def test_grading_a_quasi_identifier_decides_its_role(window, qtbot):
+    """age is a quasi-identifier; ticking it for grading says what happens and the run goes through."""
+    from PySide6.QtCore import Qt
+
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    window.go_to(METHOD_STEP)
+    page = window.pages[METHOD_STEP]
+    page.choose("personalized")
+    editor = page.editors["personalized"]
+    item = editor.graded.findItems("age", Qt.MatchFlag.MatchExactly)[0]
+    item.setCheckState(Qt.CheckState.Checked)  # as a click on its box does
+    assert "age: a quasi-identifier; grading protects it" in editor.note.text()
+    settings = window.state.project.settings()
+    assert "age" not in settings.quasi and settings.options.graded == ["age"]
+    window.go_to(RUN_STEP)
+    qtbot.waitUntil(lambda: window.state.outcome is not None or bool(window.pages[RUN_STEP].error_label.text()),
+                    timeout=120_000)
+    assert window.pages[RUN_STEP].error_label.text() == "" and window.state.outcome is not None

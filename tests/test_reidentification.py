@@ -201,3 +201,11 @@ def test_a_value_missing_from_a_hierarchy_file_is_named(tmp_path, capsys):
                         "--hierarchy", f"sex={hierarchy}"], capsys)
     assert code == 2 and err.count("\n") == 1 and "'M'" in err and "sex" in err
     assert not (tmp_path / "r").exists()
+
+
+def test_cli_grading_a_quasi_identifier_protects_it_and_says_so(tmp_path, capsys):
+    code, _, err = run(["anonymize", resource_path(DEMO_DATA), "--out", tmp_path / "r", "--method", "personalized",
+                        "--sensitive", "diagnosis", "--quasi", "age,sex", "--graded", "age", "--categories", "4",
+                        "--key", tmp_path / "r.ppdpkey", "--no-report"], capsys)
+    assert code == 0, err
+    assert "ppdp: note: 'age' is protected by Personalized recoding" in err

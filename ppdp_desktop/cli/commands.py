@@ -169,6 +169,8 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
 
     for warning in getattr(result.plan, "warnings", []):
         print(f"ppdp: warning: {warning}", file=sys.stderr)
+    for note in result.notes:
+        print(f"ppdp: note: {note}", file=sys.stderr)
     guarantee = result.guarantee
     lines = [f"Released {len(result.table):,} records of {result.dataset.label} to {folder} ({seconds:.2f} s).",
              f"  method: {result.plan.method}"]

@@ -37,6 +37,9 @@ def anonymize(
             f"Sensitive column {settings.sensitive!r} is not in {dataset.label}; its columns are: {', '.join(frame.columns)}."
         )
     sensitive, quasi = method.roles(settings)
+    notes = [f"{c!r} is protected by {method.title} (e.g. graded), so it is no longer kept as a quasi-identifier."
+             for c in quasi if c in sensitive]
+    quasi = [c for c in quasi if c not in sensitive]  # a protected column has one role: protected
     schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, quasi))
     dataset = replace(dataset, schema=schema)
     protection = settings.protection
@@ -79,4 +82,4 @@ def anonymize(
     reidentification = measure(frame, released, table, quasi, protection, generalization, method.randomizes_quasi)
     progress(1.0, "Done")
     return Anonymization(dataset, settings, plan, guarantee, table, applied, seed, order, pseudonym_map,
-                         reidentification)
+                         reidentification, notes)

@@ -51,6 +51,7 @@ class Anonymization:
     order: np.ndarray
     pseudonym_map: pd.DataFrame | None = None
     reidentification: "Reidentification | None" = None  # the risk side (public figures)
+    notes: list[str] = field(default_factory=list)  # what the job decided for the user (e.g. a column's role)
 
     def key_payload(self) -> dict[str, Any]:
         """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.release.keyfile`)."""

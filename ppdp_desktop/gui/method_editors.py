@@ -13,10 +13,10 @@ from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFormLayout, QLineEdit, QListWidget, QListWidgetItem, QSpinBox, QWidget,
+    QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSpinBox, QWidget,
 )
 
-from ppdp_desktop.core.data.schema import Kind
+from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.methods import Method
 from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.methods.personalized.settings import GRADINGS, RecodingSettings
@@ -72,8 +72,12 @@ class RecodingParameters(MethodEditor):
         self.categories = QSpinBox(minimum=1, maximum=50, value=3)
         self.grading = QComboBox()
         self.grading.addItems(list(GRADINGS))
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #8a4b00;")
         form = QFormLayout(self)
         form.addRow("Grade these numeric columns (secret categories):", self.graded)
+        form.addRow("", self.note)
         form.addRow("Number of categories:", self.categories)
         form.addRow("Cut points:", self.grading)
         self.categories.valueChanged.connect(self._on_edited)
@@ -92,6 +96,19 @@ class RecodingParameters(MethodEditor):
                     self.graded.addItem(item)
         self.categories.setValue(settings.categories)
         self.grading.setCurrentText(settings.grading)
+        self._update_note(settings.graded)
+
+    def _update_note(self, graded: list[str]) -> None:
+        """Grading decides a quasi-identifier's role: say so before Run."""
+        quasi = [c for c in graded if self.state.project.roles.get(c) == Role.QUASI_IDENTIFIER.value]
+        self.note.setText("" if not quasi else
+                          f"{', '.join(quasi)}: a quasi-identifier; grading protects it (its values become secret "
+                          "grades), so it is no longer kept as a quasi-identifier.")
+
+    def _on_edited(self, *_args: Any) -> None:
+        super()._on_edited(*_args)
+        if not self._filling and self.state is not None:
+            self._update_note(self.edited_settings().graded)
 
     def edited_settings(self) -> RecodingSettings:
         items = [self.graded.item(i) for i in range(self.graded.count())]

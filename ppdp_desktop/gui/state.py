@@ -12,6 +12,8 @@ from PySide6.QtCore import QObject, Signal
 from ppdp_desktop.core.data.column_stats import ColumnStats, column_stats
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.jobs import RunOutcome
+from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+from ppdp_desktop.core.demo import DEMO_ROLES, demo_taxonomy
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
@@ -37,9 +39,22 @@ class WizardState(QObject):
     # --- data ---------------------------------------------------------------------------------
     def set_dataset(self, dataset: Dataset, path: str | Path | None, options: dict[str, str] | None = None,
                     stats: ColumnStats | None = None) -> None:
-        """A newly loaded table: roles default to insensitive; taxonomies and results are reset
-        (a project's roles and taxonomies are kept for the columns that still exist). ``stats`` come
-        from the load worker; without them (a table built in a script or test) they are computed here."""
+        """A newly loaded table. The wizard's rules, in this one place:
+
+        * the data file of the project in use (opened from a project file, or loaded again): its roles,
+          taxonomies and settings are kept for the columns that still exist;
+        * another file: every setting made for the previous data is forgotten — roles, per-value pairs and
+          choices, taxonomies, each method's column choices, interval widths — while the choices that do
+          not depend on the data stay (the method, the sensitivity rule, k and the risk threshold);
+        * results are always reset.
+
+        ``stats`` come from the load worker; without them (a table built in a script or test) they are
+        computed here."""
+        if self.dataset is not None and path is not None and str(path) != self.project.data_path:
+            self._forget_data_settings()
+            if Path(path).resolve() == resource_path(DEMO_DATA).resolve():  # the demo's own roles and taxonomy
+                self.project.roles.update({c: r.value for c, r in DEMO_ROLES.items()})
+                self.project.set_taxonomy(demo_taxonomy())
         self.dataset = dataset
         self.column_stats = stats if stats is not None else column_stats(dataset)
         self.project.data_path = str(path) if path is not None else None
@@ -54,12 +69,29 @@ class WizardState(QObject):
         self.dataset_changed.emit()
         self.project_changed.emit()
 
+    def _forget_data_settings(self) -> None:
+        """Drop every setting that names the previous data's columns or values (see :meth:`set_dataset`)."""
+        project = self.project
+        project.roles = {}
+        project.pairs = {}
+        project.value_choices = {}
+        project.choice_column = None
+        project.taxonomies = {}
+        project.options = {}  # a method's own settings name columns (protected attributes, graded columns)
+        project.protection = {k: v for k, v in project.protection.items() if k in ("k", "suppression", "threshold")}
+        project.release_folder = project.key_path = None
+        self.taxonomies = {}
+
     def set_role(self, column: str, role: Role) -> None:
+        previous = self.project.sensitive
         if role is Role.SENSITIVE:  # one sensitive attribute per release for now
             for other, value in self.project.roles.items():
                 if value == Role.SENSITIVE.value and other != column:
                     self.project.roles[other] = Role.INSENSITIVE.value
         self.project.roles[column] = role.value
+        if self.project.sensitive != previous:  # per-value pairs and choices belong to the old column's values
+            self.project.pairs = {}
+            self.project.value_choices = {}
         self.outcome = None
         self.project_changed.emit()
 

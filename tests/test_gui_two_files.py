@@ -111,3 +111,32 @@ def test_reopening_the_project_keeps_its_settings(window, qtbot, tmp_path):
     assert window.open_project(tmp_path / "p.ppdp")
     qtbot.waitUntil(lambda: "diagnosis" in window.state.dataset.frame.columns, timeout=30_000)
     assert window.state.project.pairs == {"Asthma": [0.01, 0.05]}
+
+
+def test_unsaved_settings_are_not_discarded_without_asking(window, qtbot, tmp_path, monkeypatch):
+    from ppdp_desktop.gui import main_window as main_window_module
+
+    asked = []
+
+    def answer(no_or_yes):
+        def question(*args, **kwargs):  # the modal question cannot be clicked offscreen: answer it
+            asked.append(args[2])
+            return no_or_yes
+        return question
+
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    assert not window.state.dirty  # nothing to lose yet
+    window.go_to(ROLES_STEP)
+    window.pages[ROLES_STEP].set_role("admission_year", Role.QUASI_IDENTIFIER)
+    assert window.state.dirty
+    Button = main_window_module.QMessageBox.StandardButton
+    monkeypatch.setattr(main_window_module.QMessageBox, "question", answer(Button.No))
+    window.load_data(_second_file(tmp_path))
+    assert len(asked) == 1 and "ward.csv" in asked[0]
+    assert "diagnosis" in window.state.dataset.frame.columns  # kept: the user said no
+    assert window.state.project.roles["admission_year"] == Role.QUASI_IDENTIFIER.value
+    assert window.save_project(tmp_path / "p.ppdp") and not window.state.dirty
+    window.load_data(_second_file(tmp_path))  # saved: no question
+    qtbot.waitUntil(lambda: "ward" in window.state.dataset.frame.columns, timeout=30_000)
+    assert len(asked) == 1

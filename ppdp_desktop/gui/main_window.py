@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ppdp_desktop import __version__
-from ppdp_desktop.core.data.resources import resources_dir
+from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path, resources_dir
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import Project
@@ -55,6 +55,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings("PPDP", "PPDP Desktop")
         self.state = WizardState(self)
         self.state.dataset_changed.connect(self._on_dataset_changed)
+        self.state.confirm_discard = self._confirm_discard
         self.project_path: str | None = None  # the project file in use (File > Save writes it)
         self._warmed_up = False
         self.pages: list[WizardPage] = [
@@ -185,8 +186,20 @@ class MainWindow(QMainWindow):
 
     # --- data and projects -------------------------------------------------------------------------
     def load_data(self, path: str | Path, options: dict[str, str] | None = None) -> None:
+        if not self.state.may_replace_data(path):
+            return
         self.go_to(0)
         self.pages[0].load(path, options)
+
+    def _confirm_discard(self, name: str) -> bool:
+        """Ask before another file discards the settings made for the data in use."""
+        answer = QMessageBox.question(
+            self, "Discard the settings?",
+            f"Opening {name} starts its settings afresh: the roles, sensitivity, choices and taxonomies made for "
+            f"{Path(self.state.project.data_path or '').name or 'the data in use'} are discarded unless you save "
+            "the project first (File > Save project).\n\nOpen it anyway?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def _on_dataset_changed(self) -> None:
         """Every file loaded — from the Open dialog, a drop, Recent files or a project — joins Recent files
@@ -197,6 +210,8 @@ class MainWindow(QMainWindow):
 
     def load_demo(self) -> None:
         """The demo data with its roles and taxonomy preset."""
+        if not self.state.may_replace_data(resource_path(DEMO_DATA)):
+            return
         self.go_to(0)
         self.pages[0].load_demo()
 
@@ -205,6 +220,8 @@ class MainWindow(QMainWindow):
         self.pages[0]._on_open_clicked()
 
     def open_project(self, path: str | Path) -> bool:
+        if self.state.dirty and self.state.dataset is not None and not self._confirm_discard(Path(path).name):
+            return False
         try:
             project = Project.load(path)
         except PPDPError as exc:
@@ -225,6 +242,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Cannot save the project", str(exc))
             return False
         self.project_path = str(path)
+        self.state.dirty = False
         self.statusBar().showMessage(f"Project saved to {path}", 5000)
         return True
 

@@ -6,6 +6,7 @@ model/view events). The state owns the one worker that runs core jobs.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
@@ -34,7 +35,11 @@ class WizardState(QObject):
         self.taxonomies: dict[str, Taxonomy] = {}
         self.outcome: RunOutcome | None = None
         self.seed: int | None = None  # fixed only by tests and scripts: a guessable seed voids the guarantee
+        self.dirty = False  # settings changed since the data was loaded or the project saved/opened
+        #: asks the user whether unsaved settings may be discarded (the window sets it; None: always yes)
+        self.confirm_discard: Callable[[str], bool] | None = None
         self.worker = Worker(self)
+        self.project_changed.connect(self._on_project_changed)
 
     # --- data ---------------------------------------------------------------------------------
     def set_dataset(self, dataset: Dataset, path: str | Path | None, options: dict[str, str] | None = None,
@@ -68,6 +73,16 @@ class WizardState(QObject):
         self.outcome = None
         self.dataset_changed.emit()
         self.project_changed.emit()
+        self.dirty = False  # a fresh start for this data
+
+    def _on_project_changed(self) -> None:
+        self.dirty = True
+
+    def may_replace_data(self, path: str | Path) -> bool:
+        """Whether loading ``path`` may go on: yes for the file in use or with nothing unsaved; else ask."""
+        if not self.dirty or self.dataset is None or str(path) == self.project.data_path:
+            return True
+        return self.confirm_discard is None or self.confirm_discard(Path(path).name)
 
     def _forget_data_settings(self) -> None:
         """Drop every setting that names the previous data's columns or values (see :meth:`set_dataset`)."""

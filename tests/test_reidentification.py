@@ -203,7 +203,8 @@ def test_a_value_missing_from_a_hierarchy_file_is_named(tmp_path, capsys):
     assert not (tmp_path / "r").exists()
 
 
-def test_cli_grading_a_quasi_identifier_protects_it_and_says_so(tmp_path, capsys):
+def test_cli_grading_a_quasi_identifier_protects_it_and_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)
     code, _, err = run(["anonymize", resource_path(DEMO_DATA), "--out", tmp_path / "r", "--method", "personalized",
                         "--sensitive", "diagnosis", "--quasi", "age,sex", "--graded", "age", "--categories", "4",
                         "--key", tmp_path / "r.ppdpkey", "--no-report"], capsys)

@@ -140,3 +140,8 @@ def test_unsaved_settings_are_not_discarded_without_asking(window, qtbot, tmp_pa
     window.load_data(_second_file(tmp_path))  # saved: no question
     qtbot.waitUntil(lambda: "ward" in window.state.dataset.frame.columns, timeout=30_000)
     assert len(asked) == 1
+    window.pages[ROLES_STEP].set_role("ward", Role.QUASI_IDENTIFIER)  # unsaved again
+    monkeypatch.setattr(main_window_module.QMessageBox, "question", answer(Button.Yes))
+    window.pages[0].load_demo()  # the load page's own button asks too, once
+    qtbot.waitUntil(lambda: "diagnosis" in window.state.dataset.frame.columns, timeout=30_000)
+    assert len(asked) == 2

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ppdp_desktop import __version__
-from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path, resources_dir
+from ppdp_desktop.core.data.resources import resources_dir
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import Project
@@ -186,8 +186,6 @@ class MainWindow(QMainWindow):
 
     # --- data and projects -------------------------------------------------------------------------
     def load_data(self, path: str | Path, options: dict[str, str] | None = None) -> None:
-        if not self.state.may_replace_data(path):
-            return
         self.go_to(0)
         self.pages[0].load(path, options)
 
@@ -210,8 +208,6 @@ class MainWindow(QMainWindow):
 
     def load_demo(self) -> None:
         """The demo data with its roles and taxonomy preset."""
-        if not self.state.may_replace_data(resource_path(DEMO_DATA)):
-            return
         self.go_to(0)
         self.pages[0].load_demo()
 

@@ -83,8 +83,12 @@ class LoadPage(WizardPage):
 
     # --- loading ------------------------------------------------------------------------------
     def load(self, path: str | Path, options: dict[str, str] | None = None) -> None:
-        """Read ``path`` in the worker; the page shows the result or the error."""
+        """Read ``path`` in the worker; the page shows the result or the error. Unsaved settings made for
+        another file are not discarded without asking (however the file was chosen: button, drop, menu)."""
         path = Path(path)
+        if not self.state.may_replace_data(path):
+            self._demo_preset = False
+            return
         options = dict(options or {})
         self._pending = (path, options, getattr(self, "_demo_preset", False))
         self._demo_preset = False

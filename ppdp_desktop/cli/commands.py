@@ -158,7 +158,8 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
     start = time.perf_counter()
     result = anonymize(dataset, settings)
     folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
-                           fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report)
+                           fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report,
+                           bom=not args.no_bom)
     print_summary(result, folder, key, time.perf_counter() - start, utility)
     return 0
 
@@ -211,7 +212,7 @@ def run_project_file(args: argparse.Namespace) -> int:
     _warn_seed(args.seed)
     start = time.perf_counter()
     result, folder = run_project(project, out, key, passphrase, args.overwrite, no_progress, CancelToken(),
-                                 seed=args.seed, fmt=args.fmt, zip_file=args.zip)
+                                 seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom)
     print_summary(result, folder, key, time.perf_counter() - start, False)
     return 0
 

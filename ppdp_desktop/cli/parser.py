@@ -83,6 +83,8 @@ def _package_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out-sep", default=",", help="delimiter of a released CSV (default ,)")
     g.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
     g.add_argument("--no-report", action="store_true", help="skip report.html / report.pdf")
+    g.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark "
+                   "(by default it has one, so that Excel opens accents correctly)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -135,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", dest="fmt", choices=("csv", "xlsx", "sav", "parquet"), default="csv",
                      help="format of the released data (default csv)")
     run.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
+    run.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark")
 
     rk = sub.add_parser("risk", help="re-identification risk of a data file or a release: how many records are "
                         "unique on their quasi-identifiers (ARX's prosecutor model)")

@@ -4,13 +4,57 @@
 that the window itself can be built and drawn (Qt plugins, fonts, the matplotlib canvas), so a
 bundle missing any of them fails on the target PC at install time rather than in front of a user.
 ``--quit-when-shown`` prints ``shown`` once the window is on screen and quits (start-up timing).
+
+On Linux, Qt's X11 (xcb) platform plugin needs a few libraries that a desktop does not always have
+(``libxcb-cursor0`` above all); without them Qt aborts with a generic message. So before Qt starts,
+:func:`xcb_problem` looks for them and the window refuses to start with the one line that says which
+package to install.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
+import os
 import sys
 import time
-from typing import Sequence
+from ctypes.util import find_library
+from typing import Mapping, Sequence
+
+#: What Qt 6's xcb plugin loads that a desktop may lack: ``find_library`` name -> shared object.
+XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor.so.0", "xcb-icccm": "libxcb-icccm.so.4", "xcb-keysyms": "libxcb-keysyms.so.1"}
+XCB_INSTALL = "sudo apt-get install libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1"
+
+
+def _loadable(soname: str) -> bool:
+    """Whether the dynamic loader finds ``soname`` (also inside a bundle, where find_library cannot look)."""
+    try:
+        ctypes.CDLL(soname)
+    except OSError:
+        return False
+    return True
+
+
+def xcb_problem(environ: Mapping[str, str] | None = None, platform: str | None = None) -> str | None:
+    """The line to print instead of starting Qt when its xcb plugin will be used and cannot load; else None.
+
+    Only when Qt will certainly use xcb: on Linux, with ``QT_QPA_PLATFORM`` unset (and an X display,
+    no Wayland one: Qt may then pick Wayland, which needs none of these) or set to ``xcb``.
+    """
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if not platform.startswith("linux"):
+        return None
+    chosen = environ.get("QT_QPA_PLATFORM", "").split(";")[0].split(":")[0].strip()
+    if chosen == "":
+        if not environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+            return None
+    elif chosen != "xcb":
+        return None
+    missing = [so for name, so in XCB_LIBRARIES.items() if not _loadable(so) and not find_library(name)]
+    if not missing:
+        return None
+    return (f"ppdp-desktop: the window cannot start: Qt's X11 platform plugin cannot find {', '.join(missing)}; "
+            f"install the libraries it needs with: {XCB_INSTALL}  (the command line, ppdp, works without them)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.selftest:
         return selftest()
+    problem = xcb_problem()
+    if problem is not None:  # Qt would abort the process with a message that names no package
+        print(problem, file=sys.stderr)
+        return 1
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -65,10 +113,11 @@ def selftest() -> int:
 
 
 def _window_check() -> str:
-    import os
-
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    problem = xcb_problem()
+    if problem is not None:
+        raise RuntimeError(problem.removeprefix("ppdp-desktop: "))
     from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: F401 - the report's canvas
     from PySide6.QtWidgets import QApplication
 

@@ -13,9 +13,12 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLabel, QToolBar, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView, QFileDialog, QHBoxLayout, QLabel, QLayout, QLayoutItem, QToolButton, QTreeView, QVBoxLayout,
+    QWidget,
+)
 
 from ppdp_desktop.core.errors import TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
@@ -31,6 +34,79 @@ _CONTEXT = Qt.ShortcutContext.WidgetWithChildrenShortcut
 #: Larger taxonomies open with only the root expanded: a tree view lays out every expanded row
 #: again after each change, which takes seconds at tens of thousands of rows.
 EXPAND_ALL_LIMIT = 2000
+
+
+def _tool_button(action: QAction) -> QToolButton:
+    """A flat text button for ``action``, like a toolbar's (out of the Tab order: the actions have shortcuts)."""
+    button = QToolButton()
+    button.setDefaultAction(action)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    button.setAutoRaise(True)
+    button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    return button
+
+
+class FlowLayout(QLayout):
+    """Its widgets left to right, wrapping onto another row where the width runs out (never hidden
+    behind an overflow button, as a :class:`QToolBar` does). Its natural size is one row."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 10, row_spacing: int = 2) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._row_spacing = row_spacing
+        self.setSpacing(spacing)
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 - Qt's name
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:  # noqa: N802
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:  # noqa: N802
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        return self._arrange(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802
+        super().setGeometry(rect)
+        self._arrange(rect, move=True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        shown = [item.sizeHint() for item in self._items if not item.isEmpty()]
+        width = sum(s.width() for s in shown) + self.spacing() * max(len(shown) - 1, 0)
+        return QSize(width, max((s.height() for s in shown), default=0))
+
+    def minimumSize(self) -> QSize:  # noqa: N802 - the widest item: narrower, it would be cut
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        return size
+
+    def _arrange(self, rect: QRect, move: bool) -> int:
+        """Place the items (if ``move``) in rows within ``rect``; the height they take."""
+        x, y, row_height = rect.x(), rect.y(), 0
+        for item in self._items:
+            if item.isEmpty():
+                continue
+            hint = item.sizeHint()
+            if x > rect.x() and x + hint.width() > rect.right() + 1:
+                x, y, row_height = rect.x(), y + row_height + self._row_spacing, 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x += hint.width() + self.spacing()
+            row_height = max(row_height, hint.height())
+        return y + row_height - rect.y()
 
 
 class TaxonomyEditor(QWidget):
@@ -51,6 +127,9 @@ class TaxonomyEditor(QWidget):
         The tree: the root, its groups and the values, with their aliases.
     validation_label : QLabel
         Refused edits and validation messages in red, or a green "valid" line.
+    toolbar : QWidget
+        The actions' buttons in groups (edit, history, file) that wrap onto a second row when the
+        editor is narrow, so none is ever hidden.
     """
 
     #: Emitted after every successful edit, undo, redo, import and build from data.
@@ -80,7 +159,8 @@ class TaxonomyEditor(QWidget):
         self.status_label = QLabel()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._make_toolbar())
+        self.toolbar = self._make_toolbar()
+        layout.addWidget(self.toolbar)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.validation_label)
         layout.addWidget(self.status_label)
@@ -91,7 +171,7 @@ class TaxonomyEditor(QWidget):
         self.tree.selectionModel().currentChanged.connect(self._update_actions)
         self._refresh()
 
-    def _make_toolbar(self) -> QToolBar:
+    def _make_toolbar(self) -> QWidget:
         self.undo_action = self.undo_stack.createUndoAction(self, "Undo")
         self.undo_action.setShortcuts([QKeySequence("Ctrl+Z")])
         self.redo_action = self.undo_stack.createRedoAction(self, "Redo")
@@ -109,17 +189,29 @@ class TaxonomyEditor(QWidget):
                                           self._on_import_clicked)
         self.export_action = self._action("Export…", "", "Write the taxonomy as JSON or as an ARX hierarchy CSV",
                                           self._on_export_clicked)
-        toolbar = QToolBar()
+        for action in (self.import_action, self.export_action):
+            action.setIconText(action.text())  # a button would drop the "…" that says a dialog opens
+        for action, word in ((self.undo_action, "Undo"), (self.redo_action, "Redo")):
+            action.setIconText(word)  # short buttons that keep their place; the tooltip names the edit
+        toolbar = QWidget()
+        flow = FlowLayout(toolbar)
         groups = [(self.add_child_action, self.add_sibling_action, self.rename_action, self.delete_action),
                   (self.undo_action, self.redo_action), (self.build_action, self.import_action, self.export_action)]
-        for group in groups:
-            if toolbar.actions():
-                toolbar.addSeparator()
+        for group in groups:  # a group wraps as a whole
+            box = QWidget()
+            row = QHBoxLayout(box)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(0)
             for action in group:
                 action.setShortcutContext(_CONTEXT)
-                toolbar.addAction(action)
+                row.addWidget(_tool_button(action))
                 self.addAction(action)  # the shortcuts work wherever the focus is inside the editor
+            flow.addWidget(box)
         return toolbar
+
+    def button_for(self, action: QAction) -> QToolButton:
+        """The toolbar button of ``action``."""
+        return next(b for b in self.toolbar.findChildren(QToolButton) if b.defaultAction() is action)
 
     def _action(self, text: str, shortcut: str, tip: str, slot: Callable[[], None]) -> QAction:
         action = QAction(text, self)

@@ -13,7 +13,8 @@ exactly as the CSV writer does (pyarrow's casts: ints without ".0", floats in sh
 Per format:
 
 * **csv**: UTF-8, header, fields quoted where needed, ``sep`` of one character (pyarrow's writer,
-  ``write_csv``).
+  ``write_csv``); with ``bom`` the file starts with the UTF-8 byte-order mark that Excel needs to
+  show accents (``csv_encoding(bom)`` names the encoding: ``utf-8-sig``). Reading skips a mark.
 * **xlsx**: one sheet ``release``, header row. Numeric columns are written as numbers, every other
   column as text cells (so text starting with ``=`` stays text, never a formula). Excel's limits
   (1,048,576 rows including the header, 16,384 columns, 32,767 characters per cell) are a
@@ -37,12 +38,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ppdp_desktop.core.data.csv_writer import write_csv, write_csv_atomic  # noqa: F401 - re-exported
+from ppdp_desktop.core.data.csv_writer import csv_encoding, write_csv, write_csv_atomic  # noqa: F401 - re-exported
 from ppdp_desktop.core.data.dataset import TableLabels
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.data.schema import Kind, infer_kind
 
-__all__ = ["FORMATS", "TableLabels", "as_text", "read_table", "write_table"]
+__all__ = ["FORMATS", "TableLabels", "as_text", "csv_encoding", "read_table", "write_table"]
 
 FORMATS = {"csv": ".csv", "xlsx": ".xlsx", "sav": ".sav", "parquet": ".parquet"}
 _NAMES = {"csv": "CSV", "xlsx": "an Excel workbook", "sav": "an SPSS file", "parquet": "a Parquet file"}
@@ -110,11 +111,13 @@ def _check_format(fmt: str) -> str:
 
 
 def write_table(
-    table: pd.DataFrame, path: Path, fmt: str, *, sep: str = ",", labels: TableLabels | None = None
+    table: pd.DataFrame, path: Path, fmt: str, *, sep: str = ",", labels: TableLabels | None = None,
+    bom: bool = False,
 ) -> None:
     """Write ``table`` to ``path`` as ``fmt`` (a key of :data:`FORMATS`).
 
-    ``sep`` is the CSV delimiter (CSV only); ``labels`` the SPSS variable/value labels (SAV only).
+    ``sep`` is the CSV delimiter and ``bom`` whether the CSV starts with the UTF-8 byte-order mark
+    (CSV only); ``labels`` the SPSS variable/value labels (SAV only).
     Raises :class:`ReleaseError` for an unknown format, a table the format cannot hold, or any
     failure of the writing library (naming the file).
     """
@@ -124,8 +127,7 @@ def write_table(
         raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
     try:
         if fmt == "csv":
-
-            write_csv(_arrow_ready(table), path, sep)
+            write_csv(_arrow_ready(table), path, sep, bom=bom)
         elif fmt == "xlsx":
             _write_xlsx(table, path)
         elif fmt == "sav":
@@ -302,8 +304,8 @@ def _write_sav(table: pd.DataFrame, path: Path, labels: TableLabels | None) -> N
 def read_table(path: Path, fmt: str, *, sep: str = ",") -> pd.DataFrame:
     """Read a table written by :func:`write_table` with every cell as text (missing as "").
 
-    SPSS value labels are applied (the text is the label). Raises :class:`ReleaseError` when the
-    file cannot be read.
+    A CSV may start with the UTF-8 byte-order mark (it is skipped). SPSS value labels are applied
+    (the text is the label). Raises :class:`ReleaseError` when the file cannot be read.
     """
     fmt = _check_format(fmt)
     path = Path(path)
@@ -312,7 +314,7 @@ def read_table(path: Path, fmt: str, *, sep: str = ",") -> pd.DataFrame:
     try:
         if fmt == "csv":
             return pd.read_csv(
-                path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8", skip_blank_lines=False
+                path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False
             )
         if fmt == "xlsx":
             return _read_xlsx(path)

@@ -18,7 +18,7 @@ from ppdp_desktop import __version__
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums, manifest_sha256, write_checksums  # noqa: F401
-from ppdp_desktop.core.data.formats import write_csv, write_csv_atomic  # noqa: F401
+from ppdp_desktop.core.data.formats import csv_encoding, write_csv, write_csv_atomic  # noqa: F401
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN
@@ -36,8 +36,11 @@ RECONSTRUCTION = (
 )
 
 
-def release_metadata(result: Anonymization, sep: str, fmt: str = "csv") -> dict[str, object]:
-    """The ``release.json`` content: everything an analyst needs, nothing secret (no seed, no counts)."""
+def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: bool = True) -> dict[str, object]:
+    """The ``release.json`` content: everything an analyst needs, nothing secret (no seed, no counts).
+
+    ``csv.encoding`` is ``utf-8-sig`` for a CSV written with the byte-order mark (``bom``), else ``utf-8``.
+    """
     schema = result.dataset.schema
     attributes = {
         name: {**attr.to_json(), "released": attr.role.value != "identifier" and name in result.table.columns}
@@ -51,7 +54,7 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv") -> dict[
         "n_records": int(len(result.table)),
         "data_file": data_file_name(fmt),
         "format": fmt,
-        "csv": {"delimiter": sep, "encoding": "utf-8", "missing": ""},
+        "csv": {"delimiter": sep, "encoding": csv_encoding(bom and fmt == "csv"), "missing": ""},
         "attributes": attributes,
     }
     if result.pseudonym_map is not None:
@@ -62,6 +65,34 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv") -> dict[
         reid = result.reidentification
         metadata["reidentification"] = (reid.public() if get_method(result.plan.method).public_report else reid).to_json()
     return metadata
+
+
+#: What each secret part of the key file is for, in the words the export page shows. The other parts
+#: (the method, its parameters, the column roles) repeat what release.json already says.
+KEY_PARTS = {
+    "seed": "the random seed (to reproduce and audit this release)",
+    "pseudonyms": "the pseudonym map (to find a patient from a released record)",
+    "aliases": "the meaning of every alias and code",
+    "graded": "the value range behind every graded value",
+}
+
+
+def key_parts(result: Anonymization) -> list[str]:
+    """The entries of ``result.key_payload()`` that hold something, without building the payload
+    (its pseudonym map takes seconds for a million records; a test keeps the two in step)."""
+    parts = ["method", "seed", "settings", *(name for name, value in result.plan.key_json().items() if value)]
+    if result.pseudonym_map is not None:
+        parts.append("pseudonyms")
+    return parts
+
+
+def key_description(parts: list[str]) -> str:
+    """What a key with ``parts`` (see :func:`key_parts`) holds and why, as one sentence."""
+    held = [text for name, text in KEY_PARTS.items() if name in parts]
+    if not held:
+        return "This key holds the method's parameters only."
+    listed = held[0] if len(held) == 1 else ", ".join(held[:-1]) + " and " + held[-1]
+    return f"This key holds {listed}."
 
 
 def data_file_name(fmt: str) -> str:
@@ -79,6 +110,7 @@ def write_release(
     overwrite: bool = False,
     sep: str = ",",
     fmt: str = "csv",
+    bom: bool = True,
     zip_file: bool = False,
     key_path: str | Path | None = None,
     passphrase: str | None = None,
@@ -92,6 +124,9 @@ def write_release(
     The package: the data in ``fmt``, ``release.json``, ``README.txt`` for the recipient, the report
     (HTML and PDF) and ``SHA256SUMS``; with ``zip_file`` one ``.zip`` instead of a folder. The key
     goes beside the release, never inside it. A failure or a cancel leaves nothing behind.
+
+    A CSV starts with the UTF-8 byte-order mark unless ``bom`` is false: Excel on Windows needs it to
+    show accented text ("Besançon") and every reader here skips it (``csv.encoding`` in release.json).
     """
     cancel = cancel or CancelToken()
     out = Path(out_dir)
@@ -103,14 +138,14 @@ def write_release(
     if key_path is not None and not passphrase:
         raise ReleaseError("A passphrase is needed to seal the key file.")
     parent = out.resolve().parent
-    metadata = release_metadata(result, sep, fmt)
+    metadata = release_metadata(result, sep, fmt, bom=bom)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
     tmp_key = tmp_zip = None
     try:
         from ppdp_desktop.core.data.formats import write_table
 
         progress(0.05, "Writing the data")
-        write_table(result.table, tmp / metadata["data_file"], fmt, sep=sep, labels=result.dataset.labels)
+        write_table(result.table, tmp / metadata["data_file"], fmt, sep=sep, labels=result.dataset.labels, bom=bom)
         cancel.check()
         (tmp / META_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False), encoding="utf-8")
         (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")

@@ -15,7 +15,7 @@ PPDP Desktop release
 Created {created} by {app}; {n_records:,} records; method: {method}.
 
 Files
-  {data_file}   the released data ({format})
+  {data_file}   the released data ({format}){format_note}
   release.json  how it was made: roles, parameters, matrices, the verified guarantee
   report.html / report.pdf   the utility and privacy report
   SHA256SUMS    checksums of every file; check with:  ppdp verify THIS_FOLDER
@@ -27,13 +27,34 @@ Files
 
 def recipient_readme(metadata: dict[str, Any]) -> str:
     """The README text for ``metadata`` (the content of release.json)."""
+    fmt, note = _format(metadata)
     text = COMMON.format(
         created=metadata.get("created", ""), app=metadata.get("app", "PPDP Desktop"),
         n_records=metadata.get("n_records", 0), method=metadata.get("method", ""),
-        data_file=metadata.get("data_file", ""), format=metadata.get("format", "csv"),
+        data_file=metadata.get("data_file", ""), format=fmt, format_note=note,
     )
     text += _verdicts(metadata)
     return text + get_method(str(metadata.get("method", ""))).readme_text(metadata)
+
+
+_NOTE = "\n                "  # continues a line of the file list
+
+
+def _format(metadata: dict[str, Any]) -> tuple[str, str]:
+    """The data file's format and, for a CSV, lines on its encoding (with or without the byte-order mark)."""
+    fmt = str(metadata.get("format", "csv"))
+    if fmt != "csv":
+        return fmt, ""
+    csv = metadata.get("csv", {})
+    sep = csv.get("delimiter", ",")
+    named = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(sep, repr(sep))
+    if csv.get("encoding") == "utf-8-sig":
+        return f"csv, {named}-separated, UTF-8 with a byte-order mark", _NOTE.join([
+            "", "The mark lets Excel show accented letters; pandas and readr skip it. To skip it",
+            'in base R use read.csv(..., fileEncoding = "UTF-8-BOM"), with Python\'s csv module',
+            'open(..., encoding="utf-8-sig").'])
+    return f"csv, {named}-separated, UTF-8 without a byte-order mark", _NOTE.join([
+        "", "In Excel open it with Data > From Text/CSV and File origin: UTF-8."])
 
 
 def _verdicts(metadata: dict[str, Any]) -> str:

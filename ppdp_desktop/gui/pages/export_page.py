@@ -9,8 +9,9 @@ from PySide6.QtWidgets import (
 )
 
 from ppdp_desktop.core.errors import ReleaseError
-from ppdp_desktop.core.jobs import export_job
-from ppdp_desktop.core.release.package import check_destination
+from ppdp_desktop.core.outcome import Anonymization
+from ppdp_desktop.core.progress import CancelToken, Progress
+from ppdp_desktop.core.release.package import check_destination, key_description, key_parts, write_release
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.passphrase_widget import PassphraseFields
 from ppdp_desktop.gui.state import WizardState
@@ -18,6 +19,16 @@ from ppdp_desktop.gui.state import WizardState
 JOB = "export"
 KEY_SUFFIX = ".ppdpkey"
 ERROR_STYLE = "color: #c0392b;"
+KEY_SEALED = "It is sealed with a passphrase: keep the key and its passphrase apart from the release."
+
+
+def export_job(result: Anonymization, folder: str, key_path: str | None, passphrase: str | None, overwrite: bool,
+               progress: Progress, cancel: CancelToken, **options: object) -> Path:
+    """:func:`ppdp_desktop.core.jobs.export_job` with every option of :func:`write_release` (the page's
+    ``bom`` choice among them): the release package and its sealed key, atomically."""
+    cancel.check()
+    return write_release(result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase,
+                         progress=progress, cancel=cancel, **options)
 
 
 def default_key_path(folder: str) -> str:
@@ -64,6 +75,12 @@ class ExportPage(WizardPage):
         self.format_combo = QComboBox()
         for label, fmt in (("CSV (UTF-8)", "csv"), ("Excel (.xlsx)", "xlsx"), ("SPSS (.sav)", "sav"), ("Parquet", "parquet")):
             self.format_combo.addItem(label, fmt)
+        self.bom_check = QCheckBox("UTF-8 with BOM for Excel (recommended)")
+        self.bom_check.setChecked(True)
+        self.bom_check.setToolTip(
+            "Start the CSV with the UTF-8 byte-order mark: Excel needs it to show accented letters (Besançon). "
+            "pandas and readr skip it; untick it only for a tool that does not."
+        )
         self.key_edit = QLineEdit()
         self.key_edit.setPlaceholderText("outside the release folder")
         self.key_button = QPushButton("Browse…")
@@ -80,18 +97,16 @@ class ExportPage(WizardPage):
         form = QFormLayout()
         form.addRow("Release folder", _path_row(self.folder_edit, self.folder_button))
         form.addRow("Data format", self.format_combo)
+        form.addRow("", self.bom_check)
         form.addRow("Key file", _path_row(self.key_edit, self.key_button))
         form.addRow("", self.overwrite_check)
         self.zip_check = QCheckBox("Write one .zip file instead of a folder")
         form.addRow("", self.zip_check)
-        intro = QLabel(
-            "The key file lets an authorized person map aliases and pseudonyms back. It is sealed with "
-            "a passphrase: keep the key and its passphrase apart from the release."
-        )
-        intro.setWordWrap(True)
+        self.key_label = QLabel()  # what the key holds, so the user knows why a passphrase is asked
+        self.key_label.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(intro)
+        layout.addWidget(self.key_label)
         layout.addWidget(self.passphrase)
         layout.addWidget(self.export_button)
         layout.addWidget(self.status_label)
@@ -104,6 +119,7 @@ class ExportPage(WizardPage):
         self.folder_edit.textChanged.connect(self._folder_changed)
         self.key_edit.textChanged.connect(self._inputs_changed)
         self.overwrite_check.toggled.connect(self._inputs_changed)
+        self.format_combo.currentIndexChanged.connect(self._on_format_changed)
         self.passphrase.validity_changed.connect(self._inputs_changed)
         self.export_button.clicked.connect(self.export)
         state.outcome_changed.connect(self._outcome_changed)
@@ -112,6 +128,7 @@ class ExportPage(WizardPage):
         worker.finished.connect(self._on_finished)
         worker.errored.connect(self._on_errored)
         worker.cancelled.connect(self._on_cancelled)
+        self._show_key_contents()
         self.refresh()
 
     # --- page ---------------------------------------------------------------------------------
@@ -166,7 +183,20 @@ class ExportPage(WizardPage):
         self.error_label.clear()
         self._update_button()
 
+    def _on_format_changed(self, *_: object) -> None:
+        self.bom_check.setEnabled(self.format_combo.currentData() == "csv")
+
+    def _show_key_contents(self) -> None:
+        """Say what the key of the current outcome holds (from its key payload's entries)."""
+        outcome = self.state.outcome
+        if outcome is None:
+            held = "The key file holds what only the custodian may see; what exactly is shown once the job has run."
+        else:
+            held = key_description(key_parts(outcome.main))
+        self.key_label.setText(f"{held} {KEY_SEALED}")
+
     def _outcome_changed(self) -> None:
+        self._show_key_contents()
         self._exported = None
         self.summary_label.clear()
         self._update_button()
@@ -188,6 +218,7 @@ class ExportPage(WizardPage):
         folder, key = self.folder_edit.text().strip(), self.key_edit.text().strip()
         overwrite = self.overwrite_check.isChecked()
         zip_file = self.zip_check.isChecked()
+        bom = self.bom_check.isChecked()
         try:
             check_destination(Path(folder), key, overwrite)
         except ReleaseError as exc:
@@ -207,9 +238,8 @@ class ExportPage(WizardPage):
         fmt = self.format_combo.currentData()
         outcome = self.state.outcome
         reports = list(outcome.reports) if outcome is not None else None
-        self.state.worker.start(
-            JOB, lambda p, c: export_job(result, folder, key, passphrase, overwrite, p, c, fmt=fmt, zip_file=zip_file, reports=reports)
-        )
+        self.state.worker.start(JOB, lambda p, c: export_job(
+            result, folder, key, passphrase, overwrite, p, c, fmt=fmt, bom=bom, zip_file=zip_file, reports=reports))
         return True
 
     def _on_progress(self, fraction: float, message: str, *_: object) -> None:

@@ -1,27 +1,30 @@
 """Read a table from a file into a :class:`~ppdp_desktop.core.data.dataset.Dataset`.
 
-Supported: delimited text (``.csv .tsv .txt``, encoding and delimiter sniffed), Excel ``.xlsx``,
-SPSS ``.sav``/``.zsav`` and Stata ``.dta`` (value labels applied) and Parquet ``.parquet``/``.pq``.
+Supported: delimited text (``.csv .tsv .txt``, encoding and delimiter sniffed, every cell read as text by
+pyarrow and then typed by :mod:`~ppdp_desktop.core.data.kinds`), Excel ``.xlsx`` and ``.xls`` (xlrd), SPSS ``.sav``/``.zsav`` and Stata ``.dta`` (value labels applied) and Parquet ``.parquet``/``.pq``.
 Every problem a user can cause is an :class:`~ppdp_desktop.core.errors.InputError` naming the
 file (and line) and what to change. The input file is only ever opened for reading.
 """
 from __future__ import annotations
 
-import re
-import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.dataset import Dataset, TableLabels
+from ppdp_desktop.core.data.kinds import type_text_columns, type_typed_frame
+from ppdp_desktop.core.data.schema import Attribute, Role, Schema
 from ppdp_desktop.core.errors import InputError
 
 TEXT_EXTENSIONS = (".csv", ".tsv", ".txt")
 FORMATS = {
     **dict.fromkeys(TEXT_EXTENSIONS, "csv"),
     ".xlsx": "xlsx",
+    ".xls": "xls",
     ".sav": "sav",
     ".zsav": "sav",
     ".dta": "dta",
@@ -30,13 +33,14 @@ FORMATS = {
 }
 SUPPORTED = ", ".join(FORMATS)
 _EMPTY = "{name}: the file is empty; it needs a header line and at least one data row."
-_EXPECTED = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
 def load_table(
-    path: str | Path, *, sep: str | None = None, encoding: str | None = None, sheet: str | int | None = None
+    path: str | Path, *, sep: str | None = None, encoding: str | None = None, sheet: str | int | None = None,
+    decimal: str | None = None, header_row: int | str | None = None, kinds: Mapping[str, str] | None = None,
+    rows: int | None = None,
 ) -> Dataset:
-    """Read a data file into a :class:`Dataset` whose schema is inferred from the dtypes.
+    """Read a data file into a :class:`Dataset`, each column of its given or guessed kind.
 
     Parameters
     ----------
@@ -47,47 +51,90 @@ def load_table(
     encoding : str, optional
         Encoding of a text file; sniffed (UTF-8 with/without BOM, then Windows-1252) when omitted.
     sheet : str or int, optional
-        Worksheet name or 0-based index of an ``.xlsx`` workbook; the first sheet when omitted.
+        Worksheet name or 0-based index of an Excel workbook; the first sheet when omitted.
+    decimal : {".", ","}, optional
+        The decimal mark of numbers written as text ("1,5" with ``","``); ``"."`` when omitted.
+    header_row : int, optional
+        Which row (from 1, blank lines not counted) holds the column names; rows above it are skipped
+        (titles). 1 when omitted.
+    kinds : mapping, optional
+        Column -> kind (``categorical``, ``numeric``, ``date``, ``text``); other columns' kinds are
+        guessed (:mod:`ppdp_desktop.core.data.kinds`). Categorical, date and text columns keep the exact
+        text read, so "02134" stays "02134".
+    rows : int, optional
+        Read at most this many data rows (a preview); the whole file when omitted.
 
     Returns
     -------
     Dataset
-        With ``source=Path(path)`` and string ``details`` (format, and delimiter/encoding/sheet).
+        With ``source=Path(path)``, the schema's kinds, and string ``details`` (format, and
+        delimiter/encoding/sheet/decimal/header row).
 
     Raises
     ------
     InputError
         If the file is missing, of an unsupported type, unreadable, empty, has no data rows,
-        ragged rows, or empty or duplicate column names.
+        ragged rows, empty or duplicate column names, or a value that does not fit its column's kind.
     """
     source = Path(path)
     name = source.name or str(source)
     suffix = source.suffix.lower()
-    if suffix == ".xls":
-        raise InputError(
-            f"{name}: old Excel .xls workbooks are not supported; open it in Excel or LibreOffice "
-            "and save it as .xlsx (or export it as CSV)."
-        )
     if suffix not in FORMATS:
         raise InputError(f"{name}: unsupported file type {suffix or '(no extension)'!r}; use one of {SUPPORTED}.")
     if not source.exists():
         raise InputError(f"{name}: file not found ({source}); check the path.")
     if not source.is_file():
         raise InputError(f"{name}: is a folder, not a data file; give the path of a file ({SUPPORTED}).")
-    kind = FORMATS[suffix]
+    fmt = FORMATS[suffix]
+    mark = _decimal_mark(decimal, name)
+    first = _header_row(header_row, name)
+    if rows is not None and rows < 1:
+        raise InputError(f"{name}: a preview needs at least one row; got {rows}.")
     labels = None
     try:
-        if kind == "csv":
-            frame, details = _read_text(source, name, sep, encoding)
-        elif kind == "xlsx":
-            frame, details = _read_xlsx(source, name, sheet)
-        elif kind == "parquet":
-            frame, details = _read_parquet(source, name)
+        if fmt == "csv":
+            frame, details, decided = _read_text(source, name, sep, encoding, mark, first, kinds, rows)
         else:
-            frame, details, labels = _read_stat(source, name, kind)
+            if fmt in ("xlsx", "xls"):
+                frame, details = _read_excel(source, name, sheet, first, rows, fmt)
+            elif fmt == "parquet":
+                frame, details = _read_parquet(source, name, rows)
+            else:
+                frame, details, labels = _read_stat(source, name, fmt, rows)
+            frame = _finish(frame, name)
+            frame, decided = type_typed_frame(frame, kinds, name, mark)
     except PermissionError:
         raise InputError(f"{name}: permission denied; check that you may read the file.") from None
-    return Dataset(_finish(frame, name), source=source, details=details, labels=labels)
+    if mark != ".":
+        details["decimal"] = mark
+    if first != 1:
+        details["header_row"] = str(first)
+    schema = Schema({c: Attribute(c, Role.INSENSITIVE, decided[c]) for c in frame.columns})
+    return Dataset(frame, source=source, schema=schema, details=details, labels=labels)
+
+
+def _decimal_mark(decimal: str | None, name: str) -> str:
+    mark = "." if decimal in (None, "") else str(decimal).strip()
+    if mark in ("comma", "decimal-comma"):
+        mark = ","
+    elif mark in ("point", "dot"):
+        mark = "."
+    if mark not in (".", ","):
+        raise InputError(f"{name}: the decimal mark {decimal!r} is not usable; give '.' or ','.")
+    return mark
+
+
+def _header_row(header_row: int | str | None, name: str) -> int:
+    if header_row in (None, ""):
+        return 1
+    try:
+        row = int(header_row)
+    except (TypeError, ValueError):
+        row = 0
+    if row < 1:
+        raise InputError(f"{name}: the header row {header_row!r} is not usable; give the row number (from 1) that "
+                         "holds the column names.")
+    return row
 
 
 def _library_error(name: str, what: str, exc: Exception) -> InputError:
@@ -95,42 +142,116 @@ def _library_error(name: str, what: str, exc: Exception) -> InputError:
     return InputError(f"{name}: cannot be read as {what} ({detail}); check that the file is not damaged.")
 
 
-def _read_text(source: Path, name: str, sep: str | None, encoding: str | None) -> tuple[pd.DataFrame, dict[str, str]]:
-    data = source.read_bytes()
+def _read_text(
+    source: Path, name: str, sep: str | None, encoding: str | None, decimal: str, header_row: int,
+    kinds: Mapping[str, str] | None, rows: int | None,
+) -> tuple[pd.DataFrame, dict[str, str], dict]:
+    """Every cell read as text by pyarrow's CSV parser, then typed column by column (:mod:`.kinds`)."""
+    data = source.read_bytes() if rows is None else _head_bytes(source, rows + header_row)
     if not data or data.isspace():
         raise InputError(_EMPTY.format(name=name))
     text, codec = sniffing.decode(data, encoding, name)
     if not text or text.isspace():
         raise InputError(_EMPTY.format(name=name))
     sample = sniffing.sample_of(text)
-    del text
     if sep is not None:
         delimiter = sniffing.normalize_sep(sep, name)
     else:
         delimiter = sniffing.sniff_delimiter(sample) or ("\t" if source.suffix.lower() == ".tsv" else ",")
-    header, *first_row = sniffing.first_records(sample, delimiter) or [[]]
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            frame = pd.read_csv(
-                source, sep=delimiter, encoding=codec, engine="c", keep_default_na=False,
-                na_values=[""], index_col=False, low_memory=False,
-            )
-    except pd.errors.EmptyDataError:
-        raise InputError(_EMPTY.format(name=name)) from None
-    except pd.errors.ParserError as exc:
-        raise _parser_error(exc, data, codec, delimiter, len(header), name) from None
-    # pandas pads short rows with NaN and, with index_col=False, silently drops one extra field on
-    # every row when the first data row has one, so count the fields per record in those cases.
-    if caught or any(len(row) != len(header) for row in first_row) or frame.iloc[:, -1].isna().any():
-        ragged = sniffing.find_ragged(data, codec, delimiter, len(header))
-        if ragged is not None:
-            raise _ragged_error(name, *ragged, len(header))
-    if len(header) == len(frame.columns):
-        frame.columns = header  # pandas renames duplicates ("a.1") and empty names ("Unnamed: 1")
-    if len(frame) == 0:
+    found = sniffing.header_record(sample if header_row < 50 else text, delimiter, header_row)
+    if found is None:
+        raise InputError(f"{name}: has no row {header_row} to take the column names from; choose a smaller header row.")
+    header, skip = found
+    payload = data if codec in ("utf-8", "utf-8-sig") else text.encode("utf-8")
+    if codec not in ("utf-8", "utf-8-sig"):
+        del text
+        text = None
+    table = _parse(payload, name, delimiter, len(header), skip, data, codec)
+    if rows is None:
+        _check_quotes(payload, text if text is not None else payload.decode("utf-8"), delimiter, name)
+    else:
+        table = table.slice(0, rows)
+    if table.num_rows == 0:
         raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.")
-    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}
+    names = _finish_names([c.strip() for c in header], table, name)
+    keep = [i for i, n in enumerate(names) if n is not None]
+    table = table.select(keep)
+    frame, decided = type_text_columns(table, [names[i] for i in keep], kinds, name, decimal)
+    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided
+
+
+def _head_bytes(source: Path, records: int) -> bytes:
+    """The start of a file for a preview: about ``records`` lines (at least 64 KiB), cut after a line break."""
+    with source.open("rb") as handle:
+        data = handle.read(max(sniffing.SAMPLE_BYTES, 512 * records))
+        more = handle.read(1)
+    if not more:
+        return data
+    cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+    return data[: cut + 1] if cut > 0 else data
+
+
+def _parse(payload: bytes, name: str, sep: str, width: int, skip: int, data: bytes, codec: str) -> pa.Table:
+    """The records after the header as a table of ``width`` text columns (nulls for empty cells)."""
+    import pyarrow.csv as pcsv
+
+    names = [f"c{i}" for i in range(width)]
+
+    def blank_or_error(row) -> str:  # whitespace-only lines are skipped, as blank lines are
+        return "skip" if row.text is not None and not row.text.strip() else "error"
+
+    try:
+        return pcsv.read_csv(
+            pa.BufferReader(payload),
+            read_options=pcsv.ReadOptions(column_names=names, skip_rows=skip),
+            parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True,
+                                            invalid_row_handler=blank_or_error),
+            convert_options=pcsv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=True, null_values=[""],
+                quoted_strings_can_be_null=True,
+            ),
+        )
+    except pa.ArrowInvalid as exc:
+        if not payload[_offset_after(payload, skip):].strip():
+            raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.") from None
+        ragged = sniffing.find_ragged(data, codec, sep, width)
+        if ragged is not None:
+            raise _ragged_error(name, *ragged, width) from None
+        raise _library_error(name, "delimited text", exc) from None
+
+
+def _offset_after(payload: bytes, lines: int) -> int:
+    """The byte offset just after the first ``lines`` physical lines (CR, LF or CRLF)."""
+    offset = 0
+    for _ in range(lines):
+        cuts = [i for i in (payload.find(b"\n", offset), payload.find(b"\r", offset)) if i >= 0]
+        if not cuts:
+            return len(payload)
+        offset = min(cuts) + 1
+        if payload[offset - 1 : offset + 1] == b"\r\n":
+            offset += 1
+    return offset
+
+
+def _check_quotes(payload: bytes, text: str, sep: str, name: str) -> None:
+    """A quoted value that is never closed swallows the rest of the file: refuse it by line."""
+    if payload.count(b'"') % 2 == 0:
+        return
+    line = sniffing.unclosed_quote_line(text, sep)
+    if line is not None:
+        raise InputError(f"{name}: a quoted value starting on line {line} is never closed; add the missing '\"'.")
+
+
+def _finish_names(header: list[str], table: pa.Table, name: str) -> list[str | None]:
+    """The header's names, checked as :func:`_finish` does; None for an unnamed column without data."""
+    names: list[str | None] = list(header)
+    if names:
+        names[0] = names[0].lstrip("\ufeff").strip()
+    for i, column in enumerate(names):
+        if not column and table.column(i).null_count == table.num_rows:
+            names[i] = None
+    _check_names([n or "" for n in names], [i for i, n in enumerate(names) if n is not None], name)
+    return names
 
 
 def _ragged_error(name: str, line: int, fields: int, expected: int) -> InputError:
@@ -140,32 +261,44 @@ def _ragged_error(name: str, line: int, fields: int, expected: int) -> InputErro
     )
 
 
-def _parser_error(exc: Exception, data: bytes, codec: str, sep: str, expected: int, name: str) -> InputError:
-    message = str(exc)
-    if "EOF inside string" in message:
-        line = sniffing.last_record_line(data, codec, sep)
-        where = f" on line {line}" if line else ""
-        return InputError(f"{name}: a quoted value starting{where} is never closed; add the missing '\"'.")
-    ragged = sniffing.find_ragged(data, codec, sep, expected) if expected else None
-    if ragged is not None:
-        return _ragged_error(name, *ragged, expected)
-    match = _EXPECTED.search(message)
-    if match:
-        want, line, saw = (int(g) for g in match.groups())
-        return _ragged_error(name, line, saw, want)
-    return _library_error(name, "delimited text", exc)
-
-
-def _read_xlsx(source: Path, name: str, sheet: str | int | None) -> tuple[pd.DataFrame, dict[str, str]]:
-    from openpyxl import load_workbook
-
+def _sheet_names(source: Path, name: str, fmt: str) -> list[str]:
     try:
+        if fmt == "xls":
+            import xlrd
+
+            book = xlrd.open_workbook(str(source), on_demand=True)
+            try:
+                return list(book.sheet_names())
+            finally:
+                book.release_resources()
+        from openpyxl import load_workbook
+
         book = load_workbook(source, read_only=True)
-        sheets = list(book.sheetnames)
-        book.close()
-    except Exception as exc:  # openpyxl raises zipfile, KeyError, XML and own errors
-        raise _library_error(name, "an .xlsx workbook", exc) from None
-    if sheet is None:
+        try:
+            return list(book.sheetnames)
+        finally:
+            book.close()
+    except ImportError:
+        raise InputError(
+            f"{name}: old Excel .xls workbooks need the xlrd package, which is not installed; open the file in "
+            "Excel or LibreOffice and save it as .xlsx (or export it as CSV)."
+        ) from None
+    except Exception as exc:  # openpyxl/xlrd raise zipfile, KeyError, XML, BIFF and their own errors
+        raise _library_error(name, f"an {'.xls' if fmt == 'xls' else '.xlsx'} workbook", exc) from None
+
+
+def sheet_names(path: str | Path) -> list[str]:
+    """The worksheets of an Excel workbook (.xlsx or .xls), in order; an empty list for other files."""
+    source = Path(path)
+    fmt = FORMATS.get(source.suffix.lower())
+    return _sheet_names(source, source.name, fmt) if fmt in ("xlsx", "xls") else []
+
+
+def _read_excel(
+    source: Path, name: str, sheet: str | int | None, header_row: int, rows: int | None, fmt: str
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    sheets = _sheet_names(source, name, fmt)
+    if sheet is None or sheet == "":
         chosen = sheets[0]
     elif isinstance(sheet, int) or (sheet not in sheets and str(sheet).isdigit()):
         index = int(sheet)
@@ -178,26 +311,33 @@ def _read_xlsx(source: Path, name: str, sheet: str | int | None) -> tuple[pd.Dat
         raise InputError(f"{name}: has no sheet {sheet!r}; its sheets are: {', '.join(sheets)}.")
     try:
         raw = pd.read_excel(
-            source, sheet_name=chosen, header=None, engine="openpyxl", keep_default_na=False, na_values=[""]
+            source, sheet_name=chosen, header=None, engine="xlrd" if fmt == "xls" else "openpyxl",
+            keep_default_na=False, na_values=[""], nrows=None if rows is None else header_row + rows,
         )
     except Exception as exc:
-        raise _library_error(name, "an .xlsx workbook", exc) from None
+        raise _library_error(name, f"an {'.xls' if fmt == 'xls' else '.xlsx'} workbook", exc) from None
+    raw = raw.dropna(how="all").reset_index(drop=True)  # blank rows, as in a text file
     if raw.empty:
         raise InputError(f"{name}: sheet {chosen!r} is empty; it needs a header row and at least one data row.")
-    header = ["" if pd.isna(v) else str(v) for v in raw.iloc[0]]
-    frame = raw.iloc[1:].reset_index(drop=True)
+    if len(raw) < header_row:
+        raise InputError(f"{name}: sheet {chosen!r} has no row {header_row} to take the column names from; "
+                         "choose a smaller header row.")
+    header = ["" if pd.isna(v) else str(v) for v in raw.iloc[header_row - 1]]
+    frame = raw.iloc[header_row:].reset_index(drop=True)
     frame.columns = header
     if len(frame) == 0:
         raise InputError(f"{name}: sheet {chosen!r} has a header row but no data rows; add at least one row.")
-    return frame.infer_objects(), {"format": "xlsx", "sheet": str(chosen)}
+    return frame.infer_objects(), {"format": fmt, "sheet": str(chosen)}
 
 
-def _read_stat(source: Path, name: str, kind: str) -> tuple[pd.DataFrame, dict[str, str], TableLabels]:
+def _read_stat(
+    source: Path, name: str, kind: str, rows: int | None
+) -> tuple[pd.DataFrame, dict[str, str], TableLabels]:
     import pyreadstat
 
     reader, what = (pyreadstat.read_sav, "an SPSS file") if kind == "sav" else (pyreadstat.read_dta, "a Stata file")
     try:
-        frame, meta = reader(str(source), apply_value_formats=True, formats_as_category=False)
+        frame, meta = reader(str(source), apply_value_formats=True, formats_as_category=False, row_limit=rows or 0)
     except Exception as exc:  # pyreadstat raises ReadstatError / PyreadstatError
         raise _library_error(name, what, exc) from None
     _integral_to_int(frame)
@@ -218,9 +358,15 @@ def _integral_to_int(frame: pd.DataFrame) -> None:
             frame[column] = values.astype(np.int64)
 
 
-def _read_parquet(source: Path, name: str) -> tuple[pd.DataFrame, dict[str, str]]:
+def _read_parquet(source: Path, name: str, rows: int | None) -> tuple[pd.DataFrame, dict[str, str]]:
     try:
-        frame = pd.read_parquet(source, engine="pyarrow")
+        if rows is None:
+            frame = pd.read_parquet(source, engine="pyarrow")
+        else:
+            import pyarrow.parquet as pq
+
+            batch = next(pq.ParquetFile(source).iter_batches(batch_size=rows), None)
+            frame = batch.to_pandas() if batch is not None else pd.read_parquet(source, engine="pyarrow")
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others
         raise _library_error(name, "a Parquet file", exc) from None
     if not isinstance(frame.index, pd.RangeIndex):
@@ -235,6 +381,14 @@ def _finish(frame: pd.DataFrame, name: str) -> pd.DataFrame:
         names[0] = names[0].lstrip("\ufeff").strip()
     frame = frame.set_axis(names, axis=1)
     keep = [i for i, n in enumerate(names) if n or frame.iloc[:, i].notna().any()]
+    _check_names(names, keep, name)
+    if len(frame) == 0:
+        raise InputError(f"{name}: has no data rows; it needs at least one row of data.")
+    return frame.iloc[:, keep].reset_index(drop=True)
+
+
+def _check_names(names: list[str], keep: list[int], name: str) -> None:
+    """Refuse a file without columns, a kept column without a name, or two columns of one name."""
     if not keep:
         raise InputError(f"{name}: has no columns; it needs a header row naming each column.")
     unnamed = [str(i + 1) for i in keep if not names[i]]
@@ -251,6 +405,3 @@ def _finish(frame: pd.DataFrame, name: str) -> pd.DataFrame:
                 "give every column a different name."
             )
         seen[names[index]] = index + 1
-    if len(frame) == 0:
-        raise InputError(f"{name}: has no data rows; it needs at least one row of data.")
-    return frame.iloc[:, keep].reset_index(drop=True)

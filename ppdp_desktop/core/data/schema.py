@@ -23,8 +23,59 @@ class Role(str, Enum):
 
 
 class Kind(str, Enum):
+    """How a column's values are read and treated.
+
+    * categorical: values are categories, released as the exact text read;
+    * numeric: numbers (perturbed, microaggregated or put into intervals as numbers);
+    * date: calendar dates, kept as the exact text read and generalized by month and year;
+    * text: codes and identifiers (postcodes, record numbers, "02134"): text even when every value is
+      made of digits, so leading zeros survive; generalized by masking trailing characters.
+    """
+
     CATEGORICAL = "categorical"
     NUMERIC = "numeric"
+    DATE = "date"
+    TEXT = "text"
+
+    @property
+    def label(self) -> str:
+        """The word the window shows."""
+        return KIND_LABELS[self]
+
+
+KIND_LABELS = {Kind.CATEGORICAL: "categorical", Kind.NUMERIC: "numeric", Kind.DATE: "date",
+               Kind.TEXT: "text / identifier"}
+_KIND_WORDS = {"categorical": Kind.CATEGORICAL, "category": Kind.CATEGORICAL, "numeric": Kind.NUMERIC,
+               "number": Kind.NUMERIC, "date": Kind.DATE, "text": Kind.TEXT, "text-identifier": Kind.TEXT,
+               "identifier": Kind.TEXT, "code": Kind.TEXT}
+
+
+def parse_kind(word: str, column: str = "") -> Kind:
+    """The kind meant by ``word`` (``categorical``, ``numeric``, ``date``, ``text`` / ``text-identifier``).
+
+    Raises
+    ------
+    ParameterError
+        Naming the column and the words allowed.
+    """
+    kind = _KIND_WORDS.get(str(word).strip().lower())
+    if kind is None:
+        where = f" of column {column!r}" if column else ""
+        raise ParameterError(
+            f"Unknown kind {word!r}{where}; use categorical, numeric, date or text (text-identifier)."
+        )
+    return kind
+
+
+def parse_kind_assignments(items: Iterable[str] | None) -> dict[str, str]:
+    """``["zip=text", "age=numeric"]`` (the CLI's ``--kind``) as ``{"zip": "text", "age": "numeric"}``."""
+    kinds: dict[str, str] = {}
+    for item in items or ():
+        column, sep, word = str(item).rpartition("=")
+        if not sep or not column.strip():
+            raise ParameterError(f"--kind {item!r} is not COLUMN=KIND; for example --kind ZIPCode=text.")
+        kinds[column.strip()] = parse_kind(word, column.strip()).value
+    return kinds
 
 
 def infer_kind(column: pd.Series) -> Kind:

@@ -172,6 +172,35 @@ def first_records(sample: str, sep: str, count: int = 2) -> list[list[str]]:
     return records
 
 
+def header_record(sample: str, sep: str, header_row: int = 1) -> tuple[list[str], int] | None:
+    """The ``header_row``-th non-blank record of ``sample`` (1-based) and how many physical lines end with it
+    (the rows a parser skips to reach the data); None if the sample has fewer records."""
+    reader = csv.reader(io.StringIO(sample, newline=""), delimiter=sep)
+    count = 0
+    try:
+        for row in reader:
+            if _is_blank(row):
+                continue
+            count += 1
+            if count == header_row:
+                return row, reader.line_num
+    except csv.Error:
+        return None
+    return None
+
+
+def unclosed_quote_line(text: str, sep: str) -> int | None:
+    """The first line of a quoted value that is never closed (the parser would read to the end of the file)."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+    previous = 0
+    try:
+        for _row in reader:
+            previous = reader.line_num
+    except csv.Error:
+        return previous + 1
+    return None
+
+
 def _ascii_safe(codec: str, sep: str) -> bool:
     return sep.isascii() and codec.startswith(_ASCII_SAFE)
 

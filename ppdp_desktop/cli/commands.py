@@ -12,6 +12,17 @@ from ppdp_desktop.cli.passphrase import ENV_VAR, generate_passphrase, read_passp
 from ppdp_desktop.core.errors import ParameterError
 
 
+
+def load_options(args: argparse.Namespace) -> dict[str, object]:
+    """How to read the input data (``--sep --encoding --sheet --decimal --header-row --kind``) as
+    keyword arguments of :func:`~ppdp_desktop.core.data.loading.load_table`."""
+    from ppdp_desktop.core.data.schema import parse_kind_assignments
+
+    options = {"sep": args.sep, "encoding": args.encoding, "sheet": getattr(args, "sheet", None),
+               "decimal": getattr(args, "decimal", None), "header_row": getattr(args, "header_row", None),
+               "kinds": parse_kind_assignments(getattr(args, "kind", None)) or None}
+    return {k: v for k, v in options.items() if v is not None}
+
 def _settings(args: argparse.Namespace):
     """The job's settings from ``ppdp anonymize`` arguments: the common ones here, the method's own by
     the method (``Method.settings_from_args``)."""
@@ -95,7 +106,7 @@ def run_risk(args: argparse.Namespace) -> int:
         suppressed = frame[quasi].eq("*").all(axis=1)
         frame = frame[~suppressed]  # suppressed records cannot be linked by their quasi-identifiers
     else:
-        dataset = load_table(path, sep=args.sep, encoding=args.encoding)
+        dataset = load_table(path, **load_options(args))
         frame, label = dataset.frame, dataset.label
         if not quasi:
             raise ParameterError("Give the quasi-identifier columns: --quasi COLS (e.g. --quasi age,sex,postcode).")
@@ -120,7 +131,7 @@ def run_anonymize(args: argparse.Namespace) -> int:
     check_destination(Path(args.out), args.key, args.overwrite)
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
     _warn_seed(args.seed)
-    dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
+    dataset = load_table(args.data, **load_options(args))
     return _finish(dataset, settings, args, args.utility, args.key, passphrase)
 
 
@@ -254,7 +265,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.data.schema import parse_column_list
 
-    dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
+    dataset = load_table(args.data, **load_options(args))
     if args.epsilon is not None:
         return _compare_dp(dataset, args)
     if not args.sensitive:
@@ -314,7 +325,7 @@ def run_report(args: argparse.Namespace) -> int:
     for target in filter(None, (args.out, args.pdf)):
         if Path(target).exists():
             raise ParameterError(f"{target} already exists; choose another file name.")
-    dataset = load_table(args.data, sep=args.sep, encoding=args.encoding)
+    dataset = load_table(args.data, **load_options(args))
     release = read_release(args.release)
     reports = reports_from_release(dataset.frame, release)
     meta = release.metadata

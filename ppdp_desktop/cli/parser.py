@@ -16,6 +16,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+
+def _input_args(parser: argparse.ArgumentParser) -> None:
+    """How to read DATA: the import options of the window's load step."""
+    group = parser.add_argument_group("reading the data file")
+    group.add_argument("--sep", help="delimiter of a text file (default: sniffed among , ; TAB |)")
+    group.add_argument("--encoding", help="encoding of a text file (default: sniffed: UTF-8, UTF-8 with BOM, "
+                       "Windows-1252)")
+    group.add_argument("--sheet", help="worksheet of an Excel file, by name or number from 0 (default: the first)")
+    group.add_argument("--decimal", choices=(".", ","), help="decimal mark of numbers in a text file (default: .)")
+    group.add_argument("--header-row", type=int, metavar="N", help="the row holding the column names, from 1, blank "
+                       "rows not counted (default 1; rows above it, such as a title, are skipped)")
+    group.add_argument("--kind", action="append", metavar="COL=KIND", help="the kind of a column: categorical, "
+                       "numeric, date or text (codes and identifiers, kept as written, e.g. leading zeros); repeat "
+                       "per column (default: guessed)")
+
 def _sensitivity_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sensitivity for uniform/finegrain (--rho1/--rho2 or --theta, plus optional --pairs)")
     g.add_argument("--rho1", type=float, help="prior bound rho1 for every value")
@@ -107,8 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     _protection_args(an)
     _key_args(an)
     an.add_argument("--seed", type=int, help="fix the random seed (testing only: a guessable seed voids the guarantee)")
-    an.add_argument("--sep", help="input delimiter (default: sniffed among , ; TAB |)")
-    an.add_argument("--encoding", help="input encoding (default: sniffed: UTF-8, UTF-8 with BOM, Windows-1252)")
+    _input_args(an)
     an.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     an.add_argument("--utility", action="store_true", help="also print utility figures (count-query workload, distances)")
     _package_args(an)
@@ -147,8 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "(default 0.2)")
     rk.add_argument("--k", type=int, help="also count records in groups smaller than k")
     rk.add_argument("--json", action="store_true", help="print JSON instead of sentences")
-    rk.add_argument("--sep", help="input delimiter (default: sniffed)")
-    rk.add_argument("--encoding", help="input encoding (default: sniffed)")
+    _input_args(rk)
 
     sub.add_parser("selftest", help="run the demo job end to end in a temporary folder (load, plan, verify, apply, "
                    "report, export, seal and open the key); exit 0 only if every step passed")
@@ -180,16 +193,14 @@ def build_parser() -> argparse.ArgumentParser:
     _dp_compare_args(cp)
     cp.add_argument("--taxonomy", metavar="COL=FILE", action="append",
                     help="with --epsilon: taxonomy of a categorical column of --attributes (repeat per column)")
-    cp.add_argument("--sep")
-    cp.add_argument("--encoding")
+    _input_args(cp)
 
     rp = sub.add_parser("report", help="write the utility and privacy report of a release against its original data")
     rp.add_argument("data", help="the original data file")
     rp.add_argument("release", help="release folder or .zip")
     rp.add_argument("--out", required=True, help="report.html to write")
     rp.add_argument("--pdf", help="also write this PDF")
-    rp.add_argument("--sep", help="input delimiter of DATA (default: sniffed)")
-    rp.add_argument("--encoding", help="input encoding of DATA (default: sniffed)")
+    _input_args(rp)
 
     lk = sub.add_parser("lookup", help="authorized reverse lookup with the sealed key")
     lk.add_argument("release", help="release folder")

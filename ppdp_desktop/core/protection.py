@@ -29,8 +29,9 @@ from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
                     taxonomies: dict[str, Any]) -> dict[str, Hierarchy]:
-    """One hierarchy per quasi-identifier: a declared file, interval widths (numeric), or the tree edited in
-    step 2; a quasi-identifier with none of them is an error naming it and what to give."""
+    """One hierarchy per quasi-identifier: a declared file, interval widths (numeric), the tree edited in step 2,
+    or, for a date, month/year/decade; a numeric quasi-identifier with none of them is an error naming it and
+    what to give, any other gets :func:`default_hierarchy`."""
     out = {}
     for name in quasi:
         values = frame[name]
@@ -42,6 +43,8 @@ def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, prote
         if given is None:
             given = taxonomies.get(name)
         kind = schema.attributes[name].kind if name in schema.attributes else None
+        if given is None and kind is Kind.DATE:
+            given = Hierarchy.from_dates(name, values)
         if given is None and kind is Kind.NUMERIC:
             raise ParameterError(
                 f"Quasi-identifier {name!r} is numeric and has no generalization hierarchy: give interval widths "

@@ -1,7 +1,7 @@
 """Read a table from a file into a :class:`~ppdp_desktop.core.data.dataset.Dataset`.
 
 Supported: delimited text (``.csv .tsv .txt``, encoding and delimiter sniffed, every cell read as text by
-pyarrow and then typed by :mod:`~ppdp_desktop.core.data.kinds`), Excel ``.xlsx`` and ``.xls`` (xlrd), SPSS ``.sav``/``.zsav`` and Stata ``.dta`` (value labels applied) and Parquet ``.parquet``/``.pq``.
+pyarrow and then typed by :mod:`~ppdp_desktop.core.data.kinds`), Excel ``.xlsx`` (openpyxl) and ``.xls`` (calamine), SPSS ``.sav``/``.zsav`` and Stata ``.dta`` (value labels applied) and Parquet ``.parquet``/``.pq``.
 Every problem a user can cause is an :class:`~ppdp_desktop.core.errors.InputError` naming the
 file (and line) and what to change. The input file is only ever opened for reading.
 """
@@ -264,13 +264,9 @@ def _ragged_error(name: str, line: int, fields: int, expected: int) -> InputErro
 def _sheet_names(source: Path, name: str, fmt: str) -> list[str]:
     try:
         if fmt == "xls":
-            import xlrd
+            from python_calamine import CalamineWorkbook
 
-            book = xlrd.open_workbook(str(source), on_demand=True)
-            try:
-                return list(book.sheet_names())
-            finally:
-                book.release_resources()
+            return list(CalamineWorkbook.from_path(str(source)).sheet_names)
         from openpyxl import load_workbook
 
         book = load_workbook(source, read_only=True)
@@ -280,10 +276,10 @@ def _sheet_names(source: Path, name: str, fmt: str) -> list[str]:
             book.close()
     except ImportError:
         raise InputError(
-            f"{name}: old Excel .xls workbooks need the xlrd package, which is not installed; open the file in "
+            f"{name}: old Excel .xls workbooks need the python-calamine package, which is not installed; open it in "
             "Excel or LibreOffice and save it as .xlsx (or export it as CSV)."
         ) from None
-    except Exception as exc:  # openpyxl/xlrd raise zipfile, KeyError, XML, BIFF and their own errors
+    except Exception as exc:  # openpyxl/calamine raise zipfile, KeyError, XML, BIFF and their own errors
         raise _library_error(name, f"an {'.xls' if fmt == 'xls' else '.xlsx'} workbook", exc) from None
 
 
@@ -292,6 +288,20 @@ def sheet_names(path: str | Path) -> list[str]:
     source = Path(path)
     fmt = FORMATS.get(source.suffix.lower())
     return _sheet_names(source, source.name, fmt) if fmt in ("xlsx", "xls") else []
+
+
+def read_sheet(source: Path, sheet: str | int, fmt: str, nrows: int | None) -> pd.DataFrame:
+    """The cells of one worksheet (no header taken), empty cells missing: openpyxl for .xlsx, calamine for
+    .xls. Library errors propagate."""
+    if fmt == "xls":
+        from python_calamine import CalamineWorkbook
+
+        book = CalamineWorkbook.from_path(str(source))
+        chosen = book.get_sheet_by_index(sheet) if isinstance(sheet, int) else book.get_sheet_by_name(sheet)
+        cells = chosen.to_python(nrows=nrows) if nrows is not None else chosen.to_python()
+        return pd.DataFrame(cells, dtype=object).replace("", None).infer_objects()
+    return pd.read_excel(source, sheet_name=sheet, header=None, engine="openpyxl", keep_default_na=False,
+                         na_values=[""], nrows=nrows)
 
 
 def _read_excel(
@@ -310,10 +320,7 @@ def _read_excel(
     else:
         raise InputError(f"{name}: has no sheet {sheet!r}; its sheets are: {', '.join(sheets)}.")
     try:
-        raw = pd.read_excel(
-            source, sheet_name=chosen, header=None, engine="xlrd" if fmt == "xls" else "openpyxl",
-            keep_default_na=False, na_values=[""], nrows=None if rows is None else header_row + rows,
-        )
+        raw = read_sheet(source, chosen, fmt, None if rows is None else header_row + rows)
     except Exception as exc:
         raise _library_error(name, f"an {'.xls' if fmt == 'xls' else '.xlsx'} workbook", exc) from None
     raw = raw.dropna(how="all").reset_index(drop=True)  # blank rows, as in a text file

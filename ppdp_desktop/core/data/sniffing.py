@@ -154,6 +154,12 @@ def sniff_delimiter(sample: str) -> str | None:
     return choice
 
 
+def field_counts(sample: str, sep: str) -> list[int]:
+    """Fields per non-blank record of ``sample`` with ``sep`` (quotes respected), header first."""
+    return [r[sep] + 1 for r in _record_counts(sample)] if sep in CANDIDATES else [
+        len(row) for _line, row in _records(sample, sep)][:SAMPLE_RECORDS]
+
+
 def _is_blank(row: list[str]) -> bool:
     """Empty or whitespace-only lines, which pandas skips (a lone ``""`` is a row to pandas)."""
     return not row or (len(row) == 1 and row[0] != "" and not row[0].strip())

@@ -131,6 +131,13 @@ class Hierarchy:
         return cls.from_rows(attribute, width_rows(attribute, values, widths))
 
     @classmethod
+    def from_dates(cls, attribute: str, values: Iterable[object]) -> Hierarchy:
+        """Dates, then their month, year and decade; see :func:`~ppdp_desktop.core.generalization.dates.date_rows`."""
+        from ppdp_desktop.core.generalization.dates import date_rows
+
+        return cls.from_rows(attribute, date_rows(attribute, values))
+
+    @classmethod
     def from_cuts(cls, attribute: str, values: Iterable[object], levels: Sequence[Sequence[float]]) -> Hierarchy:
         """Numeric levels from explicit cut points per level, finest first (each level's cuts a subset of
         the level below); see :func:`~ppdp_desktop.core.generalization.intervals.cut_rows`."""

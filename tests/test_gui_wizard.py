@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pandas as pd
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QMessageBox, QTextBrowser
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QDialogButtonBox, QMessageBox, QTextBrowser
 
 from ppdp_desktop.core.release.analysis import verify_release
 from ppdp_desktop.core.release.package import read_release
@@ -79,8 +79,13 @@ def test_malformed_file_shows_a_message_and_the_window_stays_usable(window, qtbo
     bad.write_text("id,dx\n1,a\n2,b,extra\n")
     window.load_data(bad)
     page = window.pages[0]
-    qtbot.waitUntil(lambda: "Could not load" in page.message.text(), timeout=10_000)
-    assert "broken.csv" in page.message.text() and "line 3" in page.message.text()
+    # the uneven rows make the first look unsure: the import options open, their preview says what is wrong
+    qtbot.waitUntil(lambda: page.import_dialog is not None and "line 3" in page.import_dialog.status.text(),
+                    timeout=10_000)
+    dialog = page.import_dialog
+    assert "broken.csv" in dialog.status.text()
+    assert not dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel), Qt.MouseButton.LeftButton)
     assert window.state.dataset is None and not window.next.isEnabled()
     window.load_demo()  # still usable
     _wait_loaded(qtbot, window)

@@ -224,3 +224,17 @@ def test_a_date_quasi_identifier_is_generalized_by_month_and_year(tmp_path: Path
     released = pd.read_csv(out / "release.csv", dtype=str, encoding="utf-8-sig")["admitted"]
     assert released.str.fullmatch(r"\d{4}-\d{2}|\d{4}|\*").all()
     assert released.value_counts().min() >= 5
+
+
+def test_a_project_reads_its_file_with_its_import_options(tmp_path: Path) -> None:
+    from ppdp_desktop.core.jobs import load_job
+    from ppdp_desktop.core.progress import CancelToken
+    from ppdp_desktop.core.project import Project
+
+    data = write(tmp_path, "de.csv", "Titel\nFall;Gewicht\n007;70,5\n008;82\n")
+    project = Project(data_path=str(data), load_options={"header_row": 2, "decimal": ",", "kinds": {"Fall": "text"}})
+    project.save(tmp_path / "p.ppdp")
+    again = Project.load(tmp_path / "p.ppdp")
+    dataset = load_job(again.data_path, dict(again.load_options), lambda *_: None, CancelToken())
+    assert dataset.frame["Fall"].tolist() == ["007", "008"]
+    assert dataset.frame["Gewicht"].tolist() == [70.5, 82.0]

@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         self._action(file_menu, "&Open data…", self._on_open_data, QKeySequence.StandardKey.Open)
+        self._action(file_menu, "Open data with &import options…", lambda: (self.go_to(0), self.pages[0]._on_options_clicked()))
         self._action(file_menu, "Open the &demo data", self.load_demo)
         self.recent_menu = file_menu.addMenu("&Recent files")
         file_menu.addSeparator()
@@ -185,9 +186,14 @@ class MainWindow(QMainWindow):
         self.step_hint.setText("" if page.is_complete() else "Complete this step to go on.")
 
     # --- data and projects -------------------------------------------------------------------------
-    def load_data(self, path: str | Path, options: dict[str, str] | None = None) -> None:
+    def load_data(self, path: str | Path, options: dict[str, object] | None = None) -> None:
+        """Load a data file: with the given options (a project's), else after a first look that shows the
+        import options when it is unsure (recent files, the command line)."""
         self.go_to(0)
-        self.pages[0].load(path, options)
+        if options is None:
+            self.pages[0].open_file(path)
+        else:
+            self.pages[0].load(path, options)
 
     def _confirm_discard(self, name: str) -> bool:
         """Ask before another file discards the settings made for the data in use."""

@@ -16,7 +16,9 @@ from ppdp_desktop.core.jobs import RunOutcome
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.demo import DEMO_ROLES, demo_taxonomy
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.data.schema import Role
+from ppdp_desktop.core.data.kinds import retype
+from ppdp_desktop.core.data.schema import Kind, Role
+from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.gui.worker import Worker
 
@@ -26,6 +28,8 @@ class WizardState(QObject):
     project_changed = Signal()
     outcome_changed = Signal()
     exported = Signal(str)  # the release folder
+    reload_requested = Signal(dict)  # read the data file again with these load options (the load page does)
+    kind_refused = Signal(str)  # a column cannot be read as the kind asked for: why
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -96,6 +100,23 @@ class WizardState(QObject):
         project.protection = {k: v for k, v in project.protection.items() if k in ("k", "suppression", "threshold")}
         project.release_folder = project.key_path = None
         self.taxonomies = {}
+
+    def change_kind(self, column: str, kind: Kind) -> None:
+        """Read ``column`` as ``kind`` from now on: the file is read again with the kind in its load options
+        (so "02134" comes back exactly), and the project remembers it; a table made in memory is converted."""
+        options = dict(self.project.load_options)
+        options["kinds"] = {**dict(options.get("kinds") or {}), column: kind.value}
+        if self.project.data_path and Path(self.project.data_path).is_file():
+            self.reload_requested.emit(options)
+            return
+        try:
+            dataset = retype(self.dataset, column, kind)
+        except PPDPError as exc:
+            self.kind_refused.emit(str(exc))
+            return
+        self.project.load_options = options
+        self.set_dataset(dataset, None, options, None)
+        self.dirty = True
 
     def set_role(self, column: str, role: Role) -> None:
         previous = self.project.sensitive

@@ -39,6 +39,11 @@ WINDOW_WORDS: list[tuple[str, str]] = [
     (r"--domain \S+", "its domain (lo, hi) on the method page"),
     (r"--taxonomy \S+|--taxonomy", "the taxonomy editor on step 2"),
     (r"--key FILE", "a key file on the export page"),
+    (r"give the right --sep", "choose the right delimiter in the import options (step 1)"),
+    (r"give its encoding with --encoding \(e\.g\. --encoding latin-1\)", "choose its encoding in the import options "
+     "(step 1)"),
+    (r"--encoding\b", "the encoding in the import options (step 1)"),
+    (r"--sep\b", "the delimiter in the import options (step 1)"),
     (r"--choice-column COL|--choice-column", "the choice column on step 3"),
     (r"--value-choices FILE|--value-choices", "the per-value choices on step 3"),
     (r"--default-choice", "the default choice on step 3"),

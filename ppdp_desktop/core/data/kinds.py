@@ -25,8 +25,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.domain import text_column
-from ppdp_desktop.core.data.schema import Kind, parse_kind
+from ppdp_desktop.core.data.schema import Attribute, Kind, Schema, parse_kind
 from ppdp_desktop.core.errors import InputError
 
 #: words in a column name that mark a column of digits as a code, not a quantity
@@ -232,6 +233,19 @@ def type_typed_frame(frame: pd.DataFrame, kinds: Mapping[str, str] | None, sourc
         frame.isetitem(i, convert(text, given, name, source, decimal).set_axis(frame.index))
         decided[name] = given
     return frame, decided
+
+
+def retype(dataset: Dataset, column: str, kind: Kind) -> Dataset:
+    """A copy of ``dataset`` with ``column`` converted to ``kind`` from the text of its values (for a table
+    made in memory; a file is read again instead, which keeps its exact text)."""
+    series = dataset.frame[column]
+    converted = convert(_text_array(series), kind, column, dataset.label)
+    frame = dataset.frame.copy(deep=False)
+    frame[column] = converted.set_axis(frame.index)
+    attributes = dict(dataset.schema.attributes)
+    attributes[column] = Attribute(column, attributes[column].role, kind)
+    return Dataset(frame, source=dataset.source, schema=Schema(attributes), details=dict(dataset.details),
+                   labels=dataset.labels)
 
 
 def _iso_dates(series: pd.Series) -> pd.Series:

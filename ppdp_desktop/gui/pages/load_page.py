@@ -19,13 +19,17 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.data.column_stats import ColumnStats, column_stats
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.inspection import FileFacts, inspect_file
+from ppdp_desktop.core.data.loading import FORMATS
+from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.jobs import load_job
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+from ppdp_desktop.gui.import_dialog import ImportDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.table_model import DataFrameModel
 
-FILE_FILTER = "Data files (*.csv *.tsv *.txt *.xlsx *.sav *.zsav *.dta *.parquet *.pq);;All files (*)"
+FILE_FILTER = "Data files (*.csv *.tsv *.txt *.xlsx *.xls *.sav *.zsav *.dta *.parquet *.pq);;All files (*)"
 
 
 def column_summary(dataset: Dataset, stats: ColumnStats) -> pd.DataFrame:
@@ -34,7 +38,7 @@ def column_summary(dataset: Dataset, stats: ColumnStats) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "column": columns,
-            "kind": [dataset.schema.attributes[c].kind.value for c in columns],
+            "kind": [dataset.schema.attributes[c].kind.label for c in columns],
             "missing": [stats.missing[c] for c in columns],
             "distinct values": [stats.distinct[c] for c in columns],
         }
@@ -48,11 +52,16 @@ class LoadPage(WizardPage):
         super().__init__(state, parent)
         self.setAcceptDrops(True)
         self.open_button = QPushButton("Open data file…")
-        self.open_button.setToolTip("CSV/TSV/TXT, Excel .xlsx, SPSS .sav, Stata .dta or Parquet")
+        self.open_button.setToolTip("CSV/TSV/TXT, Excel .xlsx/.xls, SPSS .sav, Stata .dta or Parquet")
         self.open_button.clicked.connect(self._on_open_clicked)
         self.demo_button = QPushButton("Use the demo data")
         self.demo_button.setToolTip("20,000 synthetic patients (no real person)")
         self.demo_button.clicked.connect(self.load_demo)
+        self.options_button = QPushButton("Import options…")
+        self.options_button.setToolTip("How the file is read: sheet, delimiter, encoding, decimal mark, header row "
+                                       "and the kind of each column, with a preview")
+        self.options_button.clicked.connect(self._on_options_clicked)
+        self.import_dialog: ImportDialog | None = None
         self.hint = QLabel("Open a file, or drop one here. The file is only read, never changed.")
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -68,6 +77,7 @@ class LoadPage(WizardPage):
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_button)
         buttons.addWidget(self.demo_button)
+        buttons.addWidget(self.options_button)
         buttons.addWidget(self.hint, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.preview)
@@ -78,15 +88,68 @@ class LoadPage(WizardPage):
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addWidget(split, 1)
+        state.reload_requested.connect(self.reload)
+        self._reloading = False
         state.worker.finished.connect(self._on_task_finished)
         state.worker.errored.connect(self._on_task_errored)
 
     # --- loading ------------------------------------------------------------------------------
-    def load(self, path: str | Path, options: dict[str, str] | None = None) -> None:
+    def open_file(self, path: str | Path, always_ask: bool = False) -> None:
+        """A file the user chose (button, drop, menu, recent files): take a first look in the worker, then load
+        it straight away, or show the import options when the look is unsure (or ``always_ask``)."""
+        path = Path(path)
+        if not self.state.may_replace_data(path):
+            return
+        self.message.setStyleSheet("")
+        self.message.setText(f"Looking at {path.name}…")
+        self._looking = (path, always_ask)
+        self.state.worker.start("inspect", lambda progress, cancel: inspect_file(path))
+
+    def _on_inspected(self, facts: FileFacts) -> None:
+        path, always_ask = self._looking
+        if facts.unsure or always_ask:
+            self.show_import_options(facts)
+        else:
+            self.load(path, facts.options, confirmed=True)
+
+    def show_import_options(self, facts: FileFacts, options: dict[str, object] | None = None, error: str = "") -> None:
+        """The import options dialog for ``facts.path``; OK loads the file with the options chosen."""
+        dialog = ImportDialog(facts, options, self, error=error)
+        dialog.accepted.connect(lambda: self.load(facts.path, dialog.options(), confirmed=True))
+        self.import_dialog = dialog
+        self.message.setText(f"Choose how {facts.path.name} is read, then Load.")
+        dialog.open()
+
+    def _on_options_clicked(self) -> None:
+        """The options of the file in use, or of a file to choose."""
+        current = self.state.project.data_path
+        if current and self.state.dataset is not None and Path(current).is_file():
+            self._reopen(Path(current), dict(self.state.project.load_options))
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open data with import options", "", FILE_FILTER)
+        if path:
+            self.open_file(path, always_ask=True)
+
+    def _reopen(self, path: Path, options: dict[str, object]) -> None:
+        try:
+            facts = inspect_file(path)
+        except PPDPError as exc:
+            self._on_task_errored("load", str(exc), "")
+            return
+        self.show_import_options(facts, options)
+
+    def reload(self, options: dict[str, object]) -> None:
+        """Read the file in use again with other options (a column's kind changed on step 2); the settings
+        made for it stay."""
+        if self.state.project.data_path:
+            self._reloading = True
+            self.load(self.state.project.data_path, options, confirmed=True)
+
+    def load(self, path: str | Path, options: dict[str, object] | None = None, confirmed: bool = False) -> None:
         """Read ``path`` in the worker; the page shows the result or the error. Unsaved settings made for
         another file are not discarded without asking (however the file was chosen: button, drop, menu)."""
         path = Path(path)
-        if not self.state.may_replace_data(path):
+        if not confirmed and not self.state.may_replace_data(path):
             self._demo_preset = False
             return
         options = dict(options or {})
@@ -109,9 +172,12 @@ class LoadPage(WizardPage):
     def _on_open_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open data", "", FILE_FILTER)
         if path:
-            self.load(path)
+            self.open_file(path)
 
     def _on_task_finished(self, name: str, result: object) -> None:
+        if name == "inspect":
+            self._on_inspected(result)
+            return
         if name != "load":
             return
         dataset, stats = result
@@ -123,6 +189,9 @@ class LoadPage(WizardPage):
             self.state.project.roles.update({c: r.value for c, r in DEMO_ROLES.items()})
             self.state.project.set_taxonomy(demo_taxonomy())
         self.state.set_dataset(dataset, path, options, stats)
+        if self._reloading:  # a kind changed on step 2: a setting of the project, not yet saved
+            self._reloading = False
+            self.state.dirty = True
         self.preview_model.set_frame(dataset.frame)
         self.summary_model.set_frame(summary)
         missing = int(summary["missing"].sum())
@@ -134,7 +203,18 @@ class LoadPage(WizardPage):
         self.complete_changed.emit()
 
     def _on_task_errored(self, name: str, message: str, details: str) -> None:
+        if name == "inspect":  # a text file or workbook that cannot be read as sniffed: let the user choose
+            path = self._looking[0]
+            fmt = FORMATS.get(path.suffix.lower())
+            if fmt in ("csv", "xlsx", "xls") and path.is_file():
+                self.show_import_options(FileFacts(path, fmt), error=message)
+                return
+            name = "load"
         if name != "load":
+            return
+        if self._reloading:  # the data in use stays as it was
+            self._reloading = False
+            self.state.kind_refused.emit(message)
             return
         self.message.setStyleSheet("color: #b71c1c;")
         self.message.setText(f"Could not load the file. {message}")
@@ -150,5 +230,5 @@ class LoadPage(WizardPage):
     def dropEvent(self, event) -> None:  # noqa: N802 - Qt API
         files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if files:
-            self.load(files[0])
+            self.open_file(files[0])
             event.acceptProposedAction()

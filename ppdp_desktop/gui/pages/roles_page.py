@@ -1,4 +1,5 @@
-"""Step 2: each column's role and kind, and the taxonomy of categorical sensitive/quasi columns."""
+"""Step 2: each column's role and kind (a changed kind reads the file again), and the taxonomy of the
+sensitive and quasi-identifier columns that are not numeric."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.data.schema import Kind, Role
+from ppdp_desktop.gui.import_dialog import kind_combo
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.risk_panel import RiskPanel
 from ppdp_desktop.gui.state import WizardState
@@ -69,11 +71,13 @@ class RolesPage(WizardPage):
         QVBoxLayout(self).addWidget(split)
         self._combos: list[QComboBox] = []
         state.dataset_changed.connect(self.refresh)
+        state.kind_refused.connect(self._on_kind_refused)
 
     def refresh(self) -> None:
         dataset = self.state.dataset
         self.table.setRowCount(0)
         self._combos = []
+        self._kind_combos: list[QComboBox] = []
         if dataset is None:
             return
         self.table.setRowCount(len(dataset.frame.columns))
@@ -81,9 +85,11 @@ class RolesPage(WizardPage):
             item = QTableWidgetItem(name)
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.table.setItem(row, 0, item)
-            kind = QTableWidgetItem(dataset.schema.attributes[name].kind.value)
-            kind.setFlags(kind.flags() & ~Qt.ItemFlag.ItemIsEditable)
-            self.table.setItem(row, 1, kind)
+            kind = kind_combo(dataset.schema.attributes[name].kind)
+            kind.setToolTip(f"How {name!r} is read; changing it reads the file again (settings stay).")
+            kind.currentIndexChanged.connect(lambda _i, n=name, c=kind: self._on_kind_changed(n, c))
+            self.table.setCellWidget(row, 1, kind)
+            self._kind_combos.append(kind)
             combo = QComboBox()
             for role in Role:
                 combo.addItem(ROLE_LABELS[role], role.value)
@@ -100,6 +106,24 @@ class RolesPage(WizardPage):
         row = list(self.state.dataset.frame.columns).index(column)
         combo = self._combos[row]
         combo.setCurrentIndex(combo.findData(role.value))
+
+    def set_kind(self, column: str, kind: Kind) -> None:
+        """Set a column's kind (as the user would with its combo box)."""
+        combo = self._kind_combos[list(self.state.dataset.frame.columns).index(column)]
+        combo.setCurrentIndex(combo.findData(kind.value))
+
+    def _on_kind_changed(self, name: str, combo: QComboBox) -> None:
+        kind = Kind(combo.currentData())
+        for other in self._kind_combos:
+            other.setEnabled(False)  # until the file has been read again
+        self.status.setStyleSheet("")
+        self.status.setText(f"Reading the data again with {name!r} as {kind.label}…")
+        self.state.change_kind(name, kind)
+
+    def _on_kind_refused(self, message: str) -> None:
+        self.refresh()  # the kinds in use again
+        self.status.setStyleSheet("color: #b71c1c;")
+        self.status.setText(f"The kind was not changed. {message}")
 
     def _on_role_changed(self, name: str, combo: QComboBox) -> None:
         self.state.set_role(name, Role(combo.currentData()))
@@ -120,12 +144,13 @@ class RolesPage(WizardPage):
             return
         name = dataset.frame.columns[row]
         role = self.state.project.roles.get(name)
-        categorical = dataset.schema.attributes[name].kind is Kind.CATEGORICAL
+        categorical = dataset.schema.attributes[name].kind is not Kind.NUMERIC
         editable = categorical and role in (Role.SENSITIVE.value, Role.QUASI_IDENTIFIER.value)
         self.editor.setEnabled(editable)
         if not editable:
             self.editor_hint.setText(
-                f"{name!r} has no taxonomy to edit: taxonomies belong to categorical sensitive or quasi-identifier columns."
+                f"{name!r} has no taxonomy to edit: taxonomies belong to sensitive or quasi-identifier columns that "
+                "are not numeric (numeric ones get intervals on step 4)."
             )
             return
         values = sorted({label_text(v) for v in dataset.frame[name].dropna().unique()})

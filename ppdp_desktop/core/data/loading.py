@@ -157,7 +157,8 @@ def _read_text(
     if sep is not None:
         delimiter = sniffing.normalize_sep(sep, name)
     else:
-        delimiter = sniffing.sniff_delimiter(sample) or ("\t" if source.suffix.lower() == ".tsv" else ",")
+        below_title = sniffing.lines_from(sample, header_row) if header_row > 1 else sample
+        delimiter = sniffing.sniff_delimiter(below_title) or ("\t" if source.suffix.lower() == ".tsv" else ",")
     found = sniffing.header_record(sample if header_row < 50 else text, delimiter, header_row)
     if found is None:
         raise InputError(f"{name}: has no row {header_row} to take the column names from; choose a smaller header row.")

@@ -148,10 +148,22 @@ def sniff_delimiter(sample: str) -> str | None:
         mode, hits = max(Counter(counts).items(), key=lambda kv: (kv[1], kv[0]))
         share = hits / len(counts)
         consistent = mode > 0 and header[cand] == mode and share >= 0.5
-        key = (consistent, header[cand] > 0, mode if consistent else 0, share, -order)
+        key = (consistent, header[cand] > 0, mode if consistent else 0, mode > 0, share, -order)
         if best is None or key > best:
             best, choice = key, cand
     return choice
+
+
+def lines_from(sample: str, record: int) -> str:
+    """``sample`` from its ``record``-th non-blank line on (1-based): what lies below a title."""
+    lines = _LINE_BREAK.split(sample)
+    seen = 0
+    for index, line in enumerate(lines):
+        if line.strip():
+            seen += 1
+            if seen == record:
+                return "\n".join(lines[index:])
+    return ""
 
 
 def field_counts(sample: str, sep: str) -> list[int]:

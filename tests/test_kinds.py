@@ -238,3 +238,18 @@ def test_a_project_reads_its_file_with_its_import_options(tmp_path: Path) -> Non
     dataset = load_job(again.data_path, dict(again.load_options), lambda *_: None, CancelToken())
     assert dataset.frame["Fall"].tolist() == ["007", "008"]
     assert dataset.frame["Gewicht"].tolist() == [70.5, 82.0]
+
+
+def test_a_flat_taxonomy_does_not_hide_the_built_in_levels() -> None:
+    from ppdp_desktop.core.data.schema import Attribute, Role, Schema
+    from ppdp_desktop.core.protection import hierarchies_for
+    from ppdp_desktop.core.settings import ProtectionSettings
+    from ppdp_desktop.core.taxonomy.tree import Taxonomy
+
+    frame = pd.DataFrame({"zip": ["02134", "02139", "47602"], "day": ["2024-01-02", "2024-02-03", "2023-05-06"]})
+    schema = Schema({"zip": Attribute("zip", Role.QUASI_IDENTIFIER, Kind.TEXT),
+                     "day": Attribute("day", Role.QUASI_IDENTIFIER, Kind.DATE)})
+    flat = {c: Taxonomy.flat(c, frame[c].unique()) for c in frame}
+    found = hierarchies_for(frame, ["zip", "day"], schema, ProtectionSettings(k=2), flat)
+    assert "0213*" in found["zip"].labels(1)
+    assert "2024" in found["day"].labels(2)

@@ -42,6 +42,8 @@ def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, prote
             given = Hierarchy.from_cuts(name, values, [list(level) for level in protection.cuts[name]])
         if given is None:
             given = taxonomies.get(name)
+        if isinstance(given, Taxonomy) and given.depth <= 1:
+            given = None  # a flat tree (as step 2 starts one) says no more than suppression: the built-in levels
         kind = schema.attributes[name].kind if name in schema.attributes else None
         if given is None and kind is Kind.DATE:
             given = Hierarchy.from_dates(name, values)

@@ -46,6 +46,14 @@ PROJECT_FILTER = "PPDP project (*.ppdp.json *.json)"
 MAX_RECENT = 8
 
 
+JOB_WORDS = {"inspect": "First look at the file", "load": "Loading the data"}
+
+
+def _job(name: str) -> str:
+    """A worker job's name in words for the status bar."""
+    return JOB_WORDS.get(name, name.capitalize())
+
+
 class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
@@ -92,9 +100,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(body)
         self._build_menus()
         self.state.worker.progress.connect(self._on_progress)
-        self.state.worker.finished.connect(lambda name, _r: self.statusBar().showMessage(f"{name.capitalize()} finished", 5000))
-        self.state.worker.errored.connect(lambda name, msg, _d: self.statusBar().showMessage(f"{name.capitalize()} failed: {msg}"))
-        self.state.worker.cancelled.connect(lambda name: self.statusBar().showMessage(f"{name.capitalize()} cancelled", 5000))
+        self.state.worker.finished.connect(lambda name, _r: self.statusBar().showMessage(f"{_job(name)} finished", 5000))
+        self.state.worker.errored.connect(lambda name, msg, _d: self.statusBar().showMessage(f"{_job(name)} failed: {msg}"))
+        self.state.worker.cancelled.connect(lambda name: self.statusBar().showMessage(f"{_job(name)} cancelled", 5000))
         self.state.dataset_changed.connect(self._update_steps)
         self.state.outcome_changed.connect(self._update_steps)
         self.setTabOrder(self.steps, self.stack)

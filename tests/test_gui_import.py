@@ -192,3 +192,20 @@ def test_a_text_quasi_identifier_gets_a_taxonomy(window, qtbot, tmp_path):
     assert page.editor.isEnabled()
     assert "ZIPCode" in page.editor_box.title()
     assert set(pd.Series(page.editor.taxonomy().leaf_labels())) == {"02134", "47602", "02139"}
+
+
+def test_tagging_a_number_column_identifier_reads_it_as_text(window, qtbot, tmp_path):
+    path = tmp_path / "cases.csv"
+    path.write_text("case,dx\n007,flu\n12,gout\n7,flu\n", encoding="utf-8")
+    window.load_data(path)
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=10_000)
+    assert window.state.dataset.schema.attributes["case"].kind is Kind.TEXT  # a leading zero: a code already
+    path.write_text("number,dx\n100,flu\n12,gout\n7,flu\n", encoding="utf-8")
+    window.load_data(path)
+    qtbot.waitUntil(lambda: window.state.dataset is not None and "number" in window.state.dataset.frame, timeout=10_000)
+    assert window.state.dataset.schema.attributes["number"].kind is Kind.NUMERIC
+    window.go_to(ROLES_STEP)
+    window.pages[ROLES_STEP].set_role("number", Role.IDENTIFIER)
+    qtbot.waitUntil(lambda: window.state.dataset.schema.attributes["number"].kind is Kind.TEXT, timeout=10_000)
+    assert window.state.project.roles["number"] == "identifier"
+    assert window.state.project.load_options["kinds"] == {"number": "text"}

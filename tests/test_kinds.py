@@ -253,3 +253,12 @@ def test_a_flat_taxonomy_does_not_hide_the_built_in_levels() -> None:
     found = hierarchies_for(frame, ["zip", "day"], schema, ProtectionSettings(k=2), flat)
     assert "0213*" in found["zip"].labels(1)
     assert "2024" in found["day"].labels(2)
+
+
+def test_cli_identifiers_are_read_as_text() -> None:
+    from ppdp_desktop.cli.commands import load_options
+    from ppdp_desktop.cli.parser import build_parser
+
+    args = build_parser().parse_args(["anonymize", "d.csv", "--out", "o", "--sensitive", "dx", "--identifier",
+                                      "case,mrn", "--kind", "mrn=numeric", "--decimal", ",", "--header-row", "2"])
+    assert load_options(args) == {"decimal": ",", "header_row": 2, "kinds": {"case": "text", "mrn": "numeric"}}

@@ -16,11 +16,14 @@ from ppdp_desktop.core.errors import ParameterError
 def load_options(args: argparse.Namespace) -> dict[str, object]:
     """How to read the input data (``--sep --encoding --sheet --decimal --header-row --kind``) as
     keyword arguments of :func:`~ppdp_desktop.core.data.loading.load_table`."""
-    from ppdp_desktop.core.data.schema import parse_kind_assignments
+    from ppdp_desktop.core.data.schema import parse_column_list, parse_kind_assignments
 
     options = {"sep": args.sep, "encoding": args.encoding, "sheet": getattr(args, "sheet", None),
                "decimal": getattr(args, "decimal", None), "header_row": getattr(args, "header_row", None),
                "kinds": parse_kind_assignments(getattr(args, "kind", None)) or None}
+    identifiers = parse_column_list(getattr(args, "identifier", None))
+    if identifiers:  # identifiers are codes: read as text ("007" is not "7") unless a kind is given
+        options["kinds"] = {**dict.fromkeys(identifiers, "text"), **(options["kinds"] or {})}
     return {k: v for k, v in options.items() if v is not None}
 
 def _settings(args: argparse.Namespace):

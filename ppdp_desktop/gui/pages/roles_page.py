@@ -113,8 +113,8 @@ class RolesPage(WizardPage):
         combo = self._kind_combos[list(self.state.dataset.frame.columns).index(column)]
         combo.setCurrentIndex(combo.findData(kind.value))
 
-    def _on_kind_changed(self, name: str, combo: QComboBox) -> None:
-        kind = Kind(combo.currentData())
+    def _on_kind_changed(self, name: str, combo: QComboBox, kind: Kind | None = None) -> None:
+        kind = kind or Kind(combo.currentData())
         for other in self._kind_combos:
             other.setEnabled(False)  # until the file has been read again
         self.status.setStyleSheet("")
@@ -127,7 +127,12 @@ class RolesPage(WizardPage):
         self.status.setText(f"The kind was not changed. {message}")
 
     def _on_role_changed(self, name: str, combo: QComboBox) -> None:
-        self.state.set_role(name, Role(combo.currentData()))
+        role = Role(combo.currentData())
+        self.state.set_role(name, role)
+        if role is Role.IDENTIFIER and self.state.dataset.schema.attributes[name].kind is Kind.NUMERIC:
+            # an identifier is a code: "007" and "7" are different people, and the key maps the text read
+            self._on_kind_changed(name, self._kind_combos[list(self.state.dataset.frame.columns).index(name)],
+                                  Kind.TEXT)
         for row, other in enumerate(self.state.dataset.frame.columns):  # only one sensitive column
             expected = self._combos[row].findData(self.state.project.roles[other])
             if self._combos[row].currentIndex() != expected:

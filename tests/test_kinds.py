@@ -262,3 +262,11 @@ def test_cli_identifiers_are_read_as_text() -> None:
     args = build_parser().parse_args(["anonymize", "d.csv", "--out", "o", "--sensitive", "dx", "--identifier",
                                       "case,mrn", "--kind", "mrn=numeric", "--decimal", ",", "--header-row", "2"])
     assert load_options(args) == {"decimal": ",", "header_row": 2, "kinds": {"case": "text", "mrn": "numeric"}}
+
+
+def test_text_identifiers_that_are_not_digits() -> None:
+    assert guess_kind(pa.array(["P01", "P02", "P01"]), "patient_id") is Kind.TEXT
+    names = [f"Person {i}" for i in range(60)]
+    assert guess_kind(pa.array(names), "name") is Kind.TEXT
+    assert guess_kind(pa.array(names[:10]), "name") is Kind.CATEGORICAL  # too few to tell
+    assert guess_kind(pa.array(["flu", "gout"] * 40), "diagnosis") is Kind.CATEGORICAL

@@ -8,6 +8,7 @@ the import options or ``--kind COL=KIND``) or has one guessed, vectorized with p
   ``phone``, ``mrn``, ``nhs``, ``ssn``), or digits of one fixed width of five or more that are all
   different (record and telephone numbers);
 * all values dates (``2024-03-01``, ``01.03.2024``, ``01/03/2024``) -> **date**;
+* other text with a code-like name, or of 50 values or more all different (record ids, names) -> **text**;
 * anything else -> **categorical**.
 
 Categorical, date and text columns keep exactly the text that was read (so a release writes "02134",
@@ -35,6 +36,8 @@ CODE_WORDS = frozenset({"id", "zip", "zipcode", "postcode", "postal", "plz", "co
                         "mrn", "nhs", "ssn", "icd", "ops", "npi"})
 #: a code of digits of one width at least this long whose values all differ is an identifier
 FIXED_WIDTH = 5
+#: a text column of at least this many values, all different, is an identifier or free text
+UNIQUE_TEXT = 50
 DATE_FORMATS = {  # pattern -> strptime formats tried in order (the first that reads every value wins)
     r"^\d{4}-\d{2}-\d{2}$": ("%Y-%m-%d",),
     r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$": ("ISO8601",),
@@ -133,6 +136,9 @@ def _classify(present: pa.ChunkedArray, column: str, decimal: str) -> tuple[Kind
         return Kind.NUMERIC, numbers
     if date_format(present) is not None:
         return Kind.DATE, None
+    if name_words(column) & CODE_WORDS or (len(present) >= UNIQUE_TEXT
+                                          and pc.count_distinct(present).as_py() == len(present)):
+        return Kind.TEXT, None  # "P000123", names: a code or free text, one per record
     return Kind.CATEGORICAL, None
 
 

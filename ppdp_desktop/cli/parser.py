@@ -5,6 +5,7 @@ import argparse
 
 from ppdp_desktop import __version__
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY
+from ppdp_desktop.core.settings import finite_float
 
 EXIT_USER_ERROR = 2
 
@@ -33,9 +34,9 @@ def _input_args(parser: argparse.ArgumentParser) -> None:
 
 def _sensitivity_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sensitivity for uniform/finegrain (--rho1/--rho2 or --theta, plus optional --pairs)")
-    g.add_argument("--rho1", type=float, help="prior bound rho1 for every value")
-    g.add_argument("--rho2", type=float, help="posterior bound rho2 for every value")
-    g.add_argument("--theta", type=float, help="less frequent is more sensitive: rho1_i = f_i/n, rho2_i = theta*rho1_i (theta > 1)")
+    g.add_argument("--rho1", type=finite_float, help="prior bound rho1 for every value")
+    g.add_argument("--rho2", type=finite_float, help="posterior bound rho2 for every value")
+    g.add_argument("--theta", type=finite_float, help="less frequent is more sensitive: rho1_i = f_i/n, rho2_i = theta*rho1_i (theta > 1)")
     g.add_argument("--pairs", metavar="FILE", help="CSV value,rho1,rho2 overriding chosen values")
 
 
@@ -64,7 +65,7 @@ def _protection_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--k-anonymity", dest="k_anonymity", type=int, metavar="K",
                    help="generalize the quasi-identifiers until every record shares them with at least K-1 others "
                         "(the optimal full-domain generalization; see --hierarchy / --intervals)")
-    g.add_argument("--suppression", type=float, default=0.05,
+    g.add_argument("--suppression", type=finite_float, default=0.05,
                    help="largest share of records whose quasi-identifiers may be suppressed to '*' (default 0.05)")
     g.add_argument("--hierarchy", metavar="COL=FILE", action="append", default=[],
                    help="generalization hierarchy of a quasi-identifier: an ARX hierarchy .csv or our .json (repeat)")
@@ -73,7 +74,7 @@ def _protection_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--cuts", metavar="COL=C1,C2,.../C1,...", action="append", default=[],
                    help="cut points of a numeric quasi-identifier per level, finest first, levels separated by '/', "
                         "e.g. age=18,40,65/40 (repeat)")
-    g.add_argument("--threshold", type=float, default=0.2,
+    g.add_argument("--threshold", type=finite_float, default=0.2,
                    help="re-identification risk above which a record counts as at risk (default 0.2)")
 
 
@@ -132,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--method", default=DEFAULT_METHOD, metavar="METHOD",
                       help=f"the privacy method: {', '.join(REGISTRY)} (default: {DEFAULT_METHOD}); each gets demo "
                            "values of its parameters")
-    demo.add_argument("--theta", type=float, default=3.0, help="tolerance theta (default: 3)")
+    demo.add_argument("--theta", type=finite_float, default=3.0, help="tolerance theta (default: 3)")
     demo.add_argument("--key", metavar="FILE", help="key file (default: OUT.ppdpkey beside the folder)")
     demo.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (default: PPDP_PASSPHRASE, else a "
                       "random passphrase is made and printed)")
@@ -157,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "unique on their quasi-identifiers (ARX's prosecutor model)")
     rk.add_argument("data", help="a data file, or a release folder / .zip")
     rk.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (default for a release: those it names)")
-    rk.add_argument("--threshold", type=float, default=0.2, help="risk above which a record counts as at risk "
+    rk.add_argument("--threshold", type=finite_float, default=0.2, help="risk above which a record counts as at risk "
                     "(default 0.2)")
     rk.add_argument("--k", type=int, help="also count records in groups smaller than k")
     rk.add_argument("--json", action="store_true", help="print JSON instead of sentences")
@@ -184,9 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--sensitive", metavar="COL", help="the sensitive column (randomization and linking modes)")
     cp.add_argument("--methods", help="comma-separated; default uniform,partition,anatomy (with --rho1/--rho2) "
                     "or rr,anatomy,mondrian (with --l and --quasi)")
-    cp.add_argument("--rho1", type=float)
-    cp.add_argument("--rho2", type=float, help="Anatomy gets l = round(1/rho2)")
-    cp.add_argument("--l", type=float, help="linking-attack bound 1/l: compares rr, anatomy, mondrian on the QI x S table")
+    cp.add_argument("--rho1", type=finite_float)
+    cp.add_argument("--rho2", type=finite_float, help="Anatomy gets l = round(1/rho2)")
+    cp.add_argument("--l", type=finite_float, help="linking-attack bound 1/l: compares rr, anatomy, mondrian on the QI x S table")
     cp.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (with --l)")
     cp.add_argument("--identifier", metavar="COLS", help="identifier columns (not used as conditions)")
     cp.add_argument("--seed", type=int)

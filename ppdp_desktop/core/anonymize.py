@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.data.schema import roles_from_lists
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.data.schema import free_name, roles_from_lists
+from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
@@ -64,6 +64,12 @@ def anonymize(
     progress(0.6, "Building the release table")
     order = rng.permutation(len(frame))
     keep = [c for c in schema.released_columns if c not in applied.dropped]
+    added = [c for c in applied.columns if c not in frame.columns]
+    protected = {*sensitive, *(quasi if method.randomizes_quasi else ())}
+    replaced = [c for c in applied.columns if c in frame.columns and c not in protected]
+    if replaced:  # fail closed: a method may replace only the columns it protects
+        raise PrivacyError(f"{method.title} would write over the data column {replaced[0]!r}, which it does not "
+                           "protect; nothing was written.")
     table = frame[keep].take(order).reset_index(drop=True)
     for name, values in applied.columns.items():
         table[name] = values[order]
@@ -72,14 +78,15 @@ def anonymize(
         for name in quasi:
             table[name] = released[name].array.take(order)  # a categorical of the level's labels
     pseudonym_map = None
+    pseudonym_column = free_name(PSEUDONYM_COLUMN, [*frame.columns, *added])
     if schema.identifiers or plan.needs_pseudonyms:
         ids = make_pseudonyms(len(frame), rng if settings.seed is not None else None)
-        table.insert(0, PSEUDONYM_COLUMN, ids.array)
+        table.insert(0, pseudonym_column, ids.array)
         pseudonym_map = frame[schema.identifiers].take(order).reset_index(drop=True)
-        pseudonym_map.insert(0, PSEUDONYM_COLUMN, ids.array)
+        pseudonym_map.insert(0, pseudonym_column, ids.array)
     cancel.check()
     progress(0.9, "Measuring the re-identification risk")
     reidentification = measure(frame, released, table, quasi, protection, generalization, method.randomizes_quasi)
     progress(1.0, "Done")
     return Anonymization(dataset, settings, plan, guarantee, table, applied, seed, order, pseudonym_map,
-                         reidentification, notes)
+                         reidentification, notes, pseudonym_column)

@@ -52,6 +52,7 @@ class Anonymization:
     pseudonym_map: pd.DataFrame | None = None
     reidentification: "Reidentification | None" = None  # the risk side (public figures)
     notes: list[str] = field(default_factory=list)  # what the job decided for the user (e.g. a column's role)
+    pseudonym_column: str = PSEUDONYM_COLUMN  # a free name: never one of the data's columns
 
     def key_payload(self) -> dict[str, Any]:
         """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.release.keyfile`)."""
@@ -63,8 +64,8 @@ class Anonymization:
         }
         if self.pseudonym_map is not None:
             payload["pseudonyms"] = {
-                "column": PSEUDONYM_COLUMN,
-                "ids": self.pseudonym_map[PSEUDONYM_COLUMN].tolist(),
+                "column": self.pseudonym_column,
+                "ids": self.pseudonym_map[self.pseudonym_column].tolist(),
                 "identifiers": {c: _json_column(self.pseudonym_map[c]) for c in self.pseudonym_map.columns[1:]},
                 "records": {a: _json_column(pd.Series(v[self.order])) for a, v in self.applied.record_secrets.items()},
             }

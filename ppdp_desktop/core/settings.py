@@ -52,6 +52,19 @@ class Interval:
         return what
 
 
+def finite_float(text: str) -> float:
+    """An argparse ``type``: a finite number; "nan", "inf" and words are refused by name."""
+    import argparse
+
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number; give a number such as 0.5")
+    return value
+
+
 @dataclass(frozen=True)
 class OneOf:
     """One of a fixed set of strings."""

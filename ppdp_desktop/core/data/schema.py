@@ -146,6 +146,18 @@ class Schema:
         return cls({name: Attribute(name, Role(v["role"]), Kind(v["kind"])) for name, v in data.items()})
 
 
+def free_name(base: str, taken: Iterable[str]) -> str:
+    """``base``, or ``base_2``, ``base_3`` … : the first name that is not among ``taken`` (compared ignoring
+    case, as SPSS and Excel users would). A column the release adds (pseudonyms, sub-table ids) never
+    replaces a data column of the same name."""
+    used = {str(t).casefold() for t in taken}
+    name, n = base, 1
+    while name.casefold() in used:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
 def parse_column_list(text: str | None) -> list[str]:
     """Split a comma-separated list of column names from the command line."""
     if not text:

@@ -65,7 +65,7 @@ def check_operator(matrix: np.ndarray, attribute: str) -> None:
     if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
         raise PrivacyError(f"The perturbation matrix of {attribute!r} has negative or non-finite entries.")
     sums = matrix.sum(axis=0)
-    bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
+    bad = np.flatnonzero(~(np.abs(sums - 1.0) <= 1e-9))  # NaN fails
     if bad.size:
         raise PrivacyError(
             f"Column {bad[0]} of the perturbation matrix of {attribute!r} sums to {sums[bad[0]]:.12g}, not 1."
@@ -88,7 +88,7 @@ def verify(
     concern = requirement.concern
     gamma = requirement.gamma
     achieved = amplification(matrix)
-    broken = np.flatnonzero(concern & (achieved > gamma * (1.0 + TOLERANCE)))
+    broken = np.flatnonzero(concern & ~(achieved <= gamma * (1.0 + TOLERANCE)))  # NaN fails
     if broken.size:
         j = broken[0]
         raise PrivacyError(
@@ -98,7 +98,7 @@ def verify(
     post = posteriors(matrix, prior)
     max_post = post.max(axis=0)
     exposed = concern & (prior <= requirement.rho1 * (1.0 + TOLERANCE))
-    over = np.flatnonzero(exposed & (max_post > requirement.rho2 + TOLERANCE))
+    over = np.flatnonzero(exposed & ~(max_post <= requirement.rho2 + TOLERANCE))  # NaN fails
     if over.size:
         j = over[0]
         raise PrivacyError(

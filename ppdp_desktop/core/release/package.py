@@ -21,7 +21,6 @@ from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums, ma
 from ppdp_desktop.core.data.formats import csv_encoding, write_csv, write_csv_atomic  # noqa: F401
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
-from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.release.readme import recipient_readme
 
@@ -58,7 +57,7 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: 
         "attributes": attributes,
     }
     if result.pseudonym_map is not None:
-        metadata["pseudonym_column"] = PSEUDONYM_COLUMN
+        metadata["pseudonym_column"] = result.pseudonym_column
     metadata.update(result.plan.release_json())
     metadata.setdefault("reconstruction", RECONSTRUCTION)
     if result.reidentification is not None:  # public figures; none of the original's where the method forbids it

@@ -115,14 +115,14 @@ class DPMicroaggPlan:
         if not (self.epsilon > 0 and np.isfinite(self.epsilon)):
             raise PrivacyError(f"epsilon must be positive; got {self.epsilon}.")
         cluster_count(self.n_records, self.k)
-        if abs(sum(a.epsilon for a in self.attributes) - self.epsilon) > RELATIVE_TOLERANCE * self.epsilon:
+        if not abs(sum(a.epsilon for a in self.attributes) - self.epsilon) <= RELATIVE_TOLERANCE * self.epsilon:
             raise PrivacyError("The per-attribute epsilons do not add up to epsilon.")
         for a in self.attributes:
-            if abs(a.epsilon - self.epsilon / m) > RELATIVE_TOLERANCE * self.epsilon:
+            if not abs(a.epsilon - self.epsilon / m) <= RELATIVE_TOLERANCE * self.epsilon:
                 raise PrivacyError(f"{a.attribute!r} gets epsilon {a.epsilon}, not epsilon / M = {self.epsilon / m}.")
             if a.domain is not None:
                 expected = laplace_scale(a.domain.delta, m, self.k, self.epsilon)
-                if a.scale is None or abs(a.scale - expected) > RELATIVE_TOLERANCE * expected:
+                if a.scale is None or not abs(a.scale - expected) <= RELATIVE_TOLERANCE * expected:
                     raise PrivacyError(f"The Laplace scale of {a.attribute!r} is {a.scale}, not M*Delta/(k*epsilon) = {expected}.")
         categorical = any(a.domain is None for a in self.attributes)
         not_covered = [NOT_COVERED_CATEGORICAL] if categorical else []

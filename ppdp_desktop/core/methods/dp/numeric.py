@@ -160,5 +160,5 @@ def check_shared_structure(
     """Fail closed unless every cluster has ``k`` records (the last ``k..2k-1``), all its records
     carry the same released value, and every value lies in the domain."""
     check_cluster_shape(released, clusters.cluster, clusters.sizes, k, domain.attribute, "value")
-    if np.any(released < domain.lo) or np.any(released > domain.hi):
+    if not np.all((released >= domain.lo) & (released <= domain.hi)):  # NaN fails
         raise PrivacyError(f"{domain.attribute!r}: a released value lies outside {domain.lo}:{domain.hi}.")

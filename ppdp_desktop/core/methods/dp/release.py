@@ -45,7 +45,7 @@ def entry_domain(entry: dict) -> NumericDomain:
         delta = float(d["delta"])
     except (KeyError, TypeError, ValueError, PPDPError) as exc:
         raise ReleaseError(f"release.json: the domain of {entry.get('attribute')!r} is malformed ({exc}).") from exc
-    if abs(delta - domain.delta) > TOLERANCE * max(domain.delta, 1.0):
+    if not abs(delta - domain.delta) <= TOLERANCE * max(domain.delta, 1.0):  # NaN fails
         raise PrivacyError(f"{entry['attribute']!r}: published Delta {delta:g} is not hi - lo = {domain.delta:g}.")
     return domain
 
@@ -88,7 +88,7 @@ def verify_dp_release(release: LoadedRelease) -> list[str]:
         raise PrivacyError("release.json does not mark the differential-privacy guarantee as verified.")
     m, n = len(names), len(release.table)
     shares = [float(e.get("epsilon", np.nan)) for e in entries]
-    if not np.allclose(shares, epsilon / m, rtol=TOLERANCE, atol=0) or abs(sum(shares) - epsilon) > TOLERANCE * epsilon:
+    if not np.allclose(shares, epsilon / m, rtol=TOLERANCE, atol=0) or not abs(sum(shares) - epsilon) <= TOLERANCE * epsilon:
         raise PrivacyError(f"The per-attribute epsilons {shares} do not split epsilon = {epsilon:g} evenly over {m} attributes.")
     lines = [f"epsilon split: {m} x {epsilon / m:g} = {epsilon:g} (sequential composition); k = {k}"]
     clusters = n // k
@@ -98,7 +98,7 @@ def verify_dp_release(release: LoadedRelease) -> list[str]:
             domain = entry_domain(entry)
             expected = laplace_scale(domain.delta, m, k, epsilon)
             scale = entry.get("laplace_scale")
-            if not isinstance(scale, (int, float)) or abs(scale - expected) > TOLERANCE * expected:
+            if not isinstance(scale, (int, float)) or not abs(scale - expected) <= TOLERANCE * expected:
                 raise PrivacyError(f"{name!r}: published Laplace scale {scale!r} is not M*Delta/(k*epsilon) = {expected:.6g}.")
             values = released_numbers(release, name)
             outside = np.flatnonzero((values < domain.lo) | (values > domain.hi))

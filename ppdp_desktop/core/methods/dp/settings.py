@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.settings import Interval, MethodSettings, OneOf
+from ppdp_desktop.core.settings import Interval, MethodSettings, OneOf, finite_float
 
 CANDIDATES = ("covering", "taxonomy")
 
@@ -56,7 +56,7 @@ class DPSettings(MethodSettings):
 def add_arguments(group: argparse._ArgumentGroup, *, k_list: bool = False) -> None:
     group.add_argument("--attributes", metavar="COLS", help="comma-separated columns to protect (numeric, or "
                        "categorical with --taxonomy COL=FILE)")
-    group.add_argument("--epsilon", type=float, help="the privacy budget epsilon (> 0), split evenly over the attributes")
+    group.add_argument("--epsilon", type=finite_float, help="the privacy budget epsilon (> 0), split evenly over the attributes")
     if k_list:
         group.add_argument("--k", default="10,25,50,100", help="cluster sizes to compare, comma-separated "
                            "(default 10,25,50,100)")

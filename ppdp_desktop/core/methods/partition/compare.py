@@ -60,7 +60,7 @@ def compare_methods(
         true_codes, released = job.applied.codes[sensitive]
         plan = job.plan
         if hasattr(plan, "estimator"):
-            estimate = plan.estimator(released, job.applied.columns["subtable"])
+            estimate = plan.estimator(released, job.applied.columns[plan.subtable_column])
             result = run_workload(conditions, true_codes, plan.domain.m, estimate, seed=workload_seed)
         else:
             result = count_query_error(conditions, true_codes, released, plan.matrix, seed=workload_seed)

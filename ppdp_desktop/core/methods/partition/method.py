@@ -16,6 +16,7 @@ import pandas as pd
 
 from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
+from ppdp_desktop.core.data.schema import free_name
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.outcome import Anonymization, Applied
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.settings import AnonymizationSettings
     from ppdp_desktop.core.data.dataset import Dataset
 
-SUBTABLE_COLUMN = "subtable"
+SUBTABLE_COLUMN = "subtable"  # the preferred name of the sub-table id column (see ``free_name``)
 NOT_COVERED = (
     "Not covered: downward breaches (belief in a common value falling), and a record's sub-table id "
     "reveals that its value is one of that sub-table's values."
@@ -51,6 +52,7 @@ class PartitionPlan:
     partition: Partition
     method: str = "partition"
     needs_pseudonyms: bool = False
+    subtable_column: str = SUBTABLE_COLUMN  # a free name: never one of the data's columns
     retention: list[np.ndarray] = field(default_factory=list)
     members: list[np.ndarray] = field(default_factory=list)  # value codes of each sub-table
 
@@ -86,7 +88,7 @@ class PartitionPlan:
         """Every sub-table has rho1_i < rho2 and a matrix within its gamma_i; fail closed."""
         epsilons = []
         for s, members in enumerate(self.members):
-            if self.partition.rho1_i[s] >= self.rho2:
+            if not self.partition.rho1_i[s] < self.rho2:  # NaN fails
                 raise PrivacyError(f"Sub-table {s} of {self.attribute!r} has rho1_i >= rho2; the partition is invalid.")
             requirement, prior = self._requirement(s)
             values = tuple(self.domain.values[i] for i in members)
@@ -110,7 +112,7 @@ class PartitionPlan:
             local = np.searchsorted(members, codes[rows]).astype(np.int32)
             released[rows] = members[perturb_codes(local, self.retention[s], rng)]
         return Applied(
-            {self.attribute: self.domain.categorical(released), SUBTABLE_COLUMN: sub.astype(np.int32)},
+            {self.attribute: self.domain.categorical(released), self.subtable_column: sub.astype(np.int32)},
             codes={self.attribute: (codes, released)},
         )
 
@@ -146,7 +148,7 @@ class PartitionPlan:
         return {
             "parameters": {"rho1": self.rho1, "rho2": self.rho2, "eps_part": float(self.partition.eps_part),
                            "eps_unpartitioned": float(self.partition.eps_unpartitioned)},
-            "sensitive": [{"attribute": self.attribute, "values": values, "subtable_column": SUBTABLE_COLUMN,
+            "sensitive": [{"attribute": self.attribute, "values": values, "subtable_column": self.subtable_column,
                            "subtables": subtables, "guarantee": self.verify()}],
         }
 
@@ -180,7 +182,8 @@ class PerturbationPartitioning(PerturbationFamily):
             raise ParameterError(ONE_PAIR)
         domain, _ = encode_column(dataset.frame[settings.sensitive], settings.sensitive, dataset.label)
         partition = partition_domain(domain.counts, sens.rho1, sens.rho2)
-        return PartitionPlan(domain, sens.rho1, sens.rho2, partition)
+        return PartitionPlan(domain, sens.rho1, sens.rho2, partition,
+                             subtable_column=free_name(SUBTABLE_COLUMN, dataset.frame.columns))
 
     def precheck(self, settings: "AnonymizationSettings") -> list[str]:
         sens = settings.sensitivity

@@ -42,7 +42,7 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
             raise PrivacyError(f"A record of sub-table {sub['id']} holds a value outside that sub-table's domain.")
         matrix = np.asarray(sub["matrix"], dtype=float)
         rho1 = sub["rho1"]
-        if rho1 is not None and rho1 >= rho2:
+        if rho1 is not None and not rho1 < rho2:  # NaN fails
             raise PrivacyError(f"Sub-table {sub['id']} has rho1 {rho1:g} >= rho2 {rho2:g}.")
         concern = np.full(len(members), np.nan if not rho1 else float(rho1))
         requirement = SensitivityRequirement(concern, np.where(np.isnan(concern), np.nan, rho2), "sub-table")

@@ -18,7 +18,7 @@ def partition_part(report: MethodReport, result: Anonymization, progress: Progre
 
     plan = result.plan
     true_codes, released = result.applied.codes[plan.attribute]
-    sub = result.applied.columns["subtable"]
+    sub = result.applied.columns[plan.subtable_column]
     estimate = plan.estimator(released, sub)
     original = plan.domain.counts.astype(float)
     reconstructed = estimate(np.ones(len(true_codes), dtype=bool))

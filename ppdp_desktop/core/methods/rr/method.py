@@ -59,7 +59,7 @@ class RRPlan:
         """Recompute the largest disclosure risk from the data; it must not exceed 1/l (fail closed)."""
         risk = max_risk(self.counts, self.parameters.p_qi, self.parameters.p_s)
         bound = 1.0 / self.parameters.l
-        if risk > bound + TOLERANCE:
+        if not risk <= bound + TOLERANCE:  # NaN fails
             raise PrivacyError(f"The largest attribute-disclosure risk is {risk:.4f}, above 1/l = {bound:.4f}.")
         return {"kind": "attribute disclosure under linking attacks: risk <= 1/l", "l": self.parameters.l,
                 "max_risk": float(risk), "verified": True}

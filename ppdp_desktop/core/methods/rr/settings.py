@@ -5,7 +5,7 @@ import argparse
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ppdp_desktop.core.settings import Interval, MethodSettings, OneOf
+from ppdp_desktop.core.settings import Interval, MethodSettings, OneOf, finite_float
 
 RANDOMIZE = ("qi", "s", "both")
 
@@ -25,7 +25,7 @@ class RRSettings(MethodSettings):
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--l", type=float, help="bound the attribute-disclosure risk by 1/l (l > 1); needs --quasi")
+    group.add_argument("--l", type=finite_float, help="bound the attribute-disclosure risk by 1/l (l > 1); needs --quasi")
     group.add_argument("--randomize", choices=RANDOMIZE, default="both", help="what to randomize (default both)")
 
 

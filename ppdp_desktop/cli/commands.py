@@ -131,7 +131,7 @@ def run_anonymize(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if get_method(settings.method).needs_key and not args.key:
         raise ParameterError(f"--method {settings.method} needs --key FILE: without the key nobody could decode the aliases.")
-    check_destination(Path(args.out), args.key, args.overwrite)
+    check_destination(Path(args.out), args.key, args.overwrite, [args.data])
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
     _warn_seed(args.seed)
     dataset = load_table(args.data, **load_options(args))
@@ -221,12 +221,13 @@ def run_project_file(args: argparse.Namespace) -> int:
     key = args.key or project.key_path
     if not out:
         raise ParameterError(f"{Path(args.project).name} names no release folder; give --out DIR.")
-    check_destination(Path(out), key, args.overwrite)
+    check_destination(Path(out), key, args.overwrite, [args.project, project.data_path])
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if key else None
     _warn_seed(args.seed)
     start = time.perf_counter()
     result, folder = run_project(project, out, key, passphrase, args.overwrite, no_progress, CancelToken(),
-                                 seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom)
+                                 seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom,
+                                 project_path=args.project)
     print_summary(result, folder, key, time.perf_counter() - start, False)
     return 0
 
@@ -351,8 +352,10 @@ def run_lookup(args: argparse.Namespace) -> int:
         raise ParameterError("--value needs --attribute COL (the column the value comes from).")
     if args.file and not args.out:
         raise ParameterError("--file needs --out DECODED.csv.")
-    if args.out and Path(args.out).exists() and not args.overwrite:
-        raise ParameterError(f"{args.out} already exists; choose another --out (or pass --overwrite).")
+    if args.out:
+        from ppdp_desktop.core.release.decoded import check_decoded_destination
+
+        check_decoded_destination(args.out, overwrite=args.overwrite, sources=[args.file, args.key, args.release])
     if args.file:
         results = _read_results(args.file)
     ring = KeyRing.open(args.release, args.key, read_passphrase(args.passphrase_file, confirm=False))
@@ -363,10 +366,10 @@ def run_lookup(args: argparse.Namespace) -> int:
         for name, value in ring.lookup_pseudonym(args.pseudonym).items():
             print(f"{name}: {'' if value is None else value}")
     else:
-        from ppdp_desktop.core.release.package import write_csv_atomic
+        from ppdp_desktop.core.release.decoded import write_decoded
 
         decoded = ring.decode_table(results)
-        write_csv_atomic(decoded, Path(args.out))
+        write_decoded(decoded, args.out, overwrite=args.overwrite, sources=[args.file, args.key, args.release])
         print(f"Decoded {len(decoded):,} rows of {Path(args.file).name} into {args.out}.")
     return 0
 

@@ -80,13 +80,14 @@ def export_job(
     zip_file: bool = False,
     reports: list | None = None,
     bom: bool = True,
+    inputs: tuple[str | Path, ...] = (),
 ) -> Path:
     """Write the release package (data, release.json, README, report, checksums) and its sealed key
-    atomically; a cancel leaves nothing behind."""
+    atomically; a cancel leaves nothing behind. Neither may touch the data file or ``inputs``."""
     cancel.check()
     return write_release(
         result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase, fmt=fmt, zip_file=zip_file,
-        reports=reports, progress=progress, cancel=cancel, bom=bom,
+        reports=reports, progress=progress, cancel=cancel, bom=bom, inputs=inputs,
     )
 
 
@@ -102,6 +103,7 @@ def run_project(
     fmt: str = "csv",
     zip_file: bool = False,
     bom: bool = True,
+    project_path: str | Path | None = None,
 ) -> tuple[Anonymization, Path]:
     """A saved project headless, through the window's own steps: load its data, check that the data still
     matches it, run the chosen method with its report (:func:`run_job`), export (:func:`export_job`)."""
@@ -111,5 +113,6 @@ def run_project(
     project.check_data(dataset)
     outcome = run_job(dataset, [project.settings(seed=seed)], subrange(progress, 0.2, 0.7), cancel)
     folder = export_job(outcome.main, folder, key_path, passphrase, overwrite, subrange(progress, 0.7, 1.0), cancel,
-                        fmt=fmt, zip_file=zip_file, reports=outcome.reports[:1], bom=bom)
+                        fmt=fmt, zip_file=zip_file, reports=outcome.reports[:1], bom=bom,
+                        inputs=(project_path,) if project_path else ())
     return outcome.main, folder

@@ -13,7 +13,7 @@ from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.release.lookup import KeyRing
 from ppdp_desktop.core.progress import CancelToken, no_progress
-from ppdp_desktop.core.release.package import write_csv_atomic
+from ppdp_desktop.core.release.decoded import write_decoded
 from ppdp_desktop.gui.worker import Worker, describe_error
 
 OPEN_JOB, FILE_JOB = "lookup-open", "lookup-file"
@@ -44,11 +44,13 @@ def _path_row(parent: QWidget, edit: QLineEdit, title: str, mode: str, filters: 
     return row
 
 
-def decode_file(ring: KeyRing, source: str | Path, out: str | Path) -> int:
-    """Decode a results table (any format :func:`load_table` reads) into the CSV ``out``; its row count."""
+def decode_file(ring: KeyRing, source: str | Path, out: str | Path, key: str | Path | None = None,
+                overwrite: bool = False) -> int:
+    """Decode a results table (any format :func:`load_table` reads) into the CSV ``out`` (0600, never inside a
+    release or over a key); its row count."""
     frame = load_table(source).frame.astype("string").fillna("").astype(object)
     decoded = ring.decode_table(frame)
-    write_csv_atomic(decoded, Path(out))
+    write_decoded(decoded, out, overwrite=overwrite, sources=[source, key, ring.release.folder])
     return len(decoded)
 
 
@@ -234,7 +236,8 @@ class LookupDialog(QDialog):
         self.file_button.setEnabled(False)
         self.file_result.clear()
         self._show_info("Decoding…")
-        self._run(FILE_JOB, lambda p, c: decode_file(ring, source, out), self._file_done)
+        key, overwrite = self.key_edit.text().strip(), self.file_overwrite.isChecked()
+        self._run(FILE_JOB, lambda p, c: decode_file(ring, source, out, key, overwrite), self._file_done)
 
     # --- results ------------------------------------------------------------------------------
     def _opened(self, ring: KeyRing) -> None:

@@ -1,8 +1,8 @@
 """Writing and reading a release folder: ``release.csv`` + ``release.json`` (docs/release-format.md).
 
-Writes are atomic: everything goes into a hidden temporary folder beside the target, which is
-renamed into place only when complete. A failure leaves nothing behind, and an existing release
-is never overwritten unless asked.
+Writes are atomic: everything goes into a hidden temporary folder beside the target, is verified as
+written, and is renamed into place with its key only when complete (:mod:`.publish`). A failure leaves
+nothing behind, and an existing release is never overwritten unless asked (and then only one of ours).
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import os
 import zipfile
 import shutil
 import tempfile
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -19,9 +20,10 @@ from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums, manifest_sha256, write_checksums  # noqa: F401
 from ppdp_desktop.core.data.formats import csv_encoding, write_csv, write_csv_atomic  # noqa: F401
-from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, temp_beside  # noqa: F401
 from ppdp_desktop.core.release.readme import recipient_readme
 
 from ppdp_desktop.core.data.released import (  # noqa: F401 - part of this module's vocabulary
@@ -117,12 +119,18 @@ def write_release(
     include_report: bool = True,
     progress: Progress = no_progress,
     cancel: CancelToken | None = None,
+    inputs: Sequence[str | Path | None] = (),
+    hook: Hook | None = None,
 ) -> Path:
     """Write the release package (and, if asked, its sealed key file) atomically; return its path.
 
     The package: the data in ``fmt``, ``release.json``, ``README.txt`` for the recipient, the report
     (HTML and PDF) and ``SHA256SUMS``; with ``zip_file`` one ``.zip`` instead of a folder. The key
     goes beside the release, never inside it. A failure or a cancel leaves nothing behind.
+
+    The files are verified as written (:func:`verify_written`) before they are published, and release and
+    key are put in place as a pair (:mod:`ppdp_desktop.core.release.publish`). ``inputs`` (besides the
+    data's own file) are files the destinations must not touch; ``hook`` sees each publication step.
 
     A CSV starts with the UTF-8 byte-order mark unless ``bom`` is false: Excel on Windows needs it to
     show accented text ("Besançon") and every reader here skips it (``csv.encoding`` in release.json).
@@ -131,15 +139,18 @@ def write_release(
     out = Path(out_dir)
     if zip_file and out.suffix.lower() != ".zip":
         out = out.with_name(out.name + ".zip")
-    check_destination(out, key_path, overwrite)
+    key = Path(key_path) if key_path is not None else None
+    check_destination(out, key, overwrite, [result.dataset.source, *inputs])
     if len(sep) != 1 or sep in "\"\r\n":
         raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
-    if key_path is not None and not passphrase:
+    if key is not None and not passphrase:
         raise ReleaseError("A passphrase is needed to seal the key file.")
+    clean_stale(out, key)  # what a killed run left behind
     parent = out.resolve().parent
     metadata = release_metadata(result, sep, fmt, bom=bom)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
-    tmp_key = tmp_zip = None
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".partial", dir=parent))
+    tmp_key = temp_beside(key) if key is not None else None
+    tmp_zip = temp_beside(out) if zip_file else None
     try:
         from ppdp_desktop.core.data.formats import write_table
 
@@ -149,35 +160,24 @@ def write_release(
         (tmp / META_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False), encoding="utf-8")
         (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
         if include_report:
-            _write_report(result, reports, tmp, subrange(progress, 0.3, 0.85), cancel)
+            _write_report(result, reports, tmp, subrange(progress, 0.3, 0.8), cancel)
         cancel.check()
-        progress(0.85, "Checksums")
+        progress(0.8, "Checksums")
         manifest = write_checksums(tmp)
-        if key_path is not None:
+        progress(0.82, "Verifying the files about to be published")
+        verify_written(tmp)
+        cancel.check()
+        if key is not None:
             progress(0.9, "Sealing the key")
-            key = Path(key_path)
-            tmp_key = key.with_name(f".{key.name}.{os.getpid()}.partial")
             keyfile.seal(result.key_payload(), passphrase, manifest, tmp_key)
         cancel.check()
-        if zip_file:
-            tmp_zip = out.with_name(f".{out.name}.{os.getpid()}.partial")
+        if tmp_zip is not None:
             _zip_folder(tmp, tmp_zip)
-            _replace_file(tmp_zip, out)
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            _replace_dir(tmp, out)
-        if tmp_key is not None:
-            try:
-                os.replace(tmp_key, key_path)
-            except BaseException:
-                shutil.rmtree(out, ignore_errors=True) if out.is_dir() else out.unlink(missing_ok=True)
-                raise
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        for partial in (tmp_key, tmp_zip):
-            if partial is not None:
-                partial.unlink(missing_ok=True)
-        raise
+        publish(tmp_zip or tmp, out, tmp_key, key, hook)
+    finally:
+        for partial in (tmp, tmp_key, tmp_zip):
+            if partial is not None and partial.exists():
+                shutil.rmtree(partial, ignore_errors=True) if partial.is_dir() else partial.unlink(missing_ok=True)
     progress(1.0, "Exported")
     return out
 
@@ -204,49 +204,18 @@ def _write_report(result: Anonymization, reports: list | None, folder: Path, pro
     write_pdf(reports, context, folder / "report.pdf", subrange(progress, 0.7, 1.0))
 
 
+def verify_written(folder: Path) -> None:
+    """Re-read the folder about to be published and verify it as a recipient would: the guarantee is
+    checked on these bytes, not only on the plan (fail closed)."""
+    from ppdp_desktop.core.release.analysis import verify_release
+
+    try:
+        verify_release(read_release(folder))
+    except PPDPError as exc:
+        raise PrivacyError(f"The release as written does not pass its own check ({exc}); nothing was written.") from exc
+
+
 def _zip_folder(folder: Path, target: Path) -> None:
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(folder.iterdir()):
             archive.write(path, path.name)
-
-
-def _replace_file(tmp: Path, out: Path) -> None:
-    os.replace(tmp, out)
-
-
-def check_destination(out: Path, key_path: str | Path | None, overwrite: bool) -> None:
-    """Refuse, before any work, an existing release or key, or a key inside the release folder."""
-    if out.exists() and not overwrite:
-        raise ReleaseError(f"{out} already exists; choose another --out folder (or pass --overwrite).")
-    if out.exists() and not out.is_dir():
-        raise ReleaseError(f"{out} exists and is not a folder.")
-    if not out.resolve().parent.is_dir():
-        raise ReleaseError(f"The folder {out.resolve().parent} does not exist; create it first or choose another --out.")
-    if key_path is None:
-        return
-    key = Path(key_path).resolve()
-    if out.resolve() == key or out.resolve() in key.parents:
-        raise ReleaseError(
-            f"The key file {key_path} would be inside the release folder {out}; the key must be kept apart "
-            "from the release: choose a --key path outside it."
-        )
-    if key.exists() and not overwrite:
-        raise ReleaseError(f"The key file {key_path} already exists; choose another --key path (or pass --overwrite).")
-    if not key.parent.is_dir():
-        raise ReleaseError(f"The folder {key.parent} for the key file does not exist; create it first.")
-
-
-def _replace_dir(tmp: Path, out: Path) -> None:
-    if not out.exists():
-        os.replace(tmp, out)
-        return
-    backup = out.with_name(f".{out.name}.old-{os.getpid()}")
-    os.replace(out, backup)
-    try:
-        os.replace(tmp, out)
-    except BaseException:
-        os.replace(backup, out)
-        raise
-    shutil.rmtree(backup, ignore_errors=True)
-
-

@@ -220,7 +220,7 @@ class ExportPage(WizardPage):
         zip_file = self.zip_check.isChecked()
         bom = self.bom_check.isChecked()
         try:
-            check_destination(Path(folder), key, overwrite)
+            check_destination(Path(folder), key, overwrite, [self.state.project.data_path])
         except ReleaseError as exc:
             self.error_label.setText(gui_wording(str(exc)))
             return False

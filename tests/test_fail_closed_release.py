@@ -276,3 +276,30 @@ def test_the_files_are_verified_as_written(tmp_path: Path, monkeypatch) -> None:
     with pytest.raises(PrivacyError, match=r"does not pass its own check"):
         write_release(_result(1), tmp_path / "rel", include_report=False)
     assert list(tmp_path.iterdir()) == []
+
+
+# --- 5. the package's report holds only what the release supports ---------------------------------------
+
+
+@pytest.mark.parametrize("method", ["uniform", "finegrain", "partition"])
+def test_the_report_inside_the_package_holds_no_original_count(tmp_path: Path, method: str, capsys,
+                                                               monkeypatch) -> None:
+    import re
+
+    monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)
+    frame = table(n=3000)
+    data = tmp_path / "d.csv"
+    frame.to_csv(data, index=False)
+    out, key = tmp_path / "rel", tmp_path / "rel.key"
+    assert main(["anonymize", str(data), "--out", str(out), "--key", str(key), "--sensitive", "diagnosis",
+                 "--identifier", "patient", "--method", method, "--rho1", "0.1", "--rho2", "0.5"]) == 0
+    inside = (out / "report.html").read_text(encoding="utf-8")
+    counts = frame["diagnosis"].value_counts()
+    leaked = [v for v, n in counts.items() if re.search(rf">{n:,}<", inside)]
+    assert leaked == [], f"original counts of {leaked} in the package's report"
+    assert "Counts estimated from the release" in inside and "Original and reconstructed" not in inside
+    custodian = tmp_path / "rel.custodian-report.html"
+    assert "custodian's report" in capsys.readouterr().out
+    beside = custodian.read_text(encoding="utf-8")
+    assert all(re.search(rf">{n:,}<", beside) for n in counts)  # the custodian keeps the original figures
+    assert main(["verify", str(out)]) == 0

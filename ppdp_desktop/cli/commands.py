@@ -202,6 +202,11 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
         lines += [f"  {line}" for line in result.reidentification.lines()]
     if key:
         lines.append(f"  sealed key: {key} (keep it apart from the release)")
+    from ppdp_desktop.core.release.package_report import custodian_report_path
+
+    custodian = custodian_report_path(Path(folder), Path(key) if key else None)
+    if custodian.is_file():
+        lines.append(f"  custodian's report (original figures, not for the recipient): {custodian}")
     print("\n".join(lines))
     summary = get_method(result.plan.method).utility_summary(result) if utility else None
     if summary is not None:

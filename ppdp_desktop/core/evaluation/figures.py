@@ -45,10 +45,23 @@ def _value_axis(ax: Any, values: list[str], idx: np.ndarray) -> np.ndarray:
 
 
 def distribution_figure(
-    values: list[str], original: np.ndarray, reconstructed: np.ndarray,
+    values: list[str], original: np.ndarray | None, reconstructed: np.ndarray,
     low: np.ndarray | None, high: np.ndarray | None,
 ) -> Figure:
-    """Original vs reconstructed count per value; the Monte-Carlo 95 % band as error bars."""
+    """Original vs reconstructed count per value; the 95 % band as error bars. Without ``original`` (the
+    report inside a release) the estimates alone, with the intervals computed from the released counts."""
+    if original is None:
+        idx, suffix = _shown(np.clip(reconstructed, 0, None), "values with the largest estimates")
+        fig, ax = _bar_figure(len(idx))
+        y = _value_axis(ax, values, idx)
+        ax.barh(y, reconstructed[idx], height=0.6, label="estimated from the release", color="#dd8452")
+        if low is not None and high is not None:
+            mid, half = (low[idx] + high[idx]) / 2.0, (high[idx] - low[idx]) / 2.0
+            ax.errorbar(mid, y, xerr=half, fmt="none", ecolor="black", capsize=2, lw=0.8, label="95 % interval")
+        ax.set_xlabel("records")
+        ax.set_title("Counts estimated from the release" + suffix)
+        ax.legend(loc="lower right", fontsize=8)
+        return fig
     idx, suffix = _shown(original, "most frequent values")
     fig, ax = _bar_figure(len(idx))
     y = _value_axis(ax, values, idx)

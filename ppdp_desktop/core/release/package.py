@@ -23,6 +23,9 @@ from ppdp_desktop.core.data.formats import csv_encoding, write_csv, write_csv_at
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.release.package_report import (
+    check_custodian_report, custodian_report_path, write_custodian_report, write_package_report,
+)
 from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, temp_beside  # noqa: F401
 from ppdp_desktop.core.release.readme import recipient_readme
 
@@ -145,6 +148,9 @@ def write_release(
         raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
     if key is not None and not passphrase:
         raise ReleaseError("A passphrase is needed to seal the key file.")
+    custodian = custodian_report_path(out, key)
+    if include_report:
+        check_custodian_report(custodian, overwrite)
     clean_stale(out, key)  # what a killed run left behind
     parent = out.resolve().parent
     metadata = release_metadata(result, sep, fmt, bom=bom)
@@ -160,7 +166,8 @@ def write_release(
         (tmp / META_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False), encoding="utf-8")
         (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
         if include_report:
-            _write_report(result, reports, tmp, subrange(progress, 0.3, 0.8), cancel)
+            full_reports = write_package_report(result, reports, tmp, read_release(tmp), subrange(progress, 0.3, 0.8),
+                                                cancel)
         cancel.check()
         progress(0.8, "Checksums")
         manifest = write_checksums(tmp)
@@ -174,34 +181,14 @@ def write_release(
         if tmp_zip is not None:
             _zip_folder(tmp, tmp_zip)
         publish(tmp_zip or tmp, out, tmp_key, key, hook)
+        if include_report:  # the custodian's report, with the original figures, stays outside the package
+            write_custodian_report(result, full_reports, custodian)
     finally:
         for partial in (tmp, tmp_key, tmp_zip):
             if partial is not None and partial.exists():
                 shutil.rmtree(partial, ignore_errors=True) if partial.is_dir() else partial.unlink(missing_ok=True)
     progress(1.0, "Exported")
     return out
-
-
-def _write_report(result: Anonymization, reports: list | None, folder: Path, progress: Progress, cancel: CancelToken) -> None:
-    """``report.html`` and ``report.pdf`` from the job's reports (built here if not given)."""
-    from ppdp_desktop.core.report.build import build_report
-    from ppdp_desktop.core.report.document import ReportContext
-    from ppdp_desktop.core.report.files import write_html, write_pdf
-
-    if get_method(result.plan.method).public_report:  # e.g. inside an epsilon-DP release: nothing from the originals
-        reports = [build_report(result, subrange(progress, 0.0, 0.5), cancel, public=True)]
-    elif reports is None:
-        reports = [build_report(result, subrange(progress, 0.0, 0.5), cancel)]
-    schema = result.dataset.schema
-    context = ReportContext(
-        data_label=result.dataset.label,
-        n_records=len(result.table),
-        columns=[(a.name, a.role.value) for a in schema.attributes.values()],
-        sensitive=result.settings.sensitive,
-    )
-    write_html(reports, context, folder / "report.html", subrange(progress, 0.5, 0.7))
-    cancel.check()
-    write_pdf(reports, context, folder / "report.pdf", subrange(progress, 0.7, 1.0))
 
 
 def verify_written(folder: Path) -> None:

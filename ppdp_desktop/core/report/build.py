@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdp_desktop.core.evaluation.figures import MAX_BARS, class_size_figure, warm_up  # noqa: F401
+from ppdp_desktop.core.evaluation.figures import MAX_BARS, class_size_figure, distribution_figure, warm_up  # noqa: F401
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport  # noqa: F401
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.outcome import Anonymization
@@ -29,7 +29,7 @@ COMPARISON_COLUMNS = (
 
 
 def build_report(result: Anonymization, progress: Progress = no_progress, cancel: CancelToken | None = None,
-                 public: bool = False) -> MethodReport:
+                 public: bool = False, estimates: dict[str, Any] | None = None) -> MethodReport:
     """The report of ``result``: guarantee, utility, per-value figures and their plots.
 
     Parameters
@@ -39,8 +39,12 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     progress, cancel
         Progress callback and cancellation token (checked between steps).
     public : bool
-        The copy that ships inside a release whose method says its packaged report must show released
-        data only (``Method.public_report``): nothing computed from the original records.
+        The copy that ships inside a release: nothing computed from the original records. A method with
+        ``Method.public_report`` builds it itself; for the others the figures from the originals are
+        left out here and the counts shown are ``estimates`` made from the released data.
+    estimates : dict, optional
+        With ``public``: ``{"estimate", "low", "high"}`` arrays over the report's values, computed from the
+        release files by the caller (the release package).
 
     Returns
     -------
@@ -64,6 +68,8 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         reidentification=_reidentification(result, public),
     )
     method.report_part(report, result, progress, cancel, public=public)
+    if public and not method.public_report:
+        release_only(report, estimates, plan.describe())
     reid = report.reidentification
     if reid is not None and reid.quasi:
         k = reid.generalization.k if reid.generalization is not None else None
@@ -71,6 +77,36 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
             None if reid.before is None else reid.before.class_size_histogram, reid.after.class_size_histogram, k)
     progress(1.0, "Report ready")
     return report
+
+
+RELEASE_ONLY = ("This report ships inside the release, so it shows only what the release supports: counts "
+                "estimated from the released data with their 95 % intervals. The custodian's report with the "
+                "original figures is kept beside the key, outside the release.")
+
+
+def release_only(report: MethodReport, estimates: dict[str, Any] | None, lines: list[str]) -> None:
+    """Remove from ``report`` (in place; lists and dicts are replaced, never mutated, so a shallow copy of a
+    full report can be made release-only) everything computed from the original records — counts, utility
+    against them, posteriors under the original prior, Monte-Carlo bands, their figures, the method's
+    measures — and show ``estimates`` (made from the release files) instead. ``lines``: the plan's own
+    description, which release.json states anyway."""
+    report.original = None
+    report.record_utility = None
+    report.utility = None
+    report.max_posterior = None
+    report.downward_breaches = []
+    report.band_low = report.band_high = None
+    report.reconstructed = None
+    report.choice_counts = {}
+    report.figures = {name: fig for name, fig in report.figures.items() if name == "class sizes"}
+    report.lines = list(lines)
+    if estimates is not None and report.values:
+        report.reconstructed = np.asarray(estimates["estimate"], dtype=float)
+        report.band_low = np.asarray(estimates["low"], dtype=float)
+        report.band_high = np.asarray(estimates["high"], dtype=float)
+        report.figures["distribution"] = distribution_figure(report.values, None, report.reconstructed,
+                                                             report.band_low, report.band_high)
+    report.lines.append(RELEASE_ONLY)
 
 
 def _reidentification(result: Anonymization, public: bool):

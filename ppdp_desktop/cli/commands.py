@@ -247,10 +247,12 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_estimate(args: argparse.Namespace) -> int:
+    from ppdp_desktop.core.data.checksums import check_checksums
     from ppdp_desktop.core.release.analysis import estimate_counts, parse_where
     from ppdp_desktop.core.release.package import read_release
 
     release = read_release(args.release)
+    check_checksums(release.folder)  # estimates from altered files would be silently wrong
     if args.table:
         from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
         from ppdp_desktop.core.data.schema import parse_column_list
@@ -331,9 +333,15 @@ def run_report(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.report.files import write_html, write_pdf
     from ppdp_desktop.core.report.from_release import reports_from_release
 
-    for target in filter(None, (args.out, args.pdf)):
-        if Path(target).exists():
+    targets = [Path(t) for t in (args.out, args.pdf) if t]
+    if len(targets) == 2 and targets[0].resolve() == targets[1].resolve():
+        raise ParameterError(f"--out and --pdf are the same file ({args.out}); give the PDF its own name.")
+    for target in targets:
+        if target.exists():
             raise ParameterError(f"{target} already exists; choose another file name.")
+        if not target.resolve().parent.is_dir():
+            raise ParameterError(f"The folder {target.resolve().parent} for {target.name} does not exist; create it "
+                                 "first or choose another path.")
     dataset = load_table(args.data, **load_options(args))
     release = read_release(args.release)
     reports = reports_from_release(dataset.frame, release)
@@ -345,7 +353,11 @@ def run_report(args: argparse.Namespace) -> int:
     )
     write_html(reports, context, args.out)
     if args.pdf:
-        write_pdf(reports, context, args.pdf)
+        try:
+            write_pdf(reports, context, args.pdf)
+        except BaseException:
+            Path(args.out).unlink(missing_ok=True)  # both or neither
+            raise
     print(f"Report written to {args.out}" + (f" and {args.pdf}" if args.pdf else "") + ".")
     return 0
 

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from ppdp_desktop.core.errors import Cancelled, PPDPError
+from ppdp_desktop.core.errors import Cancelled, PPDPError, os_error_message
 from ppdp_desktop.core.progress import CancelToken
 from ppdp_desktop.gui.wording import window_words
 
@@ -51,6 +51,8 @@ def describe_error(exc: BaseException) -> tuple[str, str]:
     """
     if isinstance(exc, PPDPError):
         return window_words(str(exc)), ""
+    if os_error_message(exc) is not None:  # a full disk, a read-only folder: the user's to fix
+        return os_error_message(exc), ""
     if isinstance(exc, MemoryError):
         message = "Unexpected error: not enough memory to finish; close other programs or use a smaller file."
     else:

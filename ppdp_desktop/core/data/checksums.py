@@ -30,7 +30,11 @@ def check_checksums(folder: Path) -> None:
     folder = Path(folder)
     manifest_sha256(folder)
     listed = {}
-    for line in (folder / CHECKSUMS_FILE).read_text(encoding="utf-8").splitlines():
+    try:
+        listing = (folder / CHECKSUMS_FILE).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ReleaseError(f"{CHECKSUMS_FILE} is not UTF-8 text: the release was altered or damaged.") from None
+    for line in listing.splitlines():
         digest, _, name = line.partition("  ")
         listed[name] = digest
     for name, digest in listed.items():

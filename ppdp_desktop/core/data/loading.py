@@ -367,6 +367,16 @@ def _integral_to_int(frame: pd.DataFrame) -> None:
 
 
 def _read_parquet(source: Path, name: str, rows: int | None) -> tuple[pd.DataFrame, dict[str, str]]:
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(source)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others
+        raise _library_error(name, "a Parquet file", exc) from None
+    for field in schema:
+        if pa.types.is_nested(field.type):
+            raise InputError(f"{name}: column {field.name!r} holds nested values ({field.type}); a data table needs "
+                             "one plain value per cell: flatten or drop that column before loading.")
     try:
         if rows is None:
             frame = pd.read_parquet(source, engine="pyarrow")

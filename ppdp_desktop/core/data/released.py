@@ -51,6 +51,35 @@ class LoadedRelease:
         return codes.astype(np.int64)
 
 
+#: the fields every release.json has, and the JSON type each must be
+SHAPE = {"format_version": int, "method": str, "n_records": int}
+#: optional fields and their types
+OPTIONAL_SHAPE = {"data_file": str, "format": str, "csv": dict, "attributes": dict, "sensitive": list,
+                  "recoded": list, "randomized": list, "reidentification": dict, "pseudonym_column": str,
+                  "parameters": dict}
+
+
+_KIND_WORDS = {int: "a whole number", str: "text", dict: "an object", list: "a list"}
+
+
+def check_shape(metadata: object, name: str = META_FILE) -> None:
+    """Refuse a release.json that is not an object with the fields (and JSON types) a release has."""
+    if not isinstance(metadata, dict):
+        raise ReleaseError(f"{name} is not a JSON object; the release is damaged or not a release.")
+    for key, kind in SHAPE.items():
+        value = metadata.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ReleaseError(f"{name}: field {key!r} is missing or not {_KIND_WORDS[kind]}; the release is damaged.")
+    for key, kind in OPTIONAL_SHAPE.items():
+        if key in metadata and metadata[key] is not None and not isinstance(metadata[key], kind):
+            raise ReleaseError(f"{name}: field {key!r} is not {_KIND_WORDS[kind]}; the release is damaged.")
+    for key in ("sensitive", "recoded"):
+        if any(not isinstance(entry, dict) for entry in metadata.get(key) or []):
+            raise ReleaseError(f"{name}: an entry of {key!r} is not an object; the release is damaged.")
+    if any(not isinstance(a, dict) for a in (metadata.get("attributes") or {}).values()):
+        raise ReleaseError(f"{name}: an entry of 'attributes' is not an object; the release is damaged.")
+
+
 def read_release(path: str | Path) -> LoadedRelease:
     """Read ``release.json`` and the data file (any format, or a ``.zip`` package), all cells as text."""
     folder = Path(path)
@@ -63,6 +92,7 @@ def read_release(path: str | Path) -> LoadedRelease:
         metadata = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ReleaseError(f"{meta_path} cannot be read: {exc}.") from exc
+    check_shape(metadata, meta_path.name)
     if metadata.get("format_version") != FORMAT_VERSION:
         raise ReleaseError(f"{meta_path} has format_version {metadata.get('format_version')!r}; this app reads {FORMAT_VERSION}.")
     from ppdp_desktop.core.data.formats import read_table

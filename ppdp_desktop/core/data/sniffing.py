@@ -46,7 +46,10 @@ def normalize_sep(sep: str, name: str) -> str:
 def codec_name(encoding: str, name: str) -> str:
     """Python's canonical name of ``encoding`` (``"latin1"`` -> ``"iso8859-1"``)."""
     try:
-        return codecs.lookup(encoding).name
+        info = codecs.lookup(encoding)
+        if not getattr(info, "_is_text_encoding", True):  # rot13, hex, base64: codecs, but not text encodings
+            raise LookupError(encoding)
+        return info.name
     except LookupError:
         raise InputError(
             f"{name}: {encoding!r} is not a known text encoding; try utf-8, cp1252 or latin-1."

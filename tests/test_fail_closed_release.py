@@ -390,3 +390,48 @@ def test_a_damaged_release_json_or_sums_file_is_a_user_error(tmp_path: Path, cap
         assert main(command) == 2
         err = capsys.readouterr().err
         assert err.startswith("ppdp: error:") and "internal" not in err
+
+
+# --- 7. no spreadsheet formula starts a cell -------------------------------------------------------------
+
+
+def test_formula_guard_round_trips_exactly() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from ppdp_desktop.core.data.formats import _guard_text, _unguard_text
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(alphabet="=+-@'\t\rab1", max_size=6))
+    def round_trip(value: str) -> None:
+        guarded = _guard_text(value)
+        assert _unguard_text(guarded) == value
+        assert not guarded.startswith(("=", "+", "-", "@", "\t", "\r"))
+
+    round_trip()
+
+
+def test_formulas_never_start_a_cell_of_a_csv_release(tmp_path: Path, capsys) -> None:
+    import csv
+
+    frame = pd.DataFrame({
+        "=HYPERLINK(\"http://x\")": range(8),
+        "diagnosis": ["=cmd|' /C calc'!A0", "+1", "-2", "@SUM(A1)", "flu", "\tTAB", "'=quoted", "flu"],
+        "amount": [-1.5, 2, -3, 4, 5, 6, 7, 8],  # negative numbers stay numbers
+    })
+    data = tmp_path / "d.csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "rel"
+    assert main(["anonymize", str(data), "--out", str(out), "--sensitive", "diagnosis", "--rho1", "0.1",
+                 "--rho2", "0.95", "--no-report", "--seed", "1"]) == 0
+    with (out / "release.csv").open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.reader(handle))
+    header, body = rows[0], rows[1:]
+    text_cells = [cell for row in body for cell, name in zip(row, header) if name != "amount"] + header
+    assert not [c for c in text_cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))]
+    assert any(c.startswith("-") for row in body for c in row[2:])  # the numbers kept their sign
+    assert "formula" in (out / "README.txt").read_text(encoding="utf-8")
+    assert main(["verify", str(out)]) == 0  # the domain values ("=cmd…") are read back exactly
+    released = read_release(out).table
+    assert set(released["diagnosis"]) <= set(frame["diagnosis"])
+    assert list(released.columns)[0] == "=HYPERLINK(\"http://x\")"

@@ -12,7 +12,9 @@ exactly as the CSV writer does (pyarrow's casts: ints without ".0", floats in sh
 
 Per format:
 
-* **csv**: UTF-8, header, fields quoted where needed, ``sep`` of one character (pyarrow's writer,
+* **csv**: UTF-8, header, fields quoted where needed; a text cell or header that a spreadsheet would run
+  as a formula (starting ``= + - @``, tab or CR) gets a leading ``'`` (OWASP's CSV-injection advice;
+  ``read_table`` removes it again), ``sep`` of one character (pyarrow's writer,
   ``write_csv``); with ``bom`` the file starts with the UTF-8 byte-order mark that Excel needs to
   show accents (``csv_encoding(bom)`` names the encoding: ``utf-8-sig``). Reading skips a mark.
 * **xlsx**: one sheet ``release``, header row. Numeric columns are written as numbers, every other
@@ -100,6 +102,68 @@ def _cell_text(value: object) -> str:
         return str(value)
 
 
+# --- spreadsheet formulas ------------------------------------------------------------------------
+
+#: a CSV cell starting with one of these is run as a formula by Excel, LibreOffice and Google Sheets
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_GUARD = "'"  # OWASP's advice for CSV: a leading apostrophe makes the cell text
+
+
+def _guard_text(value: str) -> str:
+    """``value`` with the guard in front if a spreadsheet would read it as a formula (or if it already
+    starts with the guard before such a character, so that :func:`_unguard_text` is exact)."""
+    if value.startswith(FORMULA_STARTS) or (value.startswith(FORMULA_GUARD) and value[1:2] in (*FORMULA_STARTS,
+                                                                                             FORMULA_GUARD)):
+        return FORMULA_GUARD + value
+    return value
+
+
+def _unguard_text(value: str) -> str:
+    if value.startswith(FORMULA_GUARD) and value[1:2] in (*FORMULA_STARTS, FORMULA_GUARD):
+        return value[1:]
+    return value
+
+
+def guard_formulas(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The table with every text cell and header that a spreadsheet would run as a formula prefixed with
+    ``'``; the names of the columns where that happened. Numeric columns stay numbers ("-3.5" is a number).
+    Vectorized over each column's distinct values."""
+    changed, columns = [], {}
+    for i in range(table.shape[1]):
+        series = table.iloc[:, i]
+        if _is_number(series):
+            continue
+        text = _text_column(series)
+        uniques = pd.unique(text)
+        mapping = {u: _guard_text(u) for u in uniques if u}
+        altered = {u: g for u, g in mapping.items() if u != g}
+        if altered:
+            guarded = text.map(lambda v: altered.get(v, v))
+            columns[i] = guarded.where(series.notna().to_numpy(), None).to_numpy(dtype=object)
+            changed.append(str(table.columns[i]))
+    names = [_guard_text(str(c)) for c in table.columns]
+    if not columns and names == [str(c) for c in table.columns]:
+        return table, changed
+    out = table.copy(deep=False)
+    for i, values in columns.items():
+        out.isetitem(i, values)
+    if names != [str(c) for c in table.columns]:
+        changed += [str(c) for c, n in zip(table.columns, names) if str(c) != n and str(c) not in changed]
+        out.columns = names
+    return out, changed
+
+
+def unguard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """Undo :func:`guard_formulas` on a table read back as text (cells and headers)."""
+    frame = frame.copy(deep=False)
+    for i in range(frame.shape[1]):
+        column = frame.iloc[:, i]
+        if column.str.startswith(FORMULA_GUARD).any():
+            frame.isetitem(i, column.map(_unguard_text))
+    frame.columns = [_unguard_text(str(c)) for c in frame.columns]
+    return frame
+
+
 # --- writing -----------------------------------------------------------------------------------
 
 
@@ -127,7 +191,7 @@ def write_table(
         raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
     try:
         if fmt == "csv":
-            write_csv(_arrow_ready(table), path, sep, bom=bom)
+            write_csv(_arrow_ready(guard_formulas(table)[0]), path, sep, bom=bom)
         elif fmt == "xlsx":
             _write_xlsx(table, path)
         elif fmt == "sav":
@@ -301,9 +365,11 @@ def _write_sav(table: pd.DataFrame, path: Path, labels: TableLabels | None) -> N
 # --- reading -----------------------------------------------------------------------------------
 
 
-def read_table(path: Path, fmt: str, *, sep: str = ",") -> pd.DataFrame:
+def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = True) -> pd.DataFrame:
     """Read a table written by :func:`write_table` with every cell as text (missing as "").
 
+    A CSV's formula guard (see :func:`guard_formulas`) is undone unless ``formula_guard`` is false (a CSV
+    written before the guard existed).
     A CSV may start with the UTF-8 byte-order mark (it is skipped). SPSS value labels are applied
     (the text is the label). Raises :class:`ReleaseError` when the file cannot be read.
     """
@@ -313,9 +379,10 @@ def read_table(path: Path, fmt: str, *, sep: str = ",") -> pd.DataFrame:
         raise ReleaseError(f"{path.name} cannot be read: no such file ({path}).")
     try:
         if fmt == "csv":
-            return pd.read_csv(
+            frame = pd.read_csv(
                 path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False
             )
+            return unguard_formulas(frame) if formula_guard else frame
         if fmt == "xlsx":
             return _read_xlsx(path)
         if fmt == "sav":

@@ -99,7 +99,8 @@ def read_release(path: str | Path) -> LoadedRelease:
 
     data_path = folder / metadata.get("data_file", DATA_FILE)
     sep = metadata.get("csv", {}).get("delimiter", ",")
-    table = read_table(data_path, metadata.get("format", "csv"), sep=sep)
+    guarded = "formula_guard" in (metadata.get("csv") or {})  # releases before the guard hold raw cells
+    table = read_table(data_path, metadata.get("format", "csv"), sep=sep, formula_guard=guarded)
     return LoadedRelease(folder, metadata, table)
 
 

@@ -19,7 +19,7 @@ from ppdp_desktop import __version__
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums, manifest_sha256, write_checksums  # noqa: F401
-from ppdp_desktop.core.data.formats import csv_encoding, write_csv, write_csv_atomic  # noqa: F401
+from ppdp_desktop.core.data.formats import FORMULA_GUARD, csv_encoding, guard_formulas, write_csv, write_csv_atomic  # noqa: F401
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.methods import get_method
@@ -58,7 +58,9 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: 
         "n_records": int(len(result.table)),
         "data_file": data_file_name(fmt),
         "format": fmt,
-        "csv": {"delimiter": sep, "encoding": csv_encoding(bom and fmt == "csv"), "missing": ""},
+        "csv": {"delimiter": sep, "encoding": csv_encoding(bom and fmt == "csv"), "missing": "",
+                "formula_guard": {"prefix": FORMULA_GUARD, "columns": guard_formulas(result.table)[1] if fmt == "csv"
+                                  else []}},
         "attributes": attributes,
     }
     if result.pseudonym_map is not None:

@@ -48,12 +48,16 @@ def _format(metadata: dict[str, Any]) -> tuple[str, str]:
     csv = metadata.get("csv", {})
     sep = csv.get("delimiter", ",")
     named = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(sep, repr(sep))
+    guard = (csv.get("formula_guard") or {}).get("columns") or []
+    guarded = _NOTE.join(["", "Cells that a spreadsheet would run as a formula (starting with = + - @) carry a",
+                          f"leading ' so they stay text; columns: {', '.join(guard)}. Remove one leading '",
+                          "before such a character to get the value back (ppdp does)."]) if guard else ""
     if csv.get("encoding") == "utf-8-sig":
-        return f"csv, {named}-separated, UTF-8 with a byte-order mark", _NOTE.join([
+        return f"csv, {named}-separated, UTF-8 with a byte-order mark", guarded + _NOTE.join([
             "", "The mark lets Excel show accented letters; pandas and readr skip it. To skip it",
             'in base R use read.csv(..., fileEncoding = "UTF-8-BOM"), with Python\'s csv module',
             'open(..., encoding="utf-8-sig").'])
-    return f"csv, {named}-separated, UTF-8 without a byte-order mark", _NOTE.join([
+    return f"csv, {named}-separated, UTF-8 without a byte-order mark", guarded + _NOTE.join([
         "", "In Excel open it with Data > From Text/CSV and File origin: UTF-8."])
 
 

@@ -435,3 +435,67 @@ def test_formulas_never_start_a_cell_of_a_csv_release(tmp_path: Path, capsys) ->
     released = read_release(out).table
     assert set(released["diagnosis"]) <= set(frame["diagnosis"])
     assert list(released.columns)[0] == "=HYPERLINK(\"http://x\")"
+
+
+# --- 11. silently wrong data --------------------------------------------------------------------------------
+
+
+def test_mixed_encodings_and_late_nul_bytes_are_refused_by_line(tmp_path: Path, capsys) -> None:
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_bytes(b"dx,city\nHipertensi\xc3\xb3n,a\nHipertensi\xf3n,b\nflu,c\n")
+    assert main(["risk", str(mixed), "--quasi", "city"]) == 2
+    err = capsys.readouterr().err
+    assert "mixes two encodings" in err and "line 2 is UTF-8 but line 3 is not" in err
+    late = tmp_path / "late.csv"
+    late.write_bytes(b"a,b\n" + b"x,y\n" * 20_000 + b"z,\x00\n")  # the NUL lies beyond the first 64 KiB
+    assert main(["risk", str(late), "--quasi", "a"]) == 2
+    assert "NUL bytes" in capsys.readouterr().err
+
+
+def test_estimate_table_refuses_a_release_without_randomized_response(tmp_path: Path, capsys) -> None:
+    _data_, out = _release(tmp_path)
+    capsys.readouterr()
+    assert main(["estimate", str(out), "--table", "sex,diagnosis"]) == 2
+    assert "--sensitive COL" in capsys.readouterr().err
+
+
+def test_a_passphrase_file_saved_by_notepad_works(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.delenv("PPDP_PASSPHRASE", raising=False)
+    data = _data(tmp_path)
+    secret = tmp_path / "pass.txt"
+    secret.write_bytes(b"\xef\xbb\xbf" + PASSPHRASE.encode() + b"\r\n")  # UTF-8 BOM and CRLF
+    out, key = tmp_path / "rel", tmp_path / "rel.key"
+    assert main(_anonymize(data, out, "--key", str(key), "--identifier", "patient", "--passphrase-file",
+                           str(secret))) == 0
+    monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)  # the same passphrase without the BOM opens the key
+    pseudonym = read_release(out).table["pseudonym"].iloc[0]
+    assert main(["lookup", str(out), str(key), "--pseudonym", pseudonym]) == 0
+    capsys.readouterr()
+
+
+def test_zip_destination_is_checked_at_the_zip_path(tmp_path: Path, capsys) -> None:
+    data = _data(tmp_path)
+    (tmp_path / "rel").mkdir()  # a folder with the base name must not matter
+    (tmp_path / "rel" / "mine.txt").write_text("keep")
+    assert main(_anonymize(data, tmp_path / "rel", "--zip")) == 0
+    assert (tmp_path / "rel.zip").is_file() and (tmp_path / "rel" / "mine.txt").read_text() == "keep"
+    (tmp_path / "other.zip").write_bytes(b"PK\x05\x06" + b"\x00" * 18)  # someone's empty zip
+    assert main(_anonymize(data, tmp_path / "other", "--zip", "--overwrite")) == 2
+    assert "not a release written by PPDP Desktop" in capsys.readouterr().err
+
+
+def test_no_matplotlib_warning_on_a_successful_run(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    frame = table()
+    frame["diagnosis"] = frame["diagnosis"].replace({"flu": "インフルエンザ", "gout": "痛風"})  # glyphs DejaVu lacks
+    data = tmp_path / "d.csv"
+    frame.to_csv(data, index=False)
+    run = subprocess.run(  # a real process: pytest would otherwise catch the warnings before stderr
+        [sys.executable, "-c", "from ppdp_desktop.cli import main; raise SystemExit(main())", "anonymize", str(data),
+         "--out", str(tmp_path / "rel"), "--sensitive", "diagnosis", "--rho1", "0.1", "--rho2", "0.6"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Warning" not in run.stderr and "Glyph" not in run.stderr, run.stderr

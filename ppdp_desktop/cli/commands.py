@@ -126,12 +126,12 @@ def run_risk(args: argparse.Namespace) -> int:
 def run_anonymize(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.methods import get_method
-    from ppdp_desktop.core.release.package import check_destination
+    from ppdp_desktop.core.release.package import check_destination, release_target
 
     settings = _settings(args)
     if get_method(settings.method).needs_key and not args.key:
         raise ParameterError(f"--method {settings.method} needs --key FILE: without the key nobody could decode the aliases.")
-    check_destination(Path(args.out), args.key, args.overwrite, [args.data])
+    check_destination(release_target(args.out, args.zip), args.key, args.overwrite, [args.data])
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
     _warn_seed(args.seed)
     dataset = load_table(args.data, **load_options(args))
@@ -142,11 +142,11 @@ def run_demo(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
     from ppdp_desktop.core.demo import demo_settings
-    from ppdp_desktop.core.release.package import check_destination
+    from ppdp_desktop.core.release.package import check_destination, release_target
 
     out = Path(args.out)
     key = Path(args.key) if args.key else out.with_name(out.name + ".ppdpkey")
-    check_destination(out, key, args.overwrite)
+    check_destination(release_target(out, args.zip), key, args.overwrite)
     if args.passphrase_file or os.environ.get(ENV_VAR):
         passphrase, made = read_passphrase(args.passphrase_file, confirm=False), False
     else:
@@ -219,14 +219,14 @@ def run_project_file(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.jobs import run_project
     from ppdp_desktop.core.progress import CancelToken, no_progress
     from ppdp_desktop.core.project import Project
-    from ppdp_desktop.core.release.package import check_destination
+    from ppdp_desktop.core.release.package import check_destination, release_target
 
     project = Project.load(args.project)
     out = args.out or project.release_folder
     key = args.key or project.key_path
     if not out:
         raise ParameterError(f"{Path(args.project).name} names no release folder; give --out DIR.")
-    check_destination(Path(out), key, args.overwrite, [args.project, project.data_path])
+    check_destination(release_target(out, args.zip), key, args.overwrite, [args.project, project.data_path])
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if key else None
     _warn_seed(args.seed)
     start = time.perf_counter()

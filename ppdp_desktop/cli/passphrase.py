@@ -16,7 +16,7 @@ def read_passphrase(passphrase_file: str | None, *, confirm: bool) -> str:
     """``--passphrase-file`` (first line), else ``PPDP_PASSPHRASE``, else a prompt (twice to seal)."""
     if passphrase_file:
         try:
-            lines = Path(passphrase_file).read_text(encoding="utf-8").splitlines()
+            lines = Path(passphrase_file).read_text(encoding="utf-8-sig").splitlines()  # Notepad's BOM
         except (OSError, UnicodeDecodeError) as exc:
             raise ParameterError(f"Cannot read the passphrase file {passphrase_file}: {exc}.") from exc
         if not lines or not lines[0]:

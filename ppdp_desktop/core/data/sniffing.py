@@ -80,22 +80,50 @@ def decode(data: bytes, encoding: str | None, name: str) -> tuple[str, str]:
     else:
         boms = {codecs.BOM_UTF8: "utf-8-sig", codecs.BOM_UTF16_LE: "utf-16", codecs.BOM_UTF16_BE: "utf-16"}
         candidates = [c for bom, c in boms.items() if data.startswith(bom)][:1] or ["utf-8", "cp1252"]
-        if candidates[0] == "utf-8" and b"\x00" in data[:SAMPLE_BYTES]:
+        if candidates[0] == "utf-8" and b"\x00" in data:  # one rule for the whole file
             raise InputError(
                 f"{name}: contains NUL bytes, so it is not a text table; "
                 "if it is a spreadsheet, give it its real extension (.xlsx, .sav, .dta, .parquet)."
             )
     for codec in candidates:
         try:
-            return data.decode(codec), codec
+            text = data.decode(codec)
         except UnicodeDecodeError as exc:
             error = exc
+            continue
+        if codec == "cp1252" and encoding is None:
+            _refuse_mixed(data, name)
+        return text, codec
     tried = " or ".join(_READABLE.get(c, c) for c in candidates)
     line = data.count(b"\n", 0, error.start) + 1
     raise InputError(
         f"{name}: byte 0x{data[error.start]:02X} at offset {error.start} (line {line}) is not valid {tried} "
         "text; save the file as UTF-8 or give its encoding with --encoding (e.g. --encoding latin-1)."
     )
+
+
+def _refuse_mixed(data: bytes, name: str) -> None:
+    """A file that is partly UTF-8 and partly Windows-1252 would be decoded wrongly either way
+    ("HypertensiÃ³n"): name lines of each kind so the user can fix the file."""
+    utf8, other = [], []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if line.isascii():
+            continue
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            other.append(number)
+        else:
+            utf8.append(number)
+        if len(utf8) >= 3 and len(other) >= 3:
+            break
+    if utf8 and other:
+        show = lambda lines: ", ".join(map(str, lines[:3]))  # noqa: E731
+        raise InputError(
+            f"{name}: mixes two encodings: line{'s' * (len(utf8) > 1)} {show(utf8)} {'are' if len(utf8) > 1 else 'is'} "
+            f"UTF-8 but line{'s' * (len(other) > 1)} {show(other)} {'are' if len(other) > 1 else 'is'} not (Windows-1252?); "
+            "save the whole file in one encoding (UTF-8) and load it again."
+        )
 
 
 def sample_of(text: str) -> str:

@@ -5,9 +5,14 @@ imported on first use, so opening the window does not pay for it.
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+# A value in a script the bundled fonts lack (CJK, emoji) is drawn as a box; matplotlib's warning about it
+# would reach stderr on a run that succeeded, so it is silenced (the value is still in the tables as text).
+warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from (current )?font", category=UserWarning)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

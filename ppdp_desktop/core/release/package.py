@@ -26,7 +26,9 @@ from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.release.package_report import (
     check_custodian_report, custodian_report_path, write_custodian_report, write_package_report,
 )
-from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, temp_beside  # noqa: F401
+from ppdp_desktop.core.release.publish import (  # noqa: F401
+    Hook, check_destination, clean_stale, publish, release_target, temp_beside,
+)
 from ppdp_desktop.core.release.readme import recipient_readme
 
 from ppdp_desktop.core.data.released import (  # noqa: F401 - part of this module's vocabulary
@@ -141,9 +143,7 @@ def write_release(
     show accented text ("Besançon") and every reader here skips it (``csv.encoding`` in release.json).
     """
     cancel = cancel or CancelToken()
-    out = Path(out_dir)
-    if zip_file and out.suffix.lower() != ".zip":
-        out = out.with_name(out.name + ".zip")
+    out = release_target(out_dir, zip_file)
     key = Path(key_path) if key_path is not None else None
     check_destination(out, key, overwrite, [result.dataset.source, *inputs])
     if len(sep) != 1 or sep in "\"\r\n":

@@ -66,6 +66,12 @@ def _overlaps(target: Path, source: Path) -> bool:
     return target == source or target in source.parents
 
 
+def release_target(out: str | Path, zip_file: bool) -> Path:
+    """Where a release goes: the folder ``out``, or ``out.zip`` for a zipped one."""
+    out = Path(out)
+    return out.with_name(out.name + ".zip") if zip_file and out.suffix.lower() != ".zip" else out
+
+
 def check_destination(out: Path, key_path: str | Path | None, overwrite: bool,
                       inputs: Iterable[str | Path | None] = ()) -> None:
     """Refuse, before any work: an existing release or key without ``overwrite``; with it, anything that is

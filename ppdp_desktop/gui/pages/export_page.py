@@ -11,7 +11,9 @@ from PySide6.QtWidgets import (
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
-from ppdp_desktop.core.release.package import check_destination, key_description, key_parts, write_release
+from ppdp_desktop.core.release.package import (
+    check_destination, key_description, key_parts, release_target, write_release,
+)
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.passphrase_widget import PassphraseFields
 from ppdp_desktop.gui.state import WizardState
@@ -220,7 +222,7 @@ class ExportPage(WizardPage):
         zip_file = self.zip_check.isChecked()
         bom = self.bom_check.isChecked()
         try:
-            check_destination(Path(folder), key, overwrite, [self.state.project.data_path])
+            check_destination(release_target(folder, zip_file), key, overwrite, [self.state.project.data_path])
         except ReleaseError as exc:
             self.error_label.setText(gui_wording(str(exc)))
             return False

@@ -24,6 +24,9 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
     axis; the others are counted as released.
     """
     randomized = {e["attribute"]: e for e in release.metadata.get("randomized", [])}
+    if not randomized:
+        raise ParameterError(f"--table estimates the tables of randomized-response releases; this release was made by "
+                             f"{release.metadata.get('method')!r}: estimate its perturbed column with --sensitive COL.")
     table = release.table
     unknown = [a for a in attributes if a not in table.columns]
     if unknown:

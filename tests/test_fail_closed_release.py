@@ -499,3 +499,46 @@ def test_no_matplotlib_warning_on_a_successful_run(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "Warning" not in run.stderr and "Glyph" not in run.stderr, run.stderr
+
+
+# --- 10. declared limits, checked before anything is allocated ------------------------------------------
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--method", "personalized", "--key", "{key}", "--graded", "age", "--categories", "1000000000"],
+     "--categories must be a whole number from 1 to 1,000"),
+    (["--rho1", "0.1", "--rho2", "0.5", "--quasi", "age", "--k-anonymity", "99999999999", "--intervals", "age=5"],
+     "--k-anonymity must be a whole number from 1 to 1,000,000"),
+    (["--rho1", "0.1", "--rho2", "0.5", "--quasi", "age", "--k-anonymity", "5", "--intervals",
+      "age=" + ",".join(str(5 * 2 ** i) for i in range(30))], "at most 20 levels"),
+    (["--method", "dp-microagg", "--attributes", "age", "--epsilon", "1", "--k", "99999999999"],
+     "--k must be a whole number from 1 to 1,000,000"),
+    (["--rho1", "0.1", "--rho2", "0.5", "--header-row", "99999999"], "from 1 to 10,000"),
+])
+def test_size_limits_are_declared_and_checked_first(tmp_path: Path, capsys, monkeypatch, extra, message) -> None:
+    import time
+
+    monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)
+    data = _data(tmp_path)
+    argv = ["anonymize", str(data), "--out", str(tmp_path / "rel"), "--sensitive", "diagnosis", "--no-report",
+            *[a.format(key=tmp_path / "k.key") for a in extra]]
+    start = time.perf_counter()
+    assert main(argv) == 2
+    assert time.perf_counter() - start < 20  # refused, not computed (the old run went 143 s into the OOM killer)
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "rel").exists()
+
+
+def test_estimate_table_size_is_limited(tmp_path: Path, capsys) -> None:
+    rng = np.random.default_rng(0)
+    n = 2000
+    frame = pd.DataFrame({f"q{i}": rng.integers(0, 40, n).astype(str) for i in range(5)})
+    frame["diagnosis"] = rng.choice(["flu", "gout", "asthma"], n)
+    data = tmp_path / "d.csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "rel"
+    assert main(["anonymize", str(data), "--out", str(out), "--method", "rr", "--sensitive", "diagnosis", "--quasi",
+                 "q0,q1", "--l", "2", "--no-report", "--seed", "1"]) == 0
+    capsys.readouterr()
+    assert main(["estimate", str(out), "--table", "q0,q1,q2,q3,q4,diagnosis"]) == 2
+    assert "cells; at most" in capsys.readouterr().err

@@ -308,6 +308,7 @@ def _compare_dp(dataset, args: argparse.Namespace) -> int:
     from ppdp_desktop.core.methods.dp.evaluation import compare_dp, format_dp_table
     from ppdp_desktop.core.methods.dp.settings import parse_domains, parse_taxonomies
     from ppdp_desktop.core.data.schema import parse_column_list
+    from ppdp_desktop.core.settings import MAX_K
 
     attributes = parse_column_list(args.attributes)
     if not attributes:
@@ -318,6 +319,8 @@ def _compare_dp(dataset, args: argparse.Namespace) -> int:
         raise ParameterError(f"--k {args.k!r} must be whole numbers separated by commas, e.g. 10,25,50,100.") from None
     if not ks:
         raise ParameterError("--k needs at least one cluster size.")
+    if len(ks) > 20 or not all(1 <= k <= MAX_K for k in ks):
+        raise ParameterError(f"--k takes at most 20 cluster sizes, each from 1 to {MAX_K:,}; got {args.k!r}.")
     rows = compare_dp(dataset, attributes, args.epsilon, ks, parse_domains(args.domain), parse_taxonomies(args.taxonomy),
                       seed=args.seed, candidates=args.candidates, run=anonymize)
     print(f"dp-microagg on {dataset.label} at epsilon = {args.epsilon:g} against its baselines (seed 003 section 4; "

@@ -18,7 +18,7 @@ from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, make_pseudony
 from ppdp_desktop.core.privacy.randomness import make_rng
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
 from ppdp_desktop.core.protection import measure, protect, released_quasi
-from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings
 
 
 def anonymize(
@@ -32,6 +32,9 @@ def anonymize(
     frame = dataset.frame
     method = get_method(settings.method)
     settings = method.job_settings(settings)
+    for declared in (settings.options, settings.protection):  # declared limits first, before any allocation
+        if isinstance(declared, MethodSettings):
+            declared.check()
     if settings.sensitive not in frame.columns:
         raise ParameterError(
             f"Sensitive column {settings.sensitive!r} is not in {dataset.label}; its columns are: {', '.join(frame.columns)}."

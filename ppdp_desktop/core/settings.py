@@ -46,10 +46,15 @@ class Interval:
     def describe(self) -> str:
         what = "a whole number" if self.whole else "a number"
         if self.low is not None and self.high is not None:
-            return f"{what} from {self.low:g} to {self.high:g}"
+            return f"{what} from {_number(self.low)} to {_number(self.high)}"
         if self.low is not None:
-            return f"{what} {'greater than' if self.open_low else 'of at least'} {self.low:g}"
+            return f"{what} {'greater than' if self.open_low else 'of at least'} {_number(self.low)}"
         return what
+
+
+def _number(x: float) -> str:
+    """A limit as a user reads it: 1,000,000 rather than 1e+06."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
 
 def finite_float(text: str) -> float:
@@ -63,6 +68,12 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number; give a number such as 0.5")
     return value
+
+
+#: declared limits of the size-like parameters, checked before anything is allocated
+MAX_K = 1_000_000  # k of k-anonymity and of microaggregation: a group larger than any table we expect
+MAX_LEVELS = 20  # generalization levels of one column (interval widths, cut-point levels)
+MAX_CUTS = 10_000  # cut points of one level
 
 
 @dataclass(frozen=True)
@@ -199,11 +210,25 @@ class ProtectionSettings(MethodSettings):
     cuts: dict[str, list[list[float]]] = field(default_factory=dict)
 
     constraints: ClassVar = {
-        "k": Interval(low=1, whole=True, optional=True),
+        "k": Interval(low=1, high=MAX_K, whole=True, optional=True),
         "suppression": Interval(low=0.0, high=0.99),
         "threshold": Interval(low=0.0, high=1.0, open_low=True),
     }
     flags: ClassVar = {"k": "--k-anonymity", "suppression": "--suppression", "threshold": "--threshold"}
+
+    def check(self) -> None:
+        """The declared limits, and at most :data:`MAX_LEVELS` levels of at most :data:`MAX_CUTS` finite
+        numbers per column (checked before any hierarchy is built)."""
+        super().check()
+        widths = {column: [[w] for w in ws] for column, ws in self.intervals.items()}  # one level per width
+        for flag, table in (("--intervals", widths), ("--cuts", self.cuts)):
+            for column, levels in table.items():
+                flat = [x for level in levels for x in level]
+                if len(levels) > MAX_LEVELS or any(len(level) > MAX_CUTS for level in levels):
+                    raise ParameterError(f"{flag} {column}: at most {MAX_LEVELS} levels of at most {MAX_CUTS:,} numbers; "
+                                         f"got {len(flat):,} numbers in {len(levels)} level(s).")
+                if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in flat):
+                    raise ParameterError(f"{flag} {column}: every width or cut point must be a finite number.")
 
 
 @dataclass

@@ -32,6 +32,7 @@ FORMATS = {
     ".pq": "parquet",
 }
 SUPPORTED = ", ".join(FORMATS)
+MAX_HEADER_ROW = 10_000  # title rows above the column names: a declared limit, checked first
 _EMPTY = "{name}: the file is empty; it needs a header line and at least one data row."
 
 
@@ -131,9 +132,9 @@ def _header_row(header_row: int | str | None, name: str) -> int:
         row = int(header_row)
     except (TypeError, ValueError):
         row = 0
-    if row < 1:
-        raise InputError(f"{name}: the header row {header_row!r} is not usable; give the row number (from 1) that "
-                         "holds the column names.")
+    if not 1 <= row <= MAX_HEADER_ROW:
+        raise InputError(f"{name}: the header row {header_row!r} is not usable; give the row number (from 1 to "
+                         f"{MAX_HEADER_ROW:,}) that holds the column names.")
     return row
 
 

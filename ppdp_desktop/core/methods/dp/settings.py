@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.settings import Interval, MethodSettings, OneOf, finite_float
+from ppdp_desktop.core.settings import MAX_K, Interval, MethodSettings, OneOf, finite_float
 
 CANDIDATES = ("covering", "taxonomy")
 
@@ -36,7 +36,7 @@ class DPSettings(MethodSettings):
 
     constraints: ClassVar = {
         "epsilon": Interval(low=0.0, open_low=True, optional=True),
-        "k": Interval(low=1, whole=True, optional=True),
+        "k": Interval(low=1, high=MAX_K, whole=True, optional=True),
         "candidates": OneOf(CANDIDATES),
     }
     #: project files before version 3 kept these as flat fields

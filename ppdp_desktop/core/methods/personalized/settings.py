@@ -15,6 +15,8 @@ from ppdp_desktop.core.settings import Interval, MethodSettings, OneOf
 GRADINGS = ("equal-width", "quantile")
 
 
+MAX_CATEGORIES = 1_000  # graded categories of one column (each is a label in the release and the key)
+
 @dataclass
 class RecodingSettings(MethodSettings):
     """Personalized recoding (SPEC 4): the taxonomy file, graded columns and how they are cut."""
@@ -25,7 +27,7 @@ class RecodingSettings(MethodSettings):
     grading: str = "equal-width"
     bounds: list[tuple[float, float]] | None = field(default=None, metadata={"json": False})
 
-    constraints: ClassVar = {"categories": Interval(low=1, whole=True), "grading": OneOf(GRADINGS)}
+    constraints: ClassVar = {"categories": Interval(low=1, high=MAX_CATEGORIES, whole=True), "grading": OneOf(GRADINGS)}
     #: project files before version 3 kept these as flat fields
     legacy: ClassVar = {"graded": "graded", "categories": "categories", "grading": "grading"}
     flags: ClassVar = {"categories": "--categories", "grading": "--grading"}

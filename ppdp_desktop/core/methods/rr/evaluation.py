@@ -17,6 +17,10 @@ from ppdp_desktop.core.methods.rr.estimate import estimate_tensor, project_to_si
 from ppdp_desktop.core.methods.rr.risk import contingency
 
 
+#: declared limits of ``estimate --table`` (a dense table of every combination is built)
+MAX_TABLE_COLUMNS = 8
+MAX_TABLE_CELLS = 5_000_000
+
 def estimate_release_table(release: LoadedRelease, attributes: list[str], project: bool = False) -> pd.DataFrame:
     """Estimated counts of every combination of ``attributes`` (a group-by; any subset is a CUBE cell).
 
@@ -44,6 +48,11 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
             raise ParameterError(f"{name!r} holds a value outside its published domain.")
         labels.append(values)
         codes.append(index)
+        cells = int(np.prod([len(v) for v in labels], dtype=float))
+        if len(attributes) > MAX_TABLE_COLUMNS or cells > MAX_TABLE_CELLS:  # before the table is allocated
+            raise ParameterError(
+                f"--table {','.join(attributes)} would have {cells:,} cells; at most {MAX_TABLE_COLUMNS} columns and "
+                f"{MAX_TABLE_CELLS:,} cells are estimated at once: choose fewer or coarser columns.")
     observed = contingency(codes, [len(v) for v in labels])
     estimate = estimate_tensor(observed, matrices)
     if project:

@@ -40,7 +40,7 @@ def full_project() -> Project:
         default_choice=3,
         value_choices={"Asthma": 1, "Stroke": 3},
         options={
-            "personalized": {"graded": ["income"], "categories": 5, "grading": "equal-frequency"},
+            "personalized": {"graded": ["income"], "categories": 5, "grading": "quantile"},
             "rr": {"l": 2.5, "randomize": "qi"},
             "dp-microagg": {"attributes": ["income", "sex"], "epsilon": 0.5, "k": 7, "domains": {"income": [0.0, 250000.0]}},
         },
@@ -133,7 +133,7 @@ def version_2_file() -> dict:
     old = full_project().to_json()
     options = old.pop("options")
     del old["protection"]  # version 4 added the re-identification settings
-    old.update(graded=["income"], categories=5, grading="equal-frequency", rr_l=2.5, rr_randomize="qi",
+    old.update(graded=["income"], categories=5, grading="quantile", rr_l=2.5, rr_randomize="qi",
                dp_attributes=["income", "sex"], dp_epsilon=0.5, dp_k=7, dp_domains={"income": [0.0, 250000.0]})
     assert options["rr"] == {"l": 2.5, "randomize": "qi"}
     old["version"] = 2
@@ -236,7 +236,7 @@ def test_settings_carry_roles_and_sensitivity():
     choices, recoding = settings.choices, settings.options
     assert choices.choice_column == "consent" and choices.default_choice == 3
     assert choices.value_choices == {"Asthma": 1, "Stroke": 3}
-    assert recoding.graded == ["income"] and recoding.categories == 5 and recoding.grading == "equal-frequency"
+    assert recoding.graded == ["income"] and recoding.categories == 5 and recoding.grading == "quantile"
     assert to_dict(settings.taxonomies["diagnosis"]) == to_dict(project.taxonomy("diagnosis"))
 
 

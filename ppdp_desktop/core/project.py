@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.errors import InputError, ParameterError
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
+from ppdp_desktop.core.project_check import check_project_data
 from ppdp_desktop.core.settings import (
     AnonymizationSettings, ChoiceSettings, MethodSettings, ProtectionSettings, SensitivitySettings,
 )
@@ -167,6 +168,7 @@ class Project:
         if not isinstance(data, dict) or data.get("format") != "ppdp-project":
             raise InputError(f"{path.name} is not a PPDP Desktop project file.")
         data = migrate(data, path.name)
+        check_project_data(data, path.name)
         known = {f for f in cls.__dataclass_fields__}
         try:
             return cls(**{k: v for k, v in data.items() if k in known})

@@ -70,6 +70,13 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _cell(values, i: int) -> str:
+    """Entry ``i`` of a per-value array that a method may not have (``None``) or not have for a value (NaN)."""
+    if values is None or values[i] is None or not np.isfinite(float(values[i])):
+        return "-"
+    return format_number(float(values[i]))
+
+
 def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
     """Put ``rows`` of text in ``table``; numbers are right-aligned."""
     table.setRowCount(len(rows))
@@ -233,9 +240,9 @@ class ReportPage(WizardPage):
                 format_number(int(report.original[i])),
                 f"{report.original[i] / n:.2%}",
                 format_number(None if report.reconstructed is None else float(report.reconstructed[i]), 1),
-                format_number(float(report.retention[i])),
-                format_number(float(report.max_posterior[i])),
-                format_number(float(report.rho2[i])),
+                _cell(report.retention, i),  # partition has a retention per sub-table, not per value
+                _cell(report.max_posterior, i),
+                _cell(report.rho2, i),
             ])
         _fill(self.value_table, rows)
 

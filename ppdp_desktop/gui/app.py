@@ -85,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.data:
         window.load_data(args.data)
     window.show()
+    install_error_dialog(window)
     if args.quit_when_shown:
         def shown() -> None:
             print("shown", flush=True)
@@ -93,6 +94,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         QTimer.singleShot(0, shown)  # runs once the event loop has drawn the first frame
     return app.exec()
 
+
+
+def install_error_dialog(window) -> None:
+    """The last line of defence: an exception escaping a slot reaches a dialog (and the terminal), and the
+    window stays usable, instead of only a traceback the user never sees."""
+    import traceback
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from ppdp_desktop.gui.worker import describe_error
+
+    def show(exc_type, exc, tb) -> None:
+        traceback.print_exception(exc_type, exc, tb)
+        if issubclass(exc_type, KeyboardInterrupt):
+            return
+        message, _details = describe_error(exc)
+        QMessageBox.critical(window, "Something went wrong", f"{message}\n\nNothing was written. The window stays "
+                             "usable; if this keeps happening, please report it with the text printed in the terminal.")
+
+    sys.excepthook = show
 
 def selftest() -> int:
     """The core self-test, then the window built, shown and drawn offscreen if there is no screen."""

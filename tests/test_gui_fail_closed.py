@@ -63,3 +63,21 @@ def test_a_malformed_project_is_refused_in_a_dialog_naming_the_field(window, qtb
     window.load_demo()  # the window is still usable
     qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
     assert "Reading" not in window.pages[0].message.text()
+
+
+def test_an_exception_escaping_a_slot_reaches_a_dialog(window, monkeypatch):
+    import sys
+
+    from ppdp_desktop.gui import app
+
+    shown = []
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
+    monkeypatch.setattr(app.QMessageBox if hasattr(app, "QMessageBox") else __import__(
+        "PySide6.QtWidgets", fromlist=["QMessageBox"]).QMessageBox, "critical",
+        lambda _parent, title, text, *a, **k: shown.append((title, text)))
+    app.install_error_dialog(window)
+    try:
+        raise TypeError("'NoneType' object is not subscriptable")
+    except TypeError as exc:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    assert shown and "Unexpected error: TypeError" in shown[0][1] and "stays usable" in shown[0][1]

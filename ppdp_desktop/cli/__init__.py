@@ -23,6 +23,7 @@ COMMANDS = {
     "compare": commands.run_compare,
     "run": commands.run_project_file,
     "risk": commands.run_risk,
+    "signing-key": commands.run_signing_key,
     "selftest": selftest.run,
 }
 

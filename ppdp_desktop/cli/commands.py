@@ -169,11 +169,12 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
     from ppdp_desktop.core.anonymize import anonymize
     from ppdp_desktop.core.release.package import write_release
 
+    signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
     start = time.perf_counter()
     result = anonymize(dataset, settings)
     folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
                            fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report,
-                           bom=not args.no_bom)
+                           bom=not args.no_bom, signer=signer)
     print_summary(result, folder, key, time.perf_counter() - start, utility)
     return 0
 
@@ -230,9 +231,10 @@ def run_project_file(args: argparse.Namespace) -> int:
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if key else None
     _warn_seed(args.seed)
     start = time.perf_counter()
+    signer = open_signer(args)
     result, folder = run_project(project, out, key, passphrase, args.overwrite, no_progress, CancelToken(),
                                  seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom,
-                                 project_path=args.project)
+                                 project_path=args.project, signer=signer)
     print_summary(result, folder, key, time.perf_counter() - start, False)
     return 0
 
@@ -241,8 +243,42 @@ def run_verify(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.release.analysis import verify_release
     from ppdp_desktop.core.release.package import read_release
 
-    for line in verify_release(read_release(args.release)):
+    for line in verify_release(read_release(args.release), signer=args.signer):
         print(f"OK {line}")
+    return 0
+
+
+def open_signer(args: argparse.Namespace):
+    """The signing key of ``--sign FILE`` (opened with its own passphrase), or None."""
+    if not getattr(args, "sign", None):
+        return None
+    from ppdp_desktop.cli.passphrase import SIGNING_ENV_VAR
+    from ppdp_desktop.core.release.signing import open_signing_key
+
+    passphrase = read_passphrase(args.sign_passphrase_file, confirm=False, env_var=SIGNING_ENV_VAR,
+                                 what="the signing key")
+    return open_signing_key(args.sign, passphrase)
+
+
+def run_signing_key(args: argparse.Namespace) -> int:
+    """``ppdp signing-key FILE``: make a signing key and print its fingerprint (``--show``: of an existing one)."""
+    from ppdp_desktop.cli.passphrase import SIGNING_ENV_VAR
+    from ppdp_desktop.core.release.publish import is_our_key
+    from ppdp_desktop.core.release.signing import new_signing_key, open_signing_key
+
+    path = Path(args.file)
+    if args.show:
+        key = open_signing_key(path, read_passphrase(args.passphrase_file, confirm=False, env_var=SIGNING_ENV_VAR,
+                                                     what="the signing key"))
+        print(f"fingerprint: {key.fingerprint}")
+        return 0
+    if path.exists() and not (args.overwrite and is_our_key(path)):
+        raise ParameterError(f"{path} already exists; choose another file (--overwrite replaces only a key file of ours).")
+    passphrase = read_passphrase(args.passphrase_file, confirm=True, env_var=SIGNING_ENV_VAR, what="the signing key")
+    key = new_signing_key(path, passphrase, overwrite=args.overwrite)
+    print(f"Signing key written to {path}.\nfingerprint: {key.fingerprint}\n"
+          "Give this fingerprint to your recipients by another channel (letter, phone, your web page); keep the key "
+          "file and its passphrase to yourself.")
     return 0
 
 

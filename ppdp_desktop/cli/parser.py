@@ -101,6 +101,15 @@ def _package_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-report", action="store_true", help="skip report.html / report.pdf")
     g.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark "
                    "(by default it has one, so that Excel opens accents correctly)")
+    _sign_args(p)
+
+
+def _sign_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("signing the release")
+    g.add_argument("--sign", metavar="FILE", help="sign the release with this signing key (made by ppdp signing-key) "
+                   "so recipients can check who made it")
+    g.add_argument("--sign-passphrase-file", metavar="FILE", help="the signing key's passphrase (else "
+                   "PPDP_SIGNING_PASSPHRASE, else a prompt)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -153,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="format of the released data (default csv)")
     run.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
     run.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark")
+    _sign_args(run)
 
     rk = sub.add_parser("risk", help="re-identification risk of a data file or a release: how many records are "
                         "unique on their quasi-identifiers (ARX's prosecutor model)")
@@ -169,6 +179,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     ver = sub.add_parser("verify", help="re-check a release's checksums and guarantee; exit 0 only if they hold")
     ver.add_argument("release", help="release folder")
+    ver.add_argument("--signer", metavar="FINGERPRINT", help="refuse the release unless it is signed by the key with "
+                     "this fingerprint (as the custodian gave it to you)")
+
+    sk = sub.add_parser("signing-key", help="make the custodian's signing key (Ed25519, sealed with a passphrase) and "
+                        "print its fingerprint; --show prints the fingerprint of an existing one")
+    sk.add_argument("file", help="the signing key file to write (or read with --show)")
+    sk.add_argument("--show", action="store_true", help="open an existing signing key and print its fingerprint")
+    sk.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_SIGNING_PASSPHRASE, else a "
+                    "prompt)")
+    sk.add_argument("--overwrite", action="store_true", help="replace an existing signing key file of ours")
 
     est = sub.add_parser("estimate", help="estimate original counts of a perturbed column")
     est.add_argument("release", help="release folder")

@@ -10,10 +10,12 @@ from pathlib import Path
 from ppdp_desktop.core.errors import ParameterError
 
 ENV_VAR = "PPDP_PASSPHRASE"
+SIGNING_ENV_VAR = "PPDP_SIGNING_PASSPHRASE"
 
 
-def read_passphrase(passphrase_file: str | None, *, confirm: bool) -> str:
-    """``--passphrase-file`` (first line), else ``PPDP_PASSPHRASE``, else a prompt (twice to seal)."""
+def read_passphrase(passphrase_file: str | None, *, confirm: bool, env_var: str = ENV_VAR,
+                    what: str = "the key file") -> str:
+    """``--passphrase-file`` (first line), else ``env_var`` (``PPDP_PASSPHRASE``), else a prompt (twice to seal)."""
     if passphrase_file:
         try:
             lines = Path(passphrase_file).read_text(encoding="utf-8-sig").splitlines()  # Notepad's BOM
@@ -22,11 +24,11 @@ def read_passphrase(passphrase_file: str | None, *, confirm: bool) -> str:
         if not lines or not lines[0]:
             raise ParameterError(f"The passphrase file {passphrase_file} is empty.")
         return lines[0]
-    if os.environ.get(ENV_VAR):
-        return os.environ[ENV_VAR]
+    if os.environ.get(env_var):
+        return os.environ[env_var]
     if not sys.stdin.isatty():
-        raise ParameterError(f"A passphrase is needed: give --passphrase-file FILE or set {ENV_VAR}.")
-    first = getpass.getpass("Passphrase for the key file: ")
+        raise ParameterError(f"A passphrase for {what} is needed: give its passphrase file or set {env_var}.")
+    first = getpass.getpass(f"Passphrase for {what}: ")
     if confirm and getpass.getpass("Repeat the passphrase: ") != first:
         raise ParameterError("The two passphrases differ; nothing was written.")
     return first

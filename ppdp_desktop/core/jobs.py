@@ -81,13 +81,14 @@ def export_job(
     reports: list | None = None,
     bom: bool = True,
     inputs: tuple[str | Path, ...] = (),
+    signer=None,
 ) -> Path:
     """Write the release package (data, release.json, README, report, checksums) and its sealed key
     atomically; a cancel leaves nothing behind. Neither may touch the data file or ``inputs``."""
     cancel.check()
     return write_release(
         result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase, fmt=fmt, zip_file=zip_file,
-        reports=reports, progress=progress, cancel=cancel, bom=bom, inputs=inputs,
+        reports=reports, progress=progress, cancel=cancel, bom=bom, inputs=inputs, signer=signer,
     )
 
 
@@ -104,6 +105,7 @@ def run_project(
     zip_file: bool = False,
     bom: bool = True,
     project_path: str | Path | None = None,
+    signer=None,
 ) -> tuple[Anonymization, Path]:
     """A saved project headless, through the window's own steps: load its data, check that the data still
     matches it, run the chosen method with its report (:func:`run_job`), export (:func:`export_job`)."""
@@ -114,5 +116,5 @@ def run_project(
     outcome = run_job(dataset, [project.settings(seed=seed)], subrange(progress, 0.2, 0.7), cancel)
     folder = export_job(outcome.main, folder, key_path, passphrase, overwrite, subrange(progress, 0.7, 1.0), cancel,
                         fmt=fmt, zip_file=zip_file, reports=outcome.reports[:1], bom=bom,
-                        inputs=(project_path,) if project_path else ())
+                        inputs=(project_path,) if project_path else (), signer=signer)
     return outcome.main, folder

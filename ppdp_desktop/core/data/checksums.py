@@ -2,16 +2,20 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from ppdp_desktop.core.errors import ReleaseError
 
 CHECKSUMS_FILE = "SHA256SUMS"
+#: the files a release may hold besides those it lists (its signature signs the manifest itself)
+UNLISTED = frozenset({CHECKSUMS_FILE, "SIGNATURE"})
 
 
 def write_checksums(folder: Path) -> str:
     """Write ``SHA256SUMS`` over every file of ``folder``; return the manifest hash (SHA-256 of it)."""
-    lines = [f"{_sha256(folder / name)}  {name}\n" for name in sorted(p.name for p in folder.iterdir() if p.is_file())]
+    names = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name not in UNLISTED)
+    lines = [f"{_sha256(folder / name)}  {name}\n" for name in names]
     data = "".join(lines).encode("utf-8")
     (folder / CHECKSUMS_FILE).write_bytes(data)
     return hashlib.sha256(data).hexdigest()
@@ -25,27 +29,48 @@ def manifest_sha256(folder: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def check_checksums(folder: Path) -> None:
-    """Every file listed in ``SHA256SUMS`` exists with that hash, and no other file is present."""
-    folder = Path(folder)
-    manifest_sha256(folder)
-    listed = {}
+#: one manifest line exactly as :func:`write_checksums` writes it: 64 lower-case hex digits, two spaces, a
+#: plain file name (no folder, no "..", no control character), LF only
+_LINE = re.compile(r"^(?P<digest>[0-9a-f]{64})  (?P<name>[^/\\\x00-\x1f]+)$")
+
+
+def read_manifest(folder: Path) -> dict[str, str]:
+    """``SHA256SUMS`` as ``{name: digest}``, refusing anything :func:`write_checksums` would not write:
+    CRLF line ends, other spacing, paths, ``..``, duplicate names, non-UTF-8 bytes."""
+    data = (Path(folder) / CHECKSUMS_FILE).read_bytes()
     try:
-        listing = (folder / CHECKSUMS_FILE).read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ReleaseError(f"{CHECKSUMS_FILE} is not UTF-8 text: the release was altered or damaged.") from None
-    for line in listing.splitlines():
-        digest, _, name = line.partition("  ")
-        listed[name] = digest
+    if "\r" in text or (text and not text.endswith("\n")):
+        raise ReleaseError(f"{CHECKSUMS_FILE} has line ends this app never writes: the release was altered.")
+    listed: dict[str, str] = {}
+    for number, line in enumerate(text.split("\n")[:-1], start=1):
+        match = _LINE.match(line)
+        if match is None or match["name"] in (".", "..") or match["name"].startswith("."):
+            raise ReleaseError(f"{CHECKSUMS_FILE}, line {number}, is not '<sha256>  <file name>': the release was altered.")
+        if match["name"] in listed:
+            raise ReleaseError(f"{CHECKSUMS_FILE} lists {match['name']!r} twice: the release was altered.")
+        listed[match["name"]] = match["digest"]
+    return listed
+
+
+def check_checksums(folder: Path) -> None:
+    """Every file listed in ``SHA256SUMS`` exists with that hash, and nothing else is in the folder (no
+    other file, no folder), but the signature."""
+    folder = Path(folder)
+    manifest_sha256(folder)
+    listed = read_manifest(folder)
     for name, digest in listed.items():
         path = folder / name
-        if not path.is_file():
+        if not path.is_file() or path.is_symlink():
             raise ReleaseError(f"{name} is listed in {CHECKSUMS_FILE} but missing from the release.")
         if _sha256(path) != digest:
             raise ReleaseError(f"{name} does not match its checksum in {CHECKSUMS_FILE}: the release was altered.")
-    extra = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name not in listed and p.name != CHECKSUMS_FILE)
+    extra = sorted(p.name for p in folder.iterdir() if p.name not in listed and p.name not in UNLISTED)
     if extra:
-        raise ReleaseError(f"{extra[0]} is in the release folder but not in {CHECKSUMS_FILE}.")
+        kind = "folder" if (folder / extra[0]).is_dir() else "file"
+        raise ReleaseError(f"The {kind} {extra[0]} is in the release but not in {CHECKSUMS_FILE}: the release was altered.")
 
 
 def _sha256(path: Path) -> str:

@@ -5,7 +5,9 @@ part of a release), so none of them needs the package writer to read one.
 """
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -56,7 +58,7 @@ SHAPE = {"format_version": int, "method": str, "n_records": int}
 #: optional fields and their types
 OPTIONAL_SHAPE = {"data_file": str, "format": str, "csv": dict, "attributes": dict, "sensitive": list,
                   "recoded": list, "randomized": list, "reidentification": dict, "pseudonym_column": str,
-                  "parameters": dict}
+                  "parameters": dict, "signer": dict}
 
 
 _KIND_WORDS = {int: "a whole number", str: "text", dict: "an object", list: "a list"}
@@ -104,15 +106,46 @@ def read_release(path: str | Path) -> LoadedRelease:
     return LoadedRelease(folder, metadata, table)
 
 
+#: a zipped release is unpacked only up to this size (a zip bomb stops here)
+MAX_UNZIPPED_BYTES = 4 * 1024 ** 3
+_EXTRACTED: list[Path] = []
+
+
 def _extract(archive: Path) -> Path:
-    """Unpack a zipped release into a private temporary folder (names are checked: no paths)."""
+    """Unpack a zipped release into a private temporary folder (0700), refusing folders, hidden names,
+    duplicate names (two tools could show two different files) and more than :data:`MAX_UNZIPPED_BYTES`.
+    The folder is removed when the process ends (and at once on a refusal)."""
     target = Path(tempfile.mkdtemp(prefix="ppdp-release-"))
     try:
         with zipfile.ZipFile(archive) as zipped:
-            for name in zipped.namelist():
-                if "/" in name or "\\" in name or name.startswith("."):
+            infos = zipped.infolist()
+            names = [info.filename for info in infos]
+            for name in names:
+                if "/" in name or "\\" in name or name.startswith(".") or not name:
                     raise ReleaseError(f"{archive.name} holds {name!r}; a release zip holds plain files only.")
-            zipped.extractall(target)
+            duplicate = next((n for n in names if names.count(n) > 1), None)
+            if duplicate is not None:
+                raise ReleaseError(f"{archive.name} holds {duplicate!r} twice; a release zip holds each file once.")
+            total = 0
+            for info in infos:
+                with zipped.open(info) as source, (target / info.filename).open("wb") as sink:
+                    while block := source.read(1 << 20):
+                        total += len(block)
+                        if total > MAX_UNZIPPED_BYTES:
+                            raise ReleaseError(f"{archive.name} unpacks to more than {MAX_UNZIPPED_BYTES >> 30} GiB; "
+                                               "it is not a release this app wrote.")
+                        sink.write(block)
     except zipfile.BadZipFile as exc:
+        shutil.rmtree(target, ignore_errors=True)
         raise ReleaseError(f"{archive.name} is not a readable zip file: {exc}.") from exc
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    _EXTRACTED.append(target)
     return target
+
+
+@atexit.register
+def _remove_extracted() -> None:
+    for folder in _EXTRACTED:
+        shutil.rmtree(folder, ignore_errors=True)

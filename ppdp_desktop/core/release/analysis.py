@@ -15,16 +15,25 @@ from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, Re
 from ppdp_desktop.core.generalization import check_k_anonymity
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy import reconstruction
+from ppdp_desktop.core.release.signing import SIGNATURE_FILE, check_signature
 
 
-def verify_release(release: LoadedRelease) -> list[str]:
-    """Re-check checksums, structure and every claimed guarantee; raise on any failure.
+def verify_release(release: LoadedRelease, signer: str | None = None) -> list[str]:
+    """Re-check checksums, the signature, structure and every claimed guarantee; raise on any failure.
 
-    Returns one line per check that passed, for the CLI and the report.
+    ``signer`` (a fingerprint) requires the release to be signed by that key. Returns one line per check
+    that passed, for the CLI and the report.
     """
     meta, table = release.metadata, release.table
     check_checksums(release.folder)
     lines = [f"checksums: every file matches {CHECKSUMS_FILE}"]
+    found = check_signature(release.folder, signer)
+    named = (meta.get("signer") or {}).get("fingerprint") if isinstance(meta.get("signer"), dict) else None
+    if named and found is None:
+        raise ReleaseError(f"release.json names the signer {named}, but the release has no {SIGNATURE_FILE}.")
+    if found is not None and named != found:
+        raise ReleaseError(f"release.json names the signer {named!r}, but {SIGNATURE_FILE} is by {found}.")
+    lines.append(f"signature: the manifest is signed by {found}" if found else "signature: the release is not signed")
     if meta.get("n_records") != len(table):
         raise ReleaseError(f"release.json says {meta.get('n_records')} records but the data file has {len(table)}.")
     removed = [n for n, a in meta.get("attributes", {}).items() if a.get("role") == "identifier"]

@@ -30,6 +30,7 @@ from ppdp_desktop.core.release.publish import (  # noqa: F401
     Hook, check_destination, clean_stale, publish, release_target, temp_beside,
 )
 from ppdp_desktop.core.release.readme import recipient_readme
+from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
 
 from ppdp_desktop.core.data.released import (  # noqa: F401 - part of this module's vocabulary
     DATA_FILE, FORMAT_VERSION, META_FILE, README_FILE, LoadedRelease, read_release,
@@ -128,6 +129,7 @@ def write_release(
     cancel: CancelToken | None = None,
     inputs: Sequence[str | Path | None] = (),
     hook: Hook | None = None,
+    signer: SigningKey | None = None,
 ) -> Path:
     """Write the release package (and, if asked, its sealed key file) atomically; return its path.
 
@@ -156,6 +158,8 @@ def write_release(
     clean_stale(out, key)  # what a killed run left behind
     parent = out.resolve().parent
     metadata = release_metadata(result, sep, fmt, bom=bom)
+    if signer is not None:  # named inside, so README.txt and the report say who signed
+        metadata["signer"] = {"algorithm": ALGORITHM, "fingerprint": signer.fingerprint}
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".partial", dir=parent))
     tmp_key = temp_beside(key) if key is not None else None
     tmp_zip = temp_beside(out) if zip_file else None
@@ -173,6 +177,8 @@ def write_release(
         cancel.check()
         progress(0.8, "Checksums")
         manifest = write_checksums(tmp)
+        if signer is not None:
+            sign_folder(tmp, signer)
         progress(0.82, "Verifying the files about to be published")
         verify_written(tmp)
         cancel.check()

@@ -81,6 +81,9 @@ def write_package_report(result: Anonymization, reports: list | None, folder: Pa
     else:
         public = copy.copy(full[0])
         release_only(public, release_estimates(release, result.settings.sensitive), result.plan.describe())
+    signer = (release.metadata.get("signer") or {}).get("fingerprint")
+    if signer:  # the recipient compares it with the one the custodian gave them
+        public.lines = [*public.lines, f"Signed by the custodian's key with fingerprint {signer} (ppdp verify --signer)."]
     cancel.check()
     context = context_of(result)
     write_html([public], context, folder / "report.html", subrange(progress, 0.5, 0.7))

@@ -33,6 +33,11 @@ def recipient_readme(metadata: dict[str, Any]) -> str:
         n_records=metadata.get("n_records", 0), method=metadata.get("method", ""),
         data_file=metadata.get("data_file", ""), format=fmt, format_note=note,
     )
+    signer = metadata.get("signer") or {}
+    if isinstance(signer, dict) and signer.get("fingerprint"):
+        text += (f"Signed\n  The manifest (SHA256SUMS) is signed ({signer.get('algorithm', 'Ed25519')}) by the key with\n"
+                 f"  fingerprint {signer['fingerprint']}. Ask the custodian for that fingerprint by another\n"
+                 f"  channel, then check:  ppdp verify THIS_FOLDER --signer \"{signer['fingerprint']}\"\n\n")
     text += _verdicts(metadata)
     return text + get_method(str(metadata.get("method", ""))).readme_text(metadata)
 

@@ -28,7 +28,7 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
     axis; the others are counted as released.
     """
     randomized = {e["attribute"]: e for e in release.metadata.get("randomized", [])}
-    if not randomized:
+    if "randomized" not in release.metadata:
         raise ParameterError(f"--table estimates the tables of randomized-response releases; this release was made by "
                              f"{release.metadata.get('method')!r}: estimate its perturbed column with --sensitive COL.")
     table = release.table

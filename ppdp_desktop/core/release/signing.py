@@ -1,0 +1,118 @@
+"""Signed releases: the custodian's Ed25519 key pair, so a recipient can check who made a release.
+
+The private key lives in a file sealed exactly like a release's key file (scrypt + authenticated
+encryption, :mod:`.keyfile`), bound to a fixed purpose hash instead of a release. A signed release holds
+``SIGNATURE`` (JSON: algorithm, public key, fingerprint, signature) beside ``SHA256SUMS``; the signature
+covers the manifest's bytes, and the manifest covers every other file, so one check vouches for all of
+them. ``release.json`` and README.txt name the signer's fingerprint; ``ppdp verify --signer FINGERPRINT``
+refuses a release not signed by that key. The fingerprint is the SHA-256 of the raw public key, shown as
+eight groups of four hex digits (``3f1a 9c0e …``), the first 128 bits.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
+from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE
+from ppdp_desktop.core.errors import KeyFileError, ReleaseError
+from ppdp_desktop.core.release import keyfile
+
+SIGNATURE_FILE = "SIGNATURE"
+ALGORITHM = "Ed25519"
+#: what the signing key file is sealed to (it belongs to no release)
+PURPOSE = hashlib.sha256(b"PPDP Desktop release signing key").hexdigest()
+_CONTEXT = b"PPDP Desktop release manifest\n"  # signed before the manifest, so the signature means one thing
+
+
+def fingerprint(public: bytes) -> str:
+    """``3f1a 9c0e …``: the first 128 bits of the SHA-256 of the raw public key, in groups of four."""
+    digest = hashlib.sha256(public).hexdigest()[:32]
+    return " ".join(digest[i:i + 4] for i in range(0, 32, 4))
+
+
+def normalize_fingerprint(text: str) -> str:
+    """A fingerprint as typed (any spacing or case) in the form :func:`fingerprint` prints."""
+    digits = "".join(c for c in str(text).lower() if not c.isspace() and c not in ":-")
+    if len(digits) != 32 or any(c not in "0123456789abcdef" for c in digits):
+        raise ReleaseError(f"{text!r} is not a signer fingerprint (32 hexadecimal digits, e.g. '3f1a 9c0e ...').")
+    return " ".join(digits[i:i + 4] for i in range(0, 32, 4))
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """An opened signing key (the private key is in memory only)."""
+
+    private: Ed25519PrivateKey
+
+    @property
+    def public_bytes(self) -> bytes:
+        return self.private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.public_bytes)
+
+
+def new_signing_key(path: str | Path, passphrase: str, overwrite: bool = False) -> SigningKey:
+    """Make a key pair and seal its private key into ``path`` under ``passphrase``."""
+    private = Ed25519PrivateKey.generate()
+    raw = private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    keyfile.seal({"kind": "ppdp-signing-key", "algorithm": ALGORITHM, "private": base64.b64encode(raw).decode()},
+                 passphrase, PURPOSE, path, overwrite=overwrite)
+    return SigningKey(private)
+
+
+def open_signing_key(path: str | Path, passphrase: str) -> SigningKey:
+    """Open a signing key file (refused with the key file's own messages, or if it is a release's key)."""
+    payload = keyfile.open_key(path, passphrase, PURPOSE)
+    if payload.get("kind") != "ppdp-signing-key" or payload.get("algorithm") != ALGORITHM:
+        raise KeyFileError(f"{Path(path).name} is not a signing key file.")
+    return SigningKey(Ed25519PrivateKey.from_private_bytes(base64.b64decode(payload["private"])))
+
+
+def sign_folder(folder: Path, key: SigningKey) -> None:
+    """Write ``SIGNATURE`` over the folder's ``SHA256SUMS``."""
+    manifest = (Path(folder) / CHECKSUMS_FILE).read_bytes()
+    entry = {"algorithm": ALGORITHM, "public_key": base64.b64encode(key.public_bytes).decode(),
+             "fingerprint": key.fingerprint,
+             "signature": base64.b64encode(key.private.sign(_CONTEXT + manifest)).decode()}
+    (Path(folder) / SIGNATURE_FILE).write_text(json.dumps(entry, indent=2) + "\n", encoding="utf-8")
+
+
+def check_signature(folder: Path, signer: str | None = None) -> str | None:
+    """Verify ``SIGNATURE`` if the release has one; return the signer's fingerprint (None if unsigned).
+
+    Raises
+    ------
+    ReleaseError
+        A damaged or wrong signature, or (with ``signer``) a release unsigned or signed by another key.
+    """
+    path = Path(folder) / SIGNATURE_FILE
+    expected = normalize_fingerprint(signer) if signer else None
+    if not path.is_file():
+        if expected:
+            raise ReleaseError(f"The release is not signed, but --signer {expected} was asked for; refuse it.")
+        return None
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        public = base64.b64decode(entry["public_key"], validate=True)
+        signature = base64.b64decode(entry["signature"], validate=True)
+        if entry.get("algorithm") != ALGORITHM:
+            raise ValueError(f"algorithm {entry.get('algorithm')!r}")
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, _CONTEXT + (Path(folder) / CHECKSUMS_FILE).read_bytes())
+    except InvalidSignature:
+        raise ReleaseError(f"The {SIGNATURE_FILE} does not match {CHECKSUMS_FILE}: the release was altered after it "
+                           "was signed.") from None
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise ReleaseError(f"{SIGNATURE_FILE} is damaged ({exc}).") from None
+    found = fingerprint(public)
+    if expected and found != expected:
+        raise ReleaseError(f"The release is signed by {found}, not by {expected}; refuse it.")
+    return found

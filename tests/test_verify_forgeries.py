@@ -187,3 +187,60 @@ def test_signing_key_file_is_sealed_and_not_a_release_key(made, tmp_path) -> Non
     assert hashlib.sha256(key.public_bytes).hexdigest()[:4] == made[2][:4]
     with pytest.raises(ReleaseError, match="not a signer fingerprint"):
         normalize_fingerprint("xyz")
+
+
+# --- randomized response: the risk is recomputed from the release, not read from it ----------------------
+
+
+def _rr_result(seed: int):
+    from ppdp_desktop.core.anonymize import anonymize
+    from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.methods.rr.settings import RRSettings
+    from ppdp_desktop.core.settings import AnonymizationSettings
+
+    rng = np.random.default_rng(seed)
+    n = 4000
+    group = rng.integers(0, 6, n)
+    frame = pd.DataFrame({
+        "sex": np.where(group % 2 == 0, "F", "M"),
+        "band": np.array(["<30", "30-50", ">50"])[group // 2],
+        # the diagnosis follows the group closely: knowing sex and band reveals it (risk near 1)
+        "diagnosis": np.where(rng.random(n) < 0.85, np.array(["flu", "gout", "asthma", "cancer", "stroke", "angina"])[group],
+                              rng.choice(["flu", "gout", "asthma"], n)),
+    })
+    settings = AnonymizationSettings("diagnosis", "rr", quasi=["sex", "band"], options=RRSettings(l=3.0), seed=seed)
+    return frame, anonymize(Dataset(frame), settings)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_genuine_rr_release_passes_the_recomputed_risk(tmp_path, capsys, seed) -> None:
+    from ppdp_desktop.core.release.package import write_release
+
+    _frame, result = _rr_result(seed)
+    assert result.plan.parameters.p_qi is not None or result.plan.parameters.p_s is not None
+    write_release(result, tmp_path / "rel", include_report=False)
+    code = main(["verify", str(tmp_path / "rel")])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "recomputed from the release" in out.out
+
+
+def test_an_unsigned_rr_release_with_identity_matrices_is_refused(tmp_path, capsys) -> None:
+    from ppdp_desktop.core.release.package import write_release
+
+    frame, result = _rr_result(1)
+    release = tmp_path / "rel"
+    write_release(result, release, include_report=False)
+    meta = json.loads((release / "release.json").read_text(encoding="utf-8"))
+    for entry in meta["randomized"]:  # claim nothing was randomized after all ...
+        entry["p"], entry["matrix"] = 1.0, np.eye(len(entry["values"])).tolist()
+    (release / "release.json").write_text(json.dumps(meta), encoding="utf-8")
+    table = pd.read_csv(release / "release.csv", dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    original = frame.take(result.order).reset_index(drop=True)
+    for column in ("sex", "band", "diagnosis"):  # ... and publish the true values
+        table[column] = original[column].to_numpy()
+    table.to_csv(release / "release.csv", index=False, encoding="utf-8-sig")
+    (release / "SHA256SUMS").unlink()
+    write_checksums(release)
+    code, err = _verify(release, capsys)
+    assert code == 2 and "recomputed from the released data and matrices" in err, err

@@ -20,8 +20,9 @@ def verify_rr_release(release: LoadedRelease) -> list[str]:
     guarantee = meta.get("guarantee", {})
     if not guarantee.get("verified"):
         raise PrivacyError("release.json does not mark the attribute-disclosure bound as verified.")
-    lines.append(f"attribute-disclosure risk {guarantee.get('max_risk'):.4f} <= 1/l = {1 / guarantee.get('l'):.4f} "
-                 "(verified on the original data at release time)")
+    from ppdp_desktop.core.methods.rr.recheck import recheck_risk
+
+    lines.append(recheck_risk(release))  # recomputed here, never taken from the stated figure
     return lines
 
 

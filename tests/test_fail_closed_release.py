@@ -542,3 +542,15 @@ def test_estimate_table_size_is_limited(tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     assert main(["estimate", str(out), "--table", "q0,q1,q2,q3,q4,diagnosis"]) == 2
     assert "cells; at most" in capsys.readouterr().err
+
+
+def test_a_very_long_row_is_read_or_refused_in_words(tmp_path: Path, capsys, monkeypatch) -> None:
+    from ppdp_desktop.core.data import loading
+
+    long = tmp_path / "long.csv"
+    long.write_bytes(b"a,b\n" + b"x" * 3_000_000 + b",1\ny,2\n")  # longer than the parser's 1 MiB block
+    assert main(["risk", str(long), "--quasi", "b"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(loading, "MAX_ROW_BYTES", 1 << 20)  # as a row beyond the declared limit would be
+    assert main(["risk", str(long), "--quasi", "b"]) == 2
+    assert "a row is longer than 1 MiB" in capsys.readouterr().err

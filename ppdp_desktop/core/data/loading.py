@@ -32,6 +32,7 @@ FORMATS = {
     ".pq": "parquet",
 }
 SUPPORTED = ", ".join(FORMATS)
+MAX_ROW_BYTES = 256 << 20  # one row of text: a declared limit (the parser's block grows to it at most)
 MAX_HEADER_ROW = 10_000  # title rows above the column names: a declared limit, checked first
 _EMPTY = "{name}: the file is empty; it needs a header line and at least one data row."
 
@@ -202,10 +203,11 @@ def _parse(payload: bytes, name: str, sep: str, width: int, skip: int, data: byt
     def blank_or_error(row) -> str:  # whitespace-only lines are skipped, as blank lines are
         return "skip" if row.text is not None and not row.text.strip() else "error"
 
-    try:
+    def parse(block_size: int | None) -> pa.Table:
         return pcsv.read_csv(
             pa.BufferReader(payload),
-            read_options=pcsv.ReadOptions(column_names=names, skip_rows=skip),
+            read_options=pcsv.ReadOptions(column_names=names, skip_rows=skip,
+                                          **({"block_size": block_size} if block_size else {})),
             parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True,
                                             invalid_row_handler=blank_or_error),
             convert_options=pcsv.ConvertOptions(
@@ -213,6 +215,21 @@ def _parse(payload: bytes, name: str, sep: str, width: int, skip: int, data: byt
                 quoted_strings_can_be_null=True,
             ),
         )
+
+    try:
+        try:
+            return parse(None)
+        except pa.ArrowInvalid as exc:
+            if "straddl" not in str(exc):
+                raise
+            try:  # a row longer than the parser's block (1 MiB): once more with the largest block we allow
+                return parse(MAX_ROW_BYTES)
+            except pa.ArrowInvalid as again:
+                if "straddl" in str(again):
+                    raise InputError(f"{name}: a row is longer than {MAX_ROW_BYTES >> 20} MiB, far longer than a "
+                                     "row of a data table; check the file (a missing line break, or a quote that "
+                                     "is never closed).") from None
+                raise
     except pa.ArrowInvalid as exc:
         if not payload[_offset_after(payload, skip):].strip():
             raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.") from None

@@ -15,6 +15,7 @@ from ppdp_desktop.core.release.package import (
     check_destination, key_description, key_parts, release_target, write_release,
 )
 from ppdp_desktop.gui.pages.base import WizardPage
+from ppdp_desktop.gui.signing_fields import SigningFields
 from ppdp_desktop.gui.passphrase_widget import PassphraseFields
 from ppdp_desktop.gui.state import WizardState
 
@@ -104,6 +105,8 @@ class ExportPage(WizardPage):
         form.addRow("", self.overwrite_check)
         self.zip_check = QCheckBox("Write one .zip file instead of a folder")
         form.addRow("", self.zip_check)
+        self.signing = SigningFields()
+        form.addRow("Sign with", self.signing)
         self.key_label = QLabel()  # what the key holds, so the user knows why a passphrase is asked
         self.key_label.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -123,6 +126,7 @@ class ExportPage(WizardPage):
         self.overwrite_check.toggled.connect(self._inputs_changed)
         self.format_combo.currentIndexChanged.connect(self._on_format_changed)
         self.passphrase.validity_changed.connect(self._inputs_changed)
+        self.signing.changed.connect(self._inputs_changed)
         self.export_button.clicked.connect(self.export)
         state.outcome_changed.connect(self._outcome_changed)
         worker = state.worker
@@ -229,6 +233,10 @@ class ExportPage(WizardPage):
         if self.state.worker.is_running():
             self.error_label.setText("Another job is running; wait for it to finish.")
             return False
+        if self.signing.problem():
+            self.error_label.setText(self.signing.problem())
+            return False
+        open_signer = self.signing.opener()
         self.state.project.release_folder, self.state.project.key_path = folder, key
         self.state.project_changed.emit()  # the chosen paths are saved with the project
         result = self.state.outcome.main
@@ -241,7 +249,8 @@ class ExportPage(WizardPage):
         outcome = self.state.outcome
         reports = list(outcome.reports) if outcome is not None else None
         self.state.worker.start(JOB, lambda p, c: export_job(
-            result, folder, key, passphrase, overwrite, p, c, fmt=fmt, bom=bom, zip_file=zip_file, reports=reports))
+            result, folder, key, passphrase, overwrite, p, c, fmt=fmt, bom=bom, zip_file=zip_file, reports=reports,
+            signer=open_signer() if open_signer else None))
         return True
 
     def _on_progress(self, fraction: float, message: str, *_: object) -> None:
@@ -254,6 +263,7 @@ class ExportPage(WizardPage):
         self._done()
         folder, key = str(result), self._job_key
         self.passphrase.clear()
+        self.signing.clear_passphrase()
         self._exported = folder
         self.summary_label.setText(
             f"Release written to {folder}; key sealed to {key} — keep the key and its passphrase apart from the release."

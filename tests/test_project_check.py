@@ -64,3 +64,23 @@ def test_a_project_with_every_field_set_still_loads(tmp_path):
     path = tmp_path / "full.ppdp"
     full_project().save(path)
     assert Project.load(path) == full_project()
+
+
+@pytest.mark.parametrize("fields, field", [
+    ({"version": 2, "options": "x"}, "options"),
+    ({"version": 2, "options": [1]}, "options"),
+    ({"version": 2, "options": {"rr": "x"}, "rr_l": 2.0}, "options.rr"),
+    ({"version": 2, "rr_l": "abc"}, "options.rr.l"),  # a version-2 flat field, checked where it moved
+])
+def test_an_older_malformed_file_is_refused_by_name_after_its_migration(tmp_path, fields, field):
+    data = {**Project().to_json(), **fields}
+    del data["protection"]  # version 4 added it
+    path = tmp_path / "p.ppdp"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match=f"^p.ppdp: field {field!r} must be"):
+        Project.load(path)
+
+
+def test_a_true_version_is_not_version_1(tmp_path):
+    with pytest.raises(InputError, match="no valid project version"):
+        Project.load(_write(tmp_path, version=True))

@@ -188,11 +188,13 @@ def _options_per_method(data: dict[str, Any]) -> dict[str, Any]:
     """Version 2 -> 3: each method's settings move from flat fields (``rr_l``, ``dp_epsilon`` ...) into
     ``options`` under the method's name; each settings type names its own former fields (``legacy``)."""
     data = dict(data)
+    if not isinstance(data.get("options") or {}, dict):
+        return data  # refused after the migration, by name (field 'options')
     options = dict(data.get("options") or {})
     for name, method in REGISTRY.items():
         legacy = getattr(method.settings_type, "legacy", {})
         found = {new: data.pop(old) for old, new in legacy.items() if old in data}
-        if found:
+        if found and isinstance(options.get(name, {}), dict):  # else refused by name (field 'options.<method>')
             options[name] = {**options.get(name, {}), **found}
     data["options"] = options
     return data
@@ -211,7 +213,7 @@ MIGRATIONS: dict[int, Any] = {1: _add_dp_defaults, 2: _options_per_method, 3: _a
 def migrate(data: dict[str, Any], name: str) -> dict[str, Any]:
     """Upgrade a project from its version to :data:`PROJECT_VERSION` one step at a time."""
     version = data.get("version")
-    if not isinstance(version, int) or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise InputError(f"{name} has no valid project version.")
     if version > PROJECT_VERSION:
         raise InputError(f"{name} was saved by a newer PPDP Desktop (project version {version}); update the app.")

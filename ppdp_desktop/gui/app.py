@@ -95,25 +95,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     return app.exec()
 
 
-
 def install_error_dialog(window) -> None:
     """The last line of defence: an exception escaping a slot reaches a dialog (and the terminal), and the
-    window stays usable, instead of only a traceback the user never sees."""
+    window stays usable, instead of only a traceback the user never sees. :func:`main` installs it; tests do
+    not, so that pytest-qt's own hook still fails a test on an exception in a slot."""
     import traceback
 
     from PySide6.QtWidgets import QMessageBox
 
     from ppdp_desktop.gui.worker import describe_error
 
+    showing = False
+
     def show(exc_type, exc, tb) -> None:
+        nonlocal showing
         traceback.print_exception(exc_type, exc, tb)
-        if issubclass(exc_type, KeyboardInterrupt):
+        if issubclass(exc_type, KeyboardInterrupt) or showing:  # one dialog at a time; the terminal has the rest
             return
         message, _details = describe_error(exc)
-        QMessageBox.critical(window, "Something went wrong", f"{message}\n\nNothing was written. The window stays "
-                             "usable; if this keeps happening, please report it with the text printed in the terminal.")
+        showing = True
+        try:
+            QMessageBox.critical(window, "Something went wrong", f"{message}\n\nWhat you were doing may not have "
+                                 "finished. The window stays usable; if this keeps happening, please report it with "
+                                 "the text printed in the terminal.")
+        finally:
+            showing = False
 
     sys.excepthook = show
+
 
 def selftest() -> int:
     """The core self-test, then the window built, shown and drawn offscreen if there is no screen."""

@@ -27,8 +27,10 @@ from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.gui.import_dialog import ImportDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
+from ppdp_desktop.gui.worker import describe_error
 from ppdp_desktop.gui.table_model import DataFrameModel
 
+ERROR_STYLE = "color: #b71c1c;"
 FILE_FILTER = "Data files (*.csv *.tsv *.txt *.xlsx *.xls *.sav *.zsav *.dta *.parquet *.pq);;All files (*)"
 
 
@@ -92,6 +94,7 @@ class LoadPage(WizardPage):
         self._reloading = False
         state.worker.finished.connect(self._on_task_finished)
         state.worker.errored.connect(self._on_task_errored)
+        state.worker.cancelled.connect(self._on_task_cancelled)
 
     # --- loading ------------------------------------------------------------------------------
     def open_file(self, path: str | Path, always_ask: bool = False) -> None:
@@ -100,10 +103,9 @@ class LoadPage(WizardPage):
         path = Path(path)
         if not self.state.may_replace_data(path):
             return
-        self.message.setStyleSheet("")
-        self.message.setText(f"Looking at {path.name}…")
         self._looking = (path, always_ask)
         self.state.worker.start("inspect", lambda progress, cancel: inspect_file(path))
+        self._say("", f"Looking at {path.name}…")  # after start(), which reports the task it replaces
 
     def _on_inspected(self, facts: FileFacts) -> None:
         path, always_ask = self._looking
@@ -155,14 +157,13 @@ class LoadPage(WizardPage):
         options = dict(options or {})
         self._pending = (path, options, getattr(self, "_demo_preset", False))
         self._demo_preset = False
-        self.message.setStyleSheet("")
-        self.message.setText(f"Reading {path.name}…")
 
         def job(progress, cancel):
             dataset = load_job(path, options, progress, cancel)
             return dataset, column_stats(dataset)
 
         self.state.worker.start("load", job)
+        self._say("", f"Reading {path.name}…")  # after start(), which reports the task it replaces
 
     def load_demo(self) -> None:
         """Load the demo data with its roles and diagnosis taxonomy already set."""
@@ -180,7 +181,13 @@ class LoadPage(WizardPage):
             return
         if name != "load":
             return
-        dataset, stats = result
+        try:
+            self._show_loaded(*result)
+        except Exception as exc:  # a bug: the page never stays at "Reading …"; the window's error dialog says why
+            self._say(ERROR_STYLE, f"Could not load the file. {describe_error(exc)[0]}")
+            raise
+
+    def _show_loaded(self, dataset: Dataset, stats: ColumnStats) -> None:
         summary = column_summary(dataset, stats)
         path, options, preset = self._pending
         if preset:
@@ -213,11 +220,32 @@ class LoadPage(WizardPage):
         if name != "load":
             return
         if self._reloading:  # the data in use stays as it was
-            self._reloading = False
-            self.state.kind_refused.emit(message)
+            self._refuse_reload(message)
             return
-        self.message.setStyleSheet("color: #b71c1c;")
-        self.message.setText(f"Could not load the file. {message}")
+        self._say(ERROR_STYLE, f"Could not load the file. {message}")
+
+    def _on_task_cancelled(self, name: str) -> None:
+        """A first look or a read replaced by another task (a run started meanwhile): say so, never stay at
+        "Reading …"; the data in use, if any, stays."""
+        if name not in ("inspect", "load"):
+            return
+        path = self._looking[0] if name == "inspect" else self._pending[0]
+        if name == "load" and self._reloading:
+            self._refuse_reload(f"Reading {path.name} again was stopped before it finished; choose the kind again.")
+            return
+        self._say(ERROR_STYLE, f"Reading {path.name} was stopped before it finished"
+                  + (", so the data in use stays as it was" if self.state.dataset is not None else "")
+                  + "; open it again to load it.")
+
+    def _refuse_reload(self, message: str) -> None:
+        """A kind changed on step 2 could not be read: step 2 says why; the data in use stays."""
+        self._reloading = False
+        self._say("", f"{self._pending[0].name}: the column kinds were not changed; the data in use stays as it was.")
+        self.state.kind_refused.emit(message)
+
+    def _say(self, style: str, text: str) -> None:
+        self.message.setStyleSheet(style)
+        self.message.setText(text)
 
     def is_complete(self) -> bool:
         return self.state.dataset is not None

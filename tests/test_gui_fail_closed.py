@@ -84,6 +84,7 @@ def _project(tmp_path, **fields):
     ({"pairs": {"Asthma": [2, 0.1]}}, "'pairs'"),
     ({"load_options": {"sep": 5}}, "'load_options.sep'"),
     ({"method": None}, "'method'"),
+    ({"rho1": 0.5}, "'rho2'"),
 ])
 def test_a_malformed_project_is_refused_in_a_dialog_naming_the_field(window, qtbot, tmp_path, monkeypatch,
                                                                      fields, named):

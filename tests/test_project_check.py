@@ -21,6 +21,8 @@ def _write(tmp_path, **fields):
     ({"roles": "age=sensitive"}, "roles", "an object of column -> one of"),
     ({"roles": {"age": ["sensitive"]}}, "roles", "one of identifier"),
     ({"theta": "abc"}, "theta", "must be a number, got 'abc'"),
+    ({"rho1": 0.1}, "rho2", "must be a number when 'rho1' is given, got None"),
+    ({"rho2": 0.3, "theta": None}, "rho1", "must be a number when 'rho2' is given"),
     ({"pairs": "x"}, "pairs", "an object of value -> [rho1, rho2], got 'x'"),
     ({"pairs": {"Asthma": [2, 0.1]}}, "pairs", "0 < rho1 < rho2 < 1"),
     ({"method": None}, "method", "must be one of"),

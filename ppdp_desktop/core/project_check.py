@@ -143,6 +143,9 @@ def check_project_data(data: dict[str, Any], name: str) -> None:
     for field in ("theta", "rho1", "rho2"):
         if data.get(field) is not None and not _number(data[field]):
             raise _fail(name, field, "a number", data[field])
+    for given, other in (("rho1", "rho2"), ("rho2", "rho1")):  # one pair for all values: both or neither
+        if data.get(given) is not None and data.get(other) is None:
+            raise _fail(name, other, f"a number when {given!r} is given", data.get(other))
     pairs = data.get("pairs", {})
     if not isinstance(pairs, dict) or not all(
             isinstance(v, list) and len(v) == 2 and all(_number(x) for x in v) for v in pairs.values()):

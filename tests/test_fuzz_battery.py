@@ -269,3 +269,43 @@ def test_every_method_runs_and_verifies_on_good_data(work: Path, capsys, method:
     assert code == 0, err
     code, err = _run(capsys, ["verify", out])
     assert code == 0, err
+
+
+OTHER_COMMANDS = {
+    "report: data is not a file": (lambda w: ["report", w / "in", w / "rel", "--out", w / "r.html"],
+                                   "unsupported file type"),
+    "report: out exists": (lambda w: ["report", w / "in" / "d.csv", w / "rel", "--out", w / "in" / "d.csv"],
+                           "already exists"),
+    "report: release missing": (lambda w: ["report", w / "in" / "d.csv", w / "nothing", "--out", w / "r.html"],
+                                "not a release"),
+    "compare: unknown method": (lambda w: ["compare", w / "in" / "d.csv", "--sensitive", "diagnosis", "--methods",
+                                           "magic", "--rho1", "0.1", "--rho2", "0.6"], "magic"),
+    "compare: nan": (lambda w: ["compare", w / "in" / "d.csv", "--sensitive", "diagnosis", "--rho1", "nan",
+                                "--rho2", "0.6"], "argument --rho1"),
+    "run: not a project": (lambda w: ["run", w / "in" / "d.csv", "--out", w / "o"], "project"),
+    "run: malformed project": (lambda w: ["run", _malformed_project(w), "--out", w / "o"], "'theta'"),
+    "demo: out exists": (lambda w: ["demo", "--out", w / "rel"], "already exists"),
+    "signing-key: would replace the input": (lambda w: ["signing-key", w / "in" / "d.csv"], "already exists"),
+    "lookup: wrong key file": (lambda w: ["lookup", w / "rel", w / "in" / "d.csv", "--pseudonym", "R0"], "key"),
+    "estimate: unknown column": (lambda w: ["estimate", w / "rel", "--sensitive", "nope"], "nope"),
+    "risk: unknown column": (lambda w: ["risk", w / "in" / "d.csv", "--quasi", "nope"], "nope"),
+}
+
+
+def _malformed_project(work: Path) -> Path:
+    path = work / "p.ppdp"
+    path.write_text(json.dumps({"format": "ppdp-project", "version": 4, "data_path": str(work / "in" / "d.csv"),
+                                "method": "uniform", "theta": "abc"}), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("case", list(OTHER_COMMANDS))
+def test_every_command_refuses_in_one_line_and_writes_nothing(work: Path, capsys, monkeypatch, case: str) -> None:
+    monkeypatch.setenv("PPDP_SIGNING_PASSPHRASE", "a signing passphrase")
+    make, fragment = OTHER_COMMANDS[case]
+    argv = make(work)
+    before = _snapshot(work)
+    code, err = _run(capsys, argv)
+    _assert_refused(code, err, fragment)
+    assert _snapshot(work) == before
+    assert not [p for p in work.iterdir() if p.name.startswith(".")]

@@ -554,3 +554,11 @@ def test_a_very_long_row_is_read_or_refused_in_words(tmp_path: Path, capsys, mon
     monkeypatch.setattr(loading, "MAX_ROW_BYTES", 1 << 20)  # as a row beyond the declared limit would be
     assert main(["risk", str(long), "--quasi", "b"]) == 2
     assert "a row is longer than 1 MiB" in capsys.readouterr().err
+
+
+def test_verify_checks_the_checksums_before_reading_release_json(tmp_path: Path, capsys) -> None:
+    _data_, out = _release(tmp_path)
+    (out / "release.json").write_text("{ not json", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 2
+    assert "release.json does not match its checksum" in capsys.readouterr().err

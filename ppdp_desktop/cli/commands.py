@@ -243,6 +243,10 @@ def run_verify(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.release.analysis import verify_release
     from ppdp_desktop.core.release.package import read_release
 
+    if Path(args.release).is_dir():  # the checksums first: an altered release.json is "altered", not "damaged"
+        from ppdp_desktop.core.data.checksums import check_checksums
+
+        check_checksums(Path(args.release))
     for line in verify_release(read_release(args.release), signer=args.signer):
         print(f"OK {line}")
     return 0

@@ -28,10 +28,19 @@ def verify_rr_release(release: LoadedRelease) -> list[str]:
 
 def readme_text(metadata: dict[str, Any]) -> str:
     guarantee = metadata.get("guarantee", {})
-    names = ", ".join(repr(e["attribute"]) for e in metadata.get("randomized", [])) or "no column (already within the bound)"
+    entries = metadata.get("randomized", [])
+    changed = [e["attribute"] for e in entries if float(e.get("p", 1.0)) < 1.0]
+    unchanged = [name for name, a in (metadata.get("attributes") or {}).items()
+                 if (a or {}).get("role") != "identifier" and name not in changed]
+    if changed:
+        what = (f"Randomized response: {', '.join(repr(c) for c in changed)} "
+                f"{'was' if len(changed) == 1 else 'were'} randomized; each keeps its value with probability p\n"
+                "  (listed in release.json) and otherwise takes another of its values uniformly.")
+    else:
+        what = "Nothing was randomized: the table was already within the bound."
+    kept = f"\n  Released unchanged: {', '.join(repr(c) for c in unchanged)}." if unchanged else ""
     return (
-        f"What was done\n  Randomized response: {names} were randomized; each keeps its value with probability p\n"
-        "  (listed in release.json) and otherwise takes another of its values uniformly.\n\n"
+        f"What was done\n  {what}{kept}\n\n"
         f"What it guarantees\n  Someone who knows a person's quasi-identifiers guesses their sensitive value with\n"
         f"  probability at most 1/l = {1 / guarantee.get('l', 1):.4f} (largest risk in this release "
         f"{guarantee.get('max_risk', float('nan')):.4f}).\n\n"

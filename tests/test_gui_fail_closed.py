@@ -161,3 +161,19 @@ def test_an_exception_escaping_a_slot_reaches_a_dialog(window, qtbot, monkeypatc
     title, text = shown[0]
     assert title == "Something went wrong" and text.startswith("Unexpected error: TypeError")
     _load_demo(qtbot, window)  # the window stays usable
+
+
+def test_a_dp_project_with_only_some_keys_opens(window, qtbot, tmp_path):
+    import json as _json
+
+    from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+
+    path = tmp_path / "dp.ppdp"
+    path.write_text(_json.dumps({"format": "ppdp-project", "version": 4, "data_path": str(resource_path(DEMO_DATA)),
+                                 "method": "dp-microagg", "options": {"dp-microagg": {"attributes": ["age"]}}}),
+                    encoding="utf-8")
+    assert window.open_project(path)
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    window.go_to(3)  # the method page shows the dp editor with the missing keys filled in
+    options = window.state.project.options["dp-microagg"]
+    assert options["attributes"] == ["age"] and options["epsilon"] is not None and options["k"] is not None

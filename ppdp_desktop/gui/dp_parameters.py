@@ -120,7 +120,11 @@ class DPParameters(QWidget):
         """Show the project's settings for ``dataset`` (``stats``: its column figures from the load
         worker); unset attributes default to the sensitive column."""
         self.project, self.dataset, self.taxonomies, self.stats = project, dataset, taxonomies, stats
-        self.options = project.options.setdefault(self.method, project.method_settings(self.method).to_json())
+        full = project.method_settings(self.method).to_json()  # every key, the suggested values filling gaps
+        self.options = project.options.setdefault(self.method, full)
+        for key, value in full.items():  # a hand-written project may give only some keys, or nulls
+            if self.options.get(key) is None:
+                self.options[key] = value
         columns = self.candidates()
         chosen = [c for c in self.options['attributes'] if c in columns]
         if not chosen and project.sensitive in columns:
@@ -135,8 +139,8 @@ class DPParameters(QWidget):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if column in chosen else Qt.CheckState.Unchecked)
             self.attributes.addItem(item)
-        self.epsilon.setValue(self.options['epsilon'])
-        self.k.setValue(self.options['k'])
+        self.epsilon.setValue(self.options['epsilon'] if self.options['epsilon'] is not None else self.epsilon.value())
+        self.k.setValue(self.options['k'] if self.options['k'] is not None else self.k.value())
         self._filling = False
         self._fill_domains()
         self._update()

@@ -243,7 +243,7 @@ def run_verify(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.release.analysis import verify_release
     from ppdp_desktop.core.release.package import read_release
 
-    if Path(args.release).is_dir():  # the checksums first: an altered release.json is "altered", not "damaged"
+    if (Path(args.release) / "release.json").is_file():  # the checksums first: altered, not "damaged"
         from ppdp_desktop.core.data.checksums import check_checksums
 
         check_checksums(Path(args.release))
@@ -300,7 +300,7 @@ def run_estimate(args: argparse.Namespace) -> int:
         table = estimate_release_table(release, parse_column_list(args.table), project=args.project)
     elif args.sensitive:
         where = parse_where(args.where, list(release.table.columns))
-        table = estimate_counts(release, args.sensitive, where, mle=args.mle)
+        table = estimate_counts(release, args.sensitive, where, estimator="mle" if args.mle else args.estimator)
     else:
         raise ParameterError("Say what to estimate: --sensitive COL, or --table COLS for a randomized-response release.")
     if args.json:

@@ -197,7 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
                      "columns (a group-by; any subset is a CUBE query)")
     est.add_argument("--project", action="store_true", help="with --table: clip negatives and rescale to the total")
     est.add_argument("--where", help='condition on released columns: "col=value,col=value"')
-    est.add_argument("--mle", action="store_true", help="iterative Bayesian estimate instead of the unbiased inverse")
+    est.add_argument("--estimator", choices=("mle", "unbiased"), default="mle",
+                     help="mle (default): non-negative maximum-likelihood counts (iterative Bayes); unbiased: the "
+                          "inverse of the matrix (can be negative for rare values). Intervals are bootstrapped for "
+                          "the estimator shown")
+    est.add_argument("--mle", action="store_true", help=argparse.SUPPRESS)  # the former spelling of the default
     est.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     cp = sub.add_parser("compare", help="compare methods at matched privacy on the count-query workload")

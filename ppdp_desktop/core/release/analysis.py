@@ -105,12 +105,21 @@ def parse_where(text: str | None, columns: list[str]) -> dict[str, str]:
     return conditions
 
 
-def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str], mle: bool = False) -> pd.DataFrame:
+ESTIMATORS = ("mle", "unbiased")
+
+
+def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str], mle: bool = True,
+                    estimator: str | None = None) -> pd.DataFrame:
     """Estimated count of each original value among the released records matching ``where``.
 
-    Columns: value, observed (released counts), estimate (unbiased ``P^{-1} o``, or the iterative
-    Bayesian MLE with ``mle``), and a 95 % interval from the estimator's covariance.
+    Columns: value, observed (released counts), estimate — the non-negative maximum-likelihood estimate
+    (iterative Bayes) by default, or the unbiased inverse ``P^{-1} o`` with ``estimator="unbiased"`` — its
+    95 % interval from a seeded parametric bootstrap of *that* estimator (so the estimate lies inside its own
+    interval), and ``unbiased`` (the inverse, for statisticians, which can be negative for rare values).
     """
+    estimator = estimator or ("mle" if mle else "unbiased")
+    if estimator not in ESTIMATORS:
+        raise ParameterError(f"--estimator {estimator!r} is not one of {', '.join(ESTIMATORS)}.")
     entry = release.sensitive_entry(attribute)
     if attribute in where:
         raise ParameterError(f"Condition on the perturbed column {attribute!r} itself is not supported; condition on other columns.")
@@ -121,26 +130,31 @@ def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str
     full = [label_text(v) for v in entry["values"]]
     observed = np.zeros(len(full))
     estimate = np.zeros(len(full))
-    variance = np.zeros(len(full))
+    unbiased = np.zeros(len(full))
+    replicates = np.zeros((reconstruction.BOOTSTRAP_REPETITIONS, len(full)))
     # A method with sub-tables (perturbation partitioning) publishes one matrix per sub-table over its
-    # own sub-domain: estimate each sub-table on its own, then add up (the parts are independent).
-    for rows, values, matrix in _parts(release, entry, mask):
+    # own sub-domain: estimate each sub-table on its own, then add up (the parts are independent, and so
+    # are their bootstrap replicates).
+    for number, (rows, values, matrix) in enumerate(_parts(release, entry, mask)):
         index = pd.Index(full).get_indexer([label_text(v) for v in values])
         position = pd.Index(index).get_indexer(codes[rows])
         if (position < 0).any():
             raise ReleaseError(f"A released value of {attribute!r} lies outside its sub-table's domain.")
         seen = np.bincount(position, minlength=len(values)).astype(float)
-        part = reconstruction.iterative_bayesian(seen, matrix) if mle else reconstruction.inverse(seen, matrix)
         observed[index] += seen
-        estimate[index] += part
-        variance[index] += np.clip(np.diag(reconstruction.inverse_covariance(seen, matrix)), 0.0, None)
-    half = 1.96 * np.sqrt(variance)
+        unbiased[index] += reconstruction.inverse(seen, matrix)
+        estimate[index] += (reconstruction.iterative_bayesian(seen, matrix) if estimator == "mle"
+                            else reconstruction.inverse(seen, matrix))
+        replicates[:, index] += reconstruction.bootstrap_replicates(
+            seen, matrix, estimator, seed=reconstruction.BOOTSTRAP_SEED + number)
+    low, high = np.percentile(replicates, [2.5, 97.5], axis=0)
     return pd.DataFrame(
         {
             "value": ["" if v is None else v for v in entry["values"]],
             "observed": observed.astype(np.int64),
             "estimate": estimate,
-            "ci_low": estimate - half,
-            "ci_high": estimate + half,
+            "ci_low": np.minimum(low, estimate),
+            "ci_high": np.maximum(high, estimate),
+            "unbiased": unbiased,
         }
     )

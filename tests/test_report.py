@@ -94,11 +94,17 @@ def test_perturbation_figures(finegrain_report, tmp_path):
 
 
 def test_band_is_seeded_and_repeatable(finegrain, finegrain_report):
-    codes, _ = finegrain.applied.codes["diagnosis"]
-    low, high = monte_carlo_band(codes, finegrain.plan.retention, finegrain.plan.matrix)
+    """The shown estimate is the non-negative MLE, inside its own seeded bootstrap interval."""
+    from ppdp_desktop.core.privacy.reconstruction import bootstrap_replicates, estimate_with_interval
+
+    _, released = finegrain.applied.codes["diagnosis"]
+    observed = np.bincount(released, minlength=finegrain.plan.domain.m)
+    estimate, low, high = estimate_with_interval(observed, finegrain.plan.matrix)
     assert np.array_equal(low, finegrain_report.band_low) and np.array_equal(high, finegrain_report.band_high)
-    other, _ = monte_carlo_band(codes, finegrain.plan.retention, finegrain.plan.matrix, seed=1)
-    assert not np.array_equal(other, low)
+    assert np.array_equal(estimate, finegrain_report.reconstructed) and (estimate >= 0).all()
+    assert (low <= estimate).all() and (estimate <= high).all()
+    other = bootstrap_replicates(observed, finegrain.plan.matrix, seed=1)
+    assert not np.array_equal(other, bootstrap_replicates(observed, finegrain.plan.matrix))
 
 
 def test_report_is_fast_and_cancellable(finegrain):

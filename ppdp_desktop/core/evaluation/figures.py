@@ -71,13 +71,13 @@ def distribution_figure(
     fig, ax = _bar_figure(len(idx))
     y = _value_axis(ax, values, idx)
     ax.barh(y - 0.2, original[idx], height=0.4, label="original", color="#4c72b0")
-    ax.barh(y + 0.2, reconstructed[idx], height=0.4, label="reconstructed (inverse estimate)", color="#dd8452")
+    ax.barh(y + 0.2, reconstructed[idx], height=0.4, label="estimated from the release", color="#dd8452")
     if low is not None and high is not None:
         mid, half = (low[idx] + high[idx]) / 2.0, (high[idx] - low[idx]) / 2.0
         ax.errorbar(mid, y + 0.2, xerr=half, fmt="none", ecolor="black", capsize=2, lw=0.8,
-                    label="95 % band over repeated perturbations")
+                    label="95 % interval of the estimate")
     ax.set_xlabel("records")
-    ax.set_title("Original and reconstructed counts" + suffix)
+    ax.set_title("Original and estimated counts" + suffix)
     ax.legend(loc="lower right", fontsize=8)
     return fig
 

@@ -18,13 +18,21 @@ from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
 from ppdp_desktop.core.errors import InputError, ParameterError
 
 
+#: the largest amplification bound used (10^6 is no protection to speak of, yet keeps the matrix entries
+#: well inside float precision): a pair with rho2 within float rounding of 1 would otherwise ask
+#: for a bound of ~1e17, which the solvers meet with a retention of exactly 1 (a zero off the diagonal,
+#: an infinite amplification the verifier rightly refuses); capping it is stricter than the pair asks
+MAX_GAMMA = 1e6
+
+
 def gamma_of(rho1: np.ndarray | float, rho2: np.ndarray | float) -> np.ndarray:
-    """Amplification bound of (rho1, rho2)-privacy; ``inf`` where ``rho1`` is NaN (no concern)."""
+    """Amplification bound of (rho1, rho2)-privacy (at most :data:`MAX_GAMMA`); ``inf`` where ``rho1`` is
+    NaN (no concern)."""
     rho1 = np.asarray(rho1, dtype=float)
     rho2 = np.asarray(rho2, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         gamma = rho2 * (1.0 - rho1) / (rho1 * (1.0 - rho2))
-    return np.where(np.isnan(rho1), np.inf, gamma)
+    return np.where(np.isnan(rho1), np.inf, np.minimum(gamma, MAX_GAMMA))
 
 
 def check_pair(rho1: float, rho2: float, where: str = "") -> None:

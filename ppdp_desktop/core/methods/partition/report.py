@@ -21,9 +21,10 @@ def partition_part(report: MethodReport, result: Anonymization, progress: Progre
     sub = result.applied.columns[plan.subtable_column]
     estimate = plan.estimator(released, sub)
     original = plan.domain.counts.astype(float)
-    reconstructed = estimate(np.ones(len(true_codes), dtype=bool))
+    reconstructed = estimate(np.ones(len(true_codes), dtype=bool))  # unbiased: for the error measures
     report.values = [value_label(v) for v in plan.domain.values]
-    report.original, report.reconstructed = original, reconstructed
+    report.original = original
+    report.reconstructed, report.band_low, report.band_high = _mle_with_interval(plan, released, sub)
     report.epsilon_ldp = result.guarantee.get("epsilon_ldp")
     progress(0.3, "Running the count-query workload")
     frame = result.dataset.frame
@@ -35,7 +36,29 @@ def partition_part(report: MethodReport, result: Anonymization, progress: Progre
     if workload is not None:
         report.lines.extend(_baselines(result, frame[columns], true_codes, cancel))
     progress(0.7, "Drawing the figures")
-    report.figures["distribution"] = distribution_figure(report.values, original, reconstructed, None, None)
+    report.figures["distribution"] = distribution_figure(report.values, original, report.reconstructed,
+                                                         report.band_low, report.band_high)
+
+
+def _mle_with_interval(plan, released: np.ndarray, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per sub-table the non-negative MLE and its bootstrap replicates, summed over the independent parts."""
+    from ppdp_desktop.core.methods.perturbation.plan import retention_matrix
+    from ppdp_desktop.core.privacy import reconstruction
+
+    m = plan.domain.m
+    estimate = np.zeros(m)
+    replicates = np.zeros((reconstruction.BOOTSTRAP_REPETITIONS, m))
+    for s, members in enumerate(plan.members):
+        if len(members) == 0:
+            continue
+        local = np.searchsorted(members, released[sub == s])
+        seen = np.bincount(local, minlength=len(members)).astype(float)
+        matrix = retention_matrix(plan.retention[s])
+        estimate[members] += reconstruction.iterative_bayesian(seen, matrix)
+        replicates[:, members] += reconstruction.bootstrap_replicates(seen, matrix,
+                                                                      seed=reconstruction.BOOTSTRAP_SEED + s)
+    low, high = np.percentile(replicates, [2.5, 97.5], axis=0)
+    return estimate, np.minimum(low, estimate), np.maximum(high, estimate)
 
 
 def _baselines(result: Anonymization, conditions, true_codes: np.ndarray, cancel: CancelToken) -> list[str]:

@@ -25,7 +25,6 @@ from ppdp_desktop.core.evaluation.utility import UtilitySummary
 from ppdp_desktop.core.evaluation.workload import (
     SELECTIVITIES, WorkloadResult, condition_columns, draw_conditions, workload_errors,
 )
-from ppdp_desktop.core.methods.perturbation.report import monte_carlo_band
 from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy import reconstruction
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
@@ -168,9 +167,8 @@ def _perturbation_report(
     try:
         progress(0.2, "Reconstructing the counts")
         observed = np.bincount(released_codes, minlength=m)
-        report.reconstructed = reconstruction.inverse(observed, matrix)
-        progress(0.3, "Repeating the perturbation")
-        report.band_low, report.band_high = monte_carlo_band(true_codes.astype(np.int64), retention, matrix)
+        progress(0.3, "Bootstrapping the intervals")
+        report.reconstructed, report.band_low, report.band_high = reconstruction.estimate_with_interval(observed, matrix)
         progress(0.6, "Running the count-query workload")
         columns = [c for c in condition_columns(original, exclude) if c in release.table.columns]
         workload = (
@@ -180,8 +178,8 @@ def _perturbation_report(
         in_simplex = reconstruction.iterative_bayesian(observed, matrix)
         report.utility = UtilitySummary(
             report.record_utility,
-            metrics.reconstruction_error(counts, report.reconstructed),
-            metrics.aggregate_utility(counts, report.reconstructed),
+            metrics.reconstruction_error(counts, reconstruction.inverse(observed, matrix)),  # as the job's summary
+            metrics.aggregate_utility(counts, reconstruction.inverse(observed, matrix)),
             metrics.kl_divergence(counts, in_simplex),
             metrics.chi_square(counts, in_simplex),
             metrics.jensen_shannon(counts, in_simplex),

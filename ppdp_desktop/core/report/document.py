@@ -93,7 +93,7 @@ def fmt(x: object, digits: int = 4) -> str:
     return str(x)
 
 
-VALUE_HEADER = ("Value", "Records", "Reconstructed", "95 % band", "Retention p", "rho1", "rho2", "Max posterior", "Status")
+VALUE_HEADER = ("Value", "Records", "Estimated", "95 % interval", "Retention p", "rho1", "rho2", "Max posterior", "Status")
 
 
 def value_rows(r: MethodReport) -> list[list[str]]:

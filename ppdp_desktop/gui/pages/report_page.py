@@ -39,7 +39,7 @@ BOX_STYLES = {
 EMPTY_TEXT = "Run the method first: its report (guarantee, utility and figures) appears here."
 FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices",
                  "class sizes": "Re-identification"}
-VALUE_COLUMNS = ("Value", "Records", "Share", "Reconstructed", "Retention p", "Max posterior", "rho2")
+VALUE_COLUMNS = ("Value", "Records", "Share", "Estimated", "Retention p", "Max posterior", "rho2")
 
 
 def format_number(value: object, digits: int = 4) -> str:

@@ -169,12 +169,15 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
     from ppdp_desktop.core.anonymize import anonymize
     from ppdp_desktop.core.release.package import write_release
 
+    from ppdp_desktop.cli.stages import StageLines
+
     signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
     start = time.perf_counter()
-    result = anonymize(dataset, settings)
+    stages = StageLines(quiet=getattr(args, "quiet", False))
+    result = anonymize(dataset, settings, stages.part(0.0, 0.5))
     folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
                            fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report,
-                           bom=not args.no_bom, signer=signer)
+                           bom=not args.no_bom, signer=signer, progress=stages.part(0.5, 1.0))
     print_summary(result, folder, key, time.perf_counter() - start, utility)
     return 0
 
@@ -218,7 +221,7 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
 def run_project_file(args: argparse.Namespace) -> int:
     """``ppdp run PROJECT``: a project saved by the window, headless, through the window's own jobs."""
     from ppdp_desktop.core.jobs import run_project
-    from ppdp_desktop.core.progress import CancelToken, no_progress
+    from ppdp_desktop.core.progress import CancelToken
     from ppdp_desktop.core.project import Project
     from ppdp_desktop.core.release.package import check_destination, release_target
 
@@ -232,7 +235,9 @@ def run_project_file(args: argparse.Namespace) -> int:
     _warn_seed(args.seed)
     start = time.perf_counter()
     signer = open_signer(args)
-    result, folder = run_project(project, out, key, passphrase, args.overwrite, no_progress, CancelToken(),
+    from ppdp_desktop.cli.stages import StageLines
+
+    result, folder = run_project(project, out, key, passphrase, args.overwrite, StageLines(quiet=args.quiet), CancelToken(),
                                  seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom,
                                  project_path=args.project, signer=signer)
     print_summary(result, folder, key, time.perf_counter() - start, False)

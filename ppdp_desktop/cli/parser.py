@@ -102,6 +102,7 @@ def _package_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark "
                    "(by default it has one, so that Excel opens accents correctly)")
     _sign_args(p)
+    p.add_argument("--quiet", action="store_true", help="no stage lines on stderr (shown for jobs over 2 s)")
 
 
 def _sign_args(p: argparse.ArgumentParser) -> None:
@@ -163,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
     run.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark")
     _sign_args(run)
+    run.add_argument("--quiet", action="store_true", help="no stage lines on stderr (shown for jobs over 2 s)")
 
     rk = sub.add_parser("risk", help="re-identification risk of a data file or a release: how many records are "
                         "unique on their quasi-identifiers (ARX's prosecutor model)")

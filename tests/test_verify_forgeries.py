@@ -244,3 +244,184 @@ def test_an_unsigned_rr_release_with_identity_matrices_is_refused(tmp_path, caps
     write_checksums(release)
     code, err = _verify(release, capsys)
     assert code == 2 and "recomputed from the released data and matrices" in err, err
+
+
+# --- unsigned forgeries: what verify recomputes from the released data and matrices ----------------------
+
+
+def _rewrite(release: Path, edit) -> None:
+    """Apply ``edit(meta, table)`` to a copied release and make its checksums match (no signature)."""
+    meta = json.loads((release / "release.json").read_text(encoding="utf-8"))
+    table = pd.read_csv(release / "release.csv", dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    meta.pop("signer", None)
+    edit(meta, table)
+    table.to_csv(release / "release.csv", index=False, encoding="utf-8-sig")
+    (release / "release.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    for name in ("SHA256SUMS", "SIGNATURE"):
+        (release / name).unlink(missing_ok=True)
+    write_checksums(release)
+
+
+@pytest.fixture(scope="module")
+def unsigned(tmp_path_factory):
+    """Unsigned releases of every method over one table with a rare diagnosis (1 %), and the table."""
+    folder = tmp_path_factory.mktemp("unsigned")
+    rng = np.random.default_rng(16)
+    n = 3000
+    frame = pd.DataFrame({
+        "name": [f"Person {i}" for i in range(n)],
+        "sex": rng.choice(["F", "M"], n),
+        "age": rng.integers(20, 90, n).astype(str),
+        "diagnosis": rng.choice(["flu", "asthma", "gout", "cancer"], n, p=[0.6, 0.3, 0.09, 0.01]),
+    })
+    data = folder / "d.csv"
+    frame.to_csv(data, index=False)
+    common = ["--identifier", "name", "--no-report", "--seed", "3", "--quiet"]
+    runs = {
+        "uniform": ["--sensitive", "diagnosis", "--rho1", "0.1", "--rho2", "0.6"],
+        "finegrain": ["--sensitive", "diagnosis", "--rho1", "0.1", "--rho2", "0.6"],
+        "partition": ["--sensitive", "diagnosis", "--rho1", "0.1", "--rho2", "0.6"],
+        "rr": ["--sensitive", "diagnosis", "--quasi", "sex,age", "--l", "2"],
+        "dp-microagg": ["--attributes", "age", "--epsilon", "1", "--k", "5", "--domain", "age=20:89",
+                        "--quasi", "sex"],
+    }
+    for method, extra in runs.items():
+        assert main(["anonymize", str(data), "--out", str(folder / method), "--method", method, *extra, *common]) == 0
+    return folder, frame
+
+
+def _forged(unsigned, method: str, tmp_path: Path, edit) -> Path:
+    release = tmp_path / method
+    shutil.copytree(unsigned[0] / method, release)
+    _rewrite(release, edit)
+    return release
+
+
+@pytest.mark.parametrize("method", ["uniform", "finegrain", "partition", "rr", "dp-microagg"])
+def test_genuine_releases_of_every_method_verify(unsigned, capsys, method) -> None:
+    code, err = _verify(unsigned[0] / method, capsys)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("method", ["uniform", "finegrain", "partition"])
+def test_the_true_sensitive_column_put_back_is_refused_without_a_signature(unsigned, tmp_path, capsys, method) -> None:
+    """The rare diagnosis (1 %) is released far less often than any table perturbed with the published matrix
+    allows: the released counts are impossible, whatever the original table."""
+    frame = unsigned[1]
+
+    def restore(meta, table):
+        table["diagnosis"] = frame["diagnosis"].to_numpy()  # row order does not matter to the counts
+
+    release = _forged(unsigned, method, tmp_path, restore)
+    code, err = _verify(release, capsys)
+    assert code == 2 and "'cancer' is released" in err and "not randomized with this matrix" in err, err
+
+
+@pytest.mark.parametrize("how", ["attribute dropped", "role changed"])
+def test_identifiers_put_back_are_refused_without_a_signature(unsigned, tmp_path, capsys, how) -> None:
+    frame = unsigned[1]
+
+    def restore(meta, table):
+        table.insert(0, "name", frame["name"].to_numpy())
+        if how == "attribute dropped":
+            meta["attributes"].pop("name")
+        else:
+            meta["attributes"]["name"]["role"] = "insensitive"
+
+    release = _forged(unsigned, "uniform", tmp_path, restore)
+    code, err = _verify(release, capsys)
+    assert code == 2 and "has a column 'name'" in err, err
+
+
+def test_an_undescribed_column_is_refused(unsigned, tmp_path, capsys) -> None:
+    release = _forged(unsigned, "uniform", tmp_path, lambda meta, table: table.insert(1, "postcode", "12345"))
+    code, err = _verify(release, capsys)
+    assert code == 2 and "'postcode', which release.json does not describe" in err, err
+
+
+def test_a_doctored_rr_risk_is_refused_without_a_signature(unsigned, tmp_path, capsys) -> None:
+    def lower(meta, table):
+        meta["guarantee"]["max_risk"] = 0.01
+
+    release = _forged(unsigned, "rr", tmp_path, lower)
+    code, err = _verify(release, capsys)
+    assert code == 2 and "largest attribute-disclosure risk of 0.01" in err and "altered" in err, err
+
+
+@pytest.mark.parametrize("how", ["epsilon", "gamma", "no pairs", "retention"])
+def test_doctored_perturbation_figures_are_refused(unsigned, tmp_path, capsys, how) -> None:
+    def doctor(meta, table):
+        entry = meta["sensitive"][0]
+        if how == "epsilon":
+            entry["guarantee"]["epsilon_ldp"] = 0.01
+        elif how == "gamma":
+            entry["guarantee"]["gamma"] = [1.5] * len(entry["values"])
+        elif how == "no pairs":  # claim nothing needed protection, publish an identity matrix and the truth
+            d = len(entry["values"])
+            for pair in entry["guarantee"]["pairs"]:
+                pair["rho1"] = pair["rho2"] = None
+            entry["matrix"], entry["retention"] = np.eye(d).tolist(), [1.0] * d
+        else:
+            entry["retention"] = [0.99] * len(entry["values"])
+
+    release = _forged(unsigned, "uniform", tmp_path, doctor)
+    code, err = _verify(release, capsys)
+    expected = {"epsilon": "states epsilon-LDP 0.01", "gamma": "states gammas", "no pairs": "protects nothing",
+                "retention": "keep with the published retention"}[how]
+    assert code == 2 and expected in err, err
+
+
+def test_records_moved_to_an_unpublished_subtable_are_refused(unsigned, tmp_path, capsys) -> None:
+    def move(meta, table):
+        column = meta["sensitive"][0]["subtable_column"]
+        table[column] = "99"
+        table["diagnosis"] = unsigned[1]["diagnosis"].to_numpy()
+
+    release = _forged(unsigned, "partition", tmp_path, move)
+    code, err = _verify(release, capsys)
+    assert code == 2 and "sub-table '99', which release.json does not publish" in err, err
+
+
+def test_dp_values_published_as_they_were_are_refused(unsigned, tmp_path, capsys) -> None:
+    """Microaggregated values come in clusters of k equal values; the original ages do not."""
+    release = _forged(unsigned, "dp-microagg", tmp_path,
+                      lambda meta, table: table.__setitem__("age", unsigned[1]["age"].to_numpy()))
+    code, err = _verify(release, capsys)
+    assert code == 2 and "not a multiple of k = 5" in err, err
+
+
+@pytest.mark.parametrize("figure", ["sample_uniques", "highest_risk", "verdict"])
+def test_doctored_reidentification_figures_are_refused(unsigned, tmp_path, capsys, figure) -> None:
+    def doctor(meta, table):
+        stated = meta["reidentification"]["release"]
+        if figure == "sample_uniques":
+            stated[figure] += 3
+        elif figure == "highest_risk":
+            stated[figure] /= 2
+        else:
+            stated[figure] = meta["reidentification"]["verdict"] = "low" if stated["verdict"] != "low" else "high"
+
+    release = _forged(unsigned, "rr", tmp_path, doctor)
+    code, err = _verify(release, capsys)
+    assert code == 2 and "the released data gives" in err, err
+
+
+def test_a_zip_with_names_differing_only_in_case_is_refused(made, tmp_path, capsys) -> None:
+    archive = tmp_path / "case.zip"
+    folder = made[0] / "plain"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted(folder.iterdir()):
+            zipped.write(path, path.name)
+        zipped.writestr("RELEASE.csv", (folder / "release.csv").read_bytes())  # one file on Windows and macOS
+    code, err = _verify(archive, capsys)
+    assert code == 2 and "twice" in err, err
+
+
+def test_a_verified_zip_leaves_no_unpacked_copy(made, tmp_path, capsys) -> None:
+    import tempfile
+
+    archive = _zip(made[0] / "plain", tmp_path / "ok.zip")
+    before = set(Path(tempfile.gettempdir()).glob("ppdp-release-*"))
+    code, err = _verify(archive, capsys)
+    assert code == 0, err
+    assert set(Path(tempfile.gettempdir()).glob("ppdp-release-*")) == before

@@ -252,7 +252,9 @@ def run_verify(args: argparse.Namespace) -> int:
         from ppdp_desktop.core.data.checksums import check_checksums
 
         check_checksums(Path(args.release))
-    for line in verify_release(read_release(args.release), signer=args.signer):
+    with read_release(args.release) as release:  # a zip's unpacked copy is removed at once
+        lines = verify_release(release, signer=args.signer)
+    for line in lines:
         print(f"OK {line}")
     return 0
 

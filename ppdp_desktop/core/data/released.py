@@ -9,6 +9,7 @@ import atexit
 import json
 import shutil
 import tempfile
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,18 @@ class LoadedRelease:
     folder: Path
     metadata: dict
     table: pd.DataFrame
+
+    def close(self) -> None:
+        """Remove the private folder a zipped release was unpacked into (a folder release is left alone)."""
+        if self.folder in _EXTRACTED:
+            _EXTRACTED.remove(self.folder)
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> "LoadedRelease":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def sensitive_entry(self, attribute: str) -> dict:
         for entry in self.metadata.get("sensitive", []):
@@ -87,6 +100,25 @@ def read_release(path: str | Path) -> LoadedRelease:
     folder = Path(path)
     if folder.is_file() and zipfile.is_zipfile(folder):
         folder = _extract(folder)
+    try:
+        metadata = _read_metadata(folder, path)
+    except BaseException:
+        LoadedRelease(folder, {}, pd.DataFrame()).close()
+        raise
+    from ppdp_desktop.core.data.formats import read_table
+
+    data_path = folder / metadata.get("data_file", DATA_FILE)
+    sep = metadata.get("csv", {}).get("delimiter", ",")
+    guarded = "formula_guard" in (metadata.get("csv") or {})  # releases before the guard hold raw cells
+    try:
+        table = read_table(data_path, metadata.get("format", "csv"), sep=sep, formula_guard=guarded)
+    except BaseException:
+        LoadedRelease(folder, metadata, pd.DataFrame()).close()
+        raise
+    return LoadedRelease(folder, metadata, table)
+
+
+def _read_metadata(folder: Path, path: str | Path) -> dict:
     meta_path = folder / META_FILE
     if not meta_path.is_file():
         raise ReleaseError(f"{path} is not a release: {META_FILE} is missing.")
@@ -97,13 +129,7 @@ def read_release(path: str | Path) -> LoadedRelease:
     check_shape(metadata, meta_path.name)
     if metadata.get("format_version") != FORMAT_VERSION:
         raise ReleaseError(f"{meta_path} has format_version {metadata.get('format_version')!r}; this app reads {FORMAT_VERSION}.")
-    from ppdp_desktop.core.data.formats import read_table
-
-    data_path = folder / metadata.get("data_file", DATA_FILE)
-    sep = metadata.get("csv", {}).get("delimiter", ",")
-    guarded = "formula_guard" in (metadata.get("csv") or {})  # releases before the guard hold raw cells
-    table = read_table(data_path, metadata.get("format", "csv"), sep=sep, formula_guard=guarded)
-    return LoadedRelease(folder, metadata, table)
+    return metadata
 
 
 #: a zipped release is unpacked only up to this size (a zip bomb stops here)
@@ -123,16 +149,23 @@ def _extract(archive: Path) -> Path:
             for name in names:
                 if "/" in name or "\\" in name or name.startswith(".") or not name:
                     raise ReleaseError(f"{archive.name} holds {name!r}; a release zip holds plain files only.")
-            duplicate = next((n for n in names if names.count(n) > 1), None)
+            # two names that one file system keeps apart and another merges (case, Unicode composition) are
+            # two files to one tool and one to the next: refused like exact duplicates
+            folded = [unicodedata.normalize("NFC", n).casefold() for n in names]
+            duplicate = next((n for n, f in zip(names, folded) if folded.count(f) > 1), None)
             if duplicate is not None:
                 raise ReleaseError(f"{archive.name} holds {duplicate!r} twice; a release zip holds each file once.")
+            declared = sum(info.file_size for info in infos)
+            if declared > MAX_UNZIPPED_BYTES:  # said before anything is written (the count below is what binds)
+                raise ReleaseError(f"{archive.name} unpacks to more than {_size(MAX_UNZIPPED_BYTES)}; "
+                                   "it is not a release this app wrote.")
             total = 0
             for info in infos:
                 with zipped.open(info) as source, (target / info.filename).open("wb") as sink:
                     while block := source.read(1 << 20):
                         total += len(block)
                         if total > MAX_UNZIPPED_BYTES:
-                            raise ReleaseError(f"{archive.name} unpacks to more than {MAX_UNZIPPED_BYTES >> 30} GiB; "
+                            raise ReleaseError(f"{archive.name} unpacks to more than {_size(MAX_UNZIPPED_BYTES)}; "
                                                "it is not a release this app wrote.")
                         sink.write(block)
     except zipfile.BadZipFile as exc:
@@ -143,6 +176,10 @@ def _extract(archive: Path) -> Path:
         raise
     _EXTRACTED.append(target)
     return target
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 ** 3:g} GiB" if n >= 1024 ** 3 else f"{n:,} bytes"
 
 
 @atexit.register

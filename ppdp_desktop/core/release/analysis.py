@@ -16,6 +16,7 @@ from ppdp_desktop.core.generalization import check_k_anonymity
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy import reconstruction
 from ppdp_desktop.core.release.signing import SIGNATURE_FILE, check_signature
+from ppdp_desktop.core.release.structure import check_columns, recheck_reidentification
 
 
 def verify_release(release: LoadedRelease, signer: str | None = None) -> list[str]:
@@ -34,6 +35,7 @@ def verify_release(release: LoadedRelease, signer: str | None = None) -> list[st
     if found is not None and named != found:
         raise ReleaseError(f"release.json names the signer {named!r}, but {SIGNATURE_FILE} is by {found}.")
     lines.append(f"signature: the manifest is signed by {found}" if found else "signature: the release is not signed")
+    lines.append(check_columns(release))
     if meta.get("n_records") != len(table):
         raise ReleaseError(f"release.json says {meta.get('n_records')} records but the data file has {len(table)}.")
     removed = [n for n, a in meta.get("attributes", {}).items() if a.get("role") == "identifier"]
@@ -49,7 +51,7 @@ def verify_release(release: LoadedRelease, signer: str | None = None) -> list[st
         method = get_method(str(meta.get("method", "")))
     except PPDPError:
         raise ReleaseError(f"release.json names method {meta.get('method')!r}, which this app does not know.") from None
-    return lines + method.verify_release(release) + _verify_k_anonymity(release)
+    return lines + method.verify_release(release) + _verify_k_anonymity(release) + recheck_reidentification(release)
 
 
 def _verify_k_anonymity(release: LoadedRelease) -> list[str]:

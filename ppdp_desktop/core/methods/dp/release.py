@@ -121,11 +121,24 @@ def verify_dp_release(release: LoadedRelease) -> list[str]:
             what = f"exponential mechanism, epsilon {epsilon / m:g}; every label in the published taxonomy"
         else:
             raise ReleaseError(f"release.json: {name!r} has kind {entry.get('kind')!r} (numeric or categorical expected).")
+        _check_cluster_counts(name, release.table[name], k)
         if distinct > clusters:
             raise PrivacyError(f"{name!r} shows {distinct} distinct values but {n:,} records in clusters of k = {k} "
                                f"allow at most {clusters}: the noise was not shared per cluster.")
         lines.append(f"{name}: {what}; {distinct} distinct released values <= {clusters} clusters")
     return lines
+
+
+def _check_cluster_counts(name: str, cells: pd.Series, k: int) -> None:
+    """Every cluster's records share one released value, and all clusters hold ``k`` records but the last: so
+    each distinct value is released a multiple of ``k`` times, but for at most one (the last cluster's).
+    A column published as it was (not microaggregated) fails this almost surely."""
+    counts = cells.value_counts(sort=False).to_numpy()
+    off = counts[counts % k != 0]
+    if len(off) > 1:
+        raise PrivacyError(f"{name!r}: {len(off)} released values occur a number of times that is not a multiple of "
+                           f"k = {k} (at most one may, the last cluster's): the records of a cluster do not share "
+                           "one released value, so the column was not microaggregated as claimed.")
 
 
 def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, title: str) -> list[Any]:

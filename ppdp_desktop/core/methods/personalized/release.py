@@ -39,4 +39,11 @@ def verify_personalized_release(release: LoadedRelease) -> list[str]:
     meta = release.metadata
     if meta.get("sensitive") or meta.get("guarantee", {}).get("kind") != "none":
         raise ReleaseError("release.json lists no perturbed attribute and no guarantee statement.")
+    recoded = [str(e.get("attribute")) for e in meta.get("recoded") or []]
+    graded = [str(g.get("attribute")) for g in meta.get("graded") or [] if isinstance(g, dict)]
+    if not recoded:
+        raise ReleaseError("release.json names no recoded attribute for a personalized-recoding release.")
+    missing = [c for c in recoded + graded if c not in release.table.columns]
+    if missing:
+        raise ReleaseError(f"release.json says {missing[0]!r} was recoded, but the data has no such column.")
     return ["no formal guarantee is claimed (personalized recoding); structure checked"]

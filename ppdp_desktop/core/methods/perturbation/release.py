@@ -26,7 +26,9 @@ from ppdp_desktop.core.evaluation.workload import (
     SELECTIVITIES, WorkloadResult, condition_columns, draw_conditions, workload_errors,
 )
 from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.methods.perturbation.plan import retention_matrix
 from ppdp_desktop.core.privacy import reconstruction
+from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
 from ppdp_desktop.core.progress import Progress, subrange
 
@@ -94,18 +96,65 @@ def verify_perturbed(release: LoadedRelease, entry: dict) -> str:
         raise ReleaseError(f"release.json: the entry of {entry.get('attribute')!r} is malformed ({exc}).") from exc
     if not verified:
         raise PrivacyError(f"release.json does not mark the guarantee of {entry['attribute']!r} as verified.")
+    if not requirement.concern.any():
+        raise PrivacyError(f"release.json gives no (rho1, rho2) pair to any value of {entry['attribute']!r}: the "
+                           "release protects nothing, which this method never writes.")
     codes = release.codes(entry)
     # The data's own prior is unknown to a recipient: the amplification check is prior-free;
     # the posterior check uses the iterative-Bayesian estimate of the prior.
     observed = np.bincount(codes, minlength=len(values)).astype(float)
     prior = reconstruction.iterative_bayesian(observed, matrix, tol=1e-8) / max(len(codes), 1)
     report = privacy.verify(entry["attribute"], values, matrix, requirement, prior)
+    # then what the guarantee alone does not show: the matrix is this method's, the data was drawn with
+    # it, and the stated figures are the matrix's
+    check_structure(entry, matrix, uniform=release.metadata.get("method") == "uniform")
+    check_counts_plausible(observed, matrix, values, entry["attribute"])
+    check_stated(entry, requirement, report.epsilon_ldp)
     return (
         f"{entry['attribute']}: {len(codes):,} records, {int(requirement.concern.sum())} protected values, "
         f"upward (rho1, rho2)-privacy holds (epsilon-LDP equivalent {report.epsilon_ldp:.3f})"
     )
 
 
+
+
+def check_structure(entry: dict, matrix: np.ndarray, uniform: bool = False) -> None:
+    """The matrix is the method's: keep value i with its published retention, else draw uniformly
+    (one retention for every value under uniform perturbation)."""
+    attribute = entry.get("attribute")
+    try:
+        retention = np.asarray(entry["retention"], dtype=float)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReleaseError(f"release.json: the retention of {attribute!r} is missing or malformed ({exc}).") from None
+    privacy.check_operator(matrix, str(attribute))
+    if retention.shape != (matrix.shape[0],) or not np.all((retention >= 0.0) & (retention <= 1.0)):  # NaN fails
+        raise PrivacyError(f"release.json: the retention of {attribute!r} is not one probability per value.")
+    if not np.allclose(matrix, retention_matrix(retention), rtol=0.0, atol=1e-12):
+        raise PrivacyError(f"The matrix of {attribute!r} is not 'keep with the published retention, else draw "
+                           "uniformly': it is not what this method publishes.")
+    if uniform and not np.allclose(retention, retention[0], rtol=0.0, atol=1e-12):
+        raise PrivacyError(f"Uniform perturbation keeps every value of {attribute!r} with one retention; "
+                           "release.json lists several.")
+
+
+def check_stated(entry: dict, requirement: SensitivityRequirement, epsilon: float) -> None:
+    """The figures release.json states (the README and the report repeat them) are those the matrix and the
+    pairs give: each value's gamma and the epsilon-LDP equivalent."""
+    guarantee = entry["guarantee"]
+    stated_gamma = guarantee.get("gamma")
+    if stated_gamma is not None:
+        try:
+            gamma = np.array([np.inf if g is None else float(g) for g in stated_gamma], dtype=float)
+        except (TypeError, ValueError):
+            gamma = np.array([np.nan])
+        expected = requirement.gamma
+        if gamma.shape != expected.shape or not np.allclose(gamma, expected, rtol=1e-9, atol=0.0):  # NaN fails
+            raise PrivacyError(f"release.json states gammas for {entry['attribute']!r} that its (rho1, rho2) pairs "
+                               "do not give: the release was altered.")
+    stated = guarantee.get("epsilon_ldp")
+    if stated is not None and not (isinstance(stated, (int, float)) and abs(float(stated) - epsilon) <= 1e-9 * max(epsilon, 1.0)):
+        raise PrivacyError(f"release.json states epsilon-LDP {stated!r} for {entry['attribute']!r}, but its matrix "
+                           f"gives {epsilon:.6g}: the release was altered.")
 
 
 def reports_from_release(original: pd.DataFrame, release: LoadedRelease, title: str, progress: Progress,

@@ -66,5 +66,12 @@ def recheck_risk(release: LoadedRelease) -> str:
             f"The attribute-disclosure risk recomputed from the released data and matrices is {risk:.4f}, above "
             f"1/l = {bound:.4f} by more than the estimate's noise ({margin:.4f}): the release does not randomize "
             "what it claims.")
+    stated = (release.metadata.get("guarantee") or {}).get("max_risk")
+    if stated is not None:
+        ok = isinstance(stated, (int, float)) and not isinstance(stated, bool)
+        if not (ok and stated <= bound + TOLERANCE and risk - margin <= stated + TOLERANCE):  # NaN fails
+            raise PrivacyError(
+                f"release.json states a largest attribute-disclosure risk of {stated!r}, but the release itself gives "
+                f"{risk:.4f} (noise allowance {margin:.4f}, bound 1/l = {bound:.4f}): the stated figure was altered.")
     return (f"attribute-disclosure risk recomputed from the release: {risk:.4f} (noise allowance {margin:.4f}) "
             f"against 1/l = {bound:.4f}")

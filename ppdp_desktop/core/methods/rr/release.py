@@ -9,6 +9,7 @@ import numpy as np
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import PrivacyError, ReleaseError
 from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 
 
 def verify_rr_release(release: LoadedRelease) -> list[str]:
@@ -61,7 +62,8 @@ def verify_randomized(release: LoadedRelease, entry: dict) -> str:
     privacy.check_operator(matrix, entry["attribute"])
     if matrix.shape != (d, d) or not np.allclose(matrix, expected, atol=1e-12) or not (1.0 / d <= p <= 1.0):
         raise PrivacyError(f"The matrix of {entry['attribute']!r} is not the randomized-response matrix of p = {p:g}.")
-    release.codes(entry)  # every released value is in the published domain
+    codes = release.codes(entry)  # every released value is in the published domain
+    check_counts_plausible(np.bincount(codes, minlength=d), matrix, values, entry["attribute"])
     return f"{entry['attribute']}: randomized with p = {p:.4f} over {d} values"
 
 

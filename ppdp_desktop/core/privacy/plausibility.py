@@ -1,0 +1,54 @@
+"""Can a released column have been drawn with its published matrix? An exact check a recipient can make.
+
+Each record with original value ``x`` is released as ``y`` with probability ``P[y][x]``, independently.
+Whatever the original table, the count of released ``y`` among ``n`` records is therefore a sum of ``n``
+independent draws whose chances all lie between ``lo_y = min_x P[y][x]`` and ``hi_y = max_x P[y][x]``:
+it is stochastically at least Binomial(n, lo_y) and at most Binomial(n, hi_y) (coupling, draw by draw).
+A count far outside that range cannot come from the published matrix: the column was not randomized as
+claimed (for instance, the true column was put back). The test is exact — no asymptotics, no estimate
+of the original table — and conservative: a genuine release is refused with probability below
+:data:`FALSE_REFUSAL` per column (Bonferroni over both tails of every value).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import binom
+
+from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.errors import PrivacyError
+
+#: the largest chance that a genuine column is refused (one in a billion)
+FALSE_REFUSAL = 1e-9
+
+
+def check_counts_plausible(observed: np.ndarray, matrix: np.ndarray, values: Sequence[object], attribute: str,
+                           where: str = "") -> None:
+    """Refuse released counts that the published ``matrix`` (``matrix[y][x] = Pr[x -> y]``) cannot produce.
+
+    Raises
+    ------
+    PrivacyError
+        A released value is much rarer (or commoner) than the matrix allows for any original table.
+    """
+    observed = np.asarray(observed, dtype=np.int64)
+    matrix = np.asarray(matrix, dtype=float)
+    n, m = int(observed.sum()), len(observed)
+    if n == 0 or m == 0:
+        return
+    lo, hi = matrix.min(axis=1), matrix.max(axis=1)
+    alpha = FALSE_REFUSAL / (2 * m)
+    low_tail = binom.cdf(observed, n, np.clip(lo, 0.0, 1.0))  # Pr[count <= observed] at the smallest chance
+    high_tail = binom.sf(observed - 1, n, np.clip(hi, 0.0, 1.0))  # Pr[count >= observed] at the largest chance
+    suffix = f" ({where})" if where else ""
+    for y in np.flatnonzero(low_tail < alpha):
+        raise PrivacyError(
+            f"{attribute!r}{suffix}: value {label_text(values[y])!r} is released {observed[y]:,} times among "
+            f"{n:,} records, but the published matrix releases any record as it with probability at least "
+            f"{lo[y]:.4g} (about {n * lo[y]:,.0f} expected): the column was not randomized with this matrix.")
+    for y in np.flatnonzero(high_tail < alpha):
+        raise PrivacyError(
+            f"{attribute!r}{suffix}: value {label_text(values[y])!r} is released {observed[y]:,} times among "
+            f"{n:,} records, but the published matrix releases any record as it with probability at most "
+            f"{hi[y]:.4g} (about {n * hi[y]:,.0f} expected): the column was not randomized with this matrix.")

@@ -71,6 +71,9 @@ def new_signing_key(path: str | Path, passphrase: str, overwrite: bool = False) 
 
 def open_signing_key(path: str | Path, passphrase: str) -> SigningKey:
     """Open a signing key file (refused with the key file's own messages, or if it is a release's key)."""
+    if keyfile.read_header(path).manifest_sha256 != PURPOSE:
+        raise KeyFileError(f"{Path(path).name} is a release's key file, not a signing key; make one with "
+                           "ppdp signing-key FILE.")
     payload = keyfile.open_key(path, passphrase, PURPOSE)
     if payload.get("kind") != "ppdp-signing-key" or payload.get("algorithm") != ALGORITHM:
         raise KeyFileError(f"{Path(path).name} is not a signing key file.")
@@ -113,6 +116,9 @@ def check_signature(folder: Path, signer: str | None = None) -> str | None:
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         raise ReleaseError(f"{SIGNATURE_FILE} is damaged ({exc}).") from None
     found = fingerprint(public)
+    if entry.get("fingerprint") is not None and entry.get("fingerprint") != found:
+        raise ReleaseError(f"{SIGNATURE_FILE} names the fingerprint {entry.get('fingerprint')!r}, but its public key's "
+                           f"is {found}: the release was altered.")
     if expected and found != expected:
         raise ReleaseError(f"The release is signed by {found}, not by {expected}; refuse it.")
     return found

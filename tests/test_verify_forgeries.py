@@ -425,3 +425,99 @@ def test_a_verified_zip_leaves_no_unpacked_copy(made, tmp_path, capsys) -> None:
     code, err = _verify(archive, capsys)
     assert code == 0, err
     assert set(Path(tempfile.gettempdir()).glob("ppdp-release-*")) == before
+
+
+@pytest.mark.parametrize("how", ["two zips glued", "bytes before", "a file hidden in a gap", "encrypted entry",
+                                 "trailing dot", "colon"])
+def test_a_zip_other_tools_could_read_differently_is_refused(made, tmp_path, capsys, how) -> None:
+    """A streaming unzipper reads the local headers in turn, most others the central directory: a release zip
+    must give both the same files, and no name Windows would change on the way to the disk."""
+    import struct
+
+    good = _zip(made[0] / "plain", tmp_path / "good.zip")
+    archive = tmp_path / "bad.zip"
+    data = good.read_bytes()
+    if how == "two zips glued":  # the first zip's files come first; the directory read is the second's
+        archive.write_bytes(data + data)
+    elif how == "bytes before":
+        archive.write_bytes(b"#!/bin/sh\nexit 0\n" + data)
+    elif how == "a file hidden in a gap":
+        with zipfile.ZipFile(archive, "w") as zipped:
+            for path in sorted((made[0] / "plain").iterdir()):
+                zipped.write(path, path.name)
+        with zipfile.ZipFile(archive) as zipped:
+            second = sorted(zipped.infolist(), key=lambda i: i.header_offset)[1]
+        raw = archive.read_bytes()
+        hidden = zipfile.ZipInfo("release.csv")  # a local entry that no directory lists
+        hidden_bytes = struct.pack(zipfile.structFileHeader, zipfile.stringFileHeader, 20, 0, 0, 0, 0, 0, 0, 3, 0,
+                                   11, 0) + hidden.filename.encode() + b"x,y"
+        at = second.header_offset
+        patched = raw[:at] + hidden_bytes + raw[at:]
+        # shift every later offset in the central directory and the end record by the inserted length
+        with zipfile.ZipFile(archive) as zipped:
+            start = zipped.start_dir
+        body, directory = patched[:start + len(hidden_bytes)], bytearray(patched[start + len(hidden_bytes):])
+        position = 0
+        while directory[position:position + 4] == zipfile.stringCentralDir:
+            fields = struct.unpack(zipfile.structCentralDir, directory[position:position + zipfile.sizeCentralDir])
+            offset = fields[zipfile._CD_LOCAL_HEADER_OFFSET]
+            if offset >= at:
+                struct.pack_into("<L", directory, position + 42, offset + len(hidden_bytes))
+            position += zipfile.sizeCentralDir + fields[12] + fields[13] + fields[14]
+        end = directory.find(zipfile.stringEndArchive)
+        struct.pack_into("<L", directory, end + 16, start + len(hidden_bytes))
+        archive.write_bytes(body + bytes(directory))
+        with zipfile.ZipFile(archive) as zipped:  # the directory still reads, and hides the gap
+            assert zipped.read("release.csv") == (made[0] / "plain" / "release.csv").read_bytes()
+    elif how == "encrypted entry":  # flag bit 0 set in the local header and the directory
+        raw = bytearray(data)
+        with zipfile.ZipFile(good) as zipped:
+            info = zipped.getinfo("release.csv")
+            start = zipped.start_dir
+        raw[info.header_offset + 6] |= 1
+        position = start
+        while raw[position:position + 4] == zipfile.stringCentralDir:
+            fields = struct.unpack(zipfile.structCentralDir, raw[position:position + zipfile.sizeCentralDir])
+            name = bytes(raw[position + zipfile.sizeCentralDir:position + zipfile.sizeCentralDir + fields[12]])
+            if name == b"release.csv":
+                raw[position + 8] |= 1
+            position += zipfile.sizeCentralDir + fields[12] + fields[13] + fields[14]
+        archive.write_bytes(bytes(raw))
+    else:
+        odd = "release.csv." if how == "trailing dot" else "release.csv:hidden"
+        with zipfile.ZipFile(archive, "w") as zipped:
+            for path in sorted((made[0] / "plain").iterdir()):
+                zipped.write(path, path.name)
+            zipped.writestr(odd, b"x")
+    code, err = _verify(archive, capsys)
+    assert code == 2 and err.startswith("ppdp: error:") and err.count("\n") == 1, err
+    assert {"encrypted entry": "encrypted", "trailing dot": "plain files only", "colon": "plain files only"}.get(
+        how, "other tools could read") in err, err
+
+
+def test_a_zip_written_as_a_stream_verifies(made, tmp_path, capsys) -> None:
+    """Zips written to a pipe carry a data descriptor after each file; the layout check follows them."""
+    import io
+
+    class Pipe(io.RawIOBase):
+        def __init__(self) -> None:
+            self.data = bytearray()
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, block) -> int:
+            self.data += block
+            return len(block)
+
+    pipe = Pipe()
+    with zipfile.ZipFile(pipe, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for path in sorted((made[0] / "plain").iterdir()):
+            with zipped.open(path.name, "w") as sink:
+                sink.write(path.read_bytes())
+    archive = tmp_path / "streamed.zip"
+    archive.write_bytes(bytes(pipe.data))
+    with zipfile.ZipFile(archive) as zipped:
+        assert all(info.flag_bits & 0x08 for info in zipped.infolist())
+    code, err = _verify(archive, capsys)
+    assert code == 0, err

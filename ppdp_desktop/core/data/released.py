@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import atexit
 import json
+import re
 import shutil
+import struct
 import tempfile
 import unicodedata
 import zipfile
@@ -146,9 +148,13 @@ def _extract(archive: Path) -> Path:
         with zipfile.ZipFile(archive) as zipped:
             infos = zipped.infolist()
             names = [info.filename for info in infos]
-            for name in names:
-                if "/" in name or "\\" in name or name.startswith(".") or not name:
+            for name in names:  # what this app writes; no folder, no name Windows would change (trailing dot, ':')
+                if not _PLAIN_NAME.fullmatch(name) or name.endswith("."):
                     raise ReleaseError(f"{archive.name} holds {name!r}; a release zip holds plain files only.")
+            for info in infos:
+                if info.flag_bits & 0x1:
+                    raise ReleaseError(f"{archive.name}: {info.filename} is encrypted; a release zip is not.")
+            _check_layout(archive, zipped, infos)
             # two names that one file system keeps apart and another merges (case, Unicode composition) are
             # two files to one tool and one to the next: refused like exact duplicates
             folded = [unicodedata.normalize("NFC", n).casefold() for n in names]
@@ -168,14 +174,42 @@ def _extract(archive: Path) -> Path:
                             raise ReleaseError(f"{archive.name} unpacks to more than {_size(MAX_UNZIPPED_BYTES)}; "
                                                "it is not a release this app wrote.")
                         sink.write(block)
-    except zipfile.BadZipFile as exc:
-        shutil.rmtree(target, ignore_errors=True)
+    except (zipfile.BadZipFile, NotImplementedError, struct.error) as exc:  # NotImplementedError: a compression
+        shutil.rmtree(target, ignore_errors=True)                           # method zipfile cannot read
         raise ReleaseError(f"{archive.name} is not a readable zip file: {exc}.") from exc
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise
     _EXTRACTED.append(target)
     return target
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_DESCRIPTOR = b"PK\x07\x08"
+
+
+def _check_layout(archive: Path, zipped: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> None:
+    """The files follow one another from the first byte to the central directory, nothing before, between
+    or hidden: a tool that reads the local headers in turn (streaming) then sees exactly the files a tool
+    that reads the central directory sees (two zips glued together, or a file hidden in a gap, are refused)."""
+    position = 0
+    with open(archive, "rb") as raw:
+        for info in sorted(infos, key=lambda i: i.header_offset):
+            if info.header_offset != position:
+                break
+            raw.seek(position)
+            fields = struct.unpack(zipfile.structFileHeader, raw.read(zipfile.sizeFileHeader))
+            position += zipfile.sizeFileHeader + fields[zipfile._FH_FILENAME_LENGTH] + \
+                fields[zipfile._FH_EXTRA_FIELD_LENGTH] + info.compress_size
+            if info.flag_bits & 0x08:  # a data descriptor follows the data: [signature] crc, sizes
+                raw.seek(position)
+                position += 4 if raw.read(4) == _DESCRIPTOR else 0
+                position += 20 if max(info.compress_size, info.file_size) >= 0xFFFFFFFF else 12
+        else:
+            if position == zipped.start_dir:
+                return
+    raise ReleaseError(f"{archive.name} holds bytes before, between or after its files that other tools could read "
+                       "as other files; it is not a release this app wrote.")
 
 
 def _size(n: int) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy.stats import binom
+from scipy.special import bdtr, bdtrc  # binomial tails (scipy.stats costs a second to import)
 
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.errors import PrivacyError
@@ -39,8 +39,8 @@ def check_counts_plausible(observed: np.ndarray, matrix: np.ndarray, values: Seq
         return
     lo, hi = matrix.min(axis=1), matrix.max(axis=1)
     alpha = FALSE_REFUSAL / (2 * m)
-    low_tail = binom.cdf(observed, n, np.clip(lo, 0.0, 1.0))  # Pr[count <= observed] at the smallest chance
-    high_tail = binom.sf(observed - 1, n, np.clip(hi, 0.0, 1.0))  # Pr[count >= observed] at the largest chance
+    low_tail = bdtr(observed, n, np.clip(lo, 0.0, 1.0))  # Pr[count <= observed] at the smallest chance
+    high_tail = np.where(observed > 0, bdtrc(observed - 1, n, np.clip(hi, 0.0, 1.0)), 1.0)  # Pr[count >= observed]
     suffix = f" ({where})" if where else ""
     for y in np.flatnonzero(low_tail < alpha):
         raise PrivacyError(

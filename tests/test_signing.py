@@ -205,7 +205,9 @@ def test_run_signs_a_saved_project(signed, tmp_path, capsys, monkeypatch) -> Non
     monkeypatch.setenv("PPDP_SIGNING_PASSPHRASE", SIGNING)
     code = main(["run", str(tmp_path / "study.ppdp"), "--out", str(tmp_path / "rel"), "--seed", "4", "--quiet",
                  "--sign", str(signed[0] / "custodian.ppdpsign")])
-    assert code == 0, capsys.readouterr().err
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert f"signed by the key with fingerprint {signed[1].fingerprint}" in out.out  # the custodian sees it too
     code, _, err = _verify(tmp_path / "rel", capsys, "--signer", signed[1].fingerprint)
     assert code == 0, err
 

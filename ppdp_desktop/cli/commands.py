@@ -178,11 +178,11 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
     folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
                            fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report,
                            bom=not args.no_bom, signer=signer, progress=stages.part(0.5, 1.0))
-    print_summary(result, folder, key, time.perf_counter() - start, utility)
+    print_summary(result, folder, key, time.perf_counter() - start, utility, signer)
     return 0
 
 
-def print_summary(result, folder: Path, key: str | None, seconds: float, utility: bool) -> None:
+def print_summary(result, folder: Path, key: str | None, seconds: float, utility: bool, signer=None) -> None:
     """The finished job in a few lines on stdout (warnings on stderr), shared by anonymize, demo and run."""
     from ppdp_desktop.core.methods import get_method
 
@@ -206,6 +206,9 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
         lines += [f"  {line}" for line in result.reidentification.lines()]
     if key:
         lines.append(f"  sealed key: {key} (keep it apart from the release)")
+    if signer is not None:
+        lines.append(f"  signed by the key with fingerprint {signer.fingerprint} (recipients check it with "
+                     "ppdp verify --signer)")
     from ppdp_desktop.core.release.package_report import custodian_report_path
 
     custodian = custodian_report_path(Path(folder), Path(key) if key else None)
@@ -240,7 +243,7 @@ def run_project_file(args: argparse.Namespace) -> int:
     result, folder = run_project(project, out, key, passphrase, args.overwrite, StageLines(quiet=args.quiet), CancelToken(),
                                  seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom,
                                  project_path=args.project, signer=signer)
-    print_summary(result, folder, key, time.perf_counter() - start, False)
+    print_summary(result, folder, key, time.perf_counter() - start, False, signer)
     return 0
 
 

@@ -81,11 +81,8 @@ def _inspect_text(source: Path, facts: FileFacts) -> None:
     if len(counts) < 2:
         return
     mode = Counter(counts[1:]).most_common(1)[0][0]
-    if counts[0] < mode and mode > 1:
-        header = next((i for i, c in enumerate(counts) if c == mode), 0) + 1
-        facts.options["header_row"] = header
-        facts.doubts.append(f"Row 1 has {counts[0]} field{'s' * (counts[0] != 1)} but the rows below have {mode}: "
-                            f"it looks like a title above the column names, so row {header} is taken as the header.")
+    if _title_row(counts, "field", "a title above the column names", facts):
+        pass
     elif sum(c == mode for c in counts) < 0.9 * len(counts):
         facts.doubts.append(f"The delimiter {_sep_word(sep)} does not split every row into the same number of "
                             "fields; check the delimiter and the preview.")
@@ -125,12 +122,19 @@ def _inspect_workbook(source: Path, facts: FileFacts) -> None:
         return
     filled = head.dropna(how="all").notna().sum(axis=1).tolist()
     if len(filled) > 2:
-        mode = Counter(filled[1:]).most_common(1)[0][0]
-        if filled[0] < mode and mode > 1:
-            header = next((i for i, c in enumerate(filled) if c == mode), 0) + 1
-            facts.options["header_row"] = header
-            facts.doubts.append(f"Row 1 has {filled[0]} filled cell{'s' * (filled[0] != 1)} but the rows below have "
-                                f"{mode}: it looks like a title, so row {header} is taken as the header.")
+        _title_row(filled, "filled cell", "a title", facts)
+
+
+def _title_row(widths: list[int], unit: str, what: str, facts: FileFacts) -> bool:
+    """If row 1 is narrower than most rows below it (a title), suggest the first full row as the header."""
+    mode = Counter(widths[1:]).most_common(1)[0][0]
+    if not (widths[0] < mode and mode > 1):
+        return False
+    header = next((i for i, c in enumerate(widths) if c == mode), 0) + 1
+    facts.options["header_row"] = header
+    facts.doubts.append(f"Row 1 has {widths[0]} {unit}{'s' * (widths[0] != 1)} but the rows below have {mode}: "
+                        f"it looks like {what}, so row {header} is taken as the header.")
+    return True
 
 
 def _sep_word(sep: str) -> str:

@@ -53,6 +53,20 @@ class MethodReport:
     choice_counts: dict[str, int] = field(default_factory=dict)
     figures: dict[str, Figure] = field(default_factory=dict)
     reidentification: Reidentification | None = None
+    images: dict[str, bytes] = field(default_factory=dict, repr=False)  # PNG of each figure, drawn once
+
+    def image(self, name: str) -> bytes:
+        """The figure ``name`` as PNG bytes, drawn on first use and kept (see :func:`figure_png`)."""
+        if name not in self.images:
+            from ppdp_desktop.core.evaluation.figures import figure_png
+
+            self.images[name] = figure_png(self.figures[name])
+        return self.images[name]
+
+    def render_images(self) -> None:
+        """Draw every figure now (in the worker), so neither the files nor the window draw one again."""
+        for name in self.figures:
+            self.image(name)
 
     @property
     def kind(self) -> str:

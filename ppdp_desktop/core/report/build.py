@@ -99,6 +99,7 @@ def release_only(report: MethodReport, estimates: dict[str, Any] | None, lines: 
     report.reconstructed = None
     report.choice_counts = {}
     report.figures = {name: fig for name, fig in report.figures.items() if name == "class sizes"}
+    report.images = {name: png for name, png in report.images.items() if name in report.figures}
     report.lines = list(lines)
     if estimates is not None and report.values:
         report.reconstructed = np.asarray(estimates["estimate"], dtype=float)

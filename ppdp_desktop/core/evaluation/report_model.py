@@ -53,6 +53,9 @@ class MethodReport:
     choice_counts: dict[str, int] = field(default_factory=dict)
     figures: dict[str, Figure] = field(default_factory=dict)
     reidentification: Reidentification | None = None
+    #: what the release is good for, in plain sentences computed from the figures (the first page shows them
+    #: after the generic ones on estimated counts); each method part adds its own
+    findings: list[str] = field(default_factory=list)
     images: dict[str, bytes] = field(default_factory=dict, repr=False)  # PNG of each figure, drawn once
 
     def image(self, name: str) -> bytes:

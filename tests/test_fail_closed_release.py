@@ -297,7 +297,7 @@ def test_the_report_inside_the_package_holds_no_original_count(tmp_path: Path, m
     counts = frame["diagnosis"].value_counts()
     leaked = [v for v, n in counts.items() if re.search(rf">{n:,}<", inside)]
     assert leaked == [], f"original counts of {leaked} in the package's report"
-    assert "Counts estimated from the release" in page and "Original and estimated" not in page
+    assert "Counts estimated from the release, with the 95 % interval" in page and "Original counts" not in page
     custodian = tmp_path / "rel.custodian-report.html"
     assert "custodian's report" in capsys.readouterr().out
     beside = custodian.read_text(encoding="utf-8")

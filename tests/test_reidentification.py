@@ -89,7 +89,8 @@ def test_without_k_the_risk_is_shown_not_hidden(demo, tmp_path):
     assert report.risk_level == "danger" and report.reidentification_lines()[0] == reid.headline()
     folder = write_release(result, tmp_path / "r", key_path=tmp_path / "r.ppdpkey", passphrase=PASSPHRASE)
     html = (folder / "report.html").read_text()
-    assert "Sensitive values: Guarantee verified" in html and "Re-identification: NOT protected" in html
+    assert "Sensitive values (diagnosis): protected, checked before the release was written" in html
+    assert "Guarantee verified" in html and "Re-identification: NOT protected" in html
     assert 'class="danger"' in html
     assert "Re-identification: NOT protected: 11,520 of 20,000 records" in (folder / "README.txt").read_text()
 

@@ -75,7 +75,7 @@ def test_html_content(html_text, reports):
     for r in reports:
         assert r.title in html_text
     for word in ("verified", "epsilon", "rho1", "rho2", "Max posterior", "Jensen-Shannon", "KL divergence",
-                 "Chi-square", "selectivity 0.1%", "selectivity 0.5%", "selectivity 1.0%", "Retention p"):
+                 "Chi-square", "selectivity 0.1%", "selectivity 0.5%", "selectivity 1.0%", "Kept (p)"):
         assert word in html_text, word
     assert "Hypertension" in html_text  # the per-value table
 
@@ -105,7 +105,7 @@ def test_pdf(reports, context, tmp_path):
     assert len(reader.pages) >= 1 + n_figures
     text = reader.pages[0].extract_text() or ""
     if text.strip():  # TrueType fonts: the summary page's text can be extracted
-        assert reports[0].title in text and "verified" in text
+        assert reports[0].title in text and "checked before the release was written" in text.replace("\n", " ")
 
 
 def test_personalized_says_no_guarantee(demo, context, tmp_path):
@@ -114,8 +114,9 @@ def test_personalized_says_no_guarantee(demo, context, tmp_path):
     report = build_report(anonymize(demo, settings))
     write_html([report], context, tmp_path / "p.html")
     text = (tmp_path / "p.html").read_text(encoding="utf-8")
-    assert "NO FORMAL PRIVACY GUARANTEE" in text and 'class="none"' in text
-    assert text.count("<svg") >= len(report.figures)
+    assert "Sensitive values (diagnosis): no formal guarantee" in text and 'class="danger"' in text
+    assert "NO FORMAL PRIVACY GUARANTEE" in text  # the technical section says it as loudly
+    assert text.count("data:image/png") >= len(report.figures)
     write_pdf([report], context, tmp_path / "p.pdf")
     assert (tmp_path / "p.pdf").read_bytes()[:4] == b"%PDF"
 

@@ -134,6 +134,10 @@ def run_anonymize(args: argparse.Namespace) -> int:
     check_destination(release_target(args.out, args.zip), args.key, args.overwrite, [args.data])
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
     _warn_seed(args.seed)
+    if not args.no_report:  # the report's libraries load while the data does
+        from ppdp_desktop.core.report.build import prepare_in_background
+
+        prepare_in_background()
     dataset = load_table(args.data, **load_options(args))
     return _finish(dataset, settings, args, args.utility, args.key, passphrase)
 

@@ -12,10 +12,34 @@ CHECKSUMS_FILE = "SHA256SUMS"
 UNLISTED = frozenset({CHECKSUMS_FILE, "SIGNATURE"})
 
 
-def write_checksums(folder: Path) -> str:
-    """Write ``SHA256SUMS`` over every file of ``folder``; return the manifest hash (SHA-256 of it)."""
+#: the report files of a package: they describe the release, so its fingerprint leaves them out
+REPORT_FILES = ("report.html", "report.pdf")
+
+
+def file_digests(folder: Path, names: list[str]) -> dict[str, str]:
+    """SHA-256 of each named file of ``folder``."""
+    return {name: _sha256(Path(folder) / name) for name in names}
+
+
+def fingerprint_of(digests: dict[str, str]) -> str:
+    """The release fingerprint: SHA-256 of the manifest lines of every file but the reports. The reports
+    print it on every page (they cannot hold a hash of themselves), so a printed report is tied to the
+    data and ``release.json`` it describes; ``ppdp verify`` prints it for comparison."""
+    lines = "".join(f"{digest}  {name}\n" for name, digest in sorted(digests.items()) if name not in REPORT_FILES)
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
+def release_fingerprint(folder: Path) -> str:
+    """The fingerprint of a written release, from its ``SHA256SUMS`` (see :func:`fingerprint_of`)."""
+    return fingerprint_of(read_manifest(folder))
+
+
+def write_checksums(folder: Path, known: dict[str, str] | None = None) -> str:
+    """Write ``SHA256SUMS`` over every file of ``folder``; return the manifest hash (SHA-256 of it).
+    ``known``: digests already computed for some files (not hashed again)."""
+    known = known or {}
     names = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name not in UNLISTED)
-    lines = [f"{_sha256(folder / name)}  {name}\n" for name in names]
+    lines = [f"{known.get(name) or _sha256(folder / name)}  {name}\n" for name in names]
     data = "".join(lines).encode("utf-8")
     (folder / CHECKSUMS_FILE).write_bytes(data)
     return hashlib.sha256(data).hexdigest()

@@ -365,8 +365,11 @@ def _write_sav(table: pd.DataFrame, path: Path, labels: TableLabels | None) -> N
 # --- reading -----------------------------------------------------------------------------------
 
 
-def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = True) -> pd.DataFrame:
+def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = True,
+               columns: list[str] | None = None) -> pd.DataFrame:
     """Read a table written by :func:`write_table` with every cell as text (missing as "").
+
+    ``columns``: read only these (those the file lacks are left out), e.g. the one column an estimate needs.
 
     A CSV's formula guard (see :func:`guard_formulas`) is undone unless ``formula_guard`` is false (a CSV
     written before the guard existed).
@@ -379,18 +382,22 @@ def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = Tr
         raise ReleaseError(f"{path.name} cannot be read: no such file ({path}).")
     try:
         if fmt == "csv":
+            wanted = None if columns is None else set(columns).__contains__
             frame = pd.read_csv(
-                path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False
+                path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False,
+                usecols=wanted,
             )
             return unguard_formulas(frame) if formula_guard else frame
         if fmt == "xlsx":
-            return _read_xlsx(path)
-        if fmt == "sav":
+            frame = _read_xlsx(path)
+        elif fmt == "sav":
             import pyreadstat
 
             frame, meta = pyreadstat.read_sav(str(path), apply_value_formats=True, formats_as_category=False)
-            return as_text(_spss_integers(frame, meta.original_variable_types or {}))
-        return as_text(pd.read_parquet(path, engine="pyarrow"))
+            frame = as_text(_spss_integers(frame, meta.original_variable_types or {}))
+        else:
+            frame = as_text(pd.read_parquet(path, engine="pyarrow"))
+        return frame if columns is None else frame[[c for c in frame.columns if c in set(columns)]]
     except ReleaseError:
         raise
     except Exception as exc:

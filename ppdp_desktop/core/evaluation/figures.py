@@ -5,6 +5,7 @@ imported on first use, so opening the window does not pay for it.
 """
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +30,9 @@ def _figure(**kwargs: Any) -> Figure:
 
 
 def _bar_figure(n_bars: int) -> tuple[Figure, Any]:
-    """A constrained-layout figure tall enough for ``n_bars`` horizontal bars with readable labels."""
-    fig = _figure(figsize=(7.5, max(3.0, 0.6 + 0.24 * n_bars)), layout="constrained")
+    """A figure tall enough for ``n_bars`` horizontal bars with readable labels. Its margins are set from
+    the labels (:func:`_value_axis`) rather than by a layout engine, which draws every text twice more."""
+    fig = _figure(figsize=(7.5, max(3.0, 0.6 + 0.24 * n_bars)))
     return fig, fig.add_subplot()
 
 
@@ -44,8 +46,13 @@ def _shown(weight: np.ndarray, what: str) -> tuple[np.ndarray, str]:
 
 def _value_axis(ax: Any, values: list[str], idx: np.ndarray) -> np.ndarray:
     y = np.arange(len(idx))
-    ax.set_yticks(y, [values[i] for i in idx], fontsize=8)
+    labels = [values[i] for i in idx]
+    ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()  # the first (most frequent) value on top
+    width, height = ax.figure.get_size_inches()
+    longest = max((len(label) for label in labels), default=4)
+    left = min(0.45 * width, 0.3 + 0.068 * longest)  # 8-point labels: about 0.068 inch a character
+    ax.figure.subplots_adjust(left=left / width, right=1 - 0.25 / width, top=1 - 0.7 / height, bottom=0.55 / height)
     return y
 
 
@@ -154,29 +161,38 @@ def figure_png(fig: Figure, dpi: int = PNG_DPI) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     buf = io.BytesIO()
-    FigureCanvasAgg(fig).print_png(buf, dpi=dpi, metadata={"Software": None})
+    FigureCanvasAgg(fig)
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
 
 
 _warmed = False
+_warm_lock = threading.Lock()
 
 
 def warm_up() -> None:
     """Import matplotlib and lay out one small figure with text so it loads its fonts now (C code that
-    holds the interpreter for ~0.1 s the first time) rather than in the middle of a background run.
-    Only the first call does anything."""
+    holds the interpreter for ~0.1 s the first time) rather than in the middle of a run. Only the first
+    call does anything; a call while another thread warms up waits for it (so drawing never overlaps it)."""
     global _warmed
-    if _warmed:
-        return
-    _warmed = True
-    fig = _figure(figsize=(2, 1), layout="constrained")
-    ax = fig.subplots()
-    ax.barh([0, 1], [1, 2], label="warm")
-    ax.set_title("Warm up")
-    ax.legend()
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    with _warm_lock:
+        if _warmed:
+            return
+        fig = _figure(figsize=(2, 1), layout="constrained")
+        ax = fig.subplots()
+        ax.barh([0, 1], [1, 2], label="warm")
+        ax.set_title("Warm up")
+        ax.legend()
+        figure_png(fig, dpi=50)
+        _warmed = True
 
-    FigureCanvasAgg(fig).draw()
+
+def warm_up_in_background() -> threading.Thread:
+    """:func:`warm_up` on a daemon thread, e.g. while the data loads (reading releases the interpreter lock);
+    :func:`~ppdp_desktop.core.report.build.build_report` calls :func:`warm_up` first, which waits for it."""
+    thread = threading.Thread(target=warm_up, name="matplotlib warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def class_size_figure(before: dict[int, int] | None, after: dict[int, int], k: int | None = None) -> Figure:

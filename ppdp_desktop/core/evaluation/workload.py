@@ -48,13 +48,65 @@ def count_query_error(
     n_conditions: int = 200,
     selectivities: tuple[float, ...] = SELECTIVITIES,
 ) -> WorkloadResult:
-    """Run the workload; ``conditions`` holds the non-sensitive columns aligned with both code arrays."""
+    """Run the workload; ``conditions`` holds the non-sensitive columns aligned with both code arrays.
+
+    The estimator is linear (``P^{-1}`` times the released counts), so the rows are first aggregated into
+    cells (one per combination of condition values, with the counts of true and released codes in each):
+    every query then sums cells instead of scanning the records. Same queries, same figures as scanning
+    (:func:`run_workload`), in a fraction of the time on a large table.
+    """
+    if conditions.shape[1] == 0:
+        raise ParameterError("The count-query workload needs at least one non-sensitive column with few values.")
     inverse = np.linalg.inv(matrix)
     m = matrix.shape[0]
-    return run_workload(
-        conditions, true_codes, m, lambda mask: inverse @ np.bincount(released_codes[mask], minlength=m),
-        seed, n_conditions, selectivities,
-    )
+    encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
+    cells = _cells([codes for codes, _ in encoded], m)
+    if cells is None:  # about one cell per record: aggregating would not save anything
+        return run_workload(
+            conditions, true_codes, m, lambda mask: inverse @ np.bincount(released_codes[mask], minlength=m),
+            seed, n_conditions, selectivities,
+        )
+    cell, first = cells
+    n_cells = len(first)
+    # int32 counts and np.take of the selected cells: a third of the memory traffic of boolean indexing
+    true_counts = np.bincount(cell * m + true_codes, minlength=n_cells * m).astype(np.int32).reshape(n_cells, m)
+    released_counts = np.bincount(cell * m + released_codes, minlength=n_cells * m).astype(np.int32).reshape(n_cells, m)
+    cell_codes = [codes[first] for codes, _ in encoded]
+    rng = np.random.default_rng(seed)
+    actual_rows, estimate_rows = [], []
+    for condition in draw_conditions([len(uniques) for _, uniques in encoded], rng, n_conditions):
+        selected = np.ones(n_cells, dtype=bool)
+        for col, value in condition:
+            selected &= cell_codes[col] == value
+        index = np.flatnonzero(selected)
+        actual_rows.append(np.take(true_counts, index, axis=0).sum(axis=0, dtype=np.int64))
+        estimate_rows.append(inverse @ np.take(released_counts, index, axis=0).sum(axis=0, dtype=np.int64))
+    return workload_errors(actual_rows, estimate_rows, len(true_codes), selectivities)
+
+
+#: at most this many (cell, value) counts are held when the workload aggregates the records
+MAX_CELL_COUNTS = 20_000_000
+
+
+def _cells(codes: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each record's cell (its combination of condition codes, numbered 0..C-1) and one record of each cell;
+    None when the cells would be about as many as the records or their counts too large to hold."""
+    n = len(codes[0]) if codes else 0
+    key = np.zeros(n, dtype=np.int64)
+    size = 1
+    for column in codes:
+        width = int(column.max()) + 1 if n else 1
+        if size * width > 2**62:
+            key, uniques = pd.factorize(key)  # renumber before the mixed-radix key could overflow
+            size = len(uniques)
+        key = key * width + column
+        size *= width
+    cell, uniques = pd.factorize(key)
+    if len(uniques) * m > MAX_CELL_COUNTS or len(uniques) > n // 2:
+        return None
+    first = np.zeros(len(uniques), dtype=np.int64)
+    first[cell[::-1]] = np.arange(n - 1, -1, -1)  # the first record of each cell (the last write wins)
+    return cell.astype(np.int64), first
 
 
 def run_workload(

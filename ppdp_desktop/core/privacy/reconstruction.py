@@ -5,6 +5,8 @@
 """
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
@@ -106,6 +108,20 @@ def bootstrap_replicates(observed: np.ndarray, matrix: np.ndarray, estimator: st
     n = int(round(observed.sum()))
     if n == 0:
         return np.zeros((repetitions, len(observed)))
+    matrix = np.asarray(matrix, dtype=float)
+    key = (hashlib.sha256(observed.tobytes() + matrix.tobytes()).hexdigest(), matrix.shape, estimator, repetitions, seed)
+    if key not in _REPLICATES:  # the custodian's and the release's report ask for the same counts: draw once
+        _REPLICATES[key] = _replicates(observed, n, matrix, estimator, repetitions, seed)
+        while len(_REPLICATES) > 8:
+            _REPLICATES.pop(next(iter(_REPLICATES)))
+    return _REPLICATES[key].copy()
+
+
+_REPLICATES: dict[tuple, np.ndarray] = {}
+
+
+def _replicates(observed: np.ndarray, n: int, matrix: np.ndarray, estimator: str, repetitions: int,
+                seed: int) -> np.ndarray:
     mle = iterative_bayesian(observed, matrix)
     released = np.clip(np.asarray(matrix, dtype=float) @ (mle / n), 0.0, None)
     released /= released.sum()

@@ -18,13 +18,15 @@ from pathlib import Path
 from ppdp_desktop import __version__
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.outcome import Anonymization
-from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums, manifest_sha256, write_checksums  # noqa: F401
+from ppdp_desktop.core.data.checksums import (  # noqa: F401
+    CHECKSUMS_FILE, check_checksums, file_digests, fingerprint_of, manifest_sha256, write_checksums,
+)
 from ppdp_desktop.core.data.formats import FORMULA_GUARD, csv_encoding, guard_formulas, write_csv, write_csv_atomic  # noqa: F401
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.release.package_report import (
-    check_custodian_report, custodian_report_path, write_custodian_report, write_package_report,
+    check_custodian_report, custodian_report_path, estimate_columns, write_custodian_report, write_package_report,
 )
 from ppdp_desktop.core.release.publish import (  # noqa: F401
     Hook, check_destination, clean_stale, publish, release_target, temp_beside,
@@ -171,12 +173,15 @@ def write_release(
         cancel.check()
         (tmp / META_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False), encoding="utf-8")
         (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
+        progress(0.25, "Checksums")
+        digests = file_digests(tmp, [p.name for p in tmp.iterdir() if p.is_file()])
+        fingerprint = fingerprint_of(digests)
         if include_report:
-            full_reports = write_package_report(result, reports, tmp, read_release(tmp), subrange(progress, 0.3, 0.8),
-                                                cancel)
+            full_reports = write_package_report(result, reports, tmp, read_release(tmp, estimate_columns(metadata)),
+                                                subrange(progress, 0.3, 0.8), cancel, fingerprint)
         cancel.check()
         progress(0.8, "Checksums")
-        manifest = write_checksums(tmp)
+        manifest = write_checksums(tmp, known=digests)
         if signer is not None:
             sign_folder(tmp, signer)
         progress(0.82, "Verifying the files about to be published")
@@ -190,7 +195,7 @@ def write_release(
             _zip_folder(tmp, tmp_zip)
         publish(tmp_zip or tmp, out, tmp_key, key, hook)
         if include_report:  # the custodian's report, with the original figures, stays outside the package
-            write_custodian_report(result, full_reports, custodian)
+            write_custodian_report(result, full_reports, custodian, fingerprint)
     finally:
         for partial in (tmp, tmp_key, tmp_zip):
             if partial is not None and partial.exists():

@@ -56,20 +56,23 @@ def release_estimates(release: LoadedRelease, attribute: str) -> dict[str, Any] 
             "high": table["ci_high"].to_numpy()}
 
 
-def context_of(result: Anonymization):
+def estimate_columns(metadata: dict[str, Any]) -> list[str]:
+    """The released columns the package report's estimates read: each perturbed column and its sub-table id."""
+    out = []
+    for entry in metadata.get("sensitive") or []:
+        out += [entry.get("attribute"), entry.get("subtable_column")]
+    return [c for c in out if isinstance(c, str)]
+
+
+def context_of(result: Anonymization, fingerprint: str = ""):
+    """The report's description of the data and of what the release did to each column."""
     from ppdp_desktop.core.report.document import ReportContext
 
-    schema = result.dataset.schema
-    return ReportContext(
-        data_label=result.dataset.label,
-        n_records=len(result.table),
-        columns=[(a.name, a.role.value) for a in schema.attributes.values()],
-        sensitive=result.settings.sensitive,
-    )
+    return ReportContext.from_anonymization(result, fingerprint)
 
 
 def write_package_report(result: Anonymization, reports: list | None, folder: Path, release: LoadedRelease,
-                         progress: Progress, cancel: CancelToken) -> list:
+                         progress: Progress, cancel: CancelToken, fingerprint: str = "") -> list:
     """Write ``report.html`` and ``report.pdf`` (release-only) into ``folder``; return the custodian's reports."""
     from ppdp_desktop.core.report.build import build_report, release_only
     from ppdp_desktop.core.report.files import write_html, write_pdf
@@ -85,15 +88,15 @@ def write_package_report(result: Anonymization, reports: list | None, folder: Pa
     if signer:  # the recipient compares it with the one the custodian gave them
         public.lines = [*public.lines, f"Signed by the custodian's key with fingerprint {signer} (ppdp verify --signer)."]
     cancel.check()
-    context = context_of(result)
+    context = context_of(result, fingerprint)
     write_html([public], context, folder / "report.html", subrange(progress, 0.5, 0.7))
     cancel.check()
     write_pdf([public], context, folder / "report.pdf", subrange(progress, 0.7, 1.0))
     return full
 
 
-def write_custodian_report(result: Anonymization, reports: list, path: Path) -> None:
+def write_custodian_report(result: Anonymization, reports: list, path: Path, fingerprint: str = "") -> None:
     """The full report (original figures included) as one HTML file outside the package."""
     from ppdp_desktop.core.report.files import write_html
 
-    write_html(reports, context_of(result), path)
+    write_html(reports, context_of(result, fingerprint), path)

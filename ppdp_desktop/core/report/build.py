@@ -7,11 +7,14 @@ the report (figures wrapped in ``FigureCanvasQTAgg``) and report files save the 
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 
-from ppdp_desktop.core.evaluation.figures import MAX_BARS, class_size_figure, distribution_figure, warm_up  # noqa: F401
+from ppdp_desktop.core.evaluation.figures import (  # noqa: F401
+    MAX_BARS, class_size_figure, distribution_figure, warm_up, warm_up_in_background,
+)
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport  # noqa: F401
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.outcome import Anonymization
@@ -51,6 +54,7 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     MethodReport
     """
     cancel = cancel or CancelToken()
+    warm_up()  # or wait for the warm-up a caller started in the background
     plan = result.plan
     method = get_method(plan.method)
     protected = result.reidentification is not None and result.reidentification.protected
@@ -77,6 +81,18 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
             None if reid.before is None else reid.before.class_size_histogram, reid.after.class_size_histogram, k)
     progress(1.0, "Report ready")
     return report
+
+
+def prepare_in_background() -> threading.Thread:
+    """Import the report's libraries (matplotlib, fpdf2) and warm matplotlib up on a daemon thread, e.g.
+    while the data loads; :func:`build_report` waits for the warm-up before it draws."""
+    def prepare() -> None:
+        warm_up()
+        import ppdp_desktop.core.report.files  # noqa: F401 - fpdf2 and the renderers
+
+    thread = threading.Thread(target=prepare, name="report preparation", daemon=True)
+    thread.start()
+    return thread
 
 
 RELEASE_ONLY = ("This report ships inside the release, so it shows only what the release supports: counts "

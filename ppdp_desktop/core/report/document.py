@@ -20,14 +20,17 @@ import numpy as np
 from ppdp_desktop import __version__
 from ppdp_desktop.core.progress import Progress, no_progress
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
+from ppdp_desktop.core.report.changes import ColumnChange, changes_from_roles, column_changes
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.outcome import Anonymization
     from ppdp_desktop.core.data.released import LoadedRelease
 
 FIGURE_CAPTIONS = {
-    "distribution": "Original counts and the counts an analyst reconstructs from the release; the error bars show "
-                    "where the reconstruction lands in 95 % of repeated perturbations.",
+    "distribution": "Original counts and the counts an analyst estimates from the release; the error bars are the "
+                    "95 % interval of each estimate (a seeded bootstrap of the same estimator).",
+    "distribution (release only)": "Counts estimated from the release, with the 95 % interval of each estimate; "
+                                   "the original counts stay with the custodian.",
     "retention": "Per value: the chance p that a record keeps its value; otherwise it is replaced by a uniform draw.",
     "posterior": "Per protected value: the largest belief an adversary can reach after seeing the release, "
                  "against the bound rho2 (the data's own frequencies as prior).",
@@ -47,15 +50,23 @@ class ReportContext:
     sensitive: str = ""
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     app_version: str = f"PPDP Desktop {__version__}"
+    changes: list[ColumnChange] = field(default_factory=list)  # what the release did to each column
+    fingerprint: str = ""  # the release's fingerprint (its files' checksums), printed on every page
+
+    def __post_init__(self) -> None:
+        if not self.changes:
+            self.changes = changes_from_roles(self.columns)
 
     @classmethod
-    def from_anonymization(cls, result: "Anonymization") -> "ReportContext":
+    def from_anonymization(cls, result: "Anonymization", fingerprint: str = "") -> "ReportContext":
         schema = result.dataset.schema
         return cls(
             data_label=result.dataset.label,
-            n_records=len(result.dataset.frame),
+            n_records=len(result.table),
             columns=[(name, attr.role.value) for name, attr in schema.attributes.items()],
             sensitive=result.settings.sensitive,
+            changes=column_changes(result),
+            fingerprint=fingerprint,
         )
 
     @classmethod
@@ -68,6 +79,7 @@ class ReportContext:
             n_records=int(meta.get("n_records", len(release.table))),
             columns=[(name, str(v.get("role", ""))) for name, v in attributes.items()],
             sensitive=", ".join(sensitive),
+            fingerprint=str(meta.get("fingerprint", "")),
         )
 
     def summary_lines(self) -> list[str]:
@@ -93,7 +105,7 @@ def fmt(x: object, digits: int = 4) -> str:
     return str(x)
 
 
-VALUE_HEADER = ("Value", "Records", "Estimated", "95 % interval", "Retention p", "rho1", "rho2", "Max posterior", "Status")
+VALUE_HEADER = ("Value", "Records", "Estimated", "95 % interval", "Kept (p)", "rho1", "rho2", "Max posterior", "Status")
 
 
 def value_rows(r: MethodReport) -> list[list[str]]:
@@ -161,7 +173,10 @@ def guarantee_headline(r: MethodReport) -> str:
     return f"Guarantee {state}: {r.kind}{eps}."
 
 
-def caption(name: str) -> str:
+def caption(name: str, report: MethodReport | None = None) -> str:
+    """The caption of figure ``name`` (the release-only distribution has its own)."""
+    if name == "distribution" and report is not None and report.original is None:
+        name = "distribution (release only)"
     return FIGURE_CAPTIONS.get(name, "")
 
 

@@ -11,14 +11,14 @@ from ppdp_desktop.core.report.pdf import render_pdf
 
 
 def write_html(reports: list[MethodReport], context: ReportContext, path: str | Path, progress: Progress = no_progress) -> None:
-    """Write one self-contained HTML file (inline style, inline SVG figures, no external reference)."""
+    """Write one self-contained HTML file (inline style, inline PNG figures, no external reference)."""
     text = render_html(reports, context, progress)
     _atomic_write(Path(path), text.encode("utf-8"))
     progress(1.0, "Report written")
 
 
 def write_pdf(reports: list[MethodReport], context: ReportContext, path: str | Path, progress: Progress = no_progress) -> None:
-    """Write a PDF: a summary page, the tables, then every figure as vector graphics."""
+    """Write the A4 PDF: the plain first page, the technical sections with their tables and figures."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.partial")
     try:

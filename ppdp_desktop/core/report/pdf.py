@@ -1,120 +1,187 @@
-"""The PDF report: a summary page, table pages, then every figure as vector graphics (PdfPages)."""
+"""The PDF report, laid out by fpdf2: A4 throughout, flowing text, tables that split across pages with their
+header repeated, figures at the page width, and on every page its number and the release's fingerprint.
+
+Why fpdf2: a document layout library (matplotlib pages are plot-sized canvases with hand-placed text, which
+is what made the old report slow and uneven) that is pure Python, small, already handles Unicode TrueType
+fonts with subsetting, repeated table headings and page footers, and embeds the PNG figures the report
+drew once. reportlab does the same but is a far larger dependency with a C extension for the same result.
+The font is DejaVu Sans, which matplotlib ships, so nothing is downloaded and every script it covers prints.
+"""
 from __future__ import annotations
 
-import textwrap
+import io
+import struct
 from pathlib import Path
 
-import matplotlib
-from matplotlib.backends.backend_pdf import PdfPages
-from matplotlib.figure import Figure
+from fpdf import FPDF
+from fpdf.enums import XPos, YPos
+from fpdf.fonts import FontFace
 
+from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.progress import Progress
-from ppdp_desktop.core.report.build import MethodReport
-from ppdp_desktop.core.report.document import (
-    VALUE_HEADER, ReportContext, comparison_table, figure_count, guarantee_headline, utility_rows, value_rows,
-)
+from ppdp_desktop.core.report.document import ReportContext
+from ppdp_desktop.core.report.outline import Block, Bullets, Heading, Image, Paragraph, Table, build_outline
 
-PAGE = (8.27, 11.69)  # A4 portrait, inches
-RISK_COLORS = {"ok": "#2e7d32", "warning": "#a15c00", "danger": "#c62828"}
-ROWS_PER_PAGE = 45
-WRAP = 95
+FONT = "DejaVu"
+COLORS = {"ok": ((232, 244, 234), (46, 125, 50)), "warning": ((255, 244, 224), (199, 120, 0)),
+          "danger": ((253, 236, 234), (198, 40, 40))}
+HEADING_SIZES = {0: 17, 1: 14, 2: 12, 3: 10.5}
 
 
-class _TextPage:
-    """Lines of text flowing down A4 pages of ``pdf``; a new page starts when one is full."""
+def _font_folder() -> Path:
+    import matplotlib
 
-    def __init__(self, pdf: PdfPages) -> None:
-        self.pdf = pdf
-        self.fig: Figure | None = None
-        self.y = 0.0
-
-    def _new(self) -> None:
-        self.flush()
-        self.fig = Figure(figsize=PAGE)
-        self.y = 0.95
-
-    def line(self, text: str, size: float = 9, bold: bool = False, color: str = "black", indent: float = 0.0) -> None:
-        for i, part in enumerate(textwrap.wrap(text, int(WRAP * 9 / size) - int(indent * 100)) or [""]):
-            if self.fig is None or self.y < 0.05:
-                self._new()
-            self.fig.text(0.07 + indent + (0.02 if i else 0.0), self.y, part, fontsize=size,
-                          weight="bold" if bold else "normal", color=color, va="top")
-            self.y -= size / 72.0 * 1.45 / PAGE[1]
-
-    def gap(self, amount: float = 0.01) -> None:
-        self.y -= amount
-
-    def flush(self) -> None:
-        if self.fig is not None:
-            self.pdf.savefig(self.fig)
-            self.fig = None
+    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
 
 
-def _table_pages(pdf: PdfPages, title: str, header: list[str] | tuple[str, ...], rows: list[list[str]]) -> None:
-    """``rows`` as ``ax.table`` pages of at most :data:`ROWS_PER_PAGE` rows."""
-    for start in range(0, len(rows), ROWS_PER_PAGE):
-        chunk = rows[start:start + ROWS_PER_PAGE]
-        fig = Figure(figsize=PAGE)
-        ax = fig.add_axes((0.04, 0.04, 0.92, 0.88))
-        ax.set_axis_off()
-        suffix = f" (rows {start + 1} to {start + len(chunk)} of {len(rows)})" if len(rows) > ROWS_PER_PAGE else ""
-        fig.text(0.05, 0.96, title + suffix, fontsize=12, weight="bold", va="top")
-        table = ax.table(cellText=chunk, colLabels=list(header), loc="upper center", cellLoc="left")
-        table.auto_set_font_size(False)
-        table.set_fontsize(6.5 if len(header) > 4 else 8)
-        table.auto_set_column_width(list(range(len(header))))
-        for (row, _), cell in table.get_celld().items():
-            cell.set_height(0.018)
-            if row == 0:
-                cell.set_facecolor("#e8e8e8")
-        pdf.savefig(fig)
+class ReportPDF(FPDF):
+    """A4 pages whose footer names the report, the page ("page 3 of 12") and the release's fingerprint."""
+
+    def __init__(self, context: ReportContext) -> None:
+        super().__init__(orientation="portrait", unit="mm", format="A4")
+        self.context = context
+        folder = _font_folder()
+        self.add_font(FONT, "", str(folder / "DejaVuSans.ttf"))
+        self.add_font(FONT, "B", str(folder / "DejaVuSans-Bold.ttf"))
+        self.add_font(FONT, "I", str(folder / "DejaVuSans-Oblique.ttf"))
+        self.set_margins(16, 15, 16)
+        self.set_auto_page_break(True, margin=20)
+        self.alias_nb_pages()
+        self.set_title(f"Privacy report: {context.data_label}")
+        self.set_creator(context.app_version)
+        self.set_font(FONT, size=9.5)
+
+    def footer(self) -> None:
+        self.set_y(-14)
+        self.set_font(FONT, size=7)
+        self.set_text_color(110, 110, 110)
+        left = f"Privacy report: {self.context.data_label}"
+        self.cell(0, 3.5, f"{left}  ·  page {self.page_no()} of {{nb}}", align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        if self.context.fingerprint:
+            self.cell(0, 3.5, f"Release fingerprint {self.context.fingerprint}", align="L")
+        self.set_text_color(0, 0, 0)
 
 
 def render_pdf(reports: list[MethodReport], context: ReportContext, path: Path, progress: Progress) -> None:
-    total = max(figure_count(reports), 1)
+    """Lay out the report's blocks on A4 pages and write the PDF to ``path``."""
+    pdf = ReportPDF(context)
+    pdf.add_page()
+    blocks = build_outline(reports, context)
+    images = max(sum(isinstance(b, Image) for b in blocks), 1)
     done = 0
-    with matplotlib.rc_context({"pdf.fonttype": 42}), PdfPages(path) as pdf:  # TrueType: text stays searchable
-        info = pdf.infodict()
-        info["Title"] = f"Privacy report: {context.data_label}"
-        info["Creator"] = context.app_version
-        page = _TextPage(pdf)
-        page.line(f"Privacy report: {context.data_label}", size=16, bold=True)
-        page.gap()
-        for line in context.summary_lines():
-            page.line(line)
-        page.line("Methods: " + ", ".join(f"{r.title} ({r.method})" for r in reports) + ".")
-        for r in reports:
-            page.gap(0.015)
-            page.line(f"{r.title} ({r.method})", size=12, bold=True)
-            page.line("Sensitive values: " + guarantee_headline(r), size=10, bold=True,
-                      color="#2e7d32" if r.has_guarantee else "#c62828")
-            verdict = r.reidentification_lines()
-            page.line(verdict[0], size=10, bold=True, color=RISK_COLORS[r.risk_level])
-            page.line("Method", bold=True)
-            for line in r.lines:
-                page.line(line, indent=0.02)
-            page.line("Privacy", bold=True)
-            for line in r.privacy_lines():
-                page.line(line, indent=0.02)
-            if len(verdict) > 1:
-                page.line("Re-identification", bold=True)
-                for line in verdict[1:]:
-                    page.line(line, indent=0.02)
-            page.line("Utility", bold=True)
-            for line in r.utility_lines():
-                page.line(line, indent=0.02)
-        page.flush()
-        if len(reports) > 1:
-            header, body = comparison_table(reports)
-            _table_pages(pdf, "Comparison of the methods", header, body)
-        for r in reports:
-            rows = utility_rows(r)
-            if rows:
-                _table_pages(pdf, f"{r.title}: utility", ("Measure", "Value"), rows)
-            rows = value_rows(r)
-            if rows:
-                _table_pages(pdf, f"{r.title}: per value", VALUE_HEADER, rows)
-            for name, fig in r.figures.items():
-                progress(done / total, f"Figure {done + 1} of {total}: {name}")
-                pdf.savefig(fig)  # the figure as it is (vector); its own title says what it shows
-                done += 1
+    for block in blocks:
+        if isinstance(block, Image):
+            progress(done / images, f"Figure {done + 1} of {images}: {block.name}")
+            done += 1
+        _draw(pdf, block)
+    pdf.output(str(path))
+
+
+def _draw(pdf: ReportPDF, block: Block) -> None:
+    if isinstance(block, Heading):
+        _heading(pdf, block)
+    elif isinstance(block, Paragraph):
+        _paragraph(pdf, block)
+    elif isinstance(block, Bullets):
+        _bullets(pdf, block)
+    elif isinstance(block, Table):
+        _table(pdf, block)
+    else:
+        _image(pdf, block)
+
+
+def _heading(pdf: ReportPDF, block: Heading) -> None:
+    if block.level == 1 and pdf.get_y() > pdf.t_margin + 1:
+        pdf.add_page()
+    elif block.level >= 2 and pdf.get_y() > pdf.h - 50:  # never a heading alone at the foot of a page
+        pdf.add_page()
+    pdf.ln(2 if block.level else 0)
+    pdf.set_font(FONT, "B", HEADING_SIZES.get(block.level, 10))
+    pdf.multi_cell(0, HEADING_SIZES.get(block.level, 10) * 0.5, block.text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    if block.level == 2:
+        pdf.set_draw_color(200, 200, 200)
+        pdf.line(pdf.l_margin, pdf.get_y() + 0.5, pdf.w - pdf.r_margin, pdf.get_y() + 0.5)
+    pdf.ln(2)
+    pdf.set_font(FONT, size=9.5)
+
+
+def _paragraph(pdf: ReportPDF, block: Paragraph) -> None:
+    if block.style in COLORS:
+        fill, bar = COLORS[block.style]
+        pdf.set_font(FONT, "B", 9.5)
+        pdf.set_fill_color(*fill)
+        y = pdf.get_y()
+        page = pdf.page_no()
+        pdf.set_x(pdf.l_margin + 2)
+        pdf.multi_cell(pdf.epw - 2, 5, block.text, fill=True, padding=(1.5, 2.5), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        if pdf.page_no() == page:  # the coloured bar on the left, as in the HTML page
+            pdf.set_fill_color(*bar)
+            pdf.rect(pdf.l_margin, y, 1.6, pdf.get_y() - y, style="F")
+        pdf.set_fill_color(255, 255, 255)  # the fill colour stays set: tables would take it
+        pdf.ln(1.5)
+    elif block.style == "meaning":
+        pdf.set_font(FONT, "I", 8.5)
+        pdf.set_text_color(85, 85, 85)
+        pdf.multi_cell(0, 4.2, block.text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.set_text_color(0, 0, 0)
+        pdf.ln(1.5)
+    elif block.style == "small":
+        pdf.set_font(FONT, size=7.5)
+        pdf.set_text_color(100, 100, 100)
+        pdf.multi_cell(0, 3.8, block.text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.set_text_color(0, 0, 0)
+        pdf.ln(2)
+    else:
+        pdf.set_font(FONT, size=9.5)
+        pdf.multi_cell(0, 4.8, block.text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.ln(1.5)
+    pdf.set_font(FONT, size=9.5)
+
+
+def _bullets(pdf: ReportPDF, block: Bullets) -> None:
+    pdf.set_font(FONT, size=9.5)
+    for item in block.items:
+        pdf.set_x(pdf.l_margin + 2)
+        pdf.cell(4, 4.8, "•")
+        pdf.multi_cell(pdf.epw - 6, 4.8, item, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.ln(0.6)
+    pdf.ln(1.5)
+
+
+def _table(pdf: ReportPDF, block: Table) -> None:
+    size = 7 if len(block.header) > 4 else 8.5
+    pdf.set_font(FONT, size=size)
+    widths = block.widths or tuple(1.0 for _ in block.header)
+    align = tuple("RIGHT" if i >= block.numeric_from else "LEFT" for i in range(len(block.header)))
+    with pdf.table(col_widths=widths, text_align=align, line_height=size * 0.55, repeat_headings=1,
+                   headings_style=FontFace(emphasis="BOLD", fill_color=(232, 232, 232)),
+                   borders_layout="SINGLE_TOP_LINE", padding=(0.6, 1.0), first_row_as_headings=True) as table:
+        table.row(block.header)
+        for row in block.rows:
+            table.row(row)
+    pdf.ln(3)
+    pdf.set_font(FONT, size=9.5)
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """Width and height of a PNG in pixels (from its IHDR chunk)."""
+    return struct.unpack(">II", png[16:24])
+
+
+def _image(pdf: ReportPDF, block: Image) -> None:
+    png = block.report.image(block.name)
+    width_px, height_px = _png_size(png)
+    width = pdf.epw
+    height = width * height_px / width_px
+    room = pdf.h - pdf.t_margin - pdf.b_margin - 14  # a whole page, less the caption
+    if height > room:  # a tall figure (many values) fits one page, narrower
+        width, height = width * room / height, room
+    if pdf.get_y() + height + 12 > pdf.h - pdf.b_margin:
+        pdf.add_page()
+    pdf.image(io.BytesIO(png), x=pdf.l_margin + (pdf.epw - width) / 2, w=width, h=height)
+    pdf.set_font(FONT, "I", 8)
+    pdf.set_text_color(85, 85, 85)
+    pdf.multi_cell(0, 4, f"{block.name}. {block.caption}".strip(), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.set_text_color(0, 0, 0)
+    pdf.set_font(FONT, size=9.5)
+    pdf.ln(3)

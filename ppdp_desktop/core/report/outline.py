@@ -1,0 +1,141 @@
+"""The report as a sequence of blocks (headings, paragraphs, lists, tables, figures), built once and laid out
+by both renderers, so the HTML page and the PDF say the same things in the same order.
+
+The first part is the plain-words page (:mod:`ppdp_desktop.core.report.summary`); each method's technical
+sections follow, each heading with a one-line meaning for a reader who is not a statistician.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ppdp_desktop.core.evaluation.report_model import MethodReport
+from ppdp_desktop.core.report.document import (
+    VALUE_HEADER, ReportContext, caption, comparison_table, guarantee_headline, utility_rows, value_rows,
+)
+from ppdp_desktop.core.report.summary import first_page
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    level: int = 2  # 1: the report's parts (a new page in the PDF), 2: sections, 3: sub-sections
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    style: str = "normal"  # normal | meaning | ok | warning | danger | small
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric_from: int = 1  # columns from this index on are right-aligned when they hold numbers
+    widths: tuple[float, ...] | None = None  # relative widths (the PDF); None: from the content
+
+
+@dataclass(frozen=True)
+class Image:
+    name: str
+    report: MethodReport  # the figure's PNG comes from ``report.image(name)``: drawn once, for every renderer
+    caption: str
+
+
+Block = Heading | Paragraph | Bullets | Table | Image
+
+MEANINGS = {
+    "guarantee": "What was checked before the release was written, in the method's own terms: rho1 and rho2 are "
+                 "the largest belief about a person's value before and after seeing the release; gamma is how much "
+                 "one released value can favour one original value over another; epsilon puts the same protection "
+                 "on the scale of differential privacy (smaller is more private).",
+    "reidentification": "Who could be singled out by facts an acquaintance may know, such as age, sex and postcode "
+                        "(the quasi-identifiers): a record is safer the more records share its quasi-identifiers.",
+    "values": "Each sensitive value: how many records hold it, the count estimated from the release with its 95 % "
+              "interval, the chance p that a record keeps it, and the bound it is held to.",
+    "analysis": "Models trained on the original and on the release, both tested on original records the models "
+                "never saw: close figures mean an analysis of the release reaches the same conclusions.",
+    "utility": "How far the distribution estimated from the release is from the original (0 means identical), and "
+               "the average error of counts over many test queries.",
+    "figures": "The figures behind the sentences on the first page.",
+    "method": "How the release was made, with every parameter, for a statistician who wants to check or repeat it.",
+    "comparison": "The methods side by side on the same data.",
+    "data": "Every column of the input with its role and what the release did to it.",
+}
+
+
+def build_outline(reports: list[MethodReport], context: ReportContext) -> list[Block]:
+    """The whole report as blocks: the plain first page, then each method's technical sections, then the data."""
+    blocks: list[Block] = [Heading(f"Privacy report: {context.data_label}", 0)]
+    meta = f"Created {context.created} by {context.app_version}."
+    if context.fingerprint:
+        meta += f" Release fingerprint: {context.fingerprint}."
+    blocks.append(Paragraph(meta, "small"))
+    page = first_page(reports, context.changes, context.n_records, context.sensitive)
+    blocks += [Heading("What was released"), Bullets(tuple(page.released))]
+    blocks.append(Heading("Verdicts"))
+    for title, verdicts in page.verdicts:
+        if len(reports) > 1:
+            blocks.append(Heading(title, 3))
+        blocks += [Paragraph(v.text, v.level) for v in verdicts]
+    blocks.append(Heading("What the release is good for"))
+    for title, sentences in page.good_for:
+        if len(reports) > 1:
+            blocks.append(Heading(title, 3))
+        blocks.append(Bullets(tuple(sentences)))
+    if len(reports) > 1:
+        header, body = comparison_table(reports)
+        blocks += [Heading("Comparison of the methods"), Paragraph(MEANINGS["comparison"], "meaning"),
+                   Table(tuple(header), tuple(map(tuple, body)))]
+    for r in reports:
+        blocks += method_blocks(r)
+    blocks += [Heading("Data", 1), Paragraph(MEANINGS["data"], "meaning"),
+               Table(("Column", "Role", "In the release"),
+                     tuple((c.name, c.role, c.sentence().split(": ", 1)[1]) for c in context.changes),
+                     numeric_from=99, widths=(1.2, 1.0, 3.0))]
+    return blocks
+
+
+def method_blocks(r: MethodReport) -> list[Block]:
+    """The technical sections of one method's report."""
+    out: list[Block] = [Heading(f"Details: {r.title} ({r.method})", 1)]
+    out += [Heading("Privacy guarantee"), Paragraph(MEANINGS["guarantee"], "meaning"),
+            Paragraph(guarantee_headline(r), "ok" if r.has_guarantee and r.guarantee.get("verified") else "danger"),
+            Bullets(tuple(r.privacy_lines()))]
+    if r.has_guarantee and r.kind.startswith("upward"):
+        out.append(Paragraph(
+            "The guarantee is upward: for each protected value, no released value can raise an adversary's belief "
+            "above rho2 when the prior belief is at most rho1. It was verified numerically on the published matrix "
+            "before the release was written. Downward breaches (belief in a common value falling) are reported, "
+            "not prevented."))
+    verdict = r.reidentification_lines()
+    out += [Heading("Re-identification"), Paragraph(MEANINGS["reidentification"], "meaning"),
+            Paragraph(verdict[0], r.risk_level)]
+    if len(verdict) > 1:
+        out.append(Bullets(tuple(verdict[1:])))
+    rows = value_rows(r)
+    if rows:
+        out += [Heading("Estimated counts per value"), Paragraph(MEANINGS["values"], "meaning"),
+                Table(VALUE_HEADER, tuple(map(tuple, rows)), widths=(2.2, 1.1, 1.1, 1.6, 0.9, 0.8, 0.8, 1.0, 1.8))]
+    analysis = getattr(r, "analysis", None)
+    if analysis is not None:
+        out += [Heading("Does my analysis survive?"), Paragraph(MEANINGS["analysis"], "meaning"),
+                Bullets(tuple(analysis.lines()))]
+        coefficients = analysis.coefficient_rows()
+        if coefficients:
+            out.append(Table(tuple(analysis.COEFFICIENT_HEADER), tuple(map(tuple, coefficients))))
+    rows = utility_rows(r)
+    if rows or r.utility_lines():
+        out += [Heading("Utility measures"), Paragraph(MEANINGS["utility"], "meaning"), Bullets(tuple(r.utility_lines()))]
+        if rows:
+            out.append(Table(("Measure", "Value"), tuple(map(tuple, rows)), widths=(4.0, 1.0)))
+    if r.figures:
+        out += [Heading("Figures"), Paragraph(MEANINGS["figures"], "meaning")]
+        out += [Image(name, r, caption(name, r)) for name in r.figures]
+    out += [Heading("Method and parameters"), Paragraph(MEANINGS["method"], "meaning"), Bullets(tuple(r.lines))]
+    return out

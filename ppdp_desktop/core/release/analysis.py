@@ -5,10 +5,12 @@ the method that made the release re-checks its own guarantee through the registr
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums
+from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums, release_fingerprint
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, ReleaseError
@@ -19,6 +21,19 @@ from ppdp_desktop.core.release.signing import SIGNATURE_FILE, check_signature
 from ppdp_desktop.core.release.structure import check_columns, recheck_reidentification
 
 
+def fingerprint_line(folder: Path) -> str:
+    """The release fingerprint, and whether the package's HTML report carries it (a printed report shows it
+    on every page, so a reader can tie the paper to these files)."""
+    fingerprint = release_fingerprint(folder)
+    page = folder / "report.html"
+    if not page.is_file():
+        return f"fingerprint: {fingerprint}"
+    with page.open("rb") as handle:
+        carried = fingerprint.encode() in handle.read(64 * 1024)
+    return (f"fingerprint: {fingerprint} (" + ("the reports print it on every page" if carried
+                                              else "not in report.html: a report written before fingerprints") + ")")
+
+
 def verify_release(release: LoadedRelease, signer: str | None = None) -> list[str]:
     """Re-check checksums, the signature, structure and every claimed guarantee; raise on any failure.
 
@@ -27,7 +42,7 @@ def verify_release(release: LoadedRelease, signer: str | None = None) -> list[st
     """
     meta, table = release.metadata, release.table
     check_checksums(release.folder)
-    lines = [f"checksums: every file matches {CHECKSUMS_FILE}"]
+    lines = [f"checksums: every file matches {CHECKSUMS_FILE}", fingerprint_line(release.folder)]
     found = check_signature(release.folder, signer)
     named = (meta.get("signer") or {}).get("fingerprint") if isinstance(meta.get("signer"), dict) else None
     if named and found is None:

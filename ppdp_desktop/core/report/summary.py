@@ -189,7 +189,9 @@ def _unestimable_below(share: np.ndarray, rel: np.ndarray) -> float | None:
     found = None
     for threshold in SHARE_LADDER:
         under = share < threshold
-        if under.any() and (rel[under] >= 1.0).all():
+        if not under.any():
+            continue
+        if (rel[under] >= 1.0).all():
             found = threshold
         else:
             break

@@ -124,21 +124,29 @@ def _unguard_text(value: str) -> str:
     return value
 
 
+def _needs_guard(text: pd.Series) -> np.ndarray:
+    """Which cells :func:`_guard_text` changes, vectorized (pyarrow string kernels, no Python per cell)."""
+    starts = np.array(text.str.startswith(FORMULA_STARTS).fillna(False), dtype=bool)  # a writable copy
+    guarded = text.str.startswith(FORMULA_GUARD).fillna(False).to_numpy(dtype=bool)
+    if guarded.any():
+        second = text.str.slice(1, 2).isin([*FORMULA_STARTS, FORMULA_GUARD]).to_numpy(dtype=bool)
+        starts |= guarded & second
+    return starts
+
+
 def guard_formulas(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """The table with every text cell and header that a spreadsheet would run as a formula prefixed with
     ``'``; the names of the columns where that happened. Numeric columns stay numbers ("-3.5" is a number).
-    Vectorized over each column's distinct values."""
+    Vectorized with pyarrow's string kernels."""
     changed, columns = [], {}
     for i in range(table.shape[1]):
         series = table.iloc[:, i]
         if _is_number(series):
             continue
         text = _text_column(series)
-        uniques = pd.unique(text)
-        mapping = {u: _guard_text(u) for u in uniques if u}
-        altered = {u: g for u, g in mapping.items() if u != g}
-        if altered:
-            guarded = text.map(lambda v: altered.get(v, v))
+        risky = _needs_guard(text)
+        if risky.any():
+            guarded = text.where(~risky, FORMULA_GUARD + text)
             columns[i] = guarded.where(series.notna().to_numpy(), None).to_numpy(dtype=object)
             changed.append(str(table.columns[i]))
     names = [_guard_text(str(c)) for c in table.columns]

@@ -390,11 +390,8 @@ def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = Tr
         raise ReleaseError(f"{path.name} cannot be read: no such file ({path}).")
     try:
         if fmt == "csv":
-            wanted = None if columns is None else set(columns).__contains__
-            frame = pd.read_csv(
-                path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False,
-                usecols=wanted,
-            )
+            frame = (_read_csv_columns(path, sep, columns) if columns is not None else pd.read_csv(
+                path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False))
             return unguard_formulas(frame) if formula_guard else frame
         if fmt == "xlsx":
             frame = _read_xlsx(path)
@@ -410,6 +407,24 @@ def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = Tr
         raise
     except Exception as exc:
         raise ReleaseError(f"{path.name} cannot be read as {_NAMES[fmt]}: {_detail(exc)}.") from exc
+
+
+def _read_csv_columns(path: Path, sep: str, columns: list[str]) -> pd.DataFrame:
+    """Only ``columns`` of a CSV we wrote, every cell as text (empty cells as ""), read by pyarrow's
+    multi-threaded reader: the one column an estimate needs of a 1M-row release in a fraction of a second."""
+    import pyarrow.csv as pacsv
+
+    with path.open("rb") as handle:
+        header = pd.read_csv(handle, sep=sep, dtype=str, nrows=0, encoding="utf-8-sig").columns
+    wanted = [c for c in header if c in set(columns)]
+    table = pacsv.read_csv(
+        path,
+        read_options=pacsv.ReadOptions(encoding="utf8"),
+        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+        convert_options=pacsv.ConvertOptions(include_columns=wanted, column_types={c: pa.string() for c in wanted},
+                                             strings_can_be_null=False, quoted_strings_can_be_null=False),
+    )
+    return pd.DataFrame({c: pd.Series(table.column(c).to_pandas(), dtype="str") for c in wanted})
 
 
 _SPSS_INTEGER_FORMAT = re.compile(r"^F\d+(\.0)?$")

@@ -176,12 +176,19 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
     from ppdp_desktop.cli.stages import StageLines
 
     signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
+    model_target = getattr(args, "model_target", None)
+    if model_target and model_target not in dataset.frame.columns:
+        raise ParameterError(f"--model-target {model_target!r} is not a column of {dataset.label}; choose one of: "
+                             f"{', '.join(map(str, dataset.frame.columns))}.")
+    if model_target and args.no_report:
+        raise ParameterError("--model-target adds a section to the report; it cannot go with --no-report.")
     start = time.perf_counter()
     stages = StageLines(quiet=getattr(args, "quiet", False))
     result = anonymize(dataset, settings, stages.part(0.0, 0.5))
     folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
                            fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report,
-                           bom=not args.no_bom, signer=signer, progress=stages.part(0.5, 1.0))
+                           bom=not args.no_bom, signer=signer, progress=stages.part(0.5, 1.0),
+                           model_target=model_target)
     print_summary(result, folder, key, time.perf_counter() - start, utility, signer)
     return 0
 
@@ -331,6 +338,8 @@ def run_compare(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.data.schema import parse_column_list
 
     dataset = load_table(args.data, **load_options(args))
+    if args.target:
+        return _compare_models(dataset, args)
     if args.epsilon is not None:
         return _compare_dp(dataset, args)
     if not args.sensitive:
@@ -353,6 +362,42 @@ def run_compare(args: argparse.Namespace) -> int:
                            parse_column_list(args.identifier), seed=args.seed, run=anonymize)
     print(f"Mean relative error of count queries on {dataset.label} (same seeded queries for every method):")
     print(format_table(rows))
+    return 0
+
+
+MODEL_METHODS = ("uniform", "finegrain", "partition")
+
+
+def _compare_models(dataset, args: argparse.Namespace) -> int:
+    """``compare --target COL``: does an analysis survive each method? Models trained on the original and on
+    each release, tested on held-out original records."""
+    from ppdp_desktop.core.anonymize import anonymize
+    from ppdp_desktop.core.data.schema import parse_column_list
+    from ppdp_desktop.core.evaluation.model_utility import compare_models
+    from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
+
+    if not args.sensitive or args.rho1 is None or args.rho2 is None:
+        raise ParameterError("--target needs the job to compare: --sensitive COL with --rho1 and --rho2.")
+    if args.target not in dataset.frame.columns:
+        raise ParameterError(f"--target {args.target!r} is not a column of {dataset.label}; choose one of: "
+                             f"{', '.join(map(str, dataset.frame.columns))}.")
+    methods = parse_column_list(args.methods) or list(MODEL_METHODS)
+    unknown = [m for m in methods if m not in MODEL_METHODS]
+    if unknown:
+        raise ParameterError(f"--target compares the methods {', '.join(MODEL_METHODS)}; not {unknown[0]!r}.")
+    identifiers = parse_column_list(args.identifier)
+    for name in methods:
+        settings = AnonymizationSettings(args.sensitive, name, identifiers, [],
+                                         SensitivitySettings(rho1=args.rho1, rho2=args.rho2), seed=args.seed)
+        comparison = compare_models(anonymize(dataset, settings), args.target, seed=args.seed or 0)
+        print(f"{name}: does an analysis of {args.target} survive the release of {dataset.label}?")
+        for line in comparison.lines():
+            print(f"  {line}")
+        rows = comparison.coefficient_rows()
+        if rows:
+            widths = [max(len(str(r[i])) for r in [comparison.COEFFICIENT_HEADER, *rows]) for i in range(len(rows[0]))]
+            for row in [comparison.COEFFICIENT_HEADER, *rows]:
+                print("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
     return 0
 
 

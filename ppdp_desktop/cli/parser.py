@@ -99,6 +99,9 @@ def _package_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out-sep", default=",", help="delimiter of a released CSV (default ,)")
     g.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
     g.add_argument("--no-report", action="store_true", help="skip report.html / report.pdf")
+    g.add_argument("--model-target", metavar="COL", help="the custodian's report also answers 'does my analysis "
+                   "survive?': a decision tree and a logistic regression predicting COL, trained on the original and "
+                   "on the release, tested on held-out original records")
     g.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark "
                    "(by default it has one, so that Excel opens accents correctly)")
     _sign_args(p)
@@ -217,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (with --l)")
     cp.add_argument("--identifier", metavar="COLS", help="identifier columns (not used as conditions)")
     cp.add_argument("--seed", type=int)
+    cp.add_argument("--target", metavar="COL", help="does my analysis survive? for each method (--methods, default "
+                    "uniform,finegrain,partition with --rho1/--rho2), a decision tree and a logistic regression "
+                    "predicting COL, trained on the original and on the release, tested on held-out original records")
     _dp_compare_args(cp)
     cp.add_argument("--taxonomy", metavar="COL=FILE", action="append",
                     help="with --epsilon: taxonomy of a categorical column of --attributes (repeat per column)")

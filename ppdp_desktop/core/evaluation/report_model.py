@@ -56,6 +56,7 @@ class MethodReport:
     #: what the release is good for, in plain sentences computed from the figures (the first page shows them
     #: after the generic ones on estimated counts); each method part adds its own
     findings: list[str] = field(default_factory=list)
+    analysis: Any = None  # "does my analysis survive?" (a ModelComparison), when the user asked for it
     images: dict[str, bytes] = field(default_factory=dict, repr=False)  # PNG of each figure, drawn once
 
     def image(self, name: str) -> bytes:

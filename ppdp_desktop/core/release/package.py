@@ -132,6 +132,7 @@ def write_release(
     inputs: Sequence[str | Path | None] = (),
     hook: Hook | None = None,
     signer: SigningKey | None = None,
+    model_target: str | None = None,
 ) -> Path:
     """Write the release package (and, if asked, its sealed key file) atomically; return its path.
 
@@ -142,6 +143,8 @@ def write_release(
     The files are verified as written (:func:`verify_written`) before they are published, and release and
     key are put in place as a pair (:mod:`ppdp_desktop.core.release.publish`). ``inputs`` (besides the
     data's own file) are files the destinations must not touch; ``hook`` sees each publication step.
+    ``model_target``: the custodian's report also compares models predicting this column trained on the
+    original and on the release (never the report inside the package: they are tested on original records).
 
     A CSV starts with the UTF-8 byte-order mark unless ``bom`` is false: Excel on Windows needs it to
     show accented text ("Besançon") and every reader here skips it (``csv.encoding`` in release.json).
@@ -178,7 +181,7 @@ def write_release(
         fingerprint = fingerprint_of(digests)
         if include_report:
             full_reports = write_package_report(result, reports, tmp, read_release(tmp, estimate_columns(metadata)),
-                                                subrange(progress, 0.3, 0.8), cancel, fingerprint)
+                                                subrange(progress, 0.3, 0.8), cancel, fingerprint, model_target)
         cancel.check()
         progress(0.8, "Checksums")
         manifest = write_checksums(tmp, known=digests)

@@ -72,13 +72,15 @@ def context_of(result: Anonymization, fingerprint: str = ""):
 
 
 def write_package_report(result: Anonymization, reports: list | None, folder: Path, release: LoadedRelease,
-                         progress: Progress, cancel: CancelToken, fingerprint: str = "") -> list:
+                         progress: Progress, cancel: CancelToken, fingerprint: str = "",
+                         model_target: str | None = None) -> list:
     """Write ``report.html`` and ``report.pdf`` (release-only) into ``folder``; return the custodian's reports."""
     from ppdp_desktop.core.report.build import build_report, release_only
     from ppdp_desktop.core.report.files import write_html, write_pdf
 
     method = get_method(result.plan.method)
-    full = reports if reports is not None else [build_report(result, subrange(progress, 0.0, 0.4), cancel)]
+    full = reports if reports is not None else [build_report(result, subrange(progress, 0.0, 0.4), cancel,
+                                                             model_target=model_target)]
     if method.public_report:  # the method builds its own release-only report (e.g. epsilon-DP)
         public = build_report(result, subrange(progress, 0.4, 0.5), cancel, public=True)
     else:

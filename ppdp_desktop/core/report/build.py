@@ -32,7 +32,8 @@ COMPARISON_COLUMNS = (
 
 
 def build_report(result: Anonymization, progress: Progress = no_progress, cancel: CancelToken | None = None,
-                 public: bool = False, estimates: dict[str, Any] | None = None) -> MethodReport:
+                 public: bool = False, estimates: dict[str, Any] | None = None,
+                 model_target: str | None = None) -> MethodReport:
     """The report of ``result``: guarantee, utility, per-value figures and their plots.
 
     Parameters
@@ -48,6 +49,10 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     estimates : dict, optional
         With ``public``: ``{"estimate", "low", "high"}`` arrays over the report's values, computed from the
         release files by the caller (the release package).
+    model_target : str, optional
+        Add "does my analysis survive?": models predicting this column trained on the original and on the
+        release (:func:`~ppdp_desktop.core.evaluation.model_utility.compare_models`). Never with ``public``
+        (the models are tested on original records).
 
     Returns
     -------
@@ -79,6 +84,11 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         k = reid.generalization.k if reid.generalization is not None else None
         report.figures["class sizes"] = class_size_figure(
             None if reid.before is None else reid.before.class_size_histogram, reid.after.class_size_histogram, k)
+    if model_target and not public:
+        from ppdp_desktop.core.evaluation.model_utility import compare_models
+
+        progress(0.9, "Training the models on the original and on the release")
+        report.analysis = compare_models(result, model_target)
     progress(1.0, "Report ready")
     return report
 
@@ -114,6 +124,8 @@ def release_only(report: MethodReport, estimates: dict[str, Any] | None, lines: 
     report.band_low = report.band_high = None
     report.reconstructed = None
     report.choice_counts = {}
+    report.analysis = None  # tested on original records
+    report.findings = []  # method sentences may rest on the original records
     report.figures = {name: fig for name, fig in report.figures.items() if name == "class sizes"}
     report.images = {name: png for name, png in report.images.items() if name in report.figures}
     report.lines = list(lines)

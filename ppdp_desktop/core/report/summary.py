@@ -143,6 +143,8 @@ def good_for(r: MethodReport, sensitive: str) -> list[str]:
     out = count_sentences(r, sensitive)
     out += workload_sentences(r, sensitive)
     out += list(r.findings)
+    if r.analysis is not None:  # the two accuracies, in words
+        out += r.analysis.lines()[:2]
     if not out:
         out.append("This method's report has no estimate to state here; see its figures and measures below.")
     return out

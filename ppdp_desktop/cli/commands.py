@@ -135,7 +135,7 @@ def run_anonymize(args: argparse.Namespace) -> int:
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
     _warn_seed(args.seed)
     if not args.no_report:  # the report's libraries load while the data does
-        from ppdp_desktop.core.report.build import prepare_in_background
+        from ppdp_desktop.core.report.preload import prepare_in_background
 
         prepare_in_background()
     dataset = load_table(args.data, **load_options(args))
@@ -365,15 +365,13 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-MODEL_METHODS = ("uniform", "finegrain", "partition")
-
-
 def _compare_models(dataset, args: argparse.Namespace) -> int:
     """``compare --target COL``: does an analysis survive each method? Models trained on the original and on
     each release, tested on held-out original records."""
     from ppdp_desktop.core.anonymize import anonymize
     from ppdp_desktop.core.data.schema import parse_column_list
     from ppdp_desktop.core.evaluation.model_utility import compare_models
+    from ppdp_desktop.core.methods.partition.compare import MODEL_METHODS
     from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
     if not args.sensitive or args.rho1 is None or args.rho2 is None:

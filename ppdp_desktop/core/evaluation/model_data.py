@@ -8,6 +8,8 @@ function of the value), every other column as the original value (the same domai
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +17,9 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.outcome import Anonymization
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.outcome import Anonymization
 
 MAX_LEVELS = 30  # one-hot columns per categorical predictor: its most frequent levels, the rest as "other"
 OTHER = "(other)"
@@ -40,7 +44,7 @@ class ModelData:
     left_out: list[str]
 
 
-def model_data(result: Anonymization, target: str | None, seed: int, max_rows: int, test_share: float) -> ModelData:
+def model_data(result: "Anonymization", target: str | None, seed: int, max_rows: int, test_share: float) -> ModelData:
     """Align, sample and split the records of ``result`` and encode them for both models."""
     frame = result.dataset.frame
     schema = result.dataset.schema

@@ -9,12 +9,16 @@ by side, each with its 95 % Wald interval from the inverse observed information.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ppdp_desktop.core.evaluation.model_data import ModelData, model_data
-from ppdp_desktop.core.outcome import Anonymization
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.outcome import Anonymization
 
 MAX_ROWS = 200_000  # records sampled for the models, for speed
 TREE_DEPTH = 8  # deep enough for interactions, shallow enough not to memorize the noise of a release
@@ -77,7 +81,7 @@ class ModelComparison:
                  "-" if o.release is None else f"{o.release:.3g}", interval(o.release_interval)] for o in self.odds]
 
 
-def compare_models(result: Anonymization, target: str | None = None, *, seed: int = 0, max_rows: int = MAX_ROWS,
+def compare_models(result: "Anonymization", target: str | None = None, *, seed: int = 0, max_rows: int = MAX_ROWS,
                    test_share: float = 0.3) -> ModelComparison:
     """Train both models on the original and on the release of ``result``; test them on held-out original
     records. ``target``: the column predicted (default: the sensitive one). Same seed, same figures."""

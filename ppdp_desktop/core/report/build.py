@@ -7,13 +7,12 @@ the report (figures wrapped in ``FigureCanvasQTAgg``) and report files save the 
 """
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
 
 from ppdp_desktop.core.evaluation.figures import (  # noqa: F401
-    MAX_BARS, class_size_figure, distribution_figure, warm_up, warm_up_in_background,
+    MAX_BARS, class_size_figure, distribution_figure, warm_up,
 )
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport  # noqa: F401
 from ppdp_desktop.core.methods import get_method
@@ -91,18 +90,6 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         report.analysis = compare_models(result, model_target)
     progress(1.0, "Report ready")
     return report
-
-
-def prepare_in_background() -> threading.Thread:
-    """Import the report's libraries (matplotlib, fpdf2) and warm matplotlib up on a daemon thread, e.g.
-    while the data loads; :func:`build_report` waits for the warm-up before it draws."""
-    def prepare() -> None:
-        warm_up()
-        import ppdp_desktop.core.report.files  # noqa: F401 - fpdf2 and the renderers
-
-    thread = threading.Thread(target=prepare, name="report preparation", daemon=True)
-    thread.start()
-    return thread
 
 
 RELEASE_ONLY = ("This report ships inside the release, so it shows only what the release supports: counts "

@@ -20,6 +20,7 @@ from ppdp_desktop.core.evaluation.workload import WorkloadResult, condition_colu
 
 COMPARABLE = ("uniform", "finegrain", "partition", "anatomy")
 DEFAULT_METHODS = ("uniform", "partition", "anatomy")
+MODEL_METHODS = ("uniform", "finegrain", "partition")  # the jobs ``ppdp compare --target`` runs by default
 
 
 @dataclass(frozen=True)

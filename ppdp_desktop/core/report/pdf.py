@@ -15,7 +15,6 @@ from pathlib import Path
 
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
-from fpdf.fonts import FontFace
 
 from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.progress import Progress
@@ -68,12 +67,22 @@ def render_pdf(reports: list[MethodReport], context: ReportContext, path: Path, 
     blocks = build_outline(reports, context)
     images = max(sum(isinstance(b, Image) for b in blocks), 1)
     done = 0
-    for block in blocks:
+    for i, block in enumerate(blocks):
         if isinstance(block, Image):
             progress(done / images, f"Figure {done + 1} of {images}: {block.name}")
             done += 1
+        elif isinstance(block, Heading) and block.level >= 2:
+            _keep_with_figure(pdf, blocks[i + 1:i + 3])
         _draw(pdf, block)
     pdf.output(str(path))
+
+
+def _keep_with_figure(pdf: ReportPDF, following: list[Block]) -> None:
+    """A heading (and its one-line meaning) followed by a figure starts a page if the figure would not fit
+    under it: never a heading alone at the foot of a page."""
+    image = next((b for b in following if isinstance(b, Image)), None)
+    if image is not None and pdf.get_y() + 25 + _image_size(pdf, image)[1] > pdf.page_break_trigger:
+        pdf.add_page()
 
 
 def _draw(pdf: ReportPDF, block: Block) -> None:
@@ -148,18 +157,63 @@ def _bullets(pdf: ReportPDF, block: Bullets) -> None:
 
 
 def _table(pdf: ReportPDF, block: Table) -> None:
+    """A table drawn cell by cell: each cell's text wrapped to its column, a row never split, and the header
+    drawn again at the top of every page the table reaches. (fpdf2's own table does the same with a general
+    layout engine, several times slower on the report's long per-value tables.)"""
     size = 7 if len(block.header) > 4 else 8.5
-    pdf.set_font(FONT, size=size)
-    widths = block.widths or tuple(1.0 for _ in block.header)
-    align = tuple("RIGHT" if i >= block.numeric_from else "LEFT" for i in range(len(block.header)))
-    with pdf.table(col_widths=widths, text_align=align, line_height=size * 0.55, repeat_headings=1,
-                   headings_style=FontFace(emphasis="BOLD", fill_color=(232, 232, 232)),
-                   borders_layout="SINGLE_TOP_LINE", padding=(0.6, 1.0), first_row_as_headings=True) as table:
-        table.row(block.header)
-        for row in block.rows:
-            table.row(row)
+    line = size * 0.42
+    weights = block.widths or tuple(1.0 for _ in block.header)
+    widths = [pdf.epw * w / sum(weights) for w in weights]
+    right = [i >= block.numeric_from for i in range(len(block.header))]
+
+    def draw(cells: tuple[str, ...], bold: bool) -> None:
+        pdf.set_font(FONT, "B" if bold else "", size)
+        wrapped = [_wrap(pdf, str(c), w - 1.6) for c, w in zip(cells, widths)]
+        height = max(len(w) for w in wrapped) * line + 1.2
+        if pdf.get_y() + height > pdf.page_break_trigger:
+            pdf.add_page()
+            if not bold:
+                draw(block.header, True)
+                pdf.set_font(FONT, size=size)
+        y, x = pdf.get_y(), pdf.l_margin
+        if bold:
+            pdf.set_fill_color(232, 232, 232)
+            pdf.rect(pdf.l_margin, y, pdf.epw, height, style="F")
+            pdf.set_fill_color(255, 255, 255)
+        for lines, w, align in zip(wrapped, widths, right):
+            for k, text in enumerate(lines):
+                pdf.set_xy(x + 0.8, y + 0.6 + k * line)
+                pdf.cell(w - 1.6, line, text, align="R" if align else "L")
+            x += w
+        pdf.set_draw_color(210, 210, 210)
+        pdf.line(pdf.l_margin, y + height, pdf.l_margin + pdf.epw, y + height)
+        pdf.set_xy(pdf.l_margin, y + height)
+
+    draw(block.header, True)
+    for row in block.rows:
+        draw(row, False)
     pdf.ln(3)
     pdf.set_font(FONT, size=9.5)
+
+
+def _wrap(pdf: ReportPDF, text: str, width: float) -> list[str]:
+    """``text`` in lines no wider than ``width`` (words kept whole unless one alone is too wide)."""
+    if pdf.get_string_width(text) <= width:
+        return [text]
+    lines, current = [], ""
+    for word in text.split(" "):
+        trial = f"{current} {word}" if current else word
+        if pdf.get_string_width(trial) <= width:
+            current = trial
+            continue
+        if current:
+            lines.append(current)
+        while pdf.get_string_width(word) > width and len(word) > 1:  # a word wider than the column
+            cut = max(1, int(len(word) * width / pdf.get_string_width(word)))
+            lines.append(word[:cut])
+            word = word[cut:]
+        current = word
+    return lines + [current] if current else lines
 
 
 def _png_size(png: bytes) -> tuple[int, int]:
@@ -167,14 +221,20 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return struct.unpack(">II", png[16:24])
 
 
-def _image(pdf: ReportPDF, block: Image) -> None:
-    png = block.report.image(block.name)
-    width_px, height_px = _png_size(png)
+def _image_size(pdf: ReportPDF, block: Image) -> tuple[float, float]:
+    """Width and height (mm) of a figure: the page width, or narrower if it is taller than a page."""
+    width_px, height_px = _png_size(block.report.image(block.name))
     width = pdf.epw
     height = width * height_px / width_px
-    room = pdf.h - pdf.t_margin - pdf.b_margin - 14  # a whole page, less the caption
+    room = pdf.h - pdf.t_margin - pdf.b_margin - 40  # a page, less the caption and room for a heading above
     if height > room:  # a tall figure (many values) fits one page, narrower
         width, height = width * room / height, room
+    return width, height
+
+
+def _image(pdf: ReportPDF, block: Image) -> None:
+    png = block.report.image(block.name)
+    width, height = _image_size(pdf, block)
     if pdf.get_y() + height + 12 > pdf.h - pdf.b_margin:
         pdf.add_page()
     pdf.image(io.BytesIO(png), x=pdf.l_margin + (pdf.epw - width) / 2, w=width, h=height)

@@ -1,0 +1,81 @@
+"""Benchmark (not a test): what the report adds to a whole ``ppdp anonymize`` job on the 1M-row file.
+
+    python benchmarks/bench_report_overhead.py              # 1,000,000 rows, 3 runs of each, alternating
+    python benchmarks/bench_report_overhead.py --rows 100000 --runs 1
+
+Runs the same job (uniform perturbation of ``diag`` at rho = (0.1, 0.5), identifiers pseudonymized, a
+sealed key) as a separate process, with and without ``--no-report``, alternately, and prints one JSON
+object: every wall time, the best and the median of each, and their ratios. Target (issue 17): the job
+with its report within 1.3x of the job without. The 10-column file is the one ``run.py`` generates.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import make_csv  # noqa: E402 - the benchmark file, generated once and cached
+
+TARGET_RATIO = 1.3
+
+
+def note(message: str) -> None:
+    print(f"[bench_report_overhead] {message}", file=sys.stderr, flush=True)
+
+
+def job(data: Path, work: Path, report: bool) -> float:
+    """One ``ppdp anonymize`` run in its own process; its wall time in seconds."""
+    out, key = work / "release", work / "release.ppdpkey"
+    for path in (out, key, work / "release.custodian-report.html"):
+        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+    command = [sys.executable, "-c", "import sys; from ppdp_desktop.cli import main; sys.exit(main(sys.argv[1:]))",
+               "anonymize", str(data), "--out", str(out), "--key", str(key), "--sensitive", "diag",
+               "--identifier", "id", "--method", "uniform", "--rho1", "0.1", "--rho2", "0.5", "--quiet"]
+    if not report:
+        command.append("--no-report")
+    env = {**os.environ, "PPDP_PASSPHRASE": "correct horse battery staple"}
+    start = time.perf_counter()
+    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args(argv)
+    data = make_csv(args.rows)
+    times: dict[str, list[float]] = {"no_report": [], "report": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for run in range(args.runs):
+            for kind in ("no_report", "report"):
+                note(f"run {run + 1} of {args.runs}: {kind}")
+                times[kind].append(job(data, Path(tmp), kind == "report"))
+    best = {k: min(v) for k, v in times.items()}
+    median = {k: statistics.median(v) for k, v in times.items()}
+    out = {
+        "rows": args.rows,
+        "runs_s": {k: [round(t, 2) for t in v] for k, v in times.items()},
+        "best_s": {k: round(t, 2) for k, t in best.items()},
+        "median_s": {k: round(t, 2) for k, t in median.items()},
+        "ratio_best": round(best["report"] / best["no_report"], 3),
+        "ratio_median": round(median["report"] / median["no_report"], 3),
+        "target_ratio": TARGET_RATIO,
+    }
+    out["target_met"] = out["ratio_median"] <= TARGET_RATIO
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -373,11 +373,8 @@ def _write_sav(table: pd.DataFrame, path: Path, labels: TableLabels | None) -> N
 # --- reading -----------------------------------------------------------------------------------
 
 
-def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = True,
-               columns: list[str] | None = None) -> pd.DataFrame:
+def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = True) -> pd.DataFrame:
     """Read a table written by :func:`write_table` with every cell as text (missing as "").
-
-    ``columns``: read only these (those the file lacks are left out), e.g. the one column an estimate needs.
 
     A CSV's formula guard (see :func:`guard_formulas`) is undone unless ``formula_guard`` is false (a CSV
     written before the guard existed).
@@ -390,8 +387,9 @@ def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = Tr
         raise ReleaseError(f"{path.name} cannot be read: no such file ({path}).")
     try:
         if fmt == "csv":
-            frame = (_read_csv_columns(path, sep, columns) if columns is not None else pd.read_csv(
-                path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False))
+            frame = pd.read_csv(
+                path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False
+            )
             return unguard_formulas(frame) if formula_guard else frame
         if fmt == "xlsx":
             frame = _read_xlsx(path)
@@ -402,29 +400,11 @@ def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = Tr
             frame = as_text(_spss_integers(frame, meta.original_variable_types or {}))
         else:
             frame = as_text(pd.read_parquet(path, engine="pyarrow"))
-        return frame if columns is None else frame[[c for c in frame.columns if c in set(columns)]]
+        return frame
     except ReleaseError:
         raise
     except Exception as exc:
         raise ReleaseError(f"{path.name} cannot be read as {_NAMES[fmt]}: {_detail(exc)}.") from exc
-
-
-def _read_csv_columns(path: Path, sep: str, columns: list[str]) -> pd.DataFrame:
-    """Only ``columns`` of a CSV we wrote, every cell as text (empty cells as ""), read by pyarrow's
-    multi-threaded reader: the one column an estimate needs of a 1M-row release in a fraction of a second."""
-    import pyarrow.csv as pacsv
-
-    with path.open("rb") as handle:
-        header = pd.read_csv(handle, sep=sep, dtype=str, nrows=0, encoding="utf-8-sig").columns
-    wanted = [c for c in header if c in set(columns)]
-    table = pacsv.read_csv(
-        path,
-        read_options=pacsv.ReadOptions(encoding="utf8"),
-        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
-        convert_options=pacsv.ConvertOptions(include_columns=wanted, column_types={c: pa.string() for c in wanted},
-                                             strings_can_be_null=False, quoted_strings_can_be_null=False),
-    )
-    return pd.DataFrame({c: pd.Series(table.column(c).to_pandas(), dtype="str") for c in wanted})
 
 
 _SPSS_INTEGER_FORMAT = re.compile(r"^F\d+(\.0)?$")

@@ -97,9 +97,8 @@ def check_shape(metadata: object, name: str = META_FILE) -> None:
         raise ReleaseError(f"{name}: an entry of 'attributes' is not an object; the release is damaged.")
 
 
-def read_release(path: str | Path, columns: list[str] | None = None) -> LoadedRelease:
-    """Read ``release.json`` and the data file (any format, or a ``.zip`` package), all cells as text;
-    ``columns``: only these columns of the data (what one estimate needs reads in a fraction of the time)."""
+def read_release(path: str | Path) -> LoadedRelease:
+    """Read ``release.json`` and the data file (any format, or a ``.zip`` package), all cells as text."""
     folder = Path(path)
     if folder.is_file() and zipfile.is_zipfile(folder):
         folder = _extract(folder)
@@ -114,7 +113,7 @@ def read_release(path: str | Path, columns: list[str] | None = None) -> LoadedRe
     sep = metadata.get("csv", {}).get("delimiter", ",")
     guarded = "formula_guard" in (metadata.get("csv") or {})  # releases before the guard hold raw cells
     try:
-        table = read_table(data_path, metadata.get("format", "csv"), sep=sep, formula_guard=guarded, columns=columns)
+        table = read_table(data_path, metadata.get("format", "csv"), sep=sep, formula_guard=guarded)
     except BaseException:
         LoadedRelease(folder, metadata, pd.DataFrame()).close()
         raise

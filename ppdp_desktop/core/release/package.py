@@ -26,7 +26,7 @@ from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.release.package_report import (
-    check_custodian_report, custodian_report_path, estimate_columns, write_custodian_report, write_package_report,
+    check_custodian_report, custodian_report_path, write_custodian_report, write_package_report,
 )
 from ppdp_desktop.core.release.publish import (  # noqa: F401
     Hook, check_destination, clean_stale, publish, release_target, temp_beside,
@@ -179,16 +179,17 @@ def write_release(
         progress(0.25, "Checksums")
         digests = file_digests(tmp, [p.name for p in tmp.iterdir() if p.is_file()])
         fingerprint = fingerprint_of(digests)
+        written = read_release(tmp)  # as a recipient reads it: the package report and the final check use it
         if include_report:
-            full_reports = write_package_report(result, reports, tmp, read_release(tmp, estimate_columns(metadata)),
-                                                subrange(progress, 0.3, 0.8), cancel, fingerprint, model_target)
+            full_reports = write_package_report(result, reports, tmp, written, subrange(progress, 0.3, 0.8), cancel,
+                                                fingerprint, model_target)
         cancel.check()
         progress(0.8, "Checksums")
         manifest = write_checksums(tmp, known=digests)
         if signer is not None:
             sign_folder(tmp, signer)
         progress(0.82, "Verifying the files about to be published")
-        verify_written(tmp)
+        verify_written(tmp, written)
         cancel.check()
         if key is not None:
             progress(0.9, "Sealing the key")
@@ -207,13 +208,14 @@ def write_release(
     return out
 
 
-def verify_written(folder: Path) -> None:
-    """Re-read the folder about to be published and verify it as a recipient would: the guarantee is
-    checked on these bytes, not only on the plan (fail closed)."""
+def verify_written(folder: Path, written: LoadedRelease | None = None) -> None:
+    """Verify the folder about to be published as a recipient would: the guarantee is checked on the bytes
+    written, not only on the plan (fail closed). ``written``: the data as read back from ``folder`` after it
+    was written (its checksums, checked here, show the files are still those bytes)."""
     from ppdp_desktop.core.release.analysis import verify_release
 
     try:
-        verify_release(read_release(folder))
+        verify_release(written if written is not None else read_release(folder))
     except PPDPError as exc:
         raise PrivacyError(f"The release as written does not pass its own check ({exc}); nothing was written.") from exc
 

@@ -56,14 +56,6 @@ def release_estimates(release: LoadedRelease, attribute: str) -> dict[str, Any] 
             "high": table["ci_high"].to_numpy()}
 
 
-def estimate_columns(metadata: dict[str, Any]) -> list[str]:
-    """The released columns the package report's estimates read: each perturbed column and its sub-table id."""
-    out = []
-    for entry in metadata.get("sensitive") or []:
-        out += [entry.get("attribute"), entry.get("subtable_column")]
-    return [c for c in out if isinstance(c, str)]
-
-
 def context_of(result: Anonymization, fingerprint: str = ""):
     """The report's description of the data and of what the release did to each column."""
     from ppdp_desktop.core.report.document import ReportContext

@@ -82,7 +82,11 @@ def perturbation_part(report: MethodReport, result: Anonymization, progress: Pro
         report.figures["distribution"] = distribution_figure(
             report.values, report.original, report.reconstructed, report.band_low, report.band_high
         )
-    report.figures["retention"] = retention_figure(report.values, report.original, report.retention, matrix)
+    if np.ptp(report.retention) > 1e-12:  # one p for every value (uniform): a sentence says it, not 40 equal bars
+        report.figures["retention"] = retention_figure(report.values, report.original, report.retention, matrix)
+    else:
+        report.lines.append(f"Every value is kept with the same probability p = {report.retention[0]:.4f}; otherwise "
+                            "it is replaced by a value drawn uniformly from the domain.")
     report.figures["posterior"] = posterior_figure(
         report.values, report.max_posterior, report.rho2, np.asarray(domain.prior, dtype=float)
     )

@@ -26,7 +26,7 @@ from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.release.package_report import (
-    check_custodian_report, custodian_report_path, write_custodian_report, write_package_report,
+    check_custodian_report, custodian_report_path, start_report, write_custodian_report, write_package_report,
 )
 from ppdp_desktop.core.release.publish import (  # noqa: F401
     Hook, check_destination, clean_stale, publish, release_target, temp_beside,
@@ -168,6 +168,9 @@ def write_release(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".partial", dir=parent))
     tmp_key = temp_beside(key) if key is not None else None
     tmp_zip = temp_beside(out) if zip_file else None
+    drawing = None
+    if include_report and reports is None:  # the report is drawn while the data is written and read back
+        drawing = start_report(result, cancel, model_target)
     try:
         from ppdp_desktop.core.data.formats import write_table
 
@@ -181,8 +184,9 @@ def write_release(
         fingerprint = fingerprint_of(digests)
         written = read_release(tmp)  # as a recipient reads it: the package report and the final check use it
         if include_report:
-            full_reports = write_package_report(result, reports, tmp, written, subrange(progress, 0.3, 0.8), cancel,
-                                                fingerprint, model_target)
+            progress(0.3, "Drawing the report")
+            full_reports = write_package_report(result, reports if drawing is None else [drawing.result()], tmp,
+                                                written, subrange(progress, 0.3, 0.8), cancel, fingerprint, model_target)
         cancel.check()
         progress(0.8, "Checksums")
         manifest = write_checksums(tmp, known=digests)
@@ -201,6 +205,8 @@ def write_release(
         if include_report:  # the custodian's report, with the original figures, stays outside the package
             write_custodian_report(result, full_reports, custodian, fingerprint)
     finally:
+        if drawing is not None:
+            drawing.exception()  # wait for it (it stops at the user's cancel too), so nothing outlives the call
         for partial in (tmp, tmp_key, tmp_zip):
             if partial is not None and partial.exists():
                 shutil.rmtree(partial, ignore_errors=True) if partial.is_dir() else partial.unlink(missing_ok=True)

@@ -9,6 +9,7 @@ report, with the original counts, utility and figures, is written outside the pa
 from __future__ import annotations
 
 import copy
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,22 @@ def release_estimates(release: LoadedRelease, attribute: str) -> dict[str, Any] 
         return None
     return {"estimate": table["estimate"].to_numpy(), "low": table["ci_low"].to_numpy(),
             "high": table["ci_high"].to_numpy()}
+
+
+def start_report(result: Anonymization, cancel: CancelToken, model_target: str | None = None) -> Future:
+    """Build the custodian's report and draw its figures on a worker thread (they need only the job, not the
+    files): much of writing and reading back the release leaves the interpreter free for it."""
+    from ppdp_desktop.core.report.build import build_report
+
+    def draw():
+        report = build_report(result, cancel=cancel, model_target=model_target)
+        report.render_images()
+        return report
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="report")
+    future = pool.submit(draw)
+    pool.shutdown(wait=False)  # the thread ends with its one task
+    return future
 
 
 def context_of(result: Anonymization, fingerprint: str = ""):

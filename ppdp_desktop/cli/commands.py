@@ -352,7 +352,7 @@ def run_compare(args: argparse.Namespace) -> int:
         methods = parse_column_list(args.methods) or list(LINKING)
         rows = compare_linking(dataset, args.sensitive, parse_column_list(args.quasi), args.l, methods, seed=args.seed,
                                run=anonymize)
-        print(f"Reconstruction of the QI x {args.sensitive} table on {dataset.label} at l = {args.l:g} (seed 001 section V):")
+        print(f"Reconstruction of the QI x {args.sensitive} table on {dataset.label} at l = {args.l:g} (estimated from each method's release):")
         print(format_linking(rows))
         return 0
     if args.rho1 is None or args.rho2 is None:
@@ -420,7 +420,7 @@ def _compare_dp(dataset, args: argparse.Namespace) -> int:
         raise ParameterError(f"--k takes at most 20 cluster sizes, each from 1 to {MAX_K:,}; got {args.k!r}.")
     rows = compare_dp(dataset, attributes, args.epsilon, ks, parse_domains(args.domain), parse_taxonomies(args.taxonomy),
                       seed=args.seed, candidates=args.candidates, run=anonymize)
-    print(f"dp-microagg on {dataset.label} at epsilon = {args.epsilon:g} against its baselines (seed 003 section 4; "
+    print(f"dp-microagg on {dataset.label} at epsilon = {args.epsilon:g} against its baselines ("
           "plain Laplace per value at M*Delta/epsilon, individual ranking without noise):")
     print(format_dp_table(rows))
     return 0

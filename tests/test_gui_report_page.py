@@ -5,8 +5,8 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QLabel  # noqa: E402
 
 from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings  # noqa: E402
 from ppdp_desktop.core.jobs import run_job  # noqa: E402
@@ -14,7 +14,6 @@ from ppdp_desktop.core.data.loading import load_table  # noqa: E402
 from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path  # noqa: E402
 from ppdp_desktop.gui.pages.report_page import EMPTY_TEXT, ReportPage  # noqa: E402
-from ppdp_desktop.gui.plot_canvas import PlotCanvas  # noqa: E402
 from ppdp_desktop.gui.state import WizardState  # noqa: E402
 
 
@@ -29,7 +28,7 @@ def outcome():
     return run_job(dataset, settings, no_progress, CancelToken())
 
 
-def _canvases(page: ReportPage) -> list[PlotCanvas]:
+def _images(page: ReportPage) -> list[QLabel]:
     return [page.tabs.widget(i).widget() for i in range(page.tabs.count())]
 
 
@@ -56,10 +55,14 @@ def test_page_shows_the_reports(qtbot, outcome):
     main = outcome.reports[0]
     assert page.value_table.rowCount() == len(main.values)
     assert page.value_table.item(0, 0).text() == main.values[0]
-    canvases = _canvases(page)
+    images = _images(page)
     assert page.tabs.count() == len(main.figures) == 3
-    assert all(isinstance(c, PlotCanvas) and isinstance(c.canvas, FigureCanvasQTAgg) for c in canvases)
-    assert [c.figure for c in canvases] == list(main.figures.values())
+    assert set(main.images) == set(main.figures)  # drawn by the job in the worker, before the page shows them
+    assert all(isinstance(i, QLabel) and not i.pixmap().isNull() for i in images)
+    brief = page.brief_label.text()
+    assert "What was released" in brief and "What the release is good for" in brief
+    assert "Sensitive values (diagnosis): protected, checked before the release was written" in brief
+    assert outcome.pages[0].released[0] in brief
     assert not page.comparison_box.isHidden()
     assert page.comparison_table.rowCount() == 2
     assert page.comparison_table.item(0, 0).text() == "Fine-grain perturbation"
@@ -80,16 +83,6 @@ def test_switching_report_and_clearing(qtbot, outcome):
     assert page.content.isHidden() and not page.empty_label.isHidden()
 
 
-def test_plot_canvas_swaps_figures(qtbot):
-    first, second = Figure(), Figure()
-    first.add_subplot().plot([0, 1])
-    canvas = PlotCanvas(first)
-    qtbot.addWidget(canvas)
-    assert canvas.figure is first
-    canvas.set_figure(second)
-    assert canvas.figure is second and second.canvas is canvas.canvas
-
-
 def test_personalized_says_no_formal_guarantee(qtbot):
     from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
     from ppdp_desktop.core.data.resources import DEMO_TAXONOMY
@@ -107,3 +100,22 @@ def test_personalized_says_no_formal_guarantee(qtbot):
     assert page.value_table.horizontalHeaderItem(0).text() == "Published as"
     assert page.value_table.rowCount() == 3
     assert page.tabs.count() == 2
+
+
+def test_does_my_analysis_survive_runs_in_the_background(qtbot, outcome):
+    state = WizardState()
+    page = ReportPage(state)
+    qtbot.addWidget(page)
+    state.set_outcome(outcome)
+    assert page.models.target.currentText() == "diagnosis"  # the sensitive column by default
+    page.models.target.setCurrentText("sex")
+    assert page.models.button.isEnabled()
+    with qtbot.waitSignal(page.models.worker.finished, timeout=60_000):
+        qtbot.mouseClick(page.models.button, Qt.MouseButton.LeftButton)
+        assert not page.models.button.isEnabled()  # one comparison at a time
+    assert "A decision tree predicting sex is right for" in page.models.label.text()
+    assert not page.models.table.isHidden() and page.models.table.rowCount() > 0
+    assert page.models.button.isEnabled()
+    state.set_outcome(None)  # a new outcome forgets the old comparison
+    assert page.models.target.count() == 0
+    page.shutdown()

@@ -27,6 +27,7 @@ class RunOutcome:
     results: list[Anonymization]
     reports: list  # list[core.report.MethodReport], same order
     skipped: list[tuple[str, str]] = field(default_factory=list)  # compared methods that could not run: (name, why)
+    pages: list = field(default_factory=list)  # each report's plain first page (core.report.summary.FirstPage)
 
     @property
     def main(self) -> Anonymization:
@@ -49,7 +50,7 @@ def run_job(
     that cannot run is skipped and said so (``RunOutcome.skipped``), the chosen one's error stops the run."""
     from ppdp_desktop.core.report.build import build_report
 
-    results, reports, skipped = [], [], []
+    results, reports, skipped, pages = [], [], [], []
     share = 1.0 / len(settings)
     for i, item in enumerate(settings):
         part = subrange(progress, i * share, (i + 0.7) * share)
@@ -62,10 +63,35 @@ def run_job(
             continue
         cancel.check()
         progress((i + 0.7) * share, f"Report for {result.plan.method}")
-        reports.append(build_report(result, subrange(progress, (i + 0.7) * share, (i + 1) * share), cancel))
+        report = build_report(result, subrange(progress, (i + 0.7) * share, (i + 0.95) * share), cancel)
+        progress((i + 0.95) * share, "Drawing the figures")
+        report.render_images()  # here, in the worker: the window only shows the images
+        reports.append(report)
+        pages.append(plain_page(result, report))
         results.append(result)
     progress(1.0, "Done")
-    return RunOutcome(results, reports, skipped)
+    return RunOutcome(results, reports, skipped, pages)
+
+
+def plain_page(result: Anonymization, report):
+    """The report's plain first page for the window (what was released, the verdicts, what it is good for)."""
+    from ppdp_desktop.core.report.document import ReportContext
+    from ppdp_desktop.core.report.summary import first_page
+
+    context = ReportContext.from_anonymization(result)
+    return first_page([report], context.changes, context.n_records, context.sensitive)
+
+
+def model_job(result: Anonymization, target: str, progress: Progress, cancel: CancelToken):
+    """Does my analysis survive? (:func:`~ppdp_desktop.core.evaluation.model_utility.compare_models`) for the
+    window's report page."""
+    from ppdp_desktop.core.evaluation.model_utility import compare_models
+
+    progress(0.1, f"Training models that predict {target}")
+    comparison = compare_models(result, target)
+    cancel.check()
+    progress(1.0, "Models compared")
+    return comparison
 
 
 def export_job(

@@ -29,7 +29,7 @@ from ppdp_desktop.core.data.resources import resources_dir
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.report.build import warm_up
+from ppdp_desktop.core.evaluation.figures import warm_up_in_background
 from ppdp_desktop.gui.lookup_dialog import LookupDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.export_page import ExportPage
@@ -306,14 +306,17 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{stage} — {fraction:.0%}{left}")
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
-        """Once the window is on screen, load matplotlib and its fonts on the GUI thread (about half a
-        second) so the first run never pays for them; opening the window does not wait for them."""
+        """Once the window is on screen, load matplotlib and its fonts on a background thread, so the first
+        run never pays for them; neither opening the window nor its event loop waits for them (the figures
+        are drawn in the worker and only shown here)."""
         super().showEvent(event)
         if not self._warmed_up:
             self._warmed_up = True
-            QTimer.singleShot(300, warm_up)  # after the first frames are painted
+            QTimer.singleShot(300, warm_up_in_background)  # after the first frames are painted
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         self.state.worker.shutdown()
         self.pages[1].risk.shutdown()
+        for page in self.pages:
+            page.shutdown()
         event.accept()

@@ -23,3 +23,6 @@ class WizardPage(QWidget):
 
     def refresh(self) -> None:
         """Called each time the page is shown: re-read the state."""
+
+    def shutdown(self) -> None:
+        """Stop the page's own background work (the window is closing); most pages have none."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -25,9 +26,12 @@ from PySide6.QtWidgets import (
 )
 from PySide6.QtCore import Qt
 
+from ppdp_desktop.core.evaluation.figures import PNG_DPI
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
+from ppdp_desktop.core.report.summary import FirstPage
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
+from ppdp_desktop.gui.model_panel import ModelPanel
 
 RISK_COLORS = {"ok": "#1b6e20", "warning": "#8a4b00", "danger": "#b71c1c"}
 _TITLE = "QGroupBox::title { subcontrol-origin: margin; subcontrol-position: top left; left: 6px; padding: 0 3px; }"
@@ -37,6 +41,7 @@ BOX_STYLES = {
     "danger": "QGroupBox { border: 2px solid #c62828; background: #fdecea; margin-top: 1.2em; } " + _TITLE,
 }
 EMPTY_TEXT = "Run the method first: its report (guarantee, utility and figures) appears here."
+
 FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices",
                  "class sizes": "Re-identification"}
 VALUE_COLUMNS = ("Value", "Records", "Share", "Estimated", "Retention p", "Max posterior", "rho2")
@@ -105,9 +110,12 @@ class ReportPage(WizardPage):
 
         self.report_choice = QComboBox()
         self.report_choice.currentIndexChanged.connect(self._on_report_choice_changed)
+        self.brief_label = QLabel()  # the plain first page: what was released, the verdicts, what it is good for
+        self.brief_box = QGroupBox("In brief")
+        QVBoxLayout(self.brief_box).addWidget(self.brief_label)
         self.privacy_label = QLabel()
         self.utility_label = QLabel()
-        for label in (self.privacy_label, self.utility_label):
+        for label in (self.brief_label, self.privacy_label, self.utility_label):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.privacy_box = QGroupBox("Privacy")
@@ -119,6 +127,7 @@ class ReportPage(WizardPage):
         self.comparison_table = _read_only_table([heading for _, heading in COMPARISON_COLUMNS])
         self.comparison_box = QGroupBox("Comparison of the methods")
         QVBoxLayout(self.comparison_box).addWidget(self.comparison_table)
+        self.models = ModelPanel()  # does my analysis survive? (its own worker)
 
         chooser = QHBoxLayout()
         chooser.addWidget(QLabel("Report of:"))
@@ -135,8 +144,10 @@ class ReportPage(WizardPage):
         body = QVBoxLayout(self.content)
         body.setContentsMargins(0, 0, 0, 0)
         body.addLayout(chooser)
+        body.addWidget(self.brief_box)
         body.addLayout(summaries)
         body.addWidget(splitter, 1)
+        body.addWidget(self.models)
         body.addWidget(self.comparison_box)
         layout = QVBoxLayout(self)
         layout.addWidget(self.empty_label)
@@ -174,6 +185,7 @@ class ReportPage(WizardPage):
     # --- slots ----------------------------------------------------------------------------
     def _on_outcome_changed(self) -> None:
         self._shown = None
+        self.models.set_outcome(self.state.outcome)
         self.report_choice.blockSignals(True)
         self.report_choice.clear()
         self.report_choice.blockSignals(False)
@@ -201,14 +213,47 @@ class ReportPage(WizardPage):
         lines = [html.escape(report.title), *map(html.escape, plan), *map(html.escape, report.utility_lines())]
         self.utility_label.setText("<br>".join([f"<b>{lines[0]}</b>", *lines[1:]]))
         self._fill_values(report)
+        self.brief_label.setText(self._brief_html(self._page_of(report)))
         self.tabs.clear()
-        from ppdp_desktop.gui.plot_canvas import PlotCanvas  # matplotlib's Qt canvas: loaded with the first report
-
-        for key, figure in report.figures.items():
+        for key in report.figures:
+            image = QLabel()
+            pixmap = QPixmap()
+            pixmap.loadFromData(report.image(key), "PNG")  # drawn in the worker: only shown here
+            pixmap.setDevicePixelRatio(PNG_DPI / 100.0)  # at about the size matplotlib laid it out
+            image.setPixmap(pixmap)
+            image.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
-            scroll.setWidget(PlotCanvas(figure))
+            scroll.setWidget(image)
             self.tabs.addTab(scroll, FIGURE_TITLES.get(key, key.capitalize()))
+
+    def _page_of(self, report: MethodReport) -> FirstPage | None:
+        outcome = self.state.outcome
+        pages = getattr(outcome, "pages", None) or []
+        for candidate, page in zip(outcome.reports if outcome is not None else [], pages):
+            if candidate is report:
+                return page
+        return None
+
+    @staticmethod
+    def _brief_html(page: FirstPage | None) -> str:
+        """The plain first page: what was released, the two verdicts in colour, what the release is good for."""
+        if page is None:
+            return ""
+        esc = html.escape
+        parts = ["<b>What was released</b><ul>" + "".join(f"<li>{esc(s)}</li>" for s in page.released) + "</ul>"]
+        for _title, verdicts in page.verdicts:
+            parts += [f"<p><b style='color:{RISK_COLORS.get(v.level, RISK_COLORS['warning'])}'>{esc(v.text)}</b></p>"
+                      for v in verdicts]
+        for _title, sentences in page.good_for:
+            parts.append("<b>What the release is good for</b><ul>"
+                         + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>")
+        return "".join(parts)
+
+    def shutdown(self) -> None:
+        """Stop a model comparison still running (the main window's close)."""
+        self.models.shutdown()
+
 
     @staticmethod
     def _privacy_html(report: MethodReport) -> str:

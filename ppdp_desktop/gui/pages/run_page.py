@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 
 # run_job imports the report module (and matplotlib) lazily; importing it here, on the GUI thread at
 # start-up, keeps that import (C extensions hold the GIL) out of the first run.
-import ppdp_desktop.core.report.build as _report
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods import get_method
@@ -122,7 +121,6 @@ class RunPage(WizardPage):
     # --- actions --------------------------------------------------------------------------
     def start(self) -> None:
         """Build the settings on the GUI thread (fast), then run the job in the worker."""
-        _report.warm_up()  # matplotlib's fonts on the GUI thread, never in the middle of the run (once)
         try:
             settings = run_settings(self.state)
         except ParameterError as exc:

@@ -65,13 +65,21 @@ class Anonymization:
         if self.pseudonym_map is not None:
             payload["pseudonyms"] = {
                 "column": self.pseudonym_column,
-                "ids": self.pseudonym_map[self.pseudonym_column].tolist(),
+                "ids": _json_column(self.pseudonym_map[self.pseudonym_column]),
                 "identifiers": {c: _json_column(self.pseudonym_map[c]) for c in self.pseudonym_map.columns[1:]},
                 "records": {a: _json_column(pd.Series(v[self.order])) for a, v in self.applied.record_secrets.items()},
             }
         return payload
 
 
+#: rows converted per step: each step holds the interpreter lock, so the window keeps running in between
+JSON_ROWS = 100_000
+
+
 def _json_column(column: pd.Series) -> list[object]:
-    """A column as JSON scalars (missing as ``None``), vectorized through pandas."""
-    return column.astype(object).where(column.notna(), None).tolist()
+    """A column as JSON scalars (missing as ``None``), vectorized through pandas, a block of rows at a time."""
+    out: list[object] = []
+    for start in range(0, len(column), JSON_ROWS):
+        part = column.iloc[start:start + JSON_ROWS]
+        out += part.astype(object).where(part.notna(), None).tolist()
+    return out

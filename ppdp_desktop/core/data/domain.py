@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ppdp_desktop.core.errors import InputError
 
@@ -73,7 +75,7 @@ class CategoricalDomain:
         """Codes of ``column``'s values in this domain (for applying a plan to new rows or chunks)."""
         has_missing = json_label(self.values[-1]) is None
         known = pd.Index(self.values[:-1] if has_missing else self.values)
-        codes = known.get_indexer(column)
+        codes = _indexer(known, column)
         missing = column.isna().to_numpy()
         if has_missing:
             codes[missing] = self.m - 1
@@ -123,3 +125,17 @@ def encode_column(column: pd.Series, attribute: str, source: str = "the data") -
         )
     counts = np.bincount(codes, minlength=len(values)).astype(np.int64)
     return CategoricalDomain(attribute, tuple(values), counts), codes
+
+
+def _indexer(known: pd.Index, column: pd.Series) -> np.ndarray:
+    """``known.get_indexer(column)``; for a text column held by pyarrow, pyarrow's ``index_in``, which gives
+    the same codes without making a Python object per record (faster, and it lets the window run)."""
+    if isinstance(column.dtype, pd.StringDtype) and all(isinstance(v, str) for v in known):
+        try:
+            array = pa.array(column, from_pandas=True)  # the column's own arrow data (chunked or not), no copy
+            if len(column) and (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+                found = pc.index_in(array, value_set=pa.array(list(known), type=array.type))
+                return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        except (pa.ArrowException, TypeError, ValueError):
+            pass
+    return known.get_indexer(column)

@@ -225,6 +225,33 @@ def open_key(path: str | Path, passphrase: str, manifest_sha256: str) -> dict[st
     return payload
 
 
+#: list items encoded per call to the JSON encoder: each call holds the interpreter lock, so a 1M-entry
+#: pseudonym list encoded at once would freeze the window for a quarter of a second
+JSON_PIECE = 20_000
+
+
+def dumps_in_pieces(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))``, the same text, but
+    long lists are encoded :data:`JSON_PIECE` items at a time, so other threads (the window) run in between."""
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return "{" + ",".join(_plain(k) + ":" + dumps_in_pieces(v) for k, v in value.items()) + "}"
+    if isinstance(value, list) and len(value) > JSON_PIECE:
+        pieces = (_plain(value[i:i + JSON_PIECE])[1:-1] for i in range(0, len(value), JSON_PIECE))
+        return "[" + ",".join(pieces) + "]"
+    return _plain(value)
+
+
+def _compress(text: str, piece: int = 1 << 22) -> bytes:
+    """``zlib.compress(text.encode("utf-8"), 1)`` a few MB at a time (each step short for the window)."""
+    packer = zlib.compressobj(1)
+    parts = [packer.compress(text[i:i + piece].encode("utf-8")) for i in range(0, len(text), piece)]
+    return b"".join(parts) + packer.flush()
+
+
+def _plain(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 def seal(
     payload: dict[str, Any], passphrase: str, manifest_sha256: str, path: str | Path, *,
     kdf: KdfParams | None = None, overwrite: bool = False,
@@ -250,8 +277,7 @@ def seal(
     if not overwrite and os.path.lexists(target):
         raise KeyFileError(f"{target} already exists; choose another name or allow overwriting")
     try:
-        text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        plain = zlib.compress(text.encode("utf-8"), 1)
+        plain = _compress(dumps_in_pieces(payload))
     except (TypeError, ValueError, RecursionError) as exc:
         raise KeyFileError(f"The key contents cannot be stored as JSON: {exc}") from None
     if len(plain) + TAG_BYTES > MAX_CIPHERTEXT:

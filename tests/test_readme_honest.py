@@ -27,3 +27,22 @@ def test_nothing_randomized_is_said_plainly() -> None:
 
 def test_both_randomized() -> None:
     assert "'sex', 'occupation' were randomized" in readme_text(_meta(0.8, 0.7))
+
+
+def test_a_real_rr_job_never_calls_an_unchanged_column_randomized(tmp_path) -> None:
+    from ppdp_desktop.core.anonymize import anonymize
+    from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+    from ppdp_desktop.core.demo import demo_settings
+    from ppdp_desktop.core.release.package import write_release
+
+    demo = load_table(resource_path(DEMO_DATA))
+    result = anonymize(demo, demo_settings(demo, "rr", seed=1))  # the optimizer keeps sex and diagnosis as they are
+    kept = [a for a, p in zip([d.attribute for d in result.plan.qi], result.plan.parameters.p_qi) if p == 1.0]
+    assert "sex" in kept
+    folder = write_release(result, tmp_path / "rel", key_path=tmp_path / "rel.ppdpkey",
+                           passphrase="correct horse battery staple")
+    readme = (folder / "README.txt").read_text(encoding="utf-8").split("What it guarantees")[0]
+    assert "'sex'" not in readme.split("Released unchanged")[0]
+    assert (folder / "release.csv").read_text(encoding="utf-8-sig").count("\n") == len(demo.frame) + 1
+    assert all(e["p"] < 1.0 for e in __import__("json").loads((folder / "release.json").read_text())["randomized"])

@@ -149,3 +149,37 @@ def test_no_internal_document_names_where_a_user_reads(uniform, tmp_path):
     text = re.sub(r"data:image/png;base64,\S+", "", text)
     for word in (r"\bseed 0", r"\bSPEC\b", r"\bsection \d", r"\bseed\b"):
         assert not re.search(word, text, flags=re.I), word
+
+
+def test_the_rr_report_has_figures_and_the_release_copy_shows_only_released_data(demo):
+    result = anonymize(demo, demo_settings(demo, "rr", seed=1))
+    full, public = build_report(result), build_report(result, public=True)
+    randomized = [d.attribute for d, _role, _p in result.plan._randomized()]
+    assert randomized and "sex" not in randomized  # the optimizer kept sex (p = 1): not drawn as randomized
+    for report in (full, public):
+        names = [n for n in report.figures if n.split(" (")[0] in randomized]
+        assert len(names) == len(randomized)
+        assert not any(n.startswith("sex (") for n in report.figures)
+    assert "risk per group" in full.figures and "risk per group" not in public.figures
+    for m in public.marginals:
+        assert m.original is None
+        domain = next(d for d in result.plan.qi if d.attribute == m.attribute)
+        released = result.table[m.attribute].astype(str).value_counts()
+        assert [released.get(v, 0) for v in m.values] == list(m.released)  # what the figure shows: the release
+        assert (m.low <= m.estimate).all() and (m.estimate <= m.high).all()
+        assert len(m.values) == domain.m
+    assert any("Before randomization" in f for f in full.findings) and not public.findings
+
+
+@pytest.mark.parametrize("method", ["uniform", "finegrain", "rr", "personalized", "dp-microagg"])
+def test_every_method_reads_without_internal_document_names(demo, method, tmp_path):
+    result = anonymize(demo, demo_settings(demo, method, seed=2))
+    report = build_report(result)
+    assert report.figures
+    write_html([report], ReportContext.from_anonymization(result), tmp_path / "r.html")
+    text = re.sub(r"data:image/png;base64,[^\"]+", "", (tmp_path / "r.html").read_text(encoding="utf-8"))
+    text = re.sub(r"<[^>]+>", " ", text)
+    for word in (r"\bseed\b", r"\bSPEC\b", r"\bsection \d"):
+        assert not re.search(word, text, flags=re.I), (method, word)
+    page = first_page([report], ReportContext.from_anonymization(result).changes, len(result.table), "x")
+    assert page.good_for[0][1]  # something the release is good for, in words

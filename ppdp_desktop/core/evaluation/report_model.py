@@ -24,6 +24,20 @@ def value_label(value: object) -> str:
     return text if text else MISSING_LABEL
 
 
+@dataclass(frozen=True)
+class Marginal:
+    """One released column's counts per value: original (None in the report inside a release), as released,
+    and estimated from the release with a 95 % interval. Randomized response fills one per randomized column."""
+
+    attribute: str
+    values: list[str]
+    original: np.ndarray | None
+    released: np.ndarray
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
 @dataclass
 class MethodReport:
     """Everything the report page and a report file show about one anonymization.
@@ -56,6 +70,7 @@ class MethodReport:
     #: what the release is good for, in plain sentences computed from the figures (the first page shows them
     #: after the generic ones on estimated counts); each method part adds its own
     findings: list[str] = field(default_factory=list)
+    marginals: list[Marginal] = field(default_factory=list)  # randomized columns besides the sensitive one
     analysis: Any = None  # "does my analysis survive?" (a ModelComparison), when the user asked for it
     images: dict[str, bytes] = field(default_factory=dict, repr=False)  # PNG of each figure, drawn once
 

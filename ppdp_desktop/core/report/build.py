@@ -112,6 +112,7 @@ def release_only(report: MethodReport, estimates: dict[str, Any] | None, lines: 
     report.reconstructed = None
     report.choice_counts = {}
     report.analysis = None  # tested on original records
+    report.marginals = []
     report.findings = []  # method sentences may rest on the original records
     report.figures = {name: fig for name, fig in report.figures.items() if name == "class sizes"}
     report.images = {name: png for name, png in report.images.items() if name in report.figures}

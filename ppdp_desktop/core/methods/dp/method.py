@@ -45,13 +45,13 @@ if TYPE_CHECKING:
 METHOD = "dp-microagg"
 RELATIVE_TOLERANCE = 1e-12
 NOT_COVERED_CATEGORICAL = (
-    "Categorical attributes follow seed 003, whose epsilon accounting is not proven for them: the order "
+    "For categorical attributes the method's epsilon accounting is not proven: the order "
     "(distance to the most marginal value) is computed from the data, so one changed record can reshuffle several "
     "clusters. An exact check on 5-record data found a privacy loss of 2.1 at epsilon = 1. Treat categorical "
     "attributes as microaggregated with randomized centroids; the epsilon-DP statement covers the numeric ones."
 )
 NOT_COVERED_COVERING = (
-    "Each categorical cluster's centroid is drawn from the smallest sub-taxonomy covering the cluster (seed 003): "
+    "Each categorical cluster's centroid is drawn from the smallest sub-taxonomy covering the cluster: "
     "a cluster whose k records share one value releases that value unchanged, and the candidate sets depend on "
     "the data, so the categorical part is protected like k-anonymity rather than strictly epsilon-DP. Choose "
     "candidates 'taxonomy' (every label) to remove this dependence."

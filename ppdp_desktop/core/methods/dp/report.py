@@ -1,4 +1,4 @@
-"""The report part of a dp-microagg job: epsilon split, scales, warnings, seed 003 measures against
+"""The report part of a dp-microagg job: epsilon split, scales, warnings, measures against
 the baselines, and figures (plain matplotlib Figures, no pyplot, no Qt)."""
 from __future__ import annotations
 
@@ -47,9 +47,12 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
     progress(0.2, "Measuring against the baselines")
     rows = evaluate_job(result)
     cancel.check()
-    report.lines.append("Seed 003 measures (RE = relative error; categorical RE = mean semantic distance; "
-                        "variance variation |var - var'| / var; JSD in bits):")
+    report.lines.append("Measures against the original records, for the method and two baselines (RE: relative "
+                        "error, the mean distance between a record's original and released value relative to the "
+                        "value; for a categorical attribute the mean distance in its taxonomy; variance variation: "
+                        "|var - var'| / var; JSD: Jensen-Shannon divergence in bits, 0 = same distribution):")
     report.lines += [row_line(r) for r in rows]
+    report.findings += [finding(r) for r in rows if r.method == METHOD and r.attribute != ALL]
     progress(0.6, "Drawing the figures")
     for a in plan.attributes:
         original = frame[a.attribute].to_numpy(dtype=np.float64) if a.domain is not None else frame[a.attribute]
@@ -58,6 +61,14 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
         )
         cancel.check()
     report.figures["relative error"] = error_figure(rows)
+
+
+def finding(r: DPRow) -> str:
+    """The method's measures on one attribute, for the report's first page."""
+    spread = ("" if r.variance_variation is None
+              else f"; its spread (variance) changes by {r.variance_variation:.0%}")
+    return (f"{r.attribute}: a released value is off by {r.relative_error:.0%} of the record's own value on average"
+            f"{spread}; the distribution stays close (Jensen-Shannon divergence {r.jsd:.3f}, 0 = the same).")
 
 
 def row_line(r: DPRow) -> str:

@@ -24,6 +24,13 @@ def personalized_part(report: MethodReport, result: Anonymization, progress: Pro
         if missing.any():
             report.choice_counts["left blank (missing)"] = int(missing.sum())
         report.figures["choices"] = choice_figure(plan.attribute, report.choice_counts)
+        total = max(sum(report.choice_counts.values()), 1)
+        shown = report.choice_counts.get("value", 0)
+        report.findings.append(
+            f"{shown / total:.0%} of the records show their {plan.attribute} as it is: counts of those values are exact "
+            f"for them. {report.choice_counts.get('alias1', 0) / total:.0%} show a more general value (alias1) and "
+            f"{report.choice_counts.get('alias2', 0) / total:.0%} an opaque code (alias2); only the sealed key "
+            "turns those back.")
     cancel.check()
     for grading in plan.gradings:
         progress(0.6, f"Grades of {grading.attribute}")

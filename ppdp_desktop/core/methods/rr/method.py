@@ -107,6 +107,7 @@ class RandomizedResponse(Method):
 
     settings_type = RRSettings
     randomizes_quasi = True
+    public_report = True  # the report inside the release: released and estimated counts only (rr/report.py)
 
     def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> RRPlan:
         rr = self.settings(settings)
@@ -128,17 +129,12 @@ class RandomizedResponse(Method):
 
     def report_part(self, report: "MethodReport", result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:
-        from ppdp_desktop.core.methods.rr.evaluation import evaluate_job
+        from ppdp_desktop.core.methods.rr.report import rr_report_part
 
         report.lines.append(
             f"Largest attribute-disclosure risk {result.guarantee['max_risk']:.4f} (bound 1/l = {1 / result.guarantee['l']:.4f})."
         )
-        for row in evaluate_job(result):
-            report.lines.append(
-                f"{row.method}: {row.note}" if row.note else
-                f"{row.method}: KL {row.kl:.4f}, chi-square {row.chi_square:.4f}, group-by error {row.groupby_error:.4f}, "
-                f"CUBE error {row.cube_error:.4f}, uncertainty-coefficient gap {row.uncertainty_gap:.4f}"
-            )
+        rr_report_part(report, result, progress, cancel, public)
 
     def verify_release(self, release: "LoadedRelease") -> list[str]:
         return rr_release.verify_rr_release(release)

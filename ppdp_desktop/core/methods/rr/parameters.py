@@ -47,6 +47,9 @@ class RRParameters:
     verified_max_risk: float   # recomputed with :func:`disclosure_risk`
 
 
+SNAP = 1e-9  # a retention this close to 1 is 1
+
+
 def p_from_t(d: int, t: float) -> float:
     return 1.0 if d <= 1 else 1.0 / d + float(t) * (1.0 - 1.0 / d)
 
@@ -157,6 +160,10 @@ def optimal_parameters(counts: np.ndarray, l: float, randomize: Randomize) -> RR
 
     def result(x: np.ndarray, r: float) -> RRParameters:
         p_qi, p_s = prob.params(x)
+        # the optimizer's "keep every value" comes out as 1 - 1e-15: it is 1 (released unchanged, and said so);
+        # the risk below is recomputed with the snapped values, so the bound still holds as verified
+        p_qi = None if p_qi is None else [1.0 if p > 1.0 - SNAP else float(p) for p in p_qi]
+        p_s = None if p_s is None else (1.0 if p_s > 1.0 - SNAP else float(p_s))
         free_ds = list(prob.ds)
         obj = float(utility_objective(free_ds, [p_from_t(int(d), t) for d, t in zip(free_ds, x)]))
         verified = max_risk(counts, p_qi, p_s)

@@ -104,3 +104,13 @@ def test_the_section_is_in_the_custodians_report_only(uniform, tmp_path):
     custodian = (tmp_path / "rel.custodian-report.html").read_text(encoding="utf-8")
     assert "Does my analysis survive?" in custodian and "A decision tree predicting diagnosis" in custodian
     assert "Does my analysis survive?" not in (folder / "report.html").read_text(encoding="utf-8")
+
+
+def test_model_target_alone_predicts_the_sensitive_column(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)
+    out = tmp_path / "rel"
+    assert main(["demo", "--out", str(out), "--model-target", "--quiet"]) == 0
+    custodian = (tmp_path / "rel.custodian-report.html").read_text(encoding="utf-8")
+    assert "A decision tree predicting diagnosis is right for" in custodian
+    assert main(["demo", "--out", str(tmp_path / "other"), "--model-target", "--no-report", "--quiet"]) == 2
+    assert "--no-report" in capsys.readouterr().err

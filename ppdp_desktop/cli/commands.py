@@ -177,10 +177,14 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
 
     signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
     model_target = getattr(args, "model_target", None)
+    if model_target == "":  # --model-target alone: the sensitive column
+        model_target = settings.sensitive or None
+        if model_target is None:
+            raise ParameterError("--model-target needs a column here (this method has no sensitive column).")
     if model_target and model_target not in dataset.frame.columns:
         raise ParameterError(f"--model-target {model_target!r} is not a column of {dataset.label}; choose one of: "
                              f"{', '.join(map(str, dataset.frame.columns))}.")
-    if model_target and args.no_report:
+    if model_target is not None and args.no_report:
         raise ParameterError("--model-target adds a section to the report; it cannot go with --no-report.")
     start = time.perf_counter()
     stages = StageLines(quiet=getattr(args, "quiet", False))

@@ -99,9 +99,10 @@ def _package_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out-sep", default=",", help="delimiter of a released CSV (default ,)")
     g.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
     g.add_argument("--no-report", action="store_true", help="skip report.html / report.pdf")
-    g.add_argument("--model-target", metavar="COL", help="the custodian's report also answers 'does my analysis "
-                   "survive?': a decision tree and a logistic regression predicting COL, trained on the original and "
-                   "on the release, tested on held-out original records")
+    g.add_argument("--model-target", metavar="COL", nargs="?", const="", help="the custodian's report also answers "
+                   "'does my analysis survive?': a decision tree and a logistic regression predicting COL (default: "
+                   "the sensitive column), trained on the original and on the release, tested on held-out original "
+                   "records")
     g.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark "
                    "(by default it has one, so that Excel opens accents correctly)")
     _sign_args(p)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.errors import ParameterError
@@ -66,7 +68,10 @@ def model_data(result: "Anonymization", target: str | None, seed: int, max_rows:
     train, test = rows[:cut], rows[cut:]
     if len(train) < 20 or len(test) < 10:
         raise ParameterError(f"The data has {n} records: too few to train and test a model (at least 30 are needed).")
-    released = result.table.take(inverse)  # original row order
+    sample = np.concatenate([train, test])  # only the sampled records are encoded: a 1M-row file costs no more
+    frame = frame.take(sample).reset_index(drop=True)
+    released = result.table.take(inverse[sample]).reset_index(drop=True)  # the same records as released
+    train, test = np.arange(len(train)), np.arange(len(train), len(sample))
     generalization = result.reidentification.generalization if result.reidentification is not None else None
     generalized = {c for c, level in (generalization.levels if generalization is not None else {}).items() if level}
     skip = {target, *schema.identifiers, result.pseudonym_column}
@@ -107,8 +112,22 @@ def _text(series: pd.Series) -> np.ndarray:
 
 
 def _numeric(series: pd.Series) -> np.ndarray | None:
-    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
-    return values if np.isfinite(values[~np.isnan(values)]).all() and (~np.isnan(values)).mean() > 0.95 else None
+    """The column as numbers (missing as NaN), or None if it is not a numeric column (text that is not all
+    numbers, e.g. generalized ranges "30-39"). Text is cast by pyarrow, which stops at the first non-number."""
+    if pd.api.types.is_bool_dtype(series.dtype):
+        return None
+    if pd.api.types.is_numeric_dtype(series.dtype):
+        values = series.to_numpy(dtype=float, na_value=np.nan)
+    elif isinstance(series.dtype, pd.StringDtype):
+        try:
+            values = pc.cast(pa.array(series, from_pandas=True), pa.float64()).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            return None
+        values = np.asarray(values, dtype=float)
+    else:
+        return None
+    present = ~np.isnan(values)
+    return values if present.mean() > 0.95 and np.isfinite(values[present]).all() else None
 
 
 def _labels(original: pd.Series, released: pd.Series) -> tuple[np.ndarray, np.ndarray, str]:

@@ -75,7 +75,8 @@ def test_generalized_quasi_identifiers_reach_the_release_model_as_released(demo)
     result = anonymize(demo, settings)
     data = model_data(result, None, 0, 200_000, 0.3)
     age_terms = [t for t in data.terms_release if t.startswith("age")]
-    assert "age" in data.terms and age_terms and all(" = " in t for t in age_terms)  # ranges, not years
+    assert any(t.startswith("age (per ") for t in data.terms)  # a number for the original model
+    assert age_terms and all(" = " in t for t in age_terms)  # ranges, not years, for the release model
     comparison = compare_models(result, seed=0)
     assert 0.0 <= comparison.tree[1] <= 1.0
 
@@ -114,3 +115,10 @@ def test_model_target_alone_predicts_the_sensitive_column(tmp_path, monkeypatch,
     assert "A decision tree predicting diagnosis is right for" in custodian
     assert main(["demo", "--out", str(tmp_path / "other"), "--model-target", "--no-report", "--quiet"]) == 2
     assert "--no-report" in capsys.readouterr().err
+
+
+def test_a_randomized_numeric_column_stays_a_number_for_the_release_model(demo):
+    result = anonymize(demo, demo_settings(demo, "rr", seed=1))  # age is randomized: a Categorical of numbers
+    comparison = compare_models(result, seed=0)
+    age = next(o for o in comparison.odds if o.term.startswith("age (per "))
+    assert age.release is not None and age.release_interval is not None

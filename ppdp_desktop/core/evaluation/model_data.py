@@ -114,6 +114,11 @@ def _text(series: pd.Series) -> np.ndarray:
 def _numeric(series: pd.Series) -> np.ndarray | None:
     """The column as numbers (missing as NaN), or None if it is not a numeric column (text that is not all
     numbers, e.g. generalized ranges "30-39"). Text is cast by pyarrow, which stops at the first non-number."""
+    if isinstance(series.dtype, pd.CategoricalDtype):  # a randomized column: its categories carry the type
+        categories = series.cat.categories
+        if pd.api.types.is_numeric_dtype(categories.dtype) and not pd.api.types.is_bool_dtype(categories.dtype):
+            return _numeric(pd.Series(np.asarray(series.astype(float))))
+        return _numeric(series.astype("str")) if isinstance(categories.dtype, pd.StringDtype) else None
     if pd.api.types.is_bool_dtype(series.dtype):
         return None
     if pd.api.types.is_numeric_dtype(series.dtype):
@@ -150,18 +155,27 @@ def _encode(original: pd.Series, released: pd.Series, release_test: pd.Series, t
     """One predictor: (original train, released train, test for the original model, test for the release
     model, terms, release terms). ``release_test``: the values the release model is tested on. Each side is
     encoded on its own: a numeric column the release generalized into ranges is numeric for the original
-    model and categorical for the release model."""
-    a, c, terms = _side(original, original, train, test, name)
-    b, d, terms_release = _side(released, release_test, train, test, name)
+    model and categorical for the release model. A number is measured in standard deviations of the original
+    training values, on both sides, so its odds ratio reads "per SD" and the two sides compare."""
+    x = _numeric(original)
+    unit = None
+    if x is not None:
+        spread = float(np.nanstd(x[train]))
+        unit = spread if spread > 0 else 1.0
+    a, c, terms = _side(original, original, train, test, name, unit)
+    b, d, terms_release = _side(released, release_test, train, test, name, unit)
     return a, b, c, d, terms, terms_release
 
 
-def _side(values: pd.Series, test_values: pd.Series, train: np.ndarray, test: np.ndarray, name: str):
+def _side(values: pd.Series, test_values: pd.Series, train: np.ndarray, test: np.ndarray, name: str,
+          unit: float | None):
     """(train design, test design, terms) of one predictor: a number, or one-hot levels of the training rows."""
     x, x_test = _numeric(values), _numeric(test_values)
-    if x is not None and x_test is not None:
+    if x is not None and x_test is not None and unit is not None:
         fill = float(np.nanmedian(x[train]))
-        return np.nan_to_num(x[train], nan=fill)[:, None], np.nan_to_num(x_test[test], nan=fill)[:, None], [name]
+        term = f"{name} (per {unit:.3g})"
+        return (np.nan_to_num(x[train], nan=fill)[:, None] / unit, np.nan_to_num(x_test[test], nan=fill)[:, None] / unit,
+                [term])
     text, text_test = _text(values), _text(test_values)
     levels = _levels(text[train])
     return _one_hot(text[train], levels), _one_hot(text_test[test], levels), [f"{name} = {v}" for v in levels[1:]]

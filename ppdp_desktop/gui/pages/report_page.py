@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QScrollArea,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -26,7 +25,6 @@ from PySide6.QtWidgets import (
 )
 from PySide6.QtCore import Qt
 
-from ppdp_desktop.core.evaluation.figures import PNG_DPI
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
 from ppdp_desktop.core.report.summary import FirstPage
 from ppdp_desktop.gui.pages.base import WizardPage
@@ -97,6 +95,23 @@ def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
     table.resizeRowsToContents()
 
 
+class FigureImage(QLabel):
+    """A figure's image at the width of its tab (never wider than drawn), rescaled when the tab is resized."""
+
+    def __init__(self, pixmap: QPixmap) -> None:
+        super().__init__()
+        self._full = pixmap
+        self.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.setMinimumWidth(200)
+        self.setPixmap(pixmap)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        width = min(self.width() - 4, self._full.width())
+        if width > 0 and (self.pixmap().isNull() or self.pixmap().width() != width):
+            self.setPixmap(self._full.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation))
+
+
 class ReportPage(WizardPage):
     """Privacy and utility summaries, a per-value table, figure tabs and a comparison table."""
 
@@ -111,7 +126,7 @@ class ReportPage(WizardPage):
         self.report_choice = QComboBox()
         self.report_choice.currentIndexChanged.connect(self._on_report_choice_changed)
         self.brief_label = QLabel()  # the plain first page: what was released, the verdicts, what it is good for
-        self.brief_box = QGroupBox("In brief")
+        self.brief_box = QGroupBox()
         QVBoxLayout(self.brief_box).addWidget(self.brief_label)
         self.privacy_label = QLabel()
         self.utility_label = QLabel()
@@ -135,20 +150,29 @@ class ReportPage(WizardPage):
         summaries = QHBoxLayout()
         summaries.addWidget(self.privacy_box, 1)
         summaries.addWidget(utility_box, 1)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.value_table)
-        splitter.addWidget(self.tabs)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([440, 560])
+        details = QWidget()  # the technical side: both summaries above the per-value table
+        details_layout = QVBoxLayout(details)
+        details_layout.addLayout(summaries)
+        details_layout.addWidget(self.value_table, 1)
+        self.brief_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        brief = QScrollArea()  # the plain first page, readable on a small screen
+        brief.setWidgetResizable(True)
+        brief.setWidget(self.brief_box)
+        analysis = QWidget()
+        analysis_layout = QVBoxLayout(analysis)
+        analysis_layout.addWidget(self.models)
+        analysis_layout.addWidget(self.comparison_box)
+        analysis_layout.addStretch(1)
+        self.sections = QTabWidget()
+        self.sections.addTab(brief, "In brief")
+        self.sections.addTab(details, "Privacy and utility")
+        self.sections.addTab(self.tabs, "Figures")
+        self.sections.addTab(analysis, "Does my analysis survive?")
         self.content = QWidget()
         body = QVBoxLayout(self.content)
         body.setContentsMargins(0, 0, 0, 0)
         body.addLayout(chooser)
-        body.addWidget(self.brief_box)
-        body.addLayout(summaries)
-        body.addWidget(splitter, 1)
-        body.addWidget(self.models)
-        body.addWidget(self.comparison_box)
+        body.addWidget(self.sections, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.empty_label)
         layout.addWidget(self.content, 1)
@@ -216,12 +240,9 @@ class ReportPage(WizardPage):
         self.brief_label.setText(self._brief_html(self._page_of(report)))
         self.tabs.clear()
         for key in report.figures:
-            image = QLabel()
             pixmap = QPixmap()
             pixmap.loadFromData(report.image(key), "PNG")  # drawn in the worker: only shown here
-            pixmap.setDevicePixelRatio(PNG_DPI / 100.0)  # at about the size matplotlib laid it out
-            image.setPixmap(pixmap)
-            image.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+            image = FigureImage(pixmap)
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setWidget(image)

@@ -19,8 +19,16 @@ def closed_form_uniform(observed: np.ndarray, gamma: float) -> np.ndarray:
     return ((m - 1.0 + gamma) * observed - n) / (gamma - 1.0)
 
 
+def as_matrix(matrix):
+    """A dense matrix as a float array; a structured one (:mod:`~ppdp_desktop.core.privacy.structured`, with
+    ``@``, ``.T`` and ``solve``) as it is, so no estimator makes an m x m array of it."""
+    return matrix if hasattr(matrix, "solve") else np.asarray(matrix, dtype=float)
+
+
 def inverse(observed: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """Unbiased estimate ``P^{-1} o`` (may leave ``[0, n]``)."""
+    if hasattr(matrix, "solve"):
+        return matrix.solve(observed)
     try:
         return np.linalg.solve(np.asarray(matrix, dtype=float), np.asarray(observed, dtype=float))
     except np.linalg.LinAlgError as exc:
@@ -67,7 +75,7 @@ def iterative_bayesian_many(observed: np.ndarray, matrix: np.ndarray, tol: float
                             max_iter: int = 5_000) -> np.ndarray:
     """:func:`iterative_bayesian` of every column of ``observed`` (``m x R``) at once; counts ``m x R``."""
     observed = np.asarray(observed, dtype=float)
-    matrix = np.asarray(matrix, dtype=float)
+    matrix = as_matrix(matrix)
     n = observed.sum(axis=0)
     share = np.divide(observed, n, out=np.zeros_like(observed), where=n > 0)
     return _em(share, matrix, tol, max_iter) * n
@@ -123,8 +131,10 @@ def bootstrap_replicates(observed: np.ndarray, matrix: np.ndarray, estimator: st
     n = int(round(observed.sum()))
     if n == 0:
         return np.zeros((repetitions, len(observed)))
-    matrix = np.asarray(matrix, dtype=float)
-    key = (hashlib.sha256(observed.tobytes() + matrix.tobytes()).hexdigest(), matrix.shape, estimator, repetitions, seed)
+    matrix = as_matrix(matrix)
+    parameters = matrix.retention.tobytes() if hasattr(matrix, "retention") else matrix.tobytes()
+    key = (hashlib.sha256(observed.tobytes() + parameters).hexdigest(), type(matrix).__name__, matrix.shape,
+           estimator, repetitions, seed)
     if key not in _REPLICATES:  # the custodian's and the release's report ask for the same counts: draw once
         _REPLICATES[key] = _replicates(observed, n, matrix, estimator, repetitions, seed)
         while len(_REPLICATES) > 8:
@@ -138,7 +148,7 @@ _REPLICATES: dict[tuple, np.ndarray] = {}
 def _replicates(observed: np.ndarray, n: int, matrix: np.ndarray, estimator: str, repetitions: int,
                 seed: int) -> np.ndarray:
     mle = iterative_bayesian(observed, matrix)
-    released = np.clip(np.asarray(matrix, dtype=float) @ (mle / n), 0.0, None)
+    released = np.clip(as_matrix(matrix) @ (mle / n), 0.0, None)
     released /= released.sum()
     rng = np.random.default_rng(seed)
     redrawn = rng.multinomial(n, released, size=repetitions).T.astype(float)  # m x R

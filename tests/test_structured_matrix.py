@@ -64,7 +64,7 @@ def test_estimators_give_the_same_counts_either_way(retention, data):
         assert np.allclose(e2, estimate, atol=1e-6 * (1 + observed.sum()))
         # the bootstrap redraws from the estimate: last-bit differences can move a draw where the likelihood is
         # flat (a value kept with p near 0), so the bands agree to a share of n, not to the last digit
-        band = 0.05 * (1 + observed.sum())
+        band = 2.0 + 0.05 * observed.sum()  # on a handful of records, one draw more or less
         assert np.allclose(l2, low, atol=band) and np.allclose(h2, high, atol=band)
     finally:
         structured.__class__.to_dense = _TO_DENSE

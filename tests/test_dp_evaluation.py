@@ -238,7 +238,7 @@ def test_compare_epsilon_prints_the_table(adult_csv, capsys):
     assert code == 0, err
     lines = stdout.splitlines()
     assert lines[1].split()[:3] == ["method", "k", "attribute"]
-    for needle in ("dp-microagg", "plain Laplace", "individual ranking (no noise)", "all attributes", "JSD"):
+    for needle in ("dp-microagg", "plain Laplace", "individual ranking (no noise)", "all attributes", "Jensen-Shannon"):
         assert needle in stdout
     assert sum(line.startswith("dp-microagg") for line in lines[2:]) == 6  # 2 k x (age, occupation, all)
 

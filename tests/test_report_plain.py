@@ -183,3 +183,13 @@ def test_every_method_reads_without_internal_document_names(demo, method, tmp_pa
         assert not re.search(word, text, flags=re.I), (method, word)
     page = first_page([report], ReportContext.from_anonymization(result).changes, len(result.table), "x")
     assert page.good_for[0][1]  # something the release is good for, in words
+
+
+def test_a_report_rebuilt_from_a_release_carries_its_fingerprint(uniform, tmp_path):
+    from ppdp_desktop.cli import main
+
+    folder = write_release(uniform, tmp_path / "rel")
+    data = tmp_path / "data.csv"
+    uniform.dataset.frame.to_csv(data, index=False)
+    assert main(["report", str(data), str(folder), "--out", str(tmp_path / "r.html")]) == 0
+    assert release_fingerprint(folder) in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -451,10 +451,8 @@ def run_report(args: argparse.Namespace) -> int:
     reports = reports_from_release(dataset.frame, release)
     meta = release.metadata
     sensitive = ", ".join(e["attribute"] for e in meta.get("sensitive", []) + meta.get("recoded", []))
-    context = ReportContext(
-        data_label=dataset.label, n_records=int(meta.get("n_records", 0)),
-        columns=[(n, a.get("role", "")) for n, a in meta.get("attributes", {}).items()], sensitive=sensitive,
-    )
+    context = ReportContext.from_release(release, data_label=dataset.label)
+    context.sensitive = sensitive
     write_html(reports, context, args.out)
     if args.pdf:
         try:

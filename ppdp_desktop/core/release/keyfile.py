@@ -25,7 +25,7 @@ import struct
 import tempfile
 import unicodedata
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -233,18 +233,32 @@ JSON_PIECE = 20_000
 def dumps_in_pieces(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))``, the same text, but
     long lists are encoded :data:`JSON_PIECE` items at a time, so other threads (the window) run in between."""
+    return "".join(json_pieces(value))
+
+
+def json_pieces(value: Any) -> Iterator[str]:
+    """The text of :func:`dumps_in_pieces` as consecutive pieces of at most :data:`JSON_PIECE` list items.
+    Sealing compresses them one by one, so no step joins or copies the whole text (a 1M-record key is
+    32 MB of JSON: joining it held the interpreter lock, and froze the window, for 60-140 ms)."""
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return "{" + ",".join(_plain(k) + ":" + dumps_in_pieces(v) for k, v in value.items()) + "}"
-    if isinstance(value, list) and len(value) > JSON_PIECE:
-        pieces = (_plain(value[i:i + JSON_PIECE])[1:-1] for i in range(0, len(value), JSON_PIECE))
-        return "[" + ",".join(pieces) + "]"
-    return _plain(value)
+        yield "{"
+        for i, (k, v) in enumerate(value.items()):
+            yield ("," if i else "") + _plain(k) + ":"
+            yield from json_pieces(v)
+        yield "}"
+    elif isinstance(value, list) and len(value) > JSON_PIECE:
+        for i in range(0, len(value), JSON_PIECE):
+            yield ("[" if i == 0 else ",") + _plain(value[i:i + JSON_PIECE])[1:-1]
+        yield "]"
+    else:
+        yield _plain(value)
 
 
-def _compress(text: str, piece: int = 1 << 22) -> bytes:
-    """``zlib.compress(text.encode("utf-8"), 1)`` a few MB at a time (each step short for the window)."""
+def _compress(pieces: Iterable[str]) -> bytes:
+    """``zlib.compress("".join(pieces).encode("utf-8"), 1)``, one piece at a time (each step short for the
+    window; zlib releases the interpreter lock while it compresses)."""
     packer = zlib.compressobj(1)
-    parts = [packer.compress(text[i:i + piece].encode("utf-8")) for i in range(0, len(text), piece)]
+    parts = [packer.compress(piece.encode("utf-8")) for piece in pieces]
     return b"".join(parts) + packer.flush()
 
 
@@ -277,7 +291,7 @@ def seal(
     if not overwrite and os.path.lexists(target):
         raise KeyFileError(f"{target} already exists; choose another name or allow overwriting")
     try:
-        plain = _compress(dumps_in_pieces(payload))
+        plain = _compress(json_pieces(payload))
     except (TypeError, ValueError, RecursionError) as exc:
         raise KeyFileError(f"The key contents cannot be stored as JSON: {exc}") from None
     if len(plain) + TAG_BYTES > MAX_CIPHERTEXT:

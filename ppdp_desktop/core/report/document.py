@@ -79,7 +79,7 @@ class ReportContext:
             n_records=int(meta.get("n_records", len(release.table))),
             columns=[(name, str(v.get("role", ""))) for name, v in attributes.items()],
             sensitive=", ".join(sensitive),
-            fingerprint=str(meta.get("fingerprint", "")),
+            fingerprint=_fingerprint(release.folder),
         )
 
     def summary_lines(self) -> list[str]:
@@ -88,6 +88,17 @@ class ReportContext:
             f"Sensitive attribute: {self.sensitive or 'not stated'}.",
             f"Report created {self.created} by {self.app_version}.",
         ]
+
+
+def _fingerprint(folder: Path) -> str:
+    """The release fingerprint of a written release ("" if its manifest cannot be read)."""
+    from ppdp_desktop.core.data.checksums import release_fingerprint
+    from ppdp_desktop.core.errors import PPDPError
+
+    try:
+        return release_fingerprint(Path(folder))
+    except (PPDPError, OSError):
+        return ""
 
 
 def fmt(x: object, digits: int = 4) -> str:

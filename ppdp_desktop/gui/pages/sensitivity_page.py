@@ -1,6 +1,8 @@
 """Step 3: how sensitive each value is, and each record's privacy choice."""
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
+
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -16,7 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ppdp_desktop.core.data.domain import encode_column
+from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.gui.pages.base import WizardPage
@@ -29,6 +32,11 @@ EXPLAIN = (
     "value may grow more than theta-fold. Smaller theta means more protection and more noise. You can set "
     "any value's pair by editing its rho1 or rho2 cell."
 )
+
+
+def count_values(dataset: Dataset, column: str) -> CategoricalDomain:
+    """The values of ``column`` and how many records hold each (the table's rows)."""
+    return encode_column(dataset.frame[column], column, dataset.label)[0]
 
 
 class SensitivityPage(WizardPage):
@@ -64,7 +72,14 @@ class SensitivityPage(WizardPage):
         form.addRow(self.rule_pair, pair)
         self.table = QTableView()
         self.table.setModel(self.model)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Columns sized from the rows on screen, not from every value: a column of thousands of values
+        # would otherwise format every cell of the table at each layout (167 values: 50 ms per page switch).
+        header.setResizeContentsPrecision(0)
+        self._domain_of: tuple[Dataset | None, str | None, CategoricalDomain | None] = (None, None, None)
+        self._ahead: tuple[Dataset, str, Future] | None = None  # a count running since the column was tagged
+        self._counter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ppdp-count-values")
         self.choice_source = QComboBox()
         self.choice_source.setToolTip("Only used by personalized recoding")
         self.choice_source.currentIndexChanged.connect(self._on_choice_source_changed)
@@ -78,6 +93,7 @@ class SensitivityPage(WizardPage):
         layout.addLayout(choices)
         layout.addWidget(self.message)
         state.dataset_changed.connect(self.refresh)
+        state.project_changed.connect(self._count_ahead)
 
     def refresh(self) -> None:
         project, dataset = self.state.project, self.state.dataset
@@ -102,14 +118,50 @@ class SensitivityPage(WizardPage):
         index = self.choice_source.findData(project.choice_column)
         self.choice_source.setCurrentIndex(max(index, 0))
         self.choice_source.blockSignals(False)
-        domain = None
-        if dataset is not None and sensitive is not None:
-            try:
-                domain = encode_column(dataset.frame[sensitive], sensitive, dataset.label)[0]
-            except PPDPError as exc:
-                self.message.setText(str(exc))
-        self.model.set_domain(domain, project)
+        self.model.set_domain(self._domain(), project)
         self._on_validity_changed(self.model.is_valid())
+
+    def _domain(self) -> CategoricalDomain | None:
+        """The sensitive column's values and counts, counted once per table and column, not each time the
+        page is shown: taken from the count started when the column was tagged (:meth:`_count_ahead`),
+        waiting for its end if need be, or counted here (a table loaded with its roles)."""
+        dataset, sensitive = self.state.dataset, self.state.project.sensitive
+        if dataset is None or sensitive is None:
+            self._domain_of = (None, None, None)
+            return None
+        seen, column, domain = self._domain_of
+        if seen is dataset and column == sensitive:
+            return domain
+        ahead, self._ahead = self._ahead, None
+        try:
+            if ahead is not None and ahead[0] is dataset and ahead[1] == sensitive:
+                domain = ahead[2].result()
+            else:
+                domain = count_values(dataset, sensitive)
+        except PPDPError as exc:
+            self.message.setText(str(exc))
+            return None
+        self._domain_of = (dataset, sensitive, domain)
+        return domain
+
+    def _count_ahead(self) -> None:
+        """A sensitive column was tagged: count its values on a thread now (pandas releases the interpreter
+        lock), so showing this page a moment later does not count a million records on the GUI thread.
+        Not the :class:`~ppdp_desktop.gui.worker.Worker`: the page needs the result synchronously when it is
+        shown, and a future gives that (waiting for the rest of the count) while a signal would not."""
+        dataset, sensitive = self.state.dataset, self.state.project.sensitive
+        if dataset is None or sensitive is None:
+            self._ahead = None
+            return
+        if self._domain_of[0] is dataset and self._domain_of[1] == sensitive:
+            return
+        if self._ahead is not None and self._ahead[0] is dataset and self._ahead[1] == sensitive:
+            return
+        self._ahead = (dataset, sensitive, self._counter.submit(count_values, dataset, sensitive))
+
+    def shutdown(self) -> None:
+        self._ahead = None
+        self._counter.shutdown(wait=False, cancel_futures=True)
 
     def _on_rule_changed(self) -> None:
         project = self.state.project

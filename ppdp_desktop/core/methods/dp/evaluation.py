@@ -242,12 +242,24 @@ def compare_dp(dataset: "Dataset", attributes: list[str], epsilon: float, ks: li
 
 
 def format_dp_table(rows: list[DPRow]) -> str:
-    """A plain-text table: method, k, attribute, RE, variance variation, JSD."""
-    header = ["method", "k", "attribute", "RE", "var. variation", "JSD"]
+    """A plain-text table: method, k, attribute, relative error, variance change, Jensen-Shannon divergence;
+    then one line saying what each measure means."""
+    header = ["method", "k", "attribute", "relative error", "variance change", "Jensen-Shannon"]
     table = [header] + [
         [r.method, "-" if r.k is None else str(r.k), r.attribute, f"{r.relative_error:.4f}",
          "-" if r.variance_variation is None else f"{r.variance_variation:.4f}", f"{r.jsd:.4f}"]
         for r in rows
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table)
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table]
+    return "\n".join(lines + ["", *TABLE_LEGEND])
+
+
+#: what each measure of :func:`format_dp_table` means (0 = unchanged for each)
+TABLE_LEGEND = (
+    "relative error: mean distance between a record's original and released value, relative to the value "
+    "(categories: mean distance in the taxonomy, 0 to 1).",
+    "variance change: |original variance - released variance| / original variance.",
+    "Jensen-Shannon: Jensen-Shannon divergence of the released histogram from the original one "
+    "(0 = same distribution, 1 = disjoint).",
+)

@@ -182,8 +182,9 @@ def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, titl
         baselines = ev.baseline_releases(x, domain, k, m, epsilon, rng, clustering)
         rows += [ev.measure(method, name, kk, x, y, domain, taxonomy) for method, kk, y in baselines]
         report.figures[f"histogram: {name}"] = histogram_figure(name, *ev.histogram_counts(x, released, domain))
-    report.lines.append("The release's rows are shuffled: its per-record relative error needs the in-memory job "
-                        "(shown as nan); variance variation and JSD do not.")
+    report.lines.append("The release's rows are shuffled, so a record's released value cannot be matched with its "
+                        "original one: the relative error needs the job that made the release; the variance change "
+                        "and the Jensen-Shannon divergence (0 = same distribution, 1 = disjoint) do not.")
     report.lines += [row_line(r) for r in ev._ordered(rows + ev.average_rows(rows))]
     return [report]
 

@@ -2,19 +2,26 @@
 the baselines, and figures (plain matplotlib Figures, no pyplot, no Qt)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 
+from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.methods.dp.evaluation import ALL, LAPLACE, METHOD, RANKING, DPRow, evaluate_job, histogram_counts
 from ppdp_desktop.core.progress import CancelToken, Progress
 
 if TYPE_CHECKING:
+    from ppdp_desktop.core.methods.dp.method import DPAttribute
     from ppdp_desktop.core.outcome import Anonymization
     from ppdp_desktop.core.evaluation.report_model import MethodReport
 
 MAX_LABELS = 40
+#: a mean moved by at most this many standard deviations still holds for averages (a negligible effect size)
+NEGLIGIBLE_SHIFT = 0.1
+#: a record's released value this many standard deviations away (95 % of records) says little about that record
+PERSONAL_SPREAD = 0.5
 COLORS = {METHOD: "#4c72b0", LAPLACE: "#c44e52", RANKING: "#55a868"}
 
 
@@ -47,12 +54,9 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
     progress(0.2, "Measuring against the baselines")
     rows = evaluate_job(result)
     cancel.check()
-    report.lines.append("Measures against the original records, for the method and two baselines (RE: relative "
-                        "error, the mean distance between a record's original and released value relative to the "
-                        "value; for a categorical attribute the mean distance in its taxonomy; variance variation: "
-                        "|var - var'| / var; JSD: Jensen-Shannon divergence in bits, 0 = same distribution):")
+    report.lines += MEASURES_LEGEND
     report.lines += [row_line(r) for r in rows]
-    report.findings += [finding(r) for r in rows if r.method == METHOD and r.attribute != ALL]
+    report.findings += [finding(a, frame[a.attribute], result.applied.columns[a.attribute]) for a in plan.attributes]
     progress(0.6, "Drawing the figures")
     for a in plan.attributes:
         original = frame[a.attribute].to_numpy(dtype=np.float64) if a.domain is not None else frame[a.attribute]
@@ -63,19 +67,78 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
     report.figures["relative error"] = error_figure(rows)
 
 
-def finding(r: DPRow) -> str:
-    """The method's measures on one attribute, for the report's first page."""
-    spread = ("" if r.variance_variation is None
-              else f"; its spread (variance) changes by {r.variance_variation:.0%}")
-    return (f"{r.attribute}: a released value is off by {r.relative_error:.0%} of the record's own value on average"
-            f"{spread}; the distribution stays close (Jensen-Shannon divergence {r.jsd:.3f}, 0 = the same).")
+#: what the measure rows say, one line per measure (then one row per method and attribute)
+MEASURES_LEGEND = [
+    "Measures against the original records, for this release and two baselines at the same epsilon (plain Laplace: "
+    "noise added to each value on its own; individual ranking: the clusters' averages without noise). 0 means "
+    "unchanged for each:",
+    "relative error: how far a record's released value is from its own, relative to that value (for a categorical "
+    "attribute: the mean distance between the two values in its taxonomy, 0 to 1);",
+    "variance change: how much the spread (variance) of the column moved, relative to the original variance;",
+    "Jensen-Shannon divergence: how different the released histogram is from the original one (0 = same "
+    "distribution, 1 = disjoint).",
+]
+
+
+def finding(a: "DPAttribute", original: pd.Series, released: Any) -> str:
+    """What one protected attribute of the release is good for, from the job (the records in their original
+    order): for a number, how far the mean moved and how far a record's released value lies from its own; for a
+    category, how many records show their own value and how far the counts per value moved."""
+    if a.domain is not None:
+        x = pd.to_numeric(original, errors="coerce").to_numpy(dtype=np.float64)
+        y = np.asarray(released, dtype=np.float64)
+        held = np.isfinite(x) & np.isfinite(y)
+        x, y = x[held], y[held]
+        if not len(x):
+            return f"{a.attribute}: no value to compare."
+        shift, sd = abs(float(y.mean() - x.mean())), float(x.std())
+        spread = float(np.percentile(np.abs(y - x), 95))
+        means = f"The mean of {a.attribute} in the release is {number(y.mean(), shift / 10)}, against " \
+                f"{number(x.mean(), shift / 10)} in the original"
+        if shift <= NEGLIGIBLE_SHIFT * sd:
+            means += ": averages over many records hold"
+        else:
+            relative = f", {shift / sd * 100:.0f} % of a standard deviation" if sd > 0 else ""
+            means += f" (off by {number(shift)}{relative}): even averages over many records are shifted"
+        records = (f"95 % of the records' released values lie within ±{number(spread)} of their true value (the true "
+                   f"values have a standard deviation of {number(sd)})")
+        if spread >= PERSONAL_SPREAD * sd:
+            records += f", so read {a.attribute} for groups of records, not for one person"
+        return f"{means}; {records}."
+    truth = text_column(pd.Series(np.asarray(original, dtype=object)))
+    shown = text_column(pd.Series(np.asarray(released, dtype=object)))
+    same = float(np.mean(truth.to_numpy() == shown.to_numpy())) if len(truth) else 0.0
+    labels, before, after = histogram_counts(truth, shown, None)
+    common = before >= 0.01 * before.sum()
+    off = float(np.mean(np.abs(after[common] - before[common]) / before[common])) if common.any() else float("nan")
+    counts = ("" if not common.any() else
+              f"; the count of each {a.attribute} value held by at least 1 % of records is off by "
+              f"{off * 100:.0f} % on average")
+    return f"{same * 100:.0f} % of the records show their true {a.attribute}{counts}."
+
+
+def number(value: float, precision: float | None = None) -> str:
+    """``value`` rounded to two significant digits of ``precision`` (default: of itself; at most 4 decimals),
+    with thousands separators: ``0.31``, ``28``, ``1,200``."""
+    step = abs(precision if precision is not None else value)
+    if not np.isfinite(value):
+        return "n/a"
+    if step == 0:
+        return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
+    decimals = min(1 - int(np.floor(np.log10(step))), 4)
+    rounded = round(value, decimals)
+    if rounded == 0 and value != 0:
+        return f"{value:.2g}"
+    return f"{rounded:,.{max(decimals, 0)}f}"
 
 
 def row_line(r: DPRow) -> str:
-    """One measure row in words."""
+    """One measure row in words (a relative error the release cannot give, its rows being shuffled, as such)."""
     k = "" if r.k is None else f" (k = {r.k})"
-    variation = "" if r.variance_variation is None else f", variance variation {r.variance_variation:.4f}"
-    return f"{r.method}{k}, {r.attribute}: RE {r.relative_error:.4f}{variation}, JSD {r.jsd:.4f}"
+    error = ("relative error not measurable (rows shuffled)" if np.isnan(r.relative_error)
+             else f"relative error {r.relative_error:.4f}")
+    variation = "" if r.variance_variation is None else f", variance change {r.variance_variation:.4f}"
+    return f"{r.method}{k}, {r.attribute}: {error}{variation}, Jensen-Shannon divergence {r.jsd:.4f}"
 
 
 def histogram_figure(attribute: str, bins: list[str] | np.ndarray, original: np.ndarray | None,

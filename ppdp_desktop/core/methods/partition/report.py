@@ -2,6 +2,8 @@
 per-sub-table estimator, and the baselines (uniform perturbation and Anatomy) at matched privacy."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ppdp_desktop.core.evaluation.figures import distribution_figure
@@ -9,6 +11,9 @@ from ppdp_desktop.core.evaluation.report_model import MethodReport, value_label
 from ppdp_desktop.core.methods.perturbation.report import BAND_SEED
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.methods.partition.method import PartitionPlan
 
 
 def partition_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken) -> None:
@@ -35,9 +40,22 @@ def partition_part(report: MethodReport, result: Anonymization, progress: Progre
     report.record_utility = report.utility.record_utility
     if workload is not None:
         report.lines.extend(_baselines(result, frame[columns], true_codes, cancel))
+    report.findings += subtable_findings(plan)
     progress(0.7, "Drawing the figures")
     report.figures["distribution"] = distribution_figure(report.values, original, report.reconstructed,
                                                          report.band_low, report.band_high)
+
+
+def subtable_findings(plan: "PartitionPlan") -> list[str]:
+    """Beyond the counts per value: the released sub-table number makes counts over its groups of values exact."""
+    sizes = [len(members) for members in plan.members if len(members)]
+    if len(sizes) < 2:
+        return []
+    listed = ", ".join(str(s) for s in sizes[:-1]) + f" and {sizes[-1]}"
+    return [f"Counts over groups of {plan.attribute} values are exact: each record carries the number of its "
+            f"sub-table, and the number of records in each of the {len(sizes)} sub-tables ({listed} values; "
+            "release.json lists them) is the true number of records holding one of its values. Within a sub-table a "
+            f"record's {plan.attribute} was randomized only among that sub-table's values."]
 
 
 def _mle_with_interval(plan, released: np.ndarray, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -76,12 +94,23 @@ def _baselines(result: Anonymization, conditions, true_codes: np.ndarray, cancel
     gamma = float(gamma_of(plan.rho1, plan.rho2))
     retention = np.full(m, uniform_retention(gamma, m))
     released = perturb_codes(true_codes.astype(np.int32), retention, rng)
-    parts = [f"uniform {count_query_error(conditions, true_codes, released, retention_matrix(retention)).mean_error[-1]:.4f}"]
+    uniform = count_query_error(conditions, true_codes, released, retention_matrix(retention)).mean_error[-1]
+    parts = [f"{_share(uniform)} with uniform perturbation"]
     cancel.check()
     l = max(2, int(round(1.0 / plan.rho2)))
     try:
         anatomy = anatomize(true_codes, l, rng, labels=[value_label(v) for v in plan.domain.values])
-        parts.append(f"Anatomy (l = {l}) {count_query_error_anatomy(conditions, true_codes, anatomy).mean_error[-1]:.4f}")
+        error = count_query_error_anatomy(conditions, true_codes, anatomy).mean_error[-1]
+        parts.append(f"{_share(error)} with Anatomy (l = {l})")
     except PPDPError as exc:
-        parts.append(f"Anatomy (l = {l}) not possible: {exc}")
-    return ["Baselines at the same privacy, mean count-query error at 1 % selectivity: " + "; ".join(parts)]
+        note = f" Anatomy (l = {l}) is not possible here: {exc}"
+    else:
+        note = ""
+    return ["Baselines at the same privacy: a count of records with one value and one to three conditions on other "
+            "columns that covers at least 1 % of the records is off on average by " + "; by ".join(parts) + "."
+            + note]
+
+
+def _share(error: float) -> str:
+    """A mean relative error as a percentage (``n/a`` when no query was kept)."""
+    return "n/a" if np.isnan(error) else f"{error * 100:.1f} %"

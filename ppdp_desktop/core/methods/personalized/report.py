@@ -1,11 +1,15 @@
 """Personalized recoding's part of the report: it has no distribution to reconstruct, so it shows how
-many records were published as value / alias1 / alias2 and the grades of graded columns."""
+many records were published as value / alias1 / alias2, the grades of graded columns, and in plain
+sentences what a recipient can and cannot count from the release."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.evaluation.figures import choice_figure, grade_figure
 from ppdp_desktop.core.evaluation.report_model import MethodReport
+from ppdp_desktop.core.methods.personalized.grading import Grading
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
 
@@ -13,6 +17,7 @@ CHOICE_LABELS = ("value", "alias1", "alias2")
 
 
 def personalized_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken) -> None:
+    """Fill ``report`` (the custodian's: the copy inside a release drops the counts and findings)."""
     plan = result.plan
     frame = result.dataset.frame
     if plan.attribute is not None:
@@ -24,15 +29,77 @@ def personalized_part(report: MethodReport, result: Anonymization, progress: Pro
         if missing.any():
             report.choice_counts["left blank (missing)"] = int(missing.sum())
         report.figures["choices"] = choice_figure(plan.attribute, report.choice_counts)
-        total = max(sum(report.choice_counts.values()), 1)
-        shown = report.choice_counts.get("value", 0)
-        report.findings.append(
-            f"{shown / total:.0%} of the records show their {plan.attribute} as it is: counts of those values are exact "
-            f"for them. {report.choice_counts.get('alias1', 0) / total:.0%} show a more general value (alias1) and "
-            f"{report.choice_counts.get('alias2', 0) / total:.0%} an opaque code (alias2); only the sealed key "
-            "turns those back.")
+        leaves = pd.Index([leaf.label for leaf in plan.taxonomy.leaves()])
+        codes = leaves.get_indexer(text_column(frame[plan.attribute]))[~missing]
+        known = codes >= 0  # every value has its leaf once the job ran; kept safe anyway
+        report.findings += choice_findings(plan.attribute, codes[known], choices[known], len(leaves))
     cancel.check()
     for grading in plan.gradings:
         progress(0.6, f"Grades of {grading.attribute}")
         grades = np.asarray(result.applied.columns[grading.attribute], dtype=float)
         report.figures[f"grades: {grading.attribute}"] = grade_figure(grading.attribute, grades, grading.k)
+        report.findings.append(grade_finding(grading))
+
+
+def choice_findings(attribute: str, codes: np.ndarray, choices: np.ndarray, m: int) -> list[str]:
+    """What a recipient can and cannot count, from each non-blank record's value code (``0..m-1``) and choice
+    (1 value, 2 alias1, 3 alias2)."""
+    n = len(codes)
+    if n == 0:
+        return []
+    per_choice = np.bincount(choices.astype(np.intp) - 1, minlength=3)
+    share = per_choice / n
+    out = [f"{percent(share[0])} of the records ({per_choice[0]:,}) show their {attribute} as it is, "
+           f"{percent(share[1])} ({per_choice[1]:,}) only a more general value (alias1) and {percent(share[2])} "
+           f"({per_choice[2]:,}) an opaque code (alias2); only the sealed key turns the last two back."]
+    total = np.bincount(codes, minlength=m)
+    as_is = np.bincount(codes[choices == 1], minlength=m)
+    present = total > 0
+    exact = present & (as_is == total)
+    if exact.sum() == present.sum():
+        out.append(f"A recipient can count every {attribute} value exactly: every record shows it as it is.")
+        return out
+    hidden = float((total[~exact] - as_is[~exact]).sum() / total[~exact].sum())
+    if exact.any():
+        out.append(f"A recipient can count {int(exact.sum())} of the {int(present.sum())} {attribute} values exactly "
+                   f"(together {percent(total[exact].sum() / n)} of the records): every record holding them shows them "
+                   "as they are. " + _others(hidden))
+    else:
+        out.append(f"No {attribute} value can be counted exactly from the release: each has records that show a more "
+                   f"general value or a code ({percent(hidden)} of the records in all).")
+    if per_choice[1]:
+        out.append("A count per more general value (alias1) holds only the records that chose it, not the records of "
+                   "the same group shown as they are or as a code.")
+    if per_choice[2]:
+        n_codes = int(np.count_nonzero(np.bincount(codes[choices == 3], minlength=m)))
+        out.append(f"Records can be counted per opaque code ({n_codes:,} codes in use, one per {attribute} value), but "
+                   "no one without the sealed key can tell which value a code stands for.")
+    return out
+
+
+def _others(hidden: float) -> str:
+    """What happens to the counts of the values that are not all shown as they are."""
+    if hidden >= 1.0:
+        return "The other values never appear as they are: their records show a more general value or a code."
+    return (f"The other values' counts in the release are too low: {percent(hidden)} of their records show a more "
+            "general value or a code instead.")
+
+
+def grade_finding(grading: Grading) -> str:
+    """What a graded column is good for."""
+    return (f"{grading.attribute} is released as {grading.k} numbered categories with secret bounds, plus each "
+            "record's position inside its category: a recipient can rank records and count them per category, but "
+            f"cannot state any {grading.attribute} amount or compare it with outside figures without the sealed key.")
+
+
+def percent(share: float) -> str:
+    """A share as a percentage a reader takes in at once: ``53 %``, ``0.4 %``, ``< 0.1 %``."""
+    if share <= 0:
+        return "0 %"
+    if share < 0.001:
+        return "< 0.1 %"
+    if share < 0.1:
+        return f"{share * 100:.1f} %"
+    if 0.999 < share < 1:
+        return "> 99.9 %"
+    return f"{share * 100:.0f} %"

@@ -179,8 +179,9 @@ def _evaluate_one(name, dataset, sensitive, quasi, l, seed, domains, codes, dims
 
 
 def format_linking(rows: list[TensorEvaluation]) -> str:
-    """A plain-text table of the seed 001 measures, one row per method (a baseline that cannot run says why)."""
-    header = ["method", "KL", "chi-square", "group-by err", "CUBE err", "U gap"]
+    """A plain-text table of the seed 001 measures, one row per method (a baseline that cannot run says why),
+    then one line saying what each column measures."""
+    header = ["method", "KL divergence", "chi-square", "group count error", "sub-table count error", "link change"]
     table = [header] + [
         [r.method] + [f"{v:.4f}" for v in (r.kl, r.chi_square, r.groupby_error, r.cube_error, r.uncertainty_gap)]
         for r in rows if not r.note
@@ -188,7 +189,18 @@ def format_linking(rows: list[TensorEvaluation]) -> str:
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table]
     lines += [f"{r.method.ljust(widths[0])}  {r.note}" for r in rows if r.note]
-    return "\n".join(lines)
+    return "\n".join(lines + ["", *LINKING_LEGEND])
+
+
+#: what each column of :func:`format_linking` measures (0 = the estimated table equals the original for each)
+LINKING_LEGEND = (
+    "KL divergence: Kullback-Leibler divergence of the estimated table from the original (0 = identical, "
+    "no upper limit).",
+    "chi-square: chi-square distance of the estimated table from the original (0 = identical).",
+    "group count error: mean relative error of the count of each combination of all the columns.",
+    "sub-table count error: mean relative error of the counts of any one or two columns together.",
+    "link change: mean change of how strongly each pair of columns is linked (uncertainty coefficient, 0 to 1).",
+)
 
 
 def evaluate_job(result) -> list[TensorEvaluation]:

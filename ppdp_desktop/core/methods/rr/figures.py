@@ -28,8 +28,9 @@ def marginal_figure(m: "Marginal", p: float) -> "Figure":
     mid, half = (m.low[idx] + m.high[idx]) / 2.0, (m.high[idx] - m.low[idx]) / 2.0
     ax.errorbar(mid, y + offset, xerr=half, fmt="none", ecolor="black", capsize=2, lw=0.8, label="95 % interval")
     ax.set_xlabel("records")
-    shown = "" if len(idx) == len(m.values) else f"\n({len(idx)} of {len(m.values)} values)"
-    ax.set_title(f"{m.attribute}: kept with p = {p:.3f}, else randomized" + shown)
+    shown = "" if len(idx) == len(m.values) else f"; {len(idx)} of {len(m.values)} values shown"
+    ax.set_title(f"{m.attribute}: each record kept its value with probability {p * 100:.3g} %\n"
+                 f"(else it got a random other value{shown})")
     ax.legend(loc="lower right", fontsize=8)
     return fig
 
@@ -45,6 +46,6 @@ def risk_figure(before: np.ndarray, after: np.ndarray, bound: float) -> "Figure"
     ax.set_yscale("symlog")
     ax.set_xlabel("largest probability of inferring a group's sensitive value")
     ax.set_ylabel("groups")
-    ax.set_title("Attribute-disclosure risk per quasi-identifier group")
+    ax.set_title(f"Attribute-disclosure risk of the {len(after):,} quasi-identifier groups")
     ax.legend(fontsize=8)
     return fig

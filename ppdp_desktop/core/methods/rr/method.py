@@ -132,7 +132,9 @@ class RandomizedResponse(Method):
         from ppdp_desktop.core.methods.rr.report import rr_report_part
 
         report.lines.append(
-            f"Largest attribute-disclosure risk {result.guarantee['max_risk']:.4f} (bound 1/l = {1 / result.guarantee['l']:.4f})."
+            f"Attribute-disclosure risk, the probability that someone who knows a person's quasi-identifiers infers "
+            f"their {result.plan.sensitive.attribute} from the release: at most {result.guarantee['max_risk']:.4f} "
+            f"in this release, within the bound 1/l = {1 / result.guarantee['l']:.4f}."
         )
         rr_report_part(report, result, progress, cancel, public)
 

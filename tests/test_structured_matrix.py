@@ -86,3 +86,64 @@ def test_seventy_thousand_values_fit_in_memory():
     matrix = RetentionMatrix(retention)
     true = np.random.default_rng(0).integers(0, 50, m).astype(float)
     assert np.allclose(matrix.solve(matrix @ true), true)
+
+
+ANY_RETENTION = st.integers(1, 10).flatmap(lambda m: arrays(
+    np.float64, m, elements=st.one_of(st.just(0.0), st.just(1.0), st.floats(0.0, 1.0, allow_nan=False))))
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_RETENTION, st.data())
+def test_amplification_and_posteriors_from_parameters_equal_the_dense_check(retention, data):
+    from ppdp_desktop.core.privacy.amplification import (
+        amplification, posteriors, retention_amplification, retention_posterior_extremes,
+    )
+
+    m = len(retention)
+    dense = retention_matrix(retention)
+    weights = data.draw(arrays(np.float64, m, elements=st.one_of(st.just(0.0), st.floats(0.0, 1.0))))
+    prior = weights / weights.sum() if weights.sum() > 0 else np.full(m, 1.0 / m)
+    expected = amplification(dense)
+    got = retention_amplification(retention)
+    assert np.array_equal(np.isinf(got), np.isinf(expected))
+    assert np.allclose(got[np.isfinite(got)], expected[np.isfinite(expected)], rtol=1e-9)
+    post = posteriors(dense, prior)
+    seen = dense.sum(axis=1) > 0
+    largest, smallest = retention_posterior_extremes(retention, prior)
+    assert np.allclose(largest, post.max(axis=0), atol=1e-12)
+    assert np.allclose(smallest, np.where(seen[:, None], post, np.inf).min(axis=0), atol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 30), st.floats(1.2, 20.0), st.data())
+def test_the_guarantee_check_says_the_same_of_both_forms(m, theta, data):
+    from ppdp_desktop.core.errors import PrivacyError
+    from ppdp_desktop.core.privacy.amplification import verify
+    from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement  # noqa: F401 - the type checked
+
+    counts = np.asarray(data.draw(st.lists(st.integers(1, 500), min_size=m, max_size=m)), dtype=float)
+    prior = counts / counts.sum()
+    from ppdp_desktop.core.settings import SensitivitySettings
+    from ppdp_desktop.core.data.domain import encode_column
+    import pandas as pd
+
+    column = pd.Series(np.repeat([f"v{i}" for i in range(m)], counts.astype(int)))
+    domain, _ = encode_column(column, "x", "t")
+    requirement = SensitivitySettings(theta=theta).requirement(domain)
+    retention = data.draw(arrays(np.float64, m, elements=st.floats(0.0, 1.0, allow_nan=False)))
+    values = list(domain.values)
+    outcomes = []
+    for matrix in (retention_matrix(retention), RetentionMatrix(retention)):
+        try:
+            report = verify("x", values, matrix, requirement, domain.prior)
+            outcomes.append(("ok", report.achieved_gamma, report.max_posterior, report.epsilon_ldp,
+                             [b["value"] for b in report.downward_breaches]))
+        except PrivacyError as exc:
+            outcomes.append(("refused", str(exc).split(":")[0]))
+    dense, structured = outcomes
+    assert dense[0] == structured[0]
+    if dense[0] == "ok":
+        assert np.allclose(dense[1], structured[1], rtol=1e-9) and np.allclose(dense[2], structured[2], atol=1e-12)
+        assert dense[3] == pytest.approx(structured[3]) and dense[4] == structured[4]
+    else:
+        assert dense[1] == structured[1]

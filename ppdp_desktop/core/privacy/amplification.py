@@ -72,6 +72,72 @@ def check_operator(matrix: np.ndarray, attribute: str) -> None:
         )
 
 
+def _two_smallest(x: np.ndarray) -> tuple[int, float, float]:
+    """Index of the smallest entry, the smallest and the second smallest (``inf`` when there is none)."""
+    k = int(np.argmin(x))
+    rest = np.delete(x, k)
+    return k, float(x[k]), float(rest.min()) if rest.size else float("inf")
+
+
+def _min_but_self(x: np.ndarray) -> np.ndarray:
+    """Per index ``j``: the smallest entry of ``x`` other than ``x[j]`` (O(m))."""
+    k, first, second = _two_smallest(x)
+    out = np.full(len(x), first)
+    out[k] = second
+    return out
+
+
+def retention_amplification(retention: np.ndarray) -> np.ndarray:
+    """:func:`amplification` of ``P = diag(p) + (1/m) 1 (1-p)^T`` in O(m): off the diagonal column ``j``
+    holds ``a_j = (1 - p_j)/m``, on it ``b_j = a_j + p_j``; row ``y``'s minimum is the smaller of ``b_y``
+    and the smallest ``a_i``, ``i != y``."""
+    p = np.asarray(retention, dtype=float)
+    m = len(p)
+    a = (1.0 - p) / m
+    b = a + p
+    row_min = np.minimum(b, _min_but_self(a)) if m > 1 else b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diagonal = np.where(b > 0, b / row_min, 1.0)
+        if m == 1:
+            return diagonal
+        off = np.where(a > 0, a / _min_but_self(row_min), 1.0)
+    return np.maximum(diagonal, off)
+
+
+def retention_posterior_extremes(retention: np.ndarray, prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per value ``x``: the largest posterior over released values and the smallest over released values that
+    can occur, for ``P = diag(p) + (1/m) 1 (1-p)^T``, in O(m). The marginal of output ``y`` is
+    ``p_y pi_y + s`` with ``s = sum_x a_x pi_x``; the posterior of ``x`` is ``b_x pi_x / (p_x pi_x + s)`` at
+    ``y = x`` and ``a_x pi_x / (p_y pi_y + s)`` elsewhere (0 where the marginal is 0)."""
+    p = np.asarray(retention, dtype=float)
+    prior = np.asarray(prior, dtype=float)
+    m = len(p)
+    a = (1.0 - p) / m
+    s = float(np.dot(a, prior))
+    weight = p * prior  # p_y pi_y
+    marginal = weight + s
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diagonal = np.where(marginal > 0, (a + p) * prior / marginal, 0.0)
+    seen = p + a.sum() > 0  # rows of the matrix with a positive entry (as the dense check counts them)
+    if m == 1:
+        return diagonal, np.where(seen, diagonal, np.inf)
+    # off the diagonal: largest posterior at the smallest marginal among y != x (marginal > 0), smallest at the
+    # largest marginal; a row with marginal 0 gives posterior 0 for every x
+    positive = np.where(marginal > 0, marginal, np.inf)
+    smallest_other = _min_but_self(positive)
+    largest_other = -_min_but_self(-np.where(seen, marginal, -np.inf))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        off_max = np.where(np.isfinite(smallest_other), a * prior / smallest_other, 0.0)
+        off_min = np.where(largest_other > 0, a * prior / largest_other, 0.0)
+    # a seen row other than x with marginal 0 gives posterior 0; x's own row counts through ``diagonal``
+    own_zero = seen & (marginal <= 0)
+    others_zero = own_zero.sum() - own_zero.astype(int) > 0
+    off_min_all = np.where(others_zero, 0.0, off_min)
+    largest = np.maximum(diagonal, off_max)
+    smallest = np.minimum(np.where(seen, diagonal, np.inf), off_min_all)
+    return largest, smallest
+
+
 def verify(
     attribute: str,
     values: tuple[object, ...] | list[object],
@@ -79,15 +145,20 @@ def verify(
     requirement: SensitivityRequirement,
     prior: np.ndarray,
 ) -> GuaranteeReport:
-    """Verify the upward (rho1_i, rho2_i) guarantee of ``matrix``; raise :class:`PrivacyError` if it fails."""
-    matrix = np.asarray(matrix, dtype=float)
-    check_operator(matrix, attribute)
+    """Verify the upward (rho1_i, rho2_i) guarantee of ``matrix``; raise :class:`PrivacyError` if it fails.
+
+    A :class:`~ppdp_desktop.core.privacy.structured.RetentionMatrix` is checked from its parameters in O(m)
+    (it is a proper operator by construction); a dense matrix as it is."""
+    structured = hasattr(matrix, "retention")
+    if not structured:
+        matrix = np.asarray(matrix, dtype=float)
+        check_operator(matrix, attribute)
     m = matrix.shape[0]
     if len(values) != m or requirement.rho1.shape != (m,) or prior.shape != (m,):
         raise PrivacyError(f"The domain, the pairs and the matrix of {attribute!r} do not have the same size.")
     concern = requirement.concern
     gamma = requirement.gamma
-    achieved = amplification(matrix)
+    achieved = retention_amplification(matrix.retention) if structured else amplification(matrix)
     broken = np.flatnonzero(concern & ~(achieved <= gamma * (1.0 + TOLERANCE)))  # NaN fails
     if broken.size:
         j = broken[0]
@@ -95,8 +166,13 @@ def verify(
             f"Value {label_text(values[j])!r} of {attribute!r}: the matrix amplifies it {achieved[j]:.6g}-fold, "
             f"more than gamma={gamma[j]:.6g} allowed by (rho1, rho2)=({requirement.rho1[j]:.6g}, {requirement.rho2[j]:.6g})."
         )
-    post = posteriors(matrix, prior)
-    max_post = post.max(axis=0)
+    if structured:
+        max_post, min_post = retention_posterior_extremes(matrix.retention, prior)
+    else:
+        post = posteriors(matrix, prior)
+        max_post = post.max(axis=0)
+        seen = matrix.sum(axis=1) > 0
+        min_post = np.where(seen[:, None], post, np.inf).min(axis=0)
     exposed = concern & (prior <= requirement.rho1 * (1.0 + TOLERANCE))
     over = np.flatnonzero(exposed & ~(max_post <= requirement.rho2 + TOLERANCE))  # NaN fails
     if over.size:
@@ -106,8 +182,6 @@ def verify(
             f"{max_post[j]:.6g}, above rho2={requirement.rho2[j]:.6g}."
         )
     breaches = []
-    seen = matrix.sum(axis=1) > 0
-    min_post = np.where(seen[:, None], post, np.inf).min(axis=0)
     for j in np.flatnonzero(concern & (prior >= requirement.rho2) & (min_post <= requirement.rho1)):
         breaches.append({"value": label_text(values[j]), "prior": float(prior[j]), "min_posterior": float(min_post[j])})
     overall = float(np.max(achieved))

@@ -141,10 +141,6 @@ def reidentification_verdict(r: MethodReport) -> Verdict:
 def good_for(r: MethodReport, sensitive: str) -> list[str]:
     """What the release supports, in sentences computed from the report's figures."""
     out = count_sentences(r, sensitive)
-    for m in r.marginals:  # randomized columns besides the sensitive one (randomized response)
-        out += count_sentences(MethodReport(r.method, r.title, r.n_records, {}, [], values=m.values,
-                                            original=m.original, reconstructed=m.estimate, band_low=m.low,
-                                            band_high=m.high), m.attribute)
     out += workload_sentences(r, sensitive)
     out += list(r.findings)
     if r.analysis is not None:  # the two accuracies, in words

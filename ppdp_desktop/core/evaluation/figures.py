@@ -166,6 +166,15 @@ def figure_png(fig: Figure, dpi: int = PNG_DPI) -> bytes:
     return buf.getvalue()
 
 
+def plain_log_ticks(axis: Any) -> None:
+    """Tick labels of a log axis as plain numbers ("1,000", not 10^3): easier to read, and they are not
+    typeset by mathtext, whose parsing holds the interpreter long enough to stall the window."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:,.0f}" if value >= 1 or value == 0
+                                           else f"{value:g}"))
+
+
 _warmed = False
 _warm_lock = threading.Lock()
 
@@ -216,6 +225,7 @@ def class_size_figure(before: dict[int, int] | None, after: dict[int, int], k: i
     if k is not None and k in bins:
         ax.axvline(bins.index(k) - 0.5, color="black", ls="--", lw=0.8, label=f"k = {k}")
     ax.set_yscale("symlog")
+    plain_log_ticks(ax.yaxis)
     ax.set_xlabel("size of the group sharing the quasi-identifiers")
     ax.set_ylabel("records")
     ax.set_title("Who can be singled out: records by group size")

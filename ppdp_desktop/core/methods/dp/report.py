@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ppdp_desktop.core.data.domain import text_column
+from ppdp_desktop.core.evaluation.figures import plain_log_ticks
 from ppdp_desktop.core.methods.dp.evaluation import ALL, LAPLACE, METHOD, RANKING, DPRow, evaluate_job, histogram_counts
 from ppdp_desktop.core.progress import CancelToken, Progress
 
@@ -181,6 +182,7 @@ def error_figure(rows: list[DPRow]) -> Figure:
         ax.bar(x + (i - 1) * 0.27, np.maximum(heights, 1e-6), width=0.27, label=method, color=COLORS[method])
     ax.set_xticks(x, attributes, fontsize=8)
     ax.set_yscale("log")
+    plain_log_ticks(ax.yaxis)
     ax.set_ylabel("relative error (log)")
     ax.set_title("Relative error per attribute: the method and its baselines")
     ax.legend(fontsize=8, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.1))

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ppdp_desktop.core.evaluation.figures import MAX_BARS, _bar_figure, _figure, _value_axis
+from ppdp_desktop.core.evaluation.figures import MAX_BARS, _bar_figure, _figure, _value_axis, plain_log_ticks
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -44,6 +44,7 @@ def risk_figure(before: np.ndarray, after: np.ndarray, bound: float) -> "Figure"
     ax.hist(after, bins=bins, alpha=0.6, label="release", color="#4c72b0")
     ax.axvline(bound, color="black", ls="--", lw=1.0, label=f"bound 1/l = {bound:.2f}")
     ax.set_yscale("symlog")
+    plain_log_ticks(ax.yaxis)
     ax.set_xlabel("largest probability of inferring a group's sensitive value")
     ax.set_ylabel("groups")
     ax.set_title(f"Attribute-disclosure risk of the {len(after):,} quasi-identifier groups")

@@ -122,3 +122,34 @@ def test_a_randomized_numeric_column_stays_a_number_for_the_release_model(demo):
     comparison = compare_models(result, seed=0)
     age = next(o for o in comparison.odds if o.term.startswith("age (per "))
     assert age.release is not None and age.release_interval is not None
+
+
+def test_a_target_with_one_value_is_named(uniform):
+    one = replace(uniform, dataset=replace(uniform.dataset, frame=uniform.dataset.frame.assign(sex="F")),
+                  table=uniform.table.assign(sex="F"))
+    with pytest.raises(ParameterError, match="'sex' holds one value only"):
+        compare_models(one, "sex")
+
+
+def test_no_predictor_left_is_named(uniform):
+    keep = ["patient_id", "diagnosis"]
+    bare = replace(uniform, dataset=replace(uniform.dataset, frame=uniform.dataset.frame[keep]),
+                   table=uniform.table[[c for c in uniform.table.columns if c in keep or c == uniform.pseudonym_column]])
+    with pytest.raises(ParameterError, match="No column is left to predict 'diagnosis'"):
+        compare_models(bare, "diagnosis")
+
+
+def test_separation_is_marked_not_counted(uniform):
+    frame = uniform.dataset.frame.copy()
+    frame["flag"] = np.where(frame["sex"] == "F", "yes", "no")  # sex decides flag: perfect separation
+    table = uniform.table.copy()
+    table["flag"] = frame["flag"].to_numpy()[uniform.order]
+    from ppdp_desktop.core.data.schema import Attribute, Kind, Role, Schema
+
+    schema = Schema({**uniform.dataset.schema.attributes,
+                     "flag": Attribute("flag", Role.INSENSITIVE, Kind.CATEGORICAL)})
+    separated = replace(uniform, dataset=replace(uniform.dataset, frame=frame, schema=schema), table=table)
+    comparison = compare_models(separated, "flag", seed=0)
+    sex = next(o for o in comparison.odds if o.term.startswith("sex = "))
+    assert sex.unstable and any("No usable odds ratio for sex = " in line for line in comparison.lines())
+    assert any(row[0].endswith("(unstable)") for row in comparison.coefficient_rows())

@@ -24,6 +24,7 @@ MAX_ROWS = 200_000  # records sampled for the models, for speed
 TREE_DEPTH = 8  # deep enough for interactions, shallow enough not to memorize the noise of a release
 TREE_LEAF = 20  # no leaf rests on fewer records than this
 MAX_TERMS = 30  # odds ratios shown
+UNSTABLE_WIDTH = 1e4  # an odds ratio whose 95 % interval spans more than this factor has no usable estimate
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,17 @@ class OddsRatio:
     original_interval: tuple[float, float]
     release: float | None  # None: the release has no such term (e.g. a generalized level)
     release_interval: tuple[float, float] | None
+
+    @property
+    def unstable(self) -> bool:
+        """No usable estimate: an infinite or absurdly wide interval (nearly every record with this level has the
+        same outcome, "separation"), on either side."""
+        return any(_unusable(pair) for pair in (self.original_interval, self.release_interval) if pair is not None)
+
+
+def _unusable(pair: tuple[float, float]) -> bool:
+    low, high = pair
+    return not (np.isfinite(low) and np.isfinite(high) and low > 0 and high / low < UNSTABLE_WIDTH)
 
 
 @dataclass
@@ -63,12 +75,16 @@ class ModelComparison:
             f"{pct(self.logistic[0])} of them when trained on the original and {pct(self.logistic[1])} when trained on "
             "the release.",
         ]
-        shared = [o for o in self.odds if o.release is not None and o.release_interval is not None]
+        shared = [o for o in self.odds if o.release is not None and o.release_interval is not None and not o.unstable]
         if shared:
             same = sum(np.sign(np.log(o.original)) == np.sign(np.log(o.release)) for o in shared)
             inside = sum(o.release_interval[0] <= o.original <= o.release_interval[1] for o in shared)
             out.append(f"Odds ratios of {self.target} = {self.positive!r}: {same} of {len(shared)} agree in direction; "
                        f"for {inside} of {len(shared)} the release's interval contains the original estimate.")
+        unstable = [o.term for o in self.odds if o.unstable]
+        if unstable:
+            out.append(f"No usable odds ratio for {', '.join(unstable)}: nearly every record with it has the same "
+                       "outcome, so its interval is unbounded (marked 'unstable' in the table; left out above).")
         out.append(f"Trained on {self.n_train:,} and tested on {self.n_test:,} records"
                    + (" (a random sample of the data)." if self.sampled else "."))
         return out + self.notes
@@ -77,7 +93,7 @@ class ModelComparison:
         def interval(pair: tuple[float, float] | None) -> str:
             return "-" if pair is None else f"{pair[0]:.3g} to {pair[1]:.3g}"
 
-        return [[o.term, f"{o.original:.3g}", interval(o.original_interval),
+        return [[o.term + (" (unstable)" if o.unstable else ""), f"{o.original:.3g}", interval(o.original_interval),
                  "-" if o.release is None else f"{o.release:.3g}", interval(o.release_interval)] for o in self.odds]
 
 
@@ -141,7 +157,7 @@ def _odds_ratios(data: ModelData, original: _Fit | None, release: _Fit | None) -
         match = by_term.get(term)
         rows.append(OddsRatio(term, float(est), (float(low), float(high)), None if match is None else float(match[0]),
                               None if match is None else (float(match[1]), float(match[2]))))
-    rows.sort(key=lambda o: -abs(np.log(o.original)) if 0 < o.original < np.inf else 0.0)
+    rows.sort(key=lambda o: (o.unstable, -abs(np.log(o.original)) if 0 < o.original < np.inf else 0.0))
     return rows[:MAX_TERMS]
 
 

@@ -20,6 +20,7 @@ from ppdp_desktop.core.data.kinds import retype
 from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.gui.figure_images import FigureImages
 from ppdp_desktop.gui.worker import Worker
 
 
@@ -38,6 +39,7 @@ class WizardState(QObject):
         self.column_stats: ColumnStats | None = None
         self.taxonomies: dict[str, Taxonomy] = {}
         self.outcome: RunOutcome | None = None
+        self.figure_images: FigureImages = {}  # the outcome's figures, decoded off the GUI thread
         self.seed: int | None = None  # fixed only by tests and scripts: a guessable seed voids the guarantee
         self.dirty = False  # settings changed since the data was loaded or the project saved/opened
         #: asks the user whether unsaved settings may be discarded (the window sets it; None: always yes)
@@ -74,7 +76,7 @@ class WizardState(QObject):
         for name in list(self.project.taxonomies):
             if name in columns:
                 self.taxonomies[name] = self.project.taxonomy(name)
-        self.outcome = None
+        self.outcome, self.figure_images = None, {}
         self.dataset_changed.emit()
         self.project_changed.emit()
         self.dirty = False  # a fresh start for this data
@@ -128,7 +130,7 @@ class WizardState(QObject):
         if self.project.sensitive != previous:  # per-value pairs and choices belong to the old column's values
             self.project.pairs = {}
             self.project.value_choices = {}
-        self.outcome = None
+        self.outcome, self.figure_images = None, {}
         self.project_changed.emit()
 
     def taxonomy_for(self, attribute: str) -> Taxonomy:
@@ -148,6 +150,9 @@ class WizardState(QObject):
             self.project.set_taxonomy(taxonomy)
         return self.project
 
-    def set_outcome(self, outcome: RunOutcome | None) -> None:
+    def set_outcome(self, outcome: RunOutcome | None, images: FigureImages | None = None) -> None:
+        """The result of a run (None: no result any more); ``images``: its figures decoded in the worker
+        (:func:`~ppdp_desktop.gui.figure_images.decode_figures`), which the report page shows."""
         self.outcome = outcome
+        self.figure_images = dict(images or {}) if outcome is not None else {}
         self.outcome_changed.emit()

@@ -27,6 +27,7 @@ from PySide6.QtCore import Qt
 
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
 from ppdp_desktop.core.report.summary import FirstPage
+from ppdp_desktop.gui import figure_images
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.model_panel import ModelPanel
@@ -239,10 +240,14 @@ class ReportPage(WizardPage):
         self._fill_values(report)
         self.brief_label.setText(self._brief_html(self._page_of(report)))
         self.tabs.clear()
+        index = next((i for i, r in enumerate(self._reports()) if r is report), -1)
         for key in report.figures:
-            pixmap = QPixmap()
-            pixmap.loadFromData(report.image(key), "PNG")  # drawn in the worker: only shown here
-            image = FigureImage(pixmap)
+            # Drawn and decoded in the worker: only shown here. An outcome set without its images (a script,
+            # a test) has its PNG decoded now.
+            decoded = self.state.figure_images.get((index, key))
+            if decoded is None:
+                decoded = figure_images.decode_png(report.image(key))
+            image = FigureImage(QPixmap.fromImage(decoded))
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setWidget(image)

@@ -27,6 +27,7 @@ from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.gui.wording import window_words
 from ppdp_desktop.core.jobs import RunOutcome, run_job
+from ppdp_desktop.gui.figure_images import decode_figures
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 
@@ -128,7 +129,12 @@ class RunPage(WizardPage):
             return
         dataset, job = self.state.dataset, self._job
         self._records = dataset.n_records
-        self.state.worker.start(TASK, lambda progress, cancel: job(dataset, settings, progress, cancel))
+
+        def run(progress, cancel):
+            outcome = job(dataset, settings, progress, cancel)
+            return outcome, decode_figures(outcome)  # decoded here too: the report page only shows them
+
+        self.state.worker.start(TASK, run)
 
     def _on_cancel_clicked(self) -> None:
         if self._running:
@@ -156,14 +162,15 @@ class RunPage(WizardPage):
             self.stage_label.setText(stage)
         self.eta_label.setText(format_eta(eta))
 
-    def _on_task_finished(self, name: str, outcome: object) -> None:
+    def _on_task_finished(self, name: str, result: object) -> None:
         if name != TASK:
             return
+        outcome, images = result  # type: ignore[misc]
         self._set_running(False)
         self.progress_bar.setValue(1000)
         self.stage_label.setText("Done")
         self.summary_label.setText(self._summary(outcome))
-        self.state.set_outcome(outcome)  # type: ignore[arg-type]
+        self.state.set_outcome(outcome, images)
         self.complete_changed.emit()
 
     def _on_task_errored(self, name: str, message: str, details: str) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.domain import _indexer, label_text
 from ppdp_desktop.core.errors import ReleaseError
 
 FORMAT_VERSION = 1
@@ -59,7 +59,7 @@ class LoadedRelease:
         """The released column of ``entry`` as codes into its ``values``; unknown cells are an error."""
         labels = [label_text(v) for v in entry["values"]]
         column = self.table[entry["attribute"]]
-        codes = pd.Index(labels).get_indexer(column)
+        codes = _indexer(pd.Index(labels), column)  # pyarrow's index_in: no Python object per record
         if (codes < 0).any():
             bad = column[codes < 0].iloc[0]
             raise ReleaseError(

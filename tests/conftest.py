@@ -40,3 +40,12 @@ def window(qtbot, tmp_path):
     yield win
     win.state.worker.shutdown()
     win.pages[1].risk.shutdown()
+
+
+@pytest.fixture(scope="session")
+def demo_data():
+    """The embedded demo patients (20,000 records), read once for the tests that only read it."""
+    from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+
+    return load_table(resource_path(DEMO_DATA))

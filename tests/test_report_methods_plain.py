@@ -35,8 +35,8 @@ ABBREVIATIONS = re.compile(r"\bJSD\b|\bRE\b(?!-)")  # written out in words where
 
 
 @pytest.fixture(scope="module")
-def demo():
-    return load_table(resource_path(DEMO_DATA))
+def demo(demo_data):
+    return demo_data
 
 
 @pytest.fixture(scope="module")

@@ -24,8 +24,8 @@ PASSPHRASE = "correct horse battery staple"
 
 
 @pytest.fixture(scope="module")
-def demo():
-    return load_table(resource_path(DEMO_DATA))
+def demo(demo_data):
+    return demo_data
 
 
 @pytest.fixture(scope="module")

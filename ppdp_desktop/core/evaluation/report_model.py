@@ -24,6 +24,21 @@ def value_label(value: object) -> str:
     return text if text else MISSING_LABEL
 
 
+def percent(share: float) -> str:
+    """A share as a percentage a reader takes in at once: ``77 %``, ``0.4 %``, ``< 0.1 %`` (``n/a`` if unknown)."""
+    if not np.isfinite(share):
+        return "n/a"
+    if share <= 0:
+        return "0 %"
+    if share < 0.001:
+        return "< 0.1 %"
+    if share < 0.1:
+        return f"{share * 100:.1f} %"
+    if 0.999 < share < 1:
+        return "> 99.9 %"
+    return f"{share * 100:.0f} %"
+
+
 @dataclass(frozen=True)
 class Marginal:
     """One released column's counts per value: original (None in the report inside a release), as released,

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.evaluation.report_model import percent
+
 if TYPE_CHECKING:
     from ppdp_desktop.core.outcome import Anonymization
 
@@ -41,17 +43,6 @@ class ColumnChange:
         return text + (f" ({self.detail})" if self.detail else "")
 
 
-def percent(share: float) -> str:
-    """A share as a percentage a reader takes in at once: ``77 %``, ``0.4 %``, ``< 0.1 %``."""
-    if share <= 0:
-        return "0 %"
-    if share < 0.001:
-        return "< 0.1 %"
-    if share < 0.1:
-        return f"{share * 100:.1f} %"
-    if share > 0.999 and share < 1:
-        return "> 99.9 %"
-    return f"{share * 100:.0f} %"
 
 
 def column_changes(result: "Anonymization") -> list[ColumnChange]:

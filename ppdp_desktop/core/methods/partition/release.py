@@ -8,7 +8,7 @@ from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import PrivacyError, ReleaseError
 from ppdp_desktop.core.methods.partition.subtables import gamma_of
-from ppdp_desktop.core.methods.perturbation.release import check_structure, verify_perturbed
+from ppdp_desktop.core.methods.perturbation.release import check_stated_epsilon, check_structure, verify_perturbed
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
@@ -61,10 +61,7 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
     if not any(sub.get("rho1") for sub in subtables):
         raise PrivacyError(f"No sub-table of {entry['attribute']!r} has a protected value (rho1 > 0): the release "
                            "protects nothing, which this method never writes.")
-    stated = guarantee.get("epsilon_ldp")
-    if stated is not None and not (isinstance(stated, (int, float)) and abs(float(stated) - worst) <= 1e-9 * max(worst, 1.0)):
-        raise PrivacyError(f"release.json states epsilon-LDP {stated!r} for {entry['attribute']!r}, but its matrices "
-                           f"give {worst:.6g}: the release was altered.")
+    check_stated_epsilon(guarantee, entry["attribute"], worst, "its matrices give")
     return (f"{entry['attribute']}: {len(codes):,} records in {len(subtables)} sub-tables, upward (rho1, rho2)-privacy "
             f"holds in each (largest epsilon-LDP equivalent {worst:.3f})")
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.evaluation.figures import choice_figure, grade_figure
-from ppdp_desktop.core.evaluation.report_model import MethodReport
+from ppdp_desktop.core.evaluation.report_model import MethodReport, percent
 from ppdp_desktop.core.methods.personalized.grading import Grading
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
@@ -92,14 +92,3 @@ def grade_finding(grading: Grading) -> str:
             f"cannot state any {grading.attribute} amount or compare it with outside figures without the sealed key.")
 
 
-def percent(share: float) -> str:
-    """A share as a percentage a reader takes in at once: ``53 %``, ``0.4 %``, ``< 0.1 %``."""
-    if share <= 0:
-        return "0 %"
-    if share < 0.001:
-        return "< 0.1 %"
-    if share < 0.1:
-        return f"{share * 100:.1f} %"
-    if 0.999 < share < 1:
-        return "> 99.9 %"
-    return f"{share * 100:.0f} %"

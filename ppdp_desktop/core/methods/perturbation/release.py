@@ -151,10 +151,15 @@ def check_stated(entry: dict, requirement: SensitivityRequirement, epsilon: floa
         if gamma.shape != expected.shape or not np.allclose(gamma, expected, rtol=1e-9, atol=0.0):  # NaN fails
             raise PrivacyError(f"release.json states gammas for {entry['attribute']!r} that its (rho1, rho2) pairs "
                                "do not give: the release was altered.")
+    check_stated_epsilon(guarantee, entry["attribute"], epsilon, "its matrix gives")
+
+
+def check_stated_epsilon(guarantee: dict, attribute: str, epsilon: float, source: str) -> None:
+    """The epsilon-LDP release.json states (if any) must be the one its matrices give; else it was altered."""
     stated = guarantee.get("epsilon_ldp")
     if stated is not None and not (isinstance(stated, (int, float)) and abs(float(stated) - epsilon) <= 1e-9 * max(epsilon, 1.0)):
-        raise PrivacyError(f"release.json states epsilon-LDP {stated!r} for {entry['attribute']!r}, but its matrix "
-                           f"gives {epsilon:.6g}: the release was altered.")
+        raise PrivacyError(f"release.json states epsilon-LDP {stated!r} for {attribute!r}, but {source} "
+                           f"{epsilon:.6g}: the release was altered.")
 
 
 def reports_from_release(original: pd.DataFrame, release: LoadedRelease, title: str, progress: Progress,

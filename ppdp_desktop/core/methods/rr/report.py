@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.evaluation.report_model import Marginal, value_label
+from ppdp_desktop.core.evaluation.report_model import Marginal, value_label, percent
 from ppdp_desktop.core.methods.rr.figures import marginal_figure, risk_figure
 from ppdp_desktop.core.methods.rr.risk import disclosure_risk, rr_matrix
 from ppdp_desktop.core.privacy import reconstruction
@@ -154,19 +154,6 @@ def comparison_lines(rows: list["TensorEvaluation"], sensitive: str, l: float) -
     return out
 
 
-def percent(share: float) -> str:
-    """A share as a percentage a reader takes in at once: ``77 %``, ``0.4 %``, ``< 0.1 %``."""
-    if not np.isfinite(share):
-        return "n/a"
-    if share <= 0:
-        return "0 %"
-    if share < 0.001:
-        return "< 0.1 %"
-    if share < 0.1:
-        return f"{share * 100:.1f} %"
-    if 0.999 < share < 1:
-        return "> 99.9 %"
-    return f"{share * 100:.0f} %"
 
 
 def _codes(domain: "CategoricalDomain", column) -> np.ndarray:

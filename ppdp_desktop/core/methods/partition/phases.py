@@ -6,6 +6,7 @@ programming. No records, no Qt.
 """
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -19,63 +20,104 @@ ALL_STARTS_LIMIT = 32
 
 
 # --------------------------------------------------------------------------- phase 1: balancing
-def balance(counts: np.ndarray, theta: int) -> np.ndarray:
-    """Initial groups of a theta-balanced count vector (Fig. 10, Eq. 22); rows = groups in order."""
-    rem = np.asarray(counts, dtype=np.int64).copy()
+def as_groups(groups: np.ndarray | sparse.csr_array) -> sparse.csr_array:
+    """Groups (rows) x values counts as a canonical int64 CSR array (sorted indices, no stored zeros)."""
+    from scipy import sparse
+
+    out = sparse.csr_array(groups, dtype=np.int64, copy=True)
+    out.eliminate_zeros()
+    out.sum_duplicates()  # also sorts the indices
+    return out
+
+
+def balance(counts: np.ndarray, theta: int) -> sparse.csr_array:
+    """Initial groups of a theta-balanced count vector (Fig. 10, Eq. 22); rows = groups in order.
+
+    The values still holding records are kept in a heap by (count descending, index ascending): each
+    group takes ``h`` records of the ``theta`` first, which keeps their order among themselves, so a
+    group costs O(theta log m) and the whole phase O(nnz log m).
+    """
+    from scipy import sparse
+
+    rem = np.asarray(counts, dtype=np.int64)
     m = rem.size
-    rows: list[np.ndarray] = []
-    while rem.sum() > 0:
-        total = int(rem.sum())
-        order = np.argsort(-rem, kind="stable")  # descending; earlier value wins ties
-        mu = rem[order]
-        mu_theta = int(mu[theta - 1]) if theta <= m else 0
-        mu_next = int(mu[theta]) if theta < m else 0
+    heap = [(-int(rem[v]), int(v)) for v in np.flatnonzero(rem).tolist()]
+    heapq.heapify(heap)
+    total = int(rem.sum())
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[int] = []
+    g = 0
+    while total > 0:
+        top = [heapq.heappop(heap) for _ in range(min(theta + 1, len(heap)))]
+        mu_0 = -top[0][0]
+        mu_theta = -top[theta - 1][0] if theta <= len(top) else 0
+        mu_next = -top[theta][0] if theta < len(top) else 0
         # sigma(mu_theta) >= mu_theta, in exact integer arithmetic (times theta)
-        if total - theta * max(int(mu[0]) - mu_theta, mu_next) >= theta * mu_theta:
+        if total - theta * max(mu_0 - mu_theta, mu_next) >= theta * mu_theta:
             h = mu_theta
         else:
             h = (total - theta * mu_next) // theta
         h = min(max(h, 0), mu_theta)
-        if h == 0:
-            group = rem.copy()
+        if h == 0:  # the group is all that is left
+            for neg, v in top + heap:
+                rows.append(g)
+                cols.append(v)
+                vals.append(-neg)
+            total = 0
         else:
-            group = np.zeros(m, dtype=np.int64)
-            group[order[:theta]] = h
-        rows.append(group)
-        rem = rem - group
-    return np.vstack(rows) if rows else np.zeros((0, m), dtype=np.int64)
+            for neg, v in top[:theta]:
+                rows.append(g)
+                cols.append(v)
+                vals.append(h)
+                if -neg > h:
+                    heapq.heappush(heap, (neg + h, v))
+            if len(top) > theta:
+                heapq.heappush(heap, top[theta])
+            total -= theta * h
+        g += 1
+    coo = sparse.coo_array((np.array(vals, dtype=np.int64), (np.array(rows, dtype=np.int64),
+                            np.array(cols, dtype=np.int64))), shape=(g, m))
+    return as_groups(coo)
 
 
-def distribute_rest(groups: np.ndarray, rest: np.ndarray) -> np.ndarray:
+def distribute_rest(groups: np.ndarray | sparse.csr_array, rest: np.ndarray) -> sparse.csr_array:
     """Hand out the records of the non-SA' values ``rest`` proportionally to the group sizes.
 
     Group ``j`` receives ``floor(|g_j|/|T'| * |T''|)`` records, the remainder goes to the last group;
-    records are handed out value by value, most frequent value first (ties: listed first).
+    records are handed out value by value, most frequent value first (ties: listed first). Both the
+    groups' quotas and the values' records are consecutive intervals of ``[0, |T''|)``; each piece
+    between two interval ends goes from one value to one group (O(t + m log m), never t x m).
     """
+    from scipy import sparse
+
+    groups = as_groups(groups)
     rest = np.asarray(rest, dtype=np.int64)
     n_rest = int(rest.sum())
     if n_rest == 0 or groups.shape[0] == 0:
-        return groups.copy()
-    sizes = groups.sum(axis=1)
+        return groups
+    sizes = np.asarray(groups.sum(axis=1)).ravel()
     quota = (sizes * n_rest) // int(sizes.sum())
     quota[-1] += n_rest - quota.sum()
     q_hi = np.cumsum(quota)
-    q_lo = q_hi - quota
     vorder = np.argsort(-rest, kind="stable")
     v_hi = np.cumsum(rest[vorder])
-    v_lo = v_hi - rest[vorder]
-    # overlap of group interval [q_lo, q_hi) with value interval [v_lo, v_hi): (groups x values)
-    overlap = np.minimum(q_hi[:, None], v_hi[None, :]) - np.maximum(q_lo[:, None], v_lo[None, :])
-    out = groups.copy()
-    out[:, vorder] += np.clip(overlap, 0, None)
-    return out
+    cuts = np.union1d(q_hi, v_hi)  # ends of the pieces, the last is n_rest
+    lo = np.concatenate([[0], cuts[:-1]])
+    keep = cuts > lo
+    lo, length = lo[keep], (cuts - lo)[keep]
+    g = np.searchsorted(q_hi, lo, side="right")
+    v = vorder[np.searchsorted(v_hi, lo, side="right")]
+    extra = sparse.coo_array((length, (g, v)), shape=groups.shape)
+    return as_groups(groups + extra.tocsr())
 
 
 # ------------------------------------------------------------------------ phase 2: rearranging
-def _adjacency(groups: np.ndarray) -> sparse.csr_matrix:
+def _adjacency(groups: np.ndarray | sparse.csr_array) -> sparse.csr_matrix:
     from scipy import sparse
 
-    a = sparse.csr_matrix((groups > 0).astype(np.int64))
+    g = as_groups(groups)
+    a = sparse.csr_matrix((np.ones(g.nnz, dtype=np.int64), g.indices, g.indptr), shape=g.shape)
     b = (a @ a.T).tocsr()
     b.setdiag(0)
     b.eliminate_zeros()
@@ -125,7 +167,7 @@ def _pseudo_peripheral(b: sparse.csr_matrix, deg: np.ndarray, comp: list[int]) -
         node = int(cands[np.lexsort((cands, deg[cands]))][0])
 
 
-def candidate_orders(groups: np.ndarray) -> list[list[int]]:
+def candidate_orders(groups: np.ndarray | sparse.csr_array) -> list[list[int]]:
     """Group orders to try: scipy's RCM, RCM from each (or each good) start node, their reverses.
 
     For every start node ``s`` the component of ``s`` is ordered by Cuthill-McKee from ``s`` and put
@@ -160,31 +202,84 @@ def candidate_orders(groups: np.ndarray) -> list[list[int]]:
 
 
 # --------------------------------------------------------------------------- phase 3: merging
-def run_cost(run_counts: np.ndarray, sa_prime: np.ndarray, n: int, rho2: float, a: float) -> np.ndarray:
-    """|T_i|/|T| * eps_i for each row of run counts (inf when rho1_i >= rho2)."""
-    size = run_counts.sum(axis=-1).astype(float)
-    rho1_i = run_counts[..., sa_prime].max(axis=-1, initial=0) / np.maximum(size, 1.0)
-    m_i = np.count_nonzero(run_counts, axis=-1)
+def _cost(size: np.ndarray, top: np.ndarray, distinct: np.ndarray, n: int, rho2: float, a: float) -> np.ndarray:
+    """|T_i|/|T| * eps_i of runs given their sizes, largest SA' counts and numbers of values (inf when
+    rho1_i >= rho2). Non-decreasing in ``top`` and ``distinct`` (each rounding is monotone), so bounds on
+    them give bounds on the cost."""
+    size = size.astype(float)
+    rho1_i = top / np.maximum(size, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         # m_i / (gamma_i - 1) = m_i rho1_i (1 - rho2) / (rho2 - rho1_i)
-        ratio = m_i * rho1_i * (1.0 - rho2) / (rho2 - rho1_i)
+        ratio = distinct * rho1_i * (1.0 - rho2) / (rho2 - rho1_i)
         cost = size / n * a / np.sqrt(size) * (ratio + 1.0)
     return np.where((rho1_i < rho2) & (size > 0), cost, np.inf)
 
 
-def merge(ordered: np.ndarray, sa_prime: np.ndarray, rho2: float, a: float) -> tuple[float, list[int]]:
-    """DP over the ordered groups: (eps(Part), cut points [0, .., t]) minimizing eps(Part)."""
-    t = ordered.shape[0]
-    n = int(ordered.sum())
-    prefix = np.vstack([np.zeros((1, ordered.shape[1]), dtype=np.int64), np.cumsum(ordered, axis=0)])
+def merge(ordered: np.ndarray | sparse.csr_array, sa_prime: np.ndarray, rho2: float,
+          a: float) -> tuple[float, list[int]]:
+    """DP over the ordered groups: (eps(Part), cut points [0, .., t]) minimizing eps(Part).
+
+    ``best[j] = min_i best[i] + cost(run i..j-1)``, the first ``i`` on ties. For one end ``j`` the runs'
+    sizes come from prefix sums, their numbers of values from each value's last group before ``j``
+    (a histogram over groups, summed from the right), their largest SA' count as a running maximum
+    from the right of the per-entry counts ``Q_v(j) - Q_v(g)``. That maximum is exact only on a window
+    of starts ``[lo, j)``; for starts before ``lo`` it is at least the one at ``lo``, which bounds their
+    cost from below: the window grows until no start outside it can reach the window's best.
+    """
+    g = as_groups(ordered)
+    t, m = g.shape
+    if t == 0:
+        return 0.0, [0]
+    indptr, val, cnt = g.indptr.astype(np.int64), g.indices.astype(np.int64), g.data
+    sizes = np.diff(np.concatenate([[0], np.cumsum(cnt)])[indptr])
+    prefix = np.concatenate([[0], np.cumsum(sizes)])
+    n = int(prefix[-1])
+    grp = np.repeat(np.arange(t), np.diff(indptr))
+    # per entry: the value's records in earlier groups (pre) and the value's previous group (prev)
+    by_value = np.lexsort((grp, val))
+    v_s, c_s = val[by_value], cnt[by_value]
+    first = np.ones(v_s.size, dtype=bool)
+    first[1:] = v_s[1:] != v_s[:-1]
+    before = np.cumsum(c_s) - c_s
+    pre = np.empty_like(before)
+    pre[by_value] = before - np.maximum.accumulate(np.where(first, before, 0))
+    prev = np.empty_like(grp)
+    prev_s = np.empty_like(grp)
+    prev_s[0] = -1
+    prev_s[1:] = grp[by_value][:-1]
+    prev[by_value] = np.where(first, -1, prev_s)
+    protected = np.asarray(sa_prime, dtype=bool)[val]
+
+    q = np.zeros(m, dtype=np.int64)  # Q_v(j): records of v in groups before j
+    last = np.zeros(t, dtype=np.int64)  # how many values have their last group before j at each group
     best = np.full(t + 1, np.inf)
     best[0] = 0.0
     back = np.zeros(t + 1, dtype=np.int64)
+    window = 1
     for j in range(1, t + 1):
-        runs = prefix[j][None, :] - prefix[:j]  # run i..j-1 for each start i < j
-        total = best[:j] + run_cost(runs, sa_prime, n, rho2, a)
-        i = int(np.argmin(total))
-        best[j], back[j] = total[i], i
+        lo_e, hi_e = indptr[j - 1], indptr[j]
+        q[val[lo_e:hi_e]] += cnt[lo_e:hi_e]
+        p = prev[lo_e:hi_e]
+        np.subtract.at(last, p[p >= 0], 1)
+        last[j - 1] = hi_e - lo_e
+        distinct = np.cumsum(last[j - 1::-1])[::-1]  # D(i, j) for i < j
+        size = prefix[j] - prefix[:j]
+        lo = max(0, j - window)
+        while True:
+            e0 = indptr[lo]
+            counts_e = np.where(protected[e0:hi_e], q[val[e0:hi_e]] - pre[e0:hi_e], 0)
+            top = np.maximum.accumulate(np.maximum.reduceat(counts_e, indptr[lo:j] - e0)[::-1])[::-1]
+            total = best[lo:j] + _cost(size[lo:], top, distinct[lo:], n, rho2, a)
+            k = int(np.argmin(total))
+            if lo == 0:
+                break
+            bound = best[:lo] + _cost(size[:lo], np.full(lo, top[0]), distinct[:lo], n, rho2, a)
+            reach = np.flatnonzero(bound <= total[k])
+            if reach.size == 0:
+                break
+            lo = min(int(reach[-1]), max(0, j - 2 * (j - lo)))
+        best[j], back[j] = total[k], lo + k
+        window = max(1, (j - lo))
     cuts = [t]
     while cuts[-1] > 0 and np.isfinite(best[t]):
         cuts.append(int(back[cuts[-1]]))

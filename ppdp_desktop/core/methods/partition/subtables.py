@@ -9,26 +9,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.partition.phases import (
+    as_groups,
     balance,
     candidate_orders,
     distribute_rest,
     merge,
 )
 
+if TYPE_CHECKING:  # scipy is imported when a plan is made, not when the window opens
+    from scipy import sparse
+
 
 @dataclass(frozen=True, eq=False)
 class Partition:
     """The PP plan for one sensitive attribute (all counts in the caller's value order)."""
 
-    groups: np.ndarray  # (g x m) initial groups after phase 1, rows in creation order
+    groups: sparse.csr_array  # (g x m) initial groups after phase 1, rows in creation order (int64, sparse)
     order: list[int]  # group order chosen in phase 2
     subtables: list[list[int]]  # group indices of each sub-table, in order
-    table_counts: np.ndarray  # (k x m) counts per sub-table
+    table_counts: sparse.csr_array  # (k x m) counts per sub-table (int64, sparse: sorted indices, no zeros)
     rho1_i: np.ndarray  # Eq. 8 per sub-table
     gamma_i: np.ndarray  # Eq. 9 per sub-table
     eps_i: np.ndarray  # Eq. 21 per sub-table
@@ -41,7 +46,7 @@ class Partition:
     @property
     def m_i(self) -> np.ndarray:
         """Number of values present in each sub-table."""
-        return np.count_nonzero(self.table_counts, axis=1)
+        return np.diff(self.table_counts.indptr)
 
 
 def gamma_of(rho1: float | np.ndarray, rho2: float) -> np.ndarray:
@@ -104,11 +109,12 @@ def partition_domain(counts: np.ndarray, rho1: float, rho2: float, delta: float 
         )
     eps_part, order, cuts = best
     subtables = [order[i:j] for i, j in zip(cuts[:-1], cuts[1:])]
-    table_counts = np.vstack([groups[s].sum(axis=0) for s in subtables])
-    size = table_counts.sum(axis=1)
-    rho1_i = table_counts[:, sa_prime].max(axis=1) / size
+    table_counts = _table_counts(groups, subtables)
+    size = np.diff(np.concatenate([[0], np.cumsum(table_counts.data)])[table_counts.indptr])
+    top = np.maximum.reduceat(np.where(sa_prime[table_counts.indices], table_counts.data, 0), table_counts.indptr[:-1])
+    rho1_i = top / size
     gamma_i = gamma_of(rho1_i, rho2)
-    eps_i = eps_of(size, np.count_nonzero(table_counts, axis=1), gamma_i, a)
+    eps_i = eps_of(size, np.diff(table_counts.indptr), gamma_i, a)
     eps_part = float(np.sum(size / n * eps_i))
     eps_up = float(eps_of(np.array([n]), np.array([np.count_nonzero(c)]), gamma_of(rho1, rho2), a)[0])
     return Partition(
@@ -116,6 +122,17 @@ def partition_domain(counts: np.ndarray, rho1: float, rho2: float, delta: float 
         rho1_i=rho1_i, gamma_i=gamma_i, eps_i=eps_i, eps_part=eps_part, eps_unpartitioned=eps_up,
         a=a, theta=theta, sa_prime=sa_prime,
     )
+
+
+def _table_counts(groups: sparse.csr_array, subtables: list[list[int]]) -> sparse.csr_array:
+    """(k x m) sparse counts of each sub-table: the sum of its groups' rows."""
+    from scipy import sparse
+
+    rows = np.repeat(np.arange(len(subtables)), [len(s) for s in subtables])
+    cols = np.array([i for s in subtables for i in s], dtype=np.int64)
+    member = sparse.csr_array((np.ones(cols.size, dtype=np.int64), (rows, cols)),
+                              shape=(len(subtables), groups.shape[0]))
+    return as_groups(member @ groups)
 
 
 def assign_records(codes: np.ndarray, table_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -30,8 +30,10 @@ def test_demo_end_to_end_then_verify_and_estimate(tmp_path, capsys):
     assert "patient_id" not in table.columns and "name" not in table.columns
     entry = meta["sensitive"][0]
     assert entry["attribute"] == "diagnosis" and entry["guarantee"]["verified"] is True
-    matrix = np.array(entry["matrix"])
-    np.testing.assert_allclose(matrix.sum(axis=0), 1.0, atol=1e-12)
+    # the matrix is published by its parameters (format 2): one retention probability per value, no m x m array
+    assert "matrix" not in entry and entry["matrix_form"] == "retention" and meta["format_version"] == 2
+    retention = np.array(entry["retention"])
+    assert retention.shape == (len(entry["values"]),) and np.all((retention > 0) & (retention <= 1))
     assert set(meta) >= {"format_version", "method", "parameters", "n_records", "attributes", "sensitive"}
     assert meta["attributes"]["age"] == {"role": "quasi-identifier", "kind": "numeric", "released": True}
     assert "seed" not in json.dumps(meta).lower()
@@ -174,9 +176,8 @@ def test_verify_fails_on_tampered_release(tmp_path, capsys):
     out = tmp_path / "r"
     assert run(["demo", "--out", out, "--seed", "2", "--method", "uniform"], capsys)[0] == 0
     meta = json.loads((out / "release.json").read_text())
-    matrix = np.array(meta["sensitive"][0]["matrix"])
-    matrix = 0.5 * matrix + 0.5 * np.eye(len(matrix))  # more retention than the pairs allow
-    meta["sensitive"][0]["matrix"] = matrix.tolist()
+    retention = np.array(meta["sensitive"][0]["retention"])
+    meta["sensitive"][0]["retention"] = (0.5 * retention + 0.5).tolist()  # more retention than the pairs allow
     (out / "release.json").write_text(json.dumps(meta))
     code, _, err = run(["verify", out], capsys)
     assert code == 2 and "release.json does not match its checksum" in err

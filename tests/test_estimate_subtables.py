@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.core.release.analysis import estimate_counts
-from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
+from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
 from ppdp_desktop.core.release.package import read_release
 
 
@@ -23,16 +23,15 @@ def _release(tmp_path, seed=0):
         released = perturb_codes(codes, retention, rng)
         sex = rng.choice(["F", "M"], len(codes))
         rows.append(pd.DataFrame({"sub": str(sid), "sex": sex, "dx": np.array(sub_values)[released]}))
-        subtables.append({"id": sid, "values": sub_values, "matrix": retention_matrix(retention).tolist(),
-                          "n_records": int(sum(counts))})
+        subtables.append({"id": sid, "values": sub_values, "retention": p, "n_records": int(sum(counts))})
     table = pd.concat(rows, ignore_index=True)
     folder = tmp_path / "r"
     folder.mkdir()
     table.to_csv(folder / "release.csv", index=False)
-    meta = {"format_version": 1, "method": "partition", "n_records": len(table), "data_file": "release.csv",
+    meta = {"format_version": 2, "method": "partition", "n_records": len(table), "data_file": "release.csv",
             "format": "csv", "csv": {"delimiter": ","},
             "sensitive": [{"attribute": "dx", "values": values, "subtable_column": "sub", "subtables": subtables,
-                           "matrix": np.eye(5).tolist()}]}
+                           "matrix_form": "retention"}]}
     (folder / "release.json").write_text(json.dumps(meta))
     return read_release(folder)
 

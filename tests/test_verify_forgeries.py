@@ -367,7 +367,7 @@ def test_doctored_perturbation_figures_are_refused(unsigned, tmp_path, capsys, h
     release = _forged(unsigned, "uniform", tmp_path, doctor)
     code, err = _verify(release, capsys)
     expected = {"epsilon": "states epsilon-LDP 0.01", "gamma": "states gammas", "no pairs": "protects nothing",
-                "retention": "keep with the published retention"}[how]
+                "retention": "amplifies"}[how]
     assert code == 2 and expected in err, err
 
 

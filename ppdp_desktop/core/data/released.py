@@ -22,7 +22,10 @@ import pandas as pd
 from ppdp_desktop.core.data.domain import _indexer, label_text
 from ppdp_desktop.core.errors import ReleaseError
 
-FORMAT_VERSION = 1
+#: format 2 (issue 18): perturbation matrices are published by their parameters (a retention per value or per
+#: sub-table, ``matrix_form``), no longer as dense m x m arrays; format-1 releases are still read and verified
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 DATA_FILE = "release.csv"
 README_FILE = "README.txt"
 META_FILE = "release.json"
@@ -129,8 +132,9 @@ def _read_metadata(folder: Path, path: str | Path) -> dict:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ReleaseError(f"{meta_path} cannot be read: {exc}.") from exc
     check_shape(metadata, meta_path.name)
-    if metadata.get("format_version") != FORMAT_VERSION:
-        raise ReleaseError(f"{meta_path} has format_version {metadata.get('format_version')!r}; this app reads {FORMAT_VERSION}.")
+    if metadata.get("format_version") not in READABLE_VERSIONS:
+        raise ReleaseError(f"{meta_path} has format_version {metadata.get('format_version')!r}; this app reads "
+                           f"{' and '.join(map(str, READABLE_VERSIONS))}.")
     return metadata
 
 

@@ -13,8 +13,10 @@ def _shares(counts: np.ndarray) -> np.ndarray:
 
 
 def record_utility(prior: np.ndarray, matrix: np.ndarray) -> float:
-    """``sum_i (f_i/n) P[i][i]`` (thesis Def. 7): the chance a record is released unchanged."""
-    return float(np.dot(prior, np.diag(matrix)))
+    """``sum_i (f_i/n) P[i][i]`` (thesis Def. 7): the chance a record is released unchanged (a structured
+    matrix gives its diagonal in O(m))."""
+    diagonal = matrix.diagonal() if hasattr(matrix, "diagonal") else np.diag(matrix)
+    return float(np.dot(prior, diagonal))
 
 
 def reconstruction_error(actual: np.ndarray, estimate: np.ndarray) -> float:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.privacy import reconstruction
 
 SELECTIVITIES = (0.001, 0.005, 0.01)
 
@@ -57,13 +58,12 @@ def count_query_error(
     """
     if conditions.shape[1] == 0:
         raise ParameterError("The count-query workload needs at least one non-sensitive column with few values.")
-    inverse = np.linalg.inv(matrix)
     m = matrix.shape[0]
     encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
     cells = _cells([codes for codes, _ in encoded], m)
     if cells is None:  # about one cell per record: aggregating would not save anything
         return run_workload(
-            conditions, true_codes, m, lambda mask: inverse @ np.bincount(released_codes[mask], minlength=m),
+            conditions, true_codes, m, lambda mask: reconstruction.inverse(np.bincount(released_codes[mask], minlength=m), matrix),
             seed, n_conditions, selectivities,
         )
     cell, first = cells
@@ -73,15 +73,55 @@ def count_query_error(
     released_counts = np.bincount(cell * m + released_codes, minlength=n_cells * m).astype(np.int32).reshape(n_cells, m)
     cell_codes = [codes[first] for codes, _ in encoded]
     rng = np.random.default_rng(seed)
-    actual_rows, estimate_rows = [], []
+    errors = QueryErrors(len(true_codes), selectivities, matrix)
     for condition in draw_conditions([len(uniques) for _, uniques in encoded], rng, n_conditions):
         selected = np.ones(n_cells, dtype=bool)
         for col, value in condition:
             selected &= cell_codes[col] == value
         index = np.flatnonzero(selected)
-        actual_rows.append(np.take(true_counts, index, axis=0).sum(axis=0, dtype=np.int64))
-        estimate_rows.append(inverse @ np.take(released_counts, index, axis=0).sum(axis=0, dtype=np.int64))
-    return workload_errors(actual_rows, estimate_rows, len(true_codes), selectivities)
+        errors.add(np.take(true_counts, index, axis=0).sum(axis=0, dtype=np.int64),
+                   np.take(released_counts, index, axis=0).sum(axis=0, dtype=np.int64))
+    return errors.result()
+
+
+class QueryErrors:
+    """The workload's figures, gathered query by query: each condition's true counts and either its estimated
+    counts or (with ``matrix``) its released counts, estimated here a batch of conditions at a time with the
+    structured inverse — never an m x m inverse, never all conditions' m counts at once."""
+
+    def __init__(self, n: int, selectivities: tuple[float, ...], matrix=None) -> None:
+        self.n, self.selectivities, self.matrix = n, tuple(selectivities), matrix
+        self.total = np.zeros(len(self.selectivities))
+        self.kept = np.zeros(len(self.selectivities), dtype=np.int64)
+        self._actual: list[np.ndarray] = []
+        self._pending: list[np.ndarray] = []
+
+    def add(self, actual: np.ndarray, counts: np.ndarray) -> None:
+        """One condition: true counts and released counts (estimated counts when there is no matrix)."""
+        if self.matrix is None:
+            self._score(np.asarray(actual, dtype=float)[None, :], np.asarray(counts, dtype=float)[None, :])
+            return
+        self._actual.append(np.asarray(actual, dtype=float))
+        self._pending.append(np.asarray(counts, dtype=float))
+        if len(self._pending) * len(counts) >= reconstruction.CHUNK_CELLS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            estimates = reconstruction.inverse(np.stack(self._pending, axis=1), self.matrix).T
+            self._score(np.stack(self._actual), estimates)
+            self._actual, self._pending = [], []
+
+    def _score(self, actual: np.ndarray, estimate: np.ndarray) -> None:
+        for k, s in enumerate(self.selectivities):
+            kept = actual >= max(s * self.n, 1.0)
+            self.total[k] += float(np.sum(np.abs(actual[kept] - estimate[kept]) / actual[kept]))
+            self.kept[k] += int(kept.sum())
+
+    def result(self) -> WorkloadResult:
+        self._flush()
+        errors = tuple(float(t / k) if k else float("nan") for t, k in zip(self.total, self.kept))
+        return WorkloadResult(self.selectivities, errors, tuple(int(k) for k in self.kept))
 
 
 #: at most this many (cell, value) counts are held when the workload aggregates the records
@@ -125,14 +165,13 @@ def run_workload(
     n = len(true_codes)
     rng = np.random.default_rng(seed)
     encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
-    actual_rows, estimate_rows = [], []
+    errors = QueryErrors(n, selectivities)
     for condition in draw_conditions([len(uniques) for _, uniques in encoded], rng, n_conditions):
         mask = np.ones(n, dtype=bool)
         for col, value in condition:
             mask &= encoded[col][0] == value
-        actual_rows.append(np.bincount(true_codes[mask], minlength=m))
-        estimate_rows.append(estimate(mask))
-    return workload_errors(actual_rows, estimate_rows, n, selectivities)
+        errors.add(np.bincount(true_codes[mask], minlength=m), estimate(mask))
+    return errors.result()
 
 
 def draw_conditions(sizes: list[int], rng: np.random.Generator, n_conditions: int) -> list[list[tuple[int, int]]]:
@@ -148,11 +187,7 @@ def draw_conditions(sizes: list[int], rng: np.random.Generator, n_conditions: in
 
 def workload_errors(actual_rows: list, estimate_rows: list, n: int, selectivities: tuple[float, ...]) -> WorkloadResult:
     """Mean relative error of the queries (condition x sensitive value) whose selectivity reaches each threshold."""
-    actual = np.array(actual_rows, dtype=float).ravel()
-    estimate = np.array(estimate_rows).ravel()
-    errors, counts = [], []
-    for s in selectivities:
-        kept = actual >= max(s * n, 1.0)
-        counts.append(int(kept.sum()))
-        errors.append(float(np.mean(np.abs(actual[kept] - estimate[kept]) / actual[kept])) if kept.any() else float("nan"))
-    return WorkloadResult(tuple(selectivities), tuple(errors), tuple(counts))
+    errors = QueryErrors(n, selectivities)
+    for actual, estimate in zip(actual_rows, estimate_rows):
+        errors.add(actual, estimate)
+    return errors.result()

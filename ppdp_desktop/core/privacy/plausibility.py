@@ -24,7 +24,7 @@ FALSE_REFUSAL = 1e-9
 
 
 def check_counts_plausible(observed: np.ndarray, matrix: np.ndarray, values: Sequence[object], attribute: str,
-                           where: str = "") -> None:
+                           where: str | Sequence[str] = "") -> None:
     """Refuse released counts that the published ``matrix`` (``matrix[y][x] = Pr[x -> y]``) cannot produce.
 
     Raises
@@ -33,22 +33,30 @@ def check_counts_plausible(observed: np.ndarray, matrix: np.ndarray, values: Seq
         A released value is much rarer (or commoner) than the matrix allows for any original table.
     """
     observed = np.asarray(observed, dtype=np.int64)
-    matrix = np.asarray(matrix, dtype=float)
-    n, m = int(observed.sum()), len(observed)
-    if n == 0 or m == 0:
+    m = len(observed)
+    if int(observed.sum()) == 0 or m == 0:
         return
-    lo, hi = matrix.min(axis=1), matrix.max(axis=1)
+    if hasattr(matrix, "row_extremes"):  # structured: O(m); a block's values are released from its records only
+        lo, hi = matrix.row_extremes()
+        n = np.repeat(matrix.block_sum(observed), matrix.sizes).astype(np.int64)
+    else:
+        matrix = np.asarray(matrix, dtype=float)
+        lo, hi = matrix.min(axis=1), matrix.max(axis=1)
+        n = np.full(m, int(observed.sum()))
     alpha = FALSE_REFUSAL / (2 * m)
     low_tail = bdtr(observed, n, np.clip(lo, 0.0, 1.0))  # Pr[count <= observed] at the smallest chance
     high_tail = np.where(observed > 0, bdtrc(observed - 1, n, np.clip(hi, 0.0, 1.0)), 1.0)  # Pr[count >= observed]
-    suffix = f" ({where})" if where else ""
+    def suffix(y: int) -> str:  # ``where`` per value (a partition's sub-table of each entry) or for all
+        place = where if isinstance(where, str) else where[y]
+        return f" ({place})" if place else ""
+
     for y in np.flatnonzero(low_tail < alpha):
         raise PrivacyError(
-            f"{attribute!r}{suffix}: value {label_text(values[y])!r} is released {observed[y]:,} times among "
-            f"{n:,} records, but the published matrix releases any record as it with probability at least "
-            f"{lo[y]:.4g} (about {n * lo[y]:,.0f} expected): the column was not randomized with this matrix.")
+            f"{attribute!r}{suffix(y)}: value {label_text(values[y])!r} is released {observed[y]:,} times among "
+            f"{n[y]:,} records, but the published matrix releases any record as it with probability at least "
+            f"{lo[y]:.4g} (about {n[y] * lo[y]:,.0f} expected): the column was not randomized with this matrix.")
     for y in np.flatnonzero(high_tail < alpha):
         raise PrivacyError(
-            f"{attribute!r}{suffix}: value {label_text(values[y])!r} is released {observed[y]:,} times among "
-            f"{n:,} records, but the published matrix releases any record as it with probability at most "
-            f"{hi[y]:.4g} (about {n * hi[y]:,.0f} expected): the column was not randomized with this matrix.")
+            f"{attribute!r}{suffix(y)}: value {label_text(values[y])!r} is released {observed[y]:,} times among "
+            f"{n[y]:,} records, but the published matrix releases any record as it with probability at most "
+            f"{hi[y]:.4g} (about {n[y] * hi[y]:,.0f} expected): the column was not randomized with this matrix.")

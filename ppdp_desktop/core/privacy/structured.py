@@ -1,9 +1,13 @@
 """Perturbation matrices held by their parameters, never as a dense m x m array (Qt-free).
 
-A retention plan keeps value ``x_j`` with probability ``p_j`` and otherwise releases a uniform draw, so its
-matrix is ``P = diag(p) + (1/m) 1 (1 - p)^T`` (uniform perturbation: every ``p_j`` equal). Products with
-``P`` and ``P^T`` cost O(m) (times the number of right-hand sides), and so does ``P^{-1} o`` by the
-Sherman–Morrison formula — what a 70,000-value diagnosis domain needs (a dense matrix would be 39 GB).
+A retention plan keeps value ``x_j`` with probability ``p_j`` and otherwise releases a uniform draw over the
+values of its *block*: the whole domain for uniform and fine-grain perturbation (one block), a sub-table's own
+values for perturbation partitioning (one block per sub-table, the matrix block-diagonal). Within block ``b``
+of ``m_b`` values, ``P = diag(p) + (1/m_b) 1 (1 - p)^T``. Products with ``P`` and ``P^T`` cost O(m) (times the
+number of right-hand sides), and so does ``P^{-1} o`` by the Sherman–Morrison formula per block — what a
+70,000-value diagnosis domain needs (a dense matrix would be 39 GB). Where every block keeps its values with
+one retention (uniform perturbation, every sub-table of a partition) the maximum-likelihood counts have a
+closed form too (:meth:`RetentionMatrix.mle`), where iterative Bayes would need thousands of steps.
 :class:`RetentionMatrix` behaves like the dense array wherever the estimators use one (``@``, ``.T``,
 :meth:`solve`), and :meth:`to_dense` gives the dense reference the tests compare it with.
 """
@@ -15,19 +19,35 @@ import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
 
+#: a block with a value that is never kept has no closed-form inverse; up to this size it is solved densely
+DENSE_FALLBACK_LIMIT = 4000
+
 
 @dataclass(frozen=True, eq=False)
 class RetentionMatrix:
-    """``P[i, j] = p_j [i = j] + (1 - p_j) / m``: column ``j`` is where a record holding value ``j`` goes."""
+    """``P[i, j] = p_j [i = j] + (1 - p_j) / m_b`` for ``i, j`` in the same block ``b`` (0 across blocks):
+    column ``j`` is where a record holding value ``j`` goes.
+
+    ``starts`` are the first indices of the blocks (``None``: one block, the whole domain).
+    """
 
     retention: np.ndarray
+    starts: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         p = np.asarray(self.retention, dtype=float)
-        if p.ndim != 1 or not len(p) or not np.all((p >= 0) & (p <= 1)):
+        if p.ndim != 1 or not len(p) or not np.all((p >= 0) & (p <= 1)):  # NaN fails
             raise ParameterError("A retention matrix needs one retention probability in [0, 1] per value.")
+        starts = np.zeros(1, dtype=np.int64) if self.starts is None else np.asarray(self.starts, dtype=np.int64)
+        if starts.ndim != 1 or not len(starts) or starts[0] != 0 or np.any(np.diff(starts) <= 0) or starts[-1] >= len(p):
+            raise ParameterError("The blocks of a retention matrix must start at 0 and each hold at least one value.")
+        sizes = np.diff(np.append(starts, len(p)))
         object.__setattr__(self, "retention", p)
+        object.__setattr__(self, "starts", starts)
+        object.__setattr__(self, "sizes", sizes)
+        object.__setattr__(self, "_size_of", np.repeat(sizes, sizes).astype(float))
 
+    # ---- shape and structure -------------------------------------------------------------------
     @property
     def m(self) -> int:
         return len(self.retention)
@@ -37,50 +57,178 @@ class RetentionMatrix:
         return self.m, self.m
 
     @property
+    def n_blocks(self) -> int:
+        return len(self.starts)
+
+    @property
+    def block_of(self) -> np.ndarray:
+        """The block of each value."""
+        return np.repeat(np.arange(self.n_blocks), self.sizes)
+
+    @property
+    def block_uniform(self) -> bool:
+        """Every value of a block is kept with the same probability (the MLE then has a closed form)."""
+        first = self.retention[self.starts]
+        return bool(np.all(self.retention == np.repeat(first, self.sizes)))
+
+    def block_sum(self, x: np.ndarray) -> np.ndarray:
+        """Sum of ``x`` over each block (rows of a 2-D ``x``)."""
+        return np.add.reduceat(np.asarray(x, dtype=float), self.starts, axis=0)
+
+    def _spread(self, per_block: np.ndarray) -> np.ndarray:
+        """A per-block quantity repeated for each value of its block."""
+        return np.repeat(per_block, self.sizes, axis=0)
+
+    def _p(self, like: np.ndarray) -> np.ndarray:
+        return self.retention if like.ndim == 1 else self.retention[:, None]
+
+    def _size(self, like: np.ndarray) -> np.ndarray:
+        return self._size_of if like.ndim == 1 else self._size_of[:, None]
+
+    @property
     def T(self) -> "_Transposed":  # noqa: N802 - numpy's name
         return _Transposed(self)
 
+    # ---- products ------------------------------------------------------------------------------
     def __matmul__(self, f: np.ndarray) -> np.ndarray:
         """``P f`` for a vector or each column of an ``m x R`` array."""
         f = np.asarray(f, dtype=float)
-        p = self.retention if f.ndim == 1 else self.retention[:, None]
-        return p * f + ((1.0 - p) * f).sum(axis=0) / self.m
+        p = self._p(f)
+        return p * f + self._spread(self.block_sum((1.0 - p) * f)) / self._size(f)
 
     def rmatvec(self, r: np.ndarray) -> np.ndarray:
         """``P^T r``."""
         r = np.asarray(r, dtype=float)
-        p = self.retention if r.ndim == 1 else self.retention[:, None]
-        return p * r + (1.0 - p) * r.sum(axis=0) / self.m
+        p = self._p(r)
+        return p * r + (1.0 - p) * self._spread(self.block_sum(r)) / self._size(r)
 
+    # ---- entries -------------------------------------------------------------------------------
     def diagonal(self) -> np.ndarray:
         """``P[i, i]``: the chance a value is released as itself."""
-        return self.retention + (1.0 - self.retention) / self.m
+        return self.retention + (1.0 - self.retention) / self._size_of
+
+    def off_diagonal(self) -> np.ndarray:
+        """Per column ``j``: ``(1 - p_j)/m_b``, its entry in every other row of its block."""
+        return (1.0 - self.retention) / self._size_of
 
     def entry(self, i: int, j: int) -> float:
-        return float((1.0 - self.retention[j]) / self.m + (self.retention[j] if i == j else 0.0))
+        block = self.block_of
+        if block[i] != block[j]:
+            return 0.0
+        return float((1.0 - self.retention[j]) / self._size_of[j] + (self.retention[j] if i == j else 0.0))
 
+    def row_extremes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per released value ``y``: the smallest and the largest chance ``P[y][x]`` over the original values
+        ``x`` of ``y``'s block (only records of that block can be released as ``y``), in O(m)."""
+        a, b = self.off_diagonal(), self.diagonal()
+        lo = np.minimum(b, _per_block_other(a, self, np.minimum, np.inf))
+        hi = np.maximum(b, _per_block_other(a, self, np.maximum, -np.inf))
+        return lo, hi
+
+    # ---- estimators ----------------------------------------------------------------------------
     def solve(self, observed: np.ndarray) -> np.ndarray:
-        """``P^{-1} o`` by Sherman–Morrison (``P = D + u v^T``, ``D = diag(p)``, ``u = 1/m``, ``v = 1 - p``)."""
+        """``P^{-1} o`` by Sherman–Morrison per block (``P_b = D + u v^T``, ``D = diag(p)``, ``u = 1/m_b``,
+        ``v = 1 - p``)."""
         o = np.asarray(observed, dtype=float)
-        p = self.retention if o.ndim == 1 else self.retention[:, None]
-        if np.any(self.retention <= 0):
-            if np.all(self.retention <= 0) or self.m == 1:
-                raise ParameterError("The perturbation matrix is singular: counts cannot be estimated from it.")
-            return np.linalg.solve(self.to_dense(), o)  # a value never kept: no closed form, a rare case
-        denominator = 1.0 + ((1.0 - self.retention) / (self.m * self.retention)).sum()
+        never = self.block_sum(self.retention <= 0) > 0
+        if never.any():
+            return self._solve_with_zeros(o, never)
+        p, size = self._p(o), self._size(o)
+        denominator = 1.0 + self.block_sum((1.0 - self.retention) / (self._size_of * self.retention))
         d_inv_o = o / p
-        correction = ((1.0 - p) * d_inv_o).sum(axis=0) / denominator
-        return d_inv_o - correction / (self.m * p)
+        correction = self.block_sum((1.0 - p) * d_inv_o) / (denominator if o.ndim == 1 else denominator[:, None])
+        return d_inv_o - self._spread(correction) / (size * p)
 
+    def _solve_with_zeros(self, o: np.ndarray, never: np.ndarray) -> np.ndarray:
+        """A value never kept: that block has no closed form; solve it densely (a rare case)."""
+        out = np.empty_like(o)
+        ends = np.append(self.starts[1:], self.m)
+        for b, (start, end) in enumerate(zip(self.starts, ends)):
+            part = RetentionMatrix(self.retention[start:end])
+            if not never[b]:
+                out[start:end] = part.solve(o[start:end])
+                continue
+            if np.all(part.retention <= 0) or part.m > DENSE_FALLBACK_LIMIT:
+                raise ParameterError("The perturbation matrix is singular: counts cannot be estimated from it.")
+            out[start:end] = np.linalg.solve(part.to_dense(), o[start:end])
+        return out
+
+    def mle(self, observed: np.ndarray) -> np.ndarray:
+        """Maximum-likelihood counts (non-negative, each block's total kept) in closed form, for a matrix that
+        keeps every value of a block with one probability (:attr:`block_uniform`).
+
+        Within a block of ``m`` values kept with ``p`` and ``N`` released records, the likelihood's optimality
+        conditions give ``f_x = max(0, c o_x - t)`` with ``t = (1 - p) N / (m p)`` and ``c`` such that the ``f``
+        add up to ``N``: a water-filling over the values sorted by their released counts, O(m log m). It is the
+        point iterative Bayes converges to (the tests compare them)."""
+        if not self.block_uniform:
+            raise ParameterError("The closed-form estimate needs one retention per block.")
+        o = np.asarray(observed, dtype=float)
+        flat = o.ndim == 1
+        o2 = o[:, None] if flat else o
+        p_block = self.retention[self.starts]
+        total = self.block_sum(o2)  # blocks x R
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_block = np.where(p_block[:, None] > 0, (1.0 - p_block[:, None]) * total / (self.sizes[:, None] * p_block[:, None]), np.inf)
+        block = self.block_of
+        # sort each column by (block, released count descending): one float key, exact for counts below 2**40
+        top = float(o2.max(initial=0.0)) + 1.0
+        order = np.argsort(block[:, None] * top + (top - 1.0 - o2), axis=0, kind="stable")
+        sorted_o = np.take_along_axis(o2, order, axis=0)
+        cumulative = np.cumsum(sorted_o, axis=0)
+        before = np.vstack([np.zeros((1, o2.shape[1])), cumulative])[self.starts]  # running total before each block
+        within = cumulative - self._spread(before)  # S_k: the k largest counts of the block
+        k = (np.arange(self.m) - self._spread(self.starts) + 1).astype(float)[:, None]
+        t = self._spread(t_block)
+        n_block = self._spread(total)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = (n_block + k * t) / within
+            valid = (c * sorted_o - t > 0) & (sorted_o > 0)
+        chosen = np.maximum.reduceat(np.where(valid, k, 0.0), self.starts, axis=0).astype(np.int64)  # blocks x R
+        index = (self.starts[:, None] + np.maximum(chosen, 1) - 1)
+        s_chosen = np.take_along_axis(within, index, axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c_block = np.where(chosen > 0, (total + chosen * t_block) / s_chosen, 0.0)
+            f = np.maximum(0.0, self._spread(c_block) * o2 - np.where(np.isfinite(t), t, 0.0))
+        singular = ~np.isfinite(t_block)  # a block never kept: the likelihood is flat, EM stays where it starts
+        if singular.any():
+            f = np.where(self._spread(singular), self._spread(total / self.sizes[:, None]), f)
+        f = np.where(self._spread(chosen > 0) | self._spread(singular), f, 0.0)
+        return f[:, 0] if flat else f
+
+    # ---- the dense reference -------------------------------------------------------------------
     def to_dense(self) -> np.ndarray:
         """The dense matrix: for tests and small domains only."""
-        dense = np.tile((1.0 - self.retention) / self.m, (self.m, 1))
+        dense = np.zeros((self.m, self.m))
+        ends = np.append(self.starts[1:], self.m)
+        for start, end in zip(self.starts, ends):
+            size = end - start
+            dense[start:end, start:end] = np.tile((1.0 - self.retention[start:end]) / size, (size, 1))
         dense[np.diag_indices(self.m)] += self.retention
         return dense
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:  # np.asarray(matrix) still works on small domains
         dense = self.to_dense()
         return dense if dtype is None else dense.astype(dtype)
+
+
+def _per_block_other(a: np.ndarray, matrix: RetentionMatrix, pick, empty: float) -> np.ndarray:
+    """Per value ``y``: ``pick`` (np.minimum or np.maximum) of ``a_x`` over the other values ``x`` of its block
+    (``empty`` for a block of one value), in O(m)."""
+    sign = 1.0 if pick is np.minimum else -1.0
+    key = sign * a
+    block = matrix.block_of
+    # the best and second-best of each block, by sorting on (block, key)
+    order = np.lexsort((key, block))
+    first = order[matrix.starts]
+    second_at = np.minimum(matrix.starts + 1, np.append(matrix.starts[1:], matrix.m) - 1)
+    second = order[second_at]
+    best = sign * key[first]
+    runner = np.where(matrix.sizes > 1, sign * key[second], empty)
+    out = matrix._spread(best)
+    is_first = np.zeros(matrix.m, dtype=bool)
+    is_first[first] = True
+    return np.where(is_first, matrix._spread(runner), out)
 
 
 @dataclass(frozen=True)

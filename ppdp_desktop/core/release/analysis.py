@@ -91,18 +91,22 @@ def _verify_k_anonymity(release: LoadedRelease) -> list[str]:
             f"({suppressed:,} suppressed, at most {limit:.1%} allowed)"]
 
 
-def _parts(release: LoadedRelease, entry: dict, mask: np.ndarray):
-    """``(row mask, values, matrix)`` for the whole table, or for each published sub-table."""
-    subtables = entry.get("subtables")
-    if not subtables:
-        yield mask, entry["values"], np.asarray(entry["matrix"], dtype=float)
-        return
-    column = entry.get("subtable_column")
-    if column not in release.table.columns:
-        raise ReleaseError(f"release.json names sub-table column {column!r}, which is not in the data.")
-    ids = release.table[column].to_numpy()
-    for sub in subtables:
-        yield mask & (ids == str(sub["id"])), sub["values"], np.asarray(sub["matrix"], dtype=float)
+def _published(release: LoadedRelease, entry: dict):
+    """``(entry of each record, matrix, groups)``: the codes and the published matrix of a perturbed column, or
+    for a partitioned one each record's (sub-table, value) entry and the block-diagonal matrix of all sub-tables,
+    with the value each entry stands for (``groups``)."""
+    codes = release.codes(entry)
+    if not entry.get("subtables"):
+        from ppdp_desktop.core.methods.perturbation.release import published_matrix
+
+        return codes, published_matrix(entry), None
+    from ppdp_desktop.core.methods.partition.release import published_blocks
+
+    blocks, ids = published_blocks(release, entry)
+    entries = blocks.entries(ids, codes)
+    if (entries < 0).any():
+        raise ReleaseError(f"A released value of {entry['attribute']!r} lies outside its sub-table's domain.")
+    return entries, blocks.matrix, blocks.values
 
 
 def parse_where(text: str | None, columns: list[str]) -> dict[str, str]:
@@ -143,35 +147,25 @@ def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str
     mask = np.ones(len(release.table), dtype=bool)
     for column, value in where.items():
         mask &= (release.table[column] == value).to_numpy()
-    codes = release.codes(entry)
-    full = [label_text(v) for v in entry["values"]]
-    observed = np.zeros(len(full))
-    estimate = np.zeros(len(full))
-    unbiased = np.zeros(len(full))
-    replicates = np.zeros((reconstruction.BOOTSTRAP_REPETITIONS, len(full)))
-    # A method with sub-tables (perturbation partitioning) publishes one matrix per sub-table over its
-    # own sub-domain: estimate each sub-table on its own, then add up (the parts are independent, and so
-    # are their bootstrap replicates).
-    for number, (rows, values, matrix) in enumerate(_parts(release, entry, mask)):
-        index = pd.Index(full).get_indexer([label_text(v) for v in values])
-        position = pd.Index(index).get_indexer(codes[rows])
-        if (position < 0).any():
-            raise ReleaseError(f"A released value of {attribute!r} lies outside its sub-table's domain.")
-        seen = np.bincount(position, minlength=len(values)).astype(float)
-        observed[index] += seen
-        unbiased[index] += reconstruction.inverse(seen, matrix)
-        estimate[index] += (reconstruction.iterative_bayesian(seen, matrix) if estimator == "mle"
-                            else reconstruction.inverse(seen, matrix))
-        replicates[:, index] += reconstruction.bootstrap_replicates(
-            seen, matrix, estimator, seed=reconstruction.BOOTSTRAP_SEED + number)
-    low, high = np.percentile(replicates, [2.5, 97.5], axis=0)
+    entries, matrix, groups = _published(release, entry)
+    m = len(entry["values"])
+    seen = np.bincount(entries[mask], minlength=matrix.shape[0]).astype(float)
+    # A method with sub-tables (perturbation partitioning) publishes one block per sub-table over its own
+    # sub-domain: each block is estimated on its own, then the entries of a value are added up (the blocks are
+    # independent, and so are their bootstrap replicates).
+    estimate, low, high = reconstruction.estimate_with_interval(seen, matrix, estimator, groups=groups, n_groups=m)
+    unbiased = reconstruction.inverse(seen, matrix)
+    observed = seen
+    if groups is not None:
+        unbiased = reconstruction.sum_by_group(unbiased, groups, m)
+        observed = reconstruction.sum_by_group(seen, groups, m)
     return pd.DataFrame(
         {
             "value": ["" if v is None else v for v in entry["values"]],
             "observed": observed.astype(np.int64),
             "estimate": estimate,
-            "ci_low": np.minimum(low, estimate),
-            "ci_high": np.maximum(high, estimate),
+            "ci_low": low,
+            "ci_high": high,
             "unbiased": unbiased,
         }
     )

@@ -6,7 +6,6 @@ nothing behind, and an existing release is never overwritten unless asked (and t
 """
 from __future__ import annotations
 
-import json
 import os
 import zipfile
 import shutil
@@ -34,14 +33,16 @@ from ppdp_desktop.core.release.publish import (  # noqa: F401
 from ppdp_desktop.core.release.readme import recipient_readme
 from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
 
+from ppdp_desktop.core.data.json_text import dumps_readable
 from ppdp_desktop.core.data.released import (  # noqa: F401 - part of this module's vocabulary
     DATA_FILE, FORMAT_VERSION, META_FILE, README_FILE, LoadedRelease, read_release,
 )
 
 RECONSTRUCTION = (
-    "Released values were drawn with the published matrix: matrix[j][i] = Pr[value i is released as value j]. "
-    "Unbiased counts of the original values among any selection of records: solve matrix @ f = o, where o "
-    "are the observed counts of each released value in the selection (ppdp estimate does this)."
+    "Released values were drawn with the published matrix P, given by its parameters (matrix_formula): "
+    "P[j][i] = Pr[value i is released as value j]. Unbiased counts of the original values among any selection "
+    "of records: solve P @ f = o, where o are the observed counts of each released value in the selection "
+    "(ppdp estimate does this)."
 )
 
 
@@ -177,7 +178,7 @@ def write_release(
         progress(0.05, "Writing the data")
         write_table(result.table, tmp / metadata["data_file"], fmt, sep=sep, labels=result.dataset.labels, bom=bom)
         cancel.check()
-        (tmp / META_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False), encoding="utf-8")
+        (tmp / META_FILE).write_text(dumps_readable(metadata), encoding="utf-8")
         (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
         progress(0.25, "Checksums")
         digests = file_digests(tmp, [p.name for p in tmp.iterdir() if p.is_file()])

@@ -21,10 +21,12 @@ from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.progress import CancelToken, Progress
-from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
+from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
-from ppdp_desktop.core.methods.partition.subtables import Partition, assign_records, partition_domain
+from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks, assign_records
+from ppdp_desktop.core.methods.partition.subtables import Partition, partition_domain
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.evaluation.report_model import MethodReport
@@ -44,7 +46,8 @@ ONE_PAIR = "Perturbation partitioning needs one pair for all values: give --rho1
 
 @dataclass
 class PartitionPlan:
-    """The partition (sub-table counts) and, per sub-table, its values and UP retention."""
+    """The partition (sub-table counts) and its sub-tables as one block-diagonal retention matrix
+    (:class:`~ppdp_desktop.core.methods.partition.blocks.SubtableBlocks`: each sub-table's values and UP retention)."""
 
     domain: CategoricalDomain
     rho1: float
@@ -53,46 +56,55 @@ class PartitionPlan:
     method: str = "partition"
     needs_pseudonyms: bool = False
     subtable_column: str = SUBTABLE_COLUMN  # a free name: never one of the data's columns
-    retention: list[np.ndarray] = field(default_factory=list)
-    members: list[np.ndarray] = field(default_factory=list)  # value codes of each sub-table
+    blocks: SubtableBlocks = field(init=False)
 
     def __post_init__(self) -> None:
-        for s, row in enumerate(self.partition.table_counts):
-            members = np.flatnonzero(row > 0)
-            gamma = float(self.partition.gamma_i[s])
-            p = 1.0 if not np.isfinite(gamma) else uniform_retention(gamma, len(members))
-            self.members.append(members)
-            self.retention.append(np.full(len(members), p))
+        from scipy import sparse
+
+        sizes = np.diff(sparse.csr_array(self.partition.table_counts).indptr)  # values per sub-table
+        gamma = np.asarray(self.partition.gamma_i, dtype=float)
+        with np.errstate(invalid="ignore"):
+            retention = np.where(np.isfinite(gamma), uniform_retention(gamma, sizes), 1.0)
+        self.blocks = SubtableBlocks.from_counts(self.partition.table_counts, retention)
 
     @property
     def attribute(self) -> str:
         return self.domain.attribute
 
     @property
-    def record_utility(self) -> float:
-        """Expected share of records released unchanged: sum over sub-tables of counts x diagonal."""
-        kept = 0.0
-        for s, members in enumerate(self.members):
-            diagonal = self.retention[s] + (1.0 - self.retention[s]) / len(members)
-            kept += float(self.partition.table_counts[s][members] @ diagonal)
-        return kept / float(self.domain.counts.sum())
+    def members(self) -> list[np.ndarray]:
+        """Value codes of each sub-table."""
+        return [self.blocks.members(s) for s in range(self.blocks.n_subtables)]
 
-    def _requirement(self, s: int) -> tuple[SensitivityRequirement, np.ndarray]:
-        members = self.members[s]
-        counts = self.partition.table_counts[s][members]
-        protected = self.partition.sa_prime[members]
-        rho1 = np.where(protected, self.partition.rho1_i[s], np.nan)
-        return SensitivityRequirement(rho1, np.where(protected, self.rho2, np.nan), "sub-table"), counts / counts.sum()
+    def _entry_counts(self) -> np.ndarray:
+        """Records per entry (sub-table, value), in the blocks' order."""
+        from scipy import sparse
+
+        counts = sparse.csr_array(self.partition.table_counts, dtype=np.int64)
+        counts.eliminate_zeros()
+        counts.sum_duplicates()
+        return counts.data.astype(float)
+
+    @property
+    def record_utility(self) -> float:
+        """Expected share of records released unchanged: sum over entries of counts x diagonal."""
+        return float(self._entry_counts() @ self.blocks.matrix.diagonal()) / float(self.domain.counts.sum())
 
     def verify(self) -> dict[str, Any]:
         """Every sub-table has rho1_i < rho2 and a matrix within its gamma_i; fail closed."""
+        blocks = self.blocks
+        counts = self._entry_counts()
+        protected = self.partition.sa_prime[blocks.values]
         epsilons = []
-        for s, members in enumerate(self.members):
+        for s in range(blocks.n_subtables):
             if not self.partition.rho1_i[s] < self.rho2:  # NaN fails
                 raise PrivacyError(f"Sub-table {s} of {self.attribute!r} has rho1_i >= rho2; the partition is invalid.")
-            requirement, prior = self._requirement(s)
-            values = tuple(self.domain.values[i] for i in members)
-            report = privacy.verify(self.attribute, values, retention_matrix(self.retention[s]), requirement, prior)
+            part = slice(blocks.starts[s], blocks.starts[s] + blocks.sizes[s])
+            rho1 = np.where(protected[part], self.partition.rho1_i[s], np.nan)
+            requirement = SensitivityRequirement(rho1, np.where(protected[part], self.rho2, np.nan), "sub-table")
+            values = tuple(self.domain.values[i] for i in blocks.values[part])
+            matrix = RetentionMatrix(np.full(blocks.sizes[s], blocks.retention[s]))
+            report = privacy.verify(self.attribute, values, matrix, requirement, counts[part] / counts[part].sum())
             epsilons.append(report.epsilon_ldp)
         return {
             "kind": "upward (rho1, rho2)-privacy per sub-table (perturbation partitioning)",
@@ -106,49 +118,43 @@ class PartitionPlan:
     def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
         codes = self.domain.encode(frame[self.attribute])
         sub = assign_records(codes, self.partition.table_counts, rng)
-        released = codes.copy()
-        for s, members in enumerate(self.members):
-            rows = np.flatnonzero(sub == s)
-            local = np.searchsorted(members, codes[rows]).astype(np.int32)
-            released[rows] = members[perturb_codes(local, self.retention[s], rng)]
+        released = self.blocks.perturb(sub, self.blocks.entries(sub, codes), rng).astype(codes.dtype)
         return Applied(
             {self.attribute: self.domain.categorical(released), self.subtable_column: sub.astype(np.int32)},
             codes={self.attribute: (codes, released)},
         )
 
     def estimator(self, released: np.ndarray, sub: np.ndarray):
-        """``estimate(mask)``: each sub-table's records estimated with its own matrix, then summed."""
-        inverses = [np.linalg.inv(retention_matrix(r)) for r in self.retention]
-        m = self.domain.m
+        """``estimate(mask)``: the selected records' counts per entry estimated with the block-diagonal matrix
+        (each sub-table with its own block), then summed by value."""
+        entries = self.blocks.entries(sub, released)
+        matrix = self.blocks.matrix
+        size = len(self.blocks.values)
 
         def estimate(mask: np.ndarray) -> np.ndarray:
-            total = np.zeros(m)
-            for s, members in enumerate(self.members):
-                chosen = released[mask & (sub == s)]
-                local = np.searchsorted(members, chosen)
-                total[members] += inverses[s] @ np.bincount(local, minlength=len(members))
-            return total
+            return self.blocks.to_values(matrix.solve(np.bincount(entries[mask], minlength=size).astype(float)))
 
         return estimate
 
     def release_json(self) -> dict[str, Any]:
         values = self.domain.json_values()
+        blocks = self.blocks
         subtables = [
             {
                 "id": s,
-                "values": [values[i] for i in members],
-                "matrix": retention_matrix(self.retention[s]).tolist(),
-                "retention": float(self.retention[s][0]) if len(members) else 1.0,
-                "n_records": int(self.partition.table_counts[s].sum()),
+                "values": [values[i] for i in blocks.members(s)],
+                "retention": float(blocks.retention[s]),
+                "n_records": int(n),
                 "rho1": float(self.partition.rho1_i[s]),
                 "gamma": None if not np.isfinite(self.partition.gamma_i[s]) else float(self.partition.gamma_i[s]),
             }
-            for s, members in enumerate(self.members)
+            for s, n in enumerate(np.add.reduceat(self._entry_counts(), blocks.starts).astype(np.int64))
         ]
         return {
             "parameters": {"rho1": self.rho1, "rho2": self.rho2, "eps_part": float(self.partition.eps_part),
                            "eps_unpartitioned": float(self.partition.eps_unpartitioned)},
             "sensitive": [{"attribute": self.attribute, "values": values, "subtable_column": self.subtable_column,
+                           "matrix_form": MATRIX_FORM, "matrix_formula": SUBTABLE_FORMULA,
                            "subtables": subtables, "guarantee": self.verify()}],
         }
 
@@ -156,14 +162,20 @@ class PartitionPlan:
         return {"parameters": self.release_json()["parameters"]}
 
     def describe(self) -> list[str]:
-        k = len(self.members)
-        sizes = ", ".join(str(len(m)) for m in self.members[:12]) + ("…" if k > 12 else "")
+        sizes = self.blocks.sizes
+        k = len(sizes)
+        shown = ", ".join(str(size) for size in sizes[:12]) + ("…" if k > 12 else "")
         return [
-            f"sensitive: {self.attribute} ({self.domain.m} values) split into {k} sub-tables of {sizes} values",
+            f"sensitive: {self.attribute} ({self.domain.m} values) split into {k} sub-tables of {shown} values",
             f"expected error bound eps(Part) {self.partition.eps_part:.4f} vs {self.partition.eps_unpartitioned:.4f} "
             "for plain uniform perturbation",
             NOT_COVERED,
         ]
+
+
+#: how a sub-table's matrix is built from its parameters (release.json, format 2)
+SUBTABLE_FORMULA = ("within sub-table s of m_s values kept with retention p_s: P[y][x] = p_s [y = x] + (1 - p_s) / m_s "
+                    "for x, y among its values")
 
 
 class PerturbationPartitioning(PerturbationFamily):

@@ -1,17 +1,21 @@
-"""Perturbation partitioning's part of a release: each sub-table re-verified from its own matrix."""
+"""Perturbation partitioning's part of a release: every sub-table re-verified from its published retention, and
+the release's sub-tables read back as one block-diagonal matrix (for ``ppdp estimate`` and the reports)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.domain import _indexer, label_text
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import PrivacyError, ReleaseError
+from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks
 from ppdp_desktop.core.methods.partition.subtables import gamma_of
-from ppdp_desktop.core.methods.perturbation.release import check_stated_epsilon, check_structure, verify_perturbed
+from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
+from ppdp_desktop.core.methods.perturbation.release import check_stated_epsilon, verify_perturbed
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 
 def verify_partition_release(release: LoadedRelease) -> list[str]:
@@ -20,6 +24,67 @@ def verify_partition_release(release: LoadedRelease) -> list[str]:
     if not entries:
         raise ReleaseError("release.json lists no perturbed attribute and no guarantee statement.")
     return [verify_subtables(release, e) if e.get("subtables") else verify_perturbed(release, e) for e in entries]
+
+
+def published_blocks(release: LoadedRelease, entry: dict) -> tuple[SubtableBlocks, np.ndarray]:
+    """The sub-tables ``entry`` publishes as :class:`SubtableBlocks`, and each record's sub-table (its index in
+    the list). Refuses ids or values listed twice, values outside the domain, a retention that is not a
+    probability, and (format 1) a dense matrix other than the one the retention gives."""
+    attribute = entry.get("attribute")
+    try:
+        subtables = list(entry["subtables"])
+        full = pd.Index([label_text(v) for v in entry["values"]])
+        published = [str(sub["id"]) for sub in subtables]
+        retention = np.array([float(sub["retention"]) for sub in subtables], dtype=float)
+        listed = [[label_text(v) for v in sub["values"]] for sub in subtables]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReleaseError(f"release.json: the sub-tables of {attribute!r} are malformed ({exc}).") from exc
+    if len(set(published)) != len(published):
+        raise ReleaseError("release.json lists a sub-table id twice.")
+    if not np.all((retention >= 0.0) & (retention <= 1.0)):  # NaN fails
+        raise PrivacyError(f"release.json: a sub-table of {attribute!r} has a retention that is not a probability.")
+    sizes = np.array([len(values) for values in listed], dtype=np.int64)
+    codes = full.get_indexer([label for values in listed for label in values]) if sizes.sum() else np.zeros(0, int)
+    block = np.repeat(np.arange(len(listed)), sizes)
+    keys = block * max(len(full), 1) + codes
+    if (codes < 0).any() or np.any(sizes == 0) or len(np.unique(keys)) != len(keys):
+        bad = int(block[codes < 0][0]) if (codes < 0).any() else int(np.flatnonzero(sizes == 0)[0]) if np.any(sizes == 0) else 0
+        raise ReleaseError(f"release.json: sub-table {published[bad]} lists a value twice, none, or one outside the domain.")
+    order = np.lexsort((codes, block))  # each sub-table's values ascending, as the blocks keep them
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    blocks = SubtableBlocks(codes[order].astype(np.int64), starts, retention, len(full))
+    if any("matrix" in sub for sub in subtables):  # format 1: each dense matrix must be the retention's
+        for s, sub in enumerate(subtables):
+            _check_dense(sub, attribute, retention[s], int(sizes[s]))
+    elif entry.get("matrix_form") != MATRIX_FORM:
+        raise ReleaseError(f"release.json: {attribute!r} names matrix form {entry.get('matrix_form')!r}; this method "
+                           f"publishes {MATRIX_FORM!r} (a retention per sub-table).")
+    column = entry.get("subtable_column")
+    if column not in release.table.columns:
+        raise ReleaseError(f"release.json names sub-table column {column!r}, which is not in the data.")
+    ids = _indexer(pd.Index(published), release.table[column])
+    if (ids < 0).any():
+        raise PrivacyError(f"A record is in sub-table {release.table[column][ids < 0].iloc[0]!r}, which release.json "
+                           "does not publish: its value would be checked against no matrix.")
+    held = np.bincount(ids, minlength=len(subtables))
+    for s, sub in enumerate(subtables):
+        stated = sub.get("n_records")
+        if stated is not None and stated != held[s]:
+            raise ReleaseError(f"release.json says sub-table {sub.get('id')} holds {stated} records; the data has {held[s]}.")
+    return blocks, ids.astype(np.int64)
+
+
+def _check_dense(sub: dict, attribute: object, retention: float, size: int) -> None:
+    """A format-1 sub-table's dense matrix is 'keep with the published retention, else draw uniformly'."""
+    try:
+        dense = np.asarray(sub["matrix"], dtype=float)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReleaseError(f"release.json: the matrix of sub-table {sub.get('id')} is malformed ({exc}).") from None
+    privacy.check_operator(dense, str(attribute))
+    expected = RetentionMatrix(np.full(size, retention)).to_dense()
+    if dense.shape != expected.shape or not np.allclose(dense, expected, rtol=0.0, atol=1e-12):
+        raise PrivacyError(f"The matrix of sub-table {sub.get('id')} of {attribute!r} is not 'keep with the published "
+                           "retention, else draw uniformly': it is not what this method publishes.")
 
 
 def verify_subtables(release: LoadedRelease, entry: dict) -> str:
@@ -33,31 +98,29 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
         raise ReleaseError(f"release.json: the sub-tables of {entry.get('attribute')!r} are malformed ({exc}).") from exc
     if not verified:
         raise PrivacyError(f"release.json does not mark the guarantee of {entry['attribute']!r} as verified.")
+    blocks, ids = published_blocks(release, entry)
     codes = release.codes(entry)
-    ids = _subtable_ids(release, entry, subtables)
-    full = [label_text(v) for v in entry["values"]]
+    entries = blocks.entries(ids, codes)
+    if (entries < 0).any():
+        raise PrivacyError(f"A record of sub-table {subtables[int(ids[entries < 0][0])]['id']} holds a value outside "
+                           "that sub-table's domain.")
+    labels = [label_text(v) for v in entry["values"]]
     worst = 0.0
-    for sub in subtables:
-        members = pd.Index(full).get_indexer([label_text(v) for v in sub["values"]])
-        if (members < 0).any() or len(set(members)) != len(members):
-            raise ReleaseError(f"release.json: sub-table {sub['id']} lists a value twice or outside the domain.")
-        rows = codes[ids == str(sub["id"])]
-        if not np.isin(rows, members).all():
-            raise PrivacyError(f"A record of sub-table {sub['id']} holds a value outside that sub-table's domain.")
-        matrix = np.asarray(sub["matrix"], dtype=float)
+    for s, sub in enumerate(subtables):
         rho1 = sub["rho1"]
         if rho1 is not None and not rho1 < rho2:  # NaN fails
             raise PrivacyError(f"Sub-table {sub['id']} has rho1 {rho1:g} >= rho2 {rho2:g}.")
-        concern = np.full(len(members), np.nan if not rho1 else float(rho1))
+        size = int(blocks.sizes[s])
+        concern = np.full(size, np.nan if not rho1 else float(rho1))
         requirement = SensitivityRequirement(concern, np.where(np.isnan(concern), np.nan, rho2), "sub-table")
-        prior = np.full(len(members), 1.0 / len(members))
-        report = privacy.verify(entry["attribute"], sub["values"], matrix, requirement, prior)
+        matrix = RetentionMatrix(np.full(size, blocks.retention[s]))
+        report = privacy.verify(entry["attribute"], [labels[i] for i in blocks.members(s)], matrix, requirement,
+                                np.full(size, 1.0 / size))
         worst = max(worst, report.epsilon_ldp)
-        check_structure({"attribute": entry["attribute"], "retention": [sub.get("retention")] * len(members)}, matrix,
-                        uniform=True)
-        observed = np.bincount(pd.Index(members).get_indexer(rows), minlength=len(members))
-        check_counts_plausible(observed, matrix, sub["values"], entry["attribute"], f"sub-table {sub['id']}")
         _check_stated_gamma(sub, rho2)
+    subtable_of = np.repeat(np.arange(blocks.n_subtables), blocks.sizes)
+    check_counts_plausible(blocks.observed(entries), blocks.matrix, [labels[v] for v in blocks.values],
+                           entry["attribute"], [f"sub-table {subtables[s]['id']}" for s in subtable_of])
     if not any(sub.get("rho1") for sub in subtables):
         raise PrivacyError(f"No sub-table of {entry['attribute']!r} has a protected value (rho1 > 0): the release "
                            "protects nothing, which this method never writes.")
@@ -77,23 +140,3 @@ def _check_stated_gamma(sub: dict, rho2: float) -> None:
     if not isinstance(value, (int, float)) or not (value == expected or abs(value - expected) <= 1e-9 * abs(expected)):
         raise PrivacyError(f"release.json states gamma {stated!r} for sub-table {sub.get('id')}; its rho1 and rho2 "
                            f"give {expected:.6g}: the release was altered.")
-
-
-def _subtable_ids(release: LoadedRelease, entry: dict, subtables: list) -> np.ndarray:
-    """Each record's sub-table id; every id is a published sub-table, holding the records it says."""
-    column = entry.get("subtable_column")
-    if column not in release.table.columns:
-        raise ReleaseError(f"release.json names sub-table column {column!r}, which is not in the data.")
-    ids = release.table[column].to_numpy()
-    published = [str(sub.get("id")) for sub in subtables]
-    if len(set(published)) != len(published):
-        raise ReleaseError("release.json lists a sub-table id twice.")
-    unknown = ~np.isin(ids, published)
-    if unknown.any():
-        raise PrivacyError(f"A record is in sub-table {ids[unknown][0]!r}, which release.json does not publish: "
-                           "its value would be checked against no matrix.")
-    for sub in subtables:
-        stated, held = sub.get("n_records"), int(np.count_nonzero(ids == str(sub.get("id"))))
-        if stated is not None and stated != held:
-            raise ReleaseError(f"release.json says sub-table {sub.get('id')} holds {stated} records; the data has {held}.")
-    return ids

@@ -48,10 +48,13 @@ def partition_part(report: MethodReport, result: Anonymization, progress: Progre
 
 def subtable_findings(plan: "PartitionPlan") -> list[str]:
     """Beyond the counts per value: the released sub-table number makes counts over its groups of values exact."""
-    sizes = [len(members) for members in plan.members if len(members)]
+    sizes = plan.blocks.sizes.tolist()
     if len(sizes) < 2:
         return []
-    listed = ", ".join(str(s) for s in sizes[:-1]) + f" and {sizes[-1]}"
+    if len(sizes) <= 12:
+        listed = ", ".join(str(s) for s in sizes[:-1]) + f" and {sizes[-1]}"
+    else:  # thousands of sub-tables on a diagnosis column: their range, not each
+        listed = f"from {min(sizes)} to {max(sizes)}, {int(np.median(sizes))} in the middle"
     return [f"Counts over groups of {plan.attribute} values are exact: each record carries the number of its "
             f"sub-table, and the number of records in each of the {len(sizes)} sub-tables ({listed} values; "
             "release.json lists them) is the true number of records holding one of its values. Within a sub-table a "
@@ -59,31 +62,21 @@ def subtable_findings(plan: "PartitionPlan") -> list[str]:
 
 
 def _mle_with_interval(plan, released: np.ndarray, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per sub-table the non-negative MLE and its bootstrap replicates, summed over the independent parts."""
-    from ppdp_desktop.core.methods.perturbation.plan import retention_matrix
+    """The non-negative MLE of every sub-table at once (one block-diagonal matrix), with its bootstrap interval,
+    summed by value over the sub-tables a value is split across (they are independent)."""
     from ppdp_desktop.core.privacy import reconstruction
 
-    m = plan.domain.m
-    estimate = np.zeros(m)
-    replicates = np.zeros((reconstruction.BOOTSTRAP_REPETITIONS, m))
-    for s, members in enumerate(plan.members):
-        if len(members) == 0:
-            continue
-        local = np.searchsorted(members, released[sub == s])
-        seen = np.bincount(local, minlength=len(members)).astype(float)
-        matrix = retention_matrix(plan.retention[s])
-        estimate[members] += reconstruction.iterative_bayesian(seen, matrix)
-        replicates[:, members] += reconstruction.bootstrap_replicates(seen, matrix,
-                                                                      seed=reconstruction.BOOTSTRAP_SEED + s)
-    low, high = np.percentile(replicates, [2.5, 97.5], axis=0)
-    return estimate, np.minimum(low, estimate), np.maximum(high, estimate)
+    blocks = plan.blocks
+    observed = blocks.observed(blocks.entries(sub, released))
+    return reconstruction.estimate_with_interval(observed, blocks.matrix, groups=blocks.values, n_groups=blocks.m)
 
 
 def _baselines(result: Anonymization, conditions, true_codes: np.ndarray, cancel: CancelToken) -> list[str]:
     """Count-query error (1 % selectivity) of uniform perturbation and Anatomy at matched privacy."""
     from ppdp_desktop.core.methods.baselines.anatomy import anatomize, count_query_error_anatomy
     from ppdp_desktop.core.errors import PPDPError
-    from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
+    from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
+    from ppdp_desktop.core.privacy.structured import RetentionMatrix
     from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
     from ppdp_desktop.core.methods.partition.subtables import gamma_of
     from ppdp_desktop.core.evaluation.workload import count_query_error
@@ -94,7 +87,7 @@ def _baselines(result: Anonymization, conditions, true_codes: np.ndarray, cancel
     gamma = float(gamma_of(plan.rho1, plan.rho2))
     retention = np.full(m, uniform_retention(gamma, m))
     released = perturb_codes(true_codes.astype(np.int32), retention, rng)
-    uniform = count_query_error(conditions, true_codes, released, retention_matrix(retention)).mean_error[-1]
+    uniform = count_query_error(conditions, true_codes, released, RetentionMatrix(retention)).mean_error[-1]
     parts = [f"{_share(uniform)} with uniform perturbation"]
     cancel.check()
     l = max(2, int(round(1.0 / plan.rho2)))

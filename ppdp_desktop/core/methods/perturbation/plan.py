@@ -15,6 +15,7 @@ from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
 from ppdp_desktop.core.methods.base import Applied
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.settings import AnonymizationSettings
@@ -22,11 +23,15 @@ if TYPE_CHECKING:
 
 
 def retention_matrix(retention: np.ndarray) -> np.ndarray:
-    """``P = diag(p) + 1 (1 - p)^T / m``: keep ``x_i`` with probability ``p_i``, else draw uniformly."""
-    m = len(retention)
-    matrix = np.tile((1.0 - retention) / m, (m, 1))
-    matrix[np.diag_indices(m)] += retention
-    return matrix
+    """The dense ``P = diag(p) + 1 (1 - p)^T / m`` (keep ``x_i`` with probability ``p_i``, else draw uniformly):
+    the reference the tests compare the structured form with; the app itself never builds it."""
+    return RetentionMatrix(np.asarray(retention, dtype=float)).to_dense()
+
+
+#: how release.json (format 2) names the matrix it publishes through its parameters
+MATRIX_FORM = "retention"
+MATRIX_FORMULA = ("P[y][x] = p_x [y = x] + (1 - p_x) / m: a record holding value x keeps it with probability p_x "
+                  "(its retention), else gets one of the m values drawn uniformly")
 
 
 def perturb_codes(codes: np.ndarray, retention: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -55,8 +60,9 @@ class PerturbationPlan:
         return self.domain.attribute
 
     @property
-    def matrix(self) -> np.ndarray:
-        return retention_matrix(self.retention)
+    def matrix(self) -> RetentionMatrix:
+        """The published matrix, held by its retentions (O(m), never m x m)."""
+        return RetentionMatrix(self.retention)
 
     @property
     def record_utility(self) -> float:
@@ -92,8 +98,9 @@ class PerturbationPlan:
                 {
                     "attribute": self.attribute,
                     "values": self.domain.json_values(),
-                    "retention": [float(p) for p in self.retention],
-                    "matrix": self.matrix.tolist(),
+                    "retention": self.retention.tolist(),
+                    "matrix_form": MATRIX_FORM,
+                    "matrix_formula": MATRIX_FORMULA,
                     "guarantee": self.verify(),
                 }
             ],

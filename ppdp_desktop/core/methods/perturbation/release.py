@@ -23,11 +23,12 @@ from ppdp_desktop.core.evaluation.figures import distribution_figure, posterior_
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport
 from ppdp_desktop.core.evaluation.utility import UtilitySummary
 from ppdp_desktop.core.evaluation.workload import (
-    SELECTIVITIES, WorkloadResult, condition_columns, draw_conditions, workload_errors,
+    SELECTIVITIES, QueryErrors, WorkloadResult, condition_columns, draw_conditions,
 )
 from ppdp_desktop.core.privacy import amplification as privacy
-from ppdp_desktop.core.methods.perturbation.plan import retention_matrix
+from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM, retention_matrix
 from ppdp_desktop.core.privacy import reconstruction
+from ppdp_desktop.core.privacy.structured import RetentionMatrix
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
 from ppdp_desktop.core.progress import Progress, subrange
@@ -46,9 +47,10 @@ What it guarantees
   It does not rule out "downward" inferences (belief in a common value falling).
 {breaches}
 How to estimate counts
+  The matrix is published through its parameters: with the m values and their retentions p of
+  release.json, Pr[value i released as value j] = P[j][i] = p_i [j = i] + (1 - p_i) / m.
   For the records matching any condition on the unchanged columns, count each released value of
-  {attribute!r} (vector o) and solve  matrix @ f = o  with the matrix of release.json
-  (matrix[j][i] = Pr[value i released as value j]); f estimates the original counts without bias.
+  {attribute!r} (vector o) and solve  P @ f = o;  f estimates the original counts without bias.
   With PPDP Desktop:  ppdp estimate THIS_FOLDER --sensitive {attribute} --where "col=value"
   (95 % intervals included; --mle for estimates that stay non-negative).
 """
@@ -85,11 +87,42 @@ def _requirement(entry: dict) -> SensitivityRequirement:
     return SensitivityRequirement(rho1, rho2, "as published")
 
 
+def published_matrix(entry: dict, uniform: bool = False) -> RetentionMatrix:
+    """The matrix ``entry`` publishes, from its retentions: "keep value i with its retention, else draw one of
+    the m values uniformly" (one retention for every value under uniform perturbation). A release of format 1
+    also lists the dense matrix: it must be exactly that one. Anything else is refused (fail closed)."""
+    attribute = entry.get("attribute")
+    try:
+        retention = np.asarray(entry["retention"], dtype=float)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReleaseError(f"release.json: the retention of {attribute!r} is missing or malformed ({exc}).") from None
+    values = entry.get("values")
+    if (retention.ndim != 1 or not isinstance(values, list) or retention.shape != (len(values),)
+            or not np.all((retention >= 0.0) & (retention <= 1.0))):  # NaN fails
+        raise PrivacyError(f"release.json: the retention of {attribute!r} is not one probability per value.")
+    if "matrix" in entry:  # format 1: the dense matrix, which must be the one the retentions give
+        try:
+            dense = np.asarray(entry["matrix"], dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ReleaseError(f"release.json: the matrix of {attribute!r} is malformed ({exc}).") from None
+        privacy.check_operator(dense, str(attribute))
+        if dense.shape != (len(retention),) * 2 or not np.allclose(dense, retention_matrix(retention), rtol=0.0, atol=1e-12):
+            raise PrivacyError(f"The matrix of {attribute!r} is not 'keep with the published retention, else draw "
+                               "uniformly': it is not what this method publishes.")
+    elif entry.get("matrix_form") != MATRIX_FORM:
+        raise ReleaseError(f"release.json: {attribute!r} names matrix form {entry.get('matrix_form')!r}; this method "
+                           f"publishes {MATRIX_FORM!r} (a retention per value).")
+    if uniform and not np.allclose(retention, retention[0], rtol=0.0, atol=1e-12):
+        raise PrivacyError(f"Uniform perturbation keeps every value of {attribute!r} with one retention; "
+                           "release.json lists several.")
+    return RetentionMatrix(retention)
+
+
 def verify_perturbed(release: LoadedRelease, entry: dict) -> str:
     if entry.get("subtables"):
         raise ReleaseError(f"release.json: {entry.get('attribute')!r} has sub-tables, which this method does not publish.")
     try:
-        values, matrix = entry["values"], np.asarray(entry["matrix"], dtype=float)
+        values = entry["values"]
         requirement = _requirement(entry)
         verified = entry["guarantee"].get("verified")
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -99,42 +132,22 @@ def verify_perturbed(release: LoadedRelease, entry: dict) -> str:
     if not requirement.concern.any():
         raise PrivacyError(f"release.json gives no (rho1, rho2) pair to any value of {entry['attribute']!r}: the "
                            "release protects nothing, which this method never writes.")
+    # the matrix is this method's (the published retentions, uniform under uniform perturbation)
+    matrix = published_matrix(entry, uniform=release.metadata.get("method") == "uniform")
     codes = release.codes(entry)
     # The data's own prior is unknown to a recipient: the amplification check is prior-free;
     # the posterior check uses the iterative-Bayesian estimate of the prior.
     observed = np.bincount(codes, minlength=len(values)).astype(float)
     prior = reconstruction.iterative_bayesian(observed, matrix, tol=1e-8) / max(len(codes), 1)
     report = privacy.verify(entry["attribute"], values, matrix, requirement, prior)
-    # then what the guarantee alone does not show: the matrix is this method's, the data was drawn with
-    # it, and the stated figures are the matrix's
-    check_structure(entry, matrix, uniform=release.metadata.get("method") == "uniform")
+    # then what the guarantee alone does not show: the data was drawn with the matrix, and the stated
+    # figures are the matrix's
     check_counts_plausible(observed, matrix, values, entry["attribute"])
     check_stated(entry, requirement, report.epsilon_ldp)
     return (
         f"{entry['attribute']}: {len(codes):,} records, {int(requirement.concern.sum())} protected values, "
         f"upward (rho1, rho2)-privacy holds (epsilon-LDP equivalent {report.epsilon_ldp:.3f})"
     )
-
-
-
-
-def check_structure(entry: dict, matrix: np.ndarray, uniform: bool = False) -> None:
-    """The matrix is the method's: keep value i with its published retention, else draw uniformly
-    (one retention for every value under uniform perturbation)."""
-    attribute = entry.get("attribute")
-    try:
-        retention = np.asarray(entry["retention"], dtype=float)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ReleaseError(f"release.json: the retention of {attribute!r} is missing or malformed ({exc}).") from None
-    privacy.check_operator(matrix, str(attribute))
-    if retention.shape != (matrix.shape[0],) or not np.all((retention >= 0.0) & (retention <= 1.0)):  # NaN fails
-        raise PrivacyError(f"release.json: the retention of {attribute!r} is not one probability per value.")
-    if not np.allclose(matrix, retention_matrix(retention), rtol=0.0, atol=1e-12):
-        raise PrivacyError(f"The matrix of {attribute!r} is not 'keep with the published retention, else draw "
-                           "uniformly': it is not what this method publishes.")
-    if uniform and not np.allclose(retention, retention[0], rtol=0.0, atol=1e-12):
-        raise PrivacyError(f"Uniform perturbation keeps every value of {attribute!r} with one retention; "
-                           "release.json lists several.")
 
 
 def check_stated(entry: dict, requirement: SensitivityRequirement, epsilon: float) -> None:
@@ -186,8 +199,8 @@ def _perturbation_report(
     if attribute not in original.columns:
         raise ReleaseError(f"The original table has no column {attribute!r}, the release's perturbed attribute.")
     labels = [label_text(v) for v in entry["values"]]
-    matrix = np.asarray(entry["matrix"], dtype=float)
-    retention = np.asarray(entry["retention"], dtype=float)
+    matrix = published_matrix(entry)
+    retention = matrix.retention
     guarantee = dict(entry.get("guarantee", {}))
     m = len(labels)
     progress(0.05, "Counting the original values")
@@ -216,7 +229,7 @@ def _perturbation_report(
         report.epsilon_ldp = float(check.epsilon_ldp)
         report.downward_breaches = [str(b["value"]) or MISSING_LABEL for b in check.downward_breaches]
     else:  # no pairs published: still show the posteriors, without bounds
-        report.max_posterior = privacy.posteriors(matrix, prior).max(axis=0)
+        report.max_posterior = privacy.retention_posterior_extremes(retention, prior)[0]
         report.epsilon_ldp = guarantee.get("epsilon_ldp")
     try:
         progress(0.2, "Reconstructing the counts")
@@ -230,10 +243,11 @@ def _perturbation_report(
             if columns else None
         )
         in_simplex = reconstruction.iterative_bayesian(observed, matrix)
+        unbiased = reconstruction.inverse(observed, matrix)
         report.utility = UtilitySummary(
             report.record_utility,
-            metrics.reconstruction_error(counts, reconstruction.inverse(observed, matrix)),  # as the job's summary
-            metrics.aggregate_utility(counts, reconstruction.inverse(observed, matrix)),
+            metrics.reconstruction_error(counts, unbiased),  # as the job's summary
+            metrics.aggregate_utility(counts, unbiased),
             metrics.kl_divergence(counts, in_simplex),
             metrics.chi_square(counts, in_simplex),
             metrics.jensen_shannon(counts, in_simplex),
@@ -283,7 +297,7 @@ def release_query_error(
     true_codes: np.ndarray,
     released: pd.DataFrame,
     released_codes: np.ndarray,
-    matrix: np.ndarray,
+    matrix: RetentionMatrix,
     seed: int = 0,
     n_conditions: int = 200,
     selectivities: tuple[float, ...] = SELECTIVITIES,
@@ -303,8 +317,7 @@ def release_query_error(
         codes, uniques = pd.factorize(original[c], use_na_sentinel=False)
         rel = _released_codes(original[c], np.asarray(uniques), released[c])
         encoded.append((_small(codes), _small(rel), len(uniques)))
-    inverse = np.linalg.inv(matrix)
-    actual_rows, estimate_rows = [], []
+    errors = QueryErrors(n, selectivities, matrix)
     for condition in draw_conditions([k for _, _, k in encoded], rng, n_conditions):
         mask_true = np.ones(n, dtype=bool)
         mask_released = np.ones(len(released_codes), dtype=bool)
@@ -312,6 +325,5 @@ def release_query_error(
             codes, rel, _ = encoded[col]
             mask_true &= codes == value
             mask_released &= rel == value
-        actual_rows.append(np.bincount(true_codes[mask_true], minlength=m))
-        estimate_rows.append(inverse @ np.bincount(released_codes[mask_released], minlength=m))
-    return workload_errors(actual_rows, estimate_rows, n, selectivities)
+        errors.add(np.bincount(true_codes[mask_true], minlength=m), np.bincount(released_codes[mask_released], minlength=m))
+    return errors.result()

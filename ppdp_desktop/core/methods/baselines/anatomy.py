@@ -10,28 +10,47 @@ buckets are non-empty, take one record from each of the ``l`` largest buckets to
 the residual records (fewer than ``l`` non-empty buckets left) each join an existing group that
 does not yet hold their value. A grouping exists iff no value holds more than ``n / l`` records.
 
-The group loop works on the bucket sizes only (and takes many identical steps at once); the
-records are then dealt to the groups with one vectorized sort.
+Scale (1M records, 70,000 values): the group loop keeps the bucket sizes in a heap (ties: lower
+value first, as a stable sort) and takes many identical steps at once, so a step costs O(l log m);
+once the largest buckets level off (any skewed domain) nearly every step is a single group, about
+n / l steps in all. The records are then dealt to the groups with one vectorized sort. ST is a
+sparse matrix with one entry per record (no value twice in a group), and a query costs
+O(n + m * distinct group sizes); no groups x m array is ever built.
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.evaluation.workload import SELECTIVITIES, WorkloadResult, run_workload
 
 
+class SensitiveTable(sparse.csr_array):
+    """ST as a sparse groups x m count matrix (CSR, one stored entry per record).
+
+    Dividing it by a dense array gives the dense quotient, as a dense ST did: ``rr.evaluation``'s
+    ``anatomy_tensor`` computes ``st / group_sizes[:, None]`` on its small domains.
+    """
+
+    def __truediv__(self, other):
+        if isinstance(other, np.ndarray) and other.ndim == 2:
+            return self.toarray() / other
+        return super().__truediv__(other)
+
+
 @dataclass(frozen=True)
 class AnatomyRelease:
-    """QIT as ``group_of_record`` (record -> group id) and ST as a groups x m count matrix."""
+    """QIT as ``group_of_record`` (record -> group id) and ST as a sparse groups x m count matrix."""
 
     group_of_record: np.ndarray
-    st: np.ndarray
+    st: sparse.csr_array
     l: int
 
     @property
@@ -40,16 +59,29 @@ class AnatomyRelease:
 
     @cached_property
     def group_sizes(self) -> np.ndarray:
-        return self.st.sum(axis=1)
+        return np.asarray(self.st.sum(axis=1), dtype=np.int64).ravel()
 
     @cached_property
-    def _size_blocks(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
-        """(size, group ids, ST^T of those groups as float) per distinct group size, for fast estimates."""
-        sizes = self.group_sizes
+    def _size_blocks(self) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray | None]]:
+        """(size, group, value, count or None when all 1) of ST's entries per distinct group size.
+
+        Within a block the entries run by group, so a query reads its per-group counts in order.
+        """
+        st = self.st
+        entry_group = np.repeat(np.arange(st.shape[0], dtype=np.int64), np.diff(st.indptr))
+        entry_value = np.asarray(st.indices, dtype=np.int64)
+        entry_count = np.asarray(st.data, dtype=np.int64)
+        entry_size = self.group_sizes[entry_group]
+        order = np.argsort(entry_size, kind="stable")
+        sizes = entry_size[order]
+        cuts = np.flatnonzero(np.diff(sizes)) + 1
         blocks = []
-        for size in np.unique(sizes):
-            idx = np.flatnonzero(sizes == size)
-            blocks.append((int(size), idx, np.ascontiguousarray(self.st[idx].T, dtype=float)))
+        for part in np.split(order, cuts):
+            if len(part) == 0:
+                continue
+            counts = entry_count[part]
+            blocks.append((int(entry_size[part[0]]), entry_group[part], entry_value[part],
+                           None if bool((counts == 1).all()) else counts.astype(float)))
         return blocks
 
 
@@ -66,20 +98,45 @@ def _check_eligible(counts: np.ndarray, l: int, labels: Sequence[str] | None) ->
         )
 
 
-def _group_compositions(counts: np.ndarray, l: int) -> tuple[list[np.ndarray], list[int]]:
-    """Greedy 'l largest buckets' on the bucket sizes; returns (value sets, repetitions) and leaves residuals in counts."""
-    sets, reps = [], []
+def _group_compositions(counts: np.ndarray, l: int) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy 'l largest buckets' on the bucket sizes; leaves the residuals in ``counts``.
+
+    Returns (value sets as a blocks x l array, each row ascending; repetitions per block). The
+    buckets sit in a heap of the integer keys ``-count * m + value``: the smallest key is the
+    largest bucket, the lower value first among equal sizes (as a stable sort on -counts).
+    """
     m = len(counts)
-    while np.count_nonzero(counts) >= l:
-        order = np.argsort(-counts, kind="stable")
-        top = order[:l]
-        nxt = int(counts[order[l]]) if l < m else 0
+    heap = [int(v) - int(counts[v]) * m for v in np.flatnonzero(counts)]
+    heapq.heapify(heap)
+    pop, push, pushpop = heapq.heappop, heapq.heappush, heapq.heappushpop
+    tops: list[int] = []
+    reps: list[int] = []
+    if len(heap) < l:
+        return np.zeros((0, l), np.int64), np.zeros(0, np.int64)
+    top = [pop(heap) for _ in range(l)]  # ascending keys: the l largest buckets, largest first
+    while True:
         # the same l buckets stay the largest until the l-th drops to the (l+1)-th
-        k = max(int(counts[top[-1]]) - nxt, 1)
-        sets.append(np.sort(top))
+        k = (heap[0] // m if heap else 0) - top[-1] // m
+        if k < 1:
+            k = 1
+        tops.extend(top)
         reps.append(k)
-        counts[top] -= k
-    return sets, reps
+        step = k * m
+        if top[-1] + step < 0:
+            # all l stay non-empty: l push-pops leave the l smallest keys of heap + top in hand
+            top = sorted([pushpop(heap, key + step) for key in top])
+        else:
+            for key in top:
+                if key + step < 0:
+                    push(heap, key + step)
+            if len(heap) < l:
+                break
+            top = [pop(heap) for _ in range(l)]
+    counts[:] = 0
+    for key in heap:
+        counts[key % m] = -(key // m)
+    sets = np.sort((np.asarray(tops, dtype=np.int64) % m).reshape(-1, l), axis=1)
+    return sets, np.asarray(reps, dtype=np.int64)
 
 
 def anatomize(
@@ -97,27 +154,20 @@ def anatomize(
 
     remaining = counts.copy()
     sets, reps = _group_compositions(remaining, l)
-    n_groups = int(sum(reps))
+    n_groups = int(reps.sum())
     # (group, value) slots of the main phase: group g of block b holds each value of sets[b] once
-    reps_arr = np.asarray(reps, dtype=np.int64)
-    block_start = np.concatenate([[0], np.cumsum(reps_arr)[:-1]])
-    slot_group = np.concatenate(
-        [np.repeat(np.arange(s, s + r), l) for s, r in zip(block_start, reps_arr)]
-    ) if n_groups else np.zeros(0, np.int64)
-    slot_value = np.concatenate([np.tile(vs, r) for vs, r in zip(sets, reps_arr)]) if n_groups else np.zeros(0, np.int64)
+    slot_group = np.repeat(np.arange(n_groups, dtype=np.int64), l)
+    slot_value = np.repeat(sets, reps, axis=0).ravel()
 
-    st = np.zeros((n_groups, m), dtype=np.int64)
-    np.add.at(st, (slot_group, slot_value), 1)
-
-    # residual values: each residual record joins a distinct group lacking its value
+    # residual values (fewer than l): each residual record joins a distinct group lacking its value;
+    # the values are distinct, so a group lacks v iff its block's set lacks v
     res_group, res_value = [], []
     for v in np.flatnonzero(remaining):
         r = int(remaining[v])
-        candidates = np.flatnonzero(st[:, v] == 0)
+        candidates = np.flatnonzero(~np.repeat((sets == v).any(axis=1), reps))
         if len(candidates) < r:  # impossible when the eligibility condition holds
             raise PrivacyError(f"Anatomy could not place {r} residual records of value {v} l-diversely.")
         chosen = rng.choice(candidates, size=r, replace=False)
-        st[chosen, v] += 1
         res_group.append(chosen)
         res_value.append(np.full(r, v))
     if res_group:
@@ -129,27 +179,40 @@ def anatomize(
     slot_order = np.lexsort((slot_group, slot_value))
     group_of_record = np.empty(len(sa_codes), dtype=np.int64)
     group_of_record[record_order] = slot_group[slot_order]
+
+    # the slots sorted by (value, group) are ST in CSC order (every value holds counts[v] slots)
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    csc = sparse.csc_array((np.ones(len(slot_order), dtype=np.int64), slot_group[slot_order], indptr),
+                           shape=(n_groups, m)).tocsr()
+    st = SensitiveTable((csc.data, csc.indices, csc.indptr), shape=(n_groups, m))
     return AnatomyRelease(group_of_record=group_of_record, st=st, l=l)
 
 
 def anatomy_count_estimates(release: AnatomyRelease, condition_mask: np.ndarray) -> np.ndarray:
     """Estimates of ``COUNT(*) WHERE condition AND SA = x`` for every value x (length m).
 
-    Groups are summed per group size (few distinct sizes): ``(c[sel] @ ST[sel]) / size`` is an
-    exact integer product divided once, so the all-records condition returns the true counts exactly.
+    Groups are summed per group size (few distinct sizes): the integer sum of ``c(g) * c(g, x)``
+    over the groups of one size is exact in floats and divided once, so the all-records condition
+    returns the true counts exactly. O(n + m) per distinct size; no groups x m array.
     """
     c = np.bincount(release.group_of_record[np.asarray(condition_mask, dtype=bool)], minlength=release.n_groups)
     c = c.astype(float)
-    total = np.zeros(release.st.shape[1])
-    for size, idx, st_t in release._size_blocks:
-        total += (st_t @ c[idx]) / size
+    m = release.st.shape[1]
+    total = np.zeros(m)
+    for size, group, value, count in release._size_blocks:
+        weights = c[group] if count is None else c[group] * count
+        total += np.bincount(value, weights=weights, minlength=m) / size
     return total
 
 
 def anatomy_count_estimate(release: AnatomyRelease, condition_mask: np.ndarray, value: int) -> float:
     """Estimate of ``COUNT(*) WHERE condition AND SA = value``: sum_g c(g, cond) c(g, value) / |g|."""
     c = np.bincount(release.group_of_record[np.asarray(condition_mask, dtype=bool)], minlength=release.n_groups)
-    return float(np.sum((c * release.st[:, value]) / release.group_sizes))
+    st = release.st
+    column = np.zeros(release.n_groups, dtype=np.int64)  # ST[:, value], one group-length vector
+    hits = np.flatnonzero(st.indices == value)
+    column[np.searchsorted(st.indptr, hits, side="right") - 1] = st.data[hits]
+    return float(np.sum((c * column) / release.group_sizes))
 
 
 def count_query_error_anatomy(

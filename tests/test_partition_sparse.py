@@ -17,6 +17,7 @@ from scipy import sparse
 from scipy.sparse.csgraph import reverse_cuthill_mckee, shortest_path
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.partition import phases
 from ppdp_desktop.core.methods.partition.phases import balance, candidate_orders, distribute_rest, merge
 from ppdp_desktop.core.methods.partition.subtables import gamma_of, eps_of, partition_domain
 
@@ -257,11 +258,16 @@ def test_tiny_domains_same_plan(counts):
 
 
 @settings(max_examples=300, deadline=None)
-@given(count_vectors())
-def test_sparse_planner_gives_the_dense_plan(problem):
+@given(count_vectors(), st.booleans())
+def test_sparse_planner_gives_the_dense_plan(problem, implicit_graph):
     counts, rho1, rho2 = problem
     assume(0 < rho1 < rho2 < 1)
-    _check_same(counts, rho1, rho2)
+    limit = phases.GRAPH_LIMIT
+    phases.GRAPH_LIMIT = 0 if implicit_graph else limit  # B never built: SharedValues' searches
+    try:
+        _check_same(counts, rho1, rho2)
+    finally:
+        phases.GRAPH_LIMIT = limit
 
 
 @settings(max_examples=200, deadline=None)
@@ -297,11 +303,27 @@ def test_distribute_rest_matches_dense(problem, scale):
         np.testing.assert_array_equal(got.toarray(), _dense_distribute_rest(groups, rest))
 
 
-@settings(max_examples=100, deadline=None)
-@given(group_matrices(max_t=45))
-def test_candidate_orders_match_dense(problem):
+@settings(max_examples=300, deadline=None)
+@given(group_matrices(max_t=45), st.booleans())
+def test_candidate_orders_match_dense(problem, implicit_graph):
     groups, _ = problem
-    assert candidate_orders(sparse.csr_array(groups)) == _dense_candidate_orders(groups)
+    limit = phases.GRAPH_LIMIT
+    phases.GRAPH_LIMIT = 0 if implicit_graph else 10**12
+    try:
+        assert candidate_orders(sparse.csr_array(groups)) == _dense_candidate_orders(groups)
+    finally:
+        phases.GRAPH_LIMIT = limit
+
+
+@settings(max_examples=100, deadline=None)
+@given(group_matrices(max_t=45, max_m=30))
+def test_shared_values_degrees_and_scipy_rcm(problem):
+    """The searches without B give B's degrees and scipy's own RCM order (seeds, row order, ties)."""
+    groups, _ = problem
+    graph = phases.SharedValues(sparse.csr_array(groups))
+    b = _dense_adjacency(groups)
+    np.testing.assert_array_equal(graph.deg, np.diff(b.indptr))
+    assert graph.scipy_rcm() == reverse_cuthill_mckee(b, symmetric_mode=True).astype(int).tolist()
 
 
 @settings(max_examples=400, deadline=None)
@@ -316,8 +338,8 @@ def test_merge_matches_dense(problem, rho2, share):
     assert eps == ref_eps or (math.isinf(eps) and math.isinf(ref_eps))
 
 
-def test_long_runs_and_pruned_starts_match_dense():
-    """A few hundred groups (the DP's window grows and shrinks, starts outside it are pruned)."""
+def test_a_few_hundred_groups_match_dense():
+    """A few hundred groups, long runs in the optimum; B from A A^T and from the searches."""
     rng = np.random.default_rng(7)
     w = 1 / np.arange(1, 301) ** 1.1
     counts = np.bincount(np.concatenate([np.arange(300), rng.choice(300, size=20_000, p=w / w.sum())]))
@@ -326,6 +348,12 @@ def test_long_runs_and_pruned_starts_match_dense():
         assert p.groups.shape[0] > 40
         ref_orders = _dense_candidate_orders(p.groups.toarray())
         assert candidate_orders(p.groups) == ref_orders
+        limit = phases.GRAPH_LIMIT
+        phases.GRAPH_LIMIT = 0
+        try:
+            assert candidate_orders(p.groups) == ref_orders
+        finally:
+            phases.GRAPH_LIMIT = limit
         dense = p.groups.toarray()
         for order in ref_orders[:3]:
             assert merge(p.groups[order], p.sa_prime, rho2, p.a) == _dense_merge(dense[order], p.sa_prime, rho2, p.a)

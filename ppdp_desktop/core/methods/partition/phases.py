@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # scipy is imported when a plan is made, not when the window 
 
 # Try RCM from every start node when there are at most this many groups; else a few good starts.
 ALL_STARTS_LIMIT = 32
+# Build B = A A^T only while sum over values of (groups holding it)^2, a bound on its entries, is at most this.
+GRAPH_LIMIT = 2_000_000
 
 
 # --------------------------------------------------------------------------- phase 1: balancing
@@ -173,23 +175,44 @@ def candidate_orders(groups: np.ndarray | sparse.csr_array) -> list[list[int]]:
     For every start node ``s`` the component of ``s`` is ordered by Cuthill-McKee from ``s`` and put
     first or last among the other components (each from its min-degree node); all four of
     (first, last) x (CM, reversed CM) are tried. This reproduces MATLAB's symrcm order on Ex. 8.
+
+    ``B = A A^T`` is built only while it is small (:data:`GRAPH_LIMIT`); a value held by many groups
+    makes it dense (a value above rho1 is handed to every group), and then the same orders come from
+    breadth-first searches over groups -> values -> groups (:class:`SharedValues`), never from ``B``.
     """
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-    t = groups.shape[0]
+    g = as_groups(groups)
+    t = g.shape[0]
     if t == 0:
         return []
-    b = _adjacency(groups)
-    deg = np.diff(b.indptr)
-    orders: list[list[int]] = [reverse_cuthill_mckee(b, symmetric_mode=True).astype(int).tolist()]
-    comps = _components(b, deg)
+    occ = np.bincount(g.indices, minlength=g.shape[1])
+    if int(np.sum(occ.astype(np.int64) ** 2)) > GRAPH_LIMIT:
+        graph = SharedValues(g)
+        deg = graph.deg
+        orders = [graph.scipy_rcm()]
+        comps = graph.components()
+        pseudo_peripheral = graph.pseudo_peripheral
+        cm_component = graph.cm_component
+    else:
+        b = _adjacency(g)
+        deg = np.diff(b.indptr)
+        orders = [reverse_cuthill_mckee(b, symmetric_mode=True).astype(int).tolist()]
+        comps = _components(b, deg)
+
+        def pseudo_peripheral(comp: list[int]) -> int:
+            return _pseudo_peripheral(b, deg, comp)
+
+        def cm_component(start: int, seen: np.ndarray) -> list[int]:
+            return _cm_component(b, deg, start, seen)
+
     if t <= ALL_STARTS_LIMIT:
         starts = list(range(t))
     else:
-        starts = sorted({s for c in comps if len(c) > 1 for s in (c[0], _pseudo_peripheral(b, deg, c))})
+        starts = sorted({s for c in comps if len(c) > 1 for s in (c[0], pseudo_peripheral(c))})
     for s in starts:
         seen = np.zeros(t, dtype=bool)
-        own = _cm_component(b, deg, s, seen)
+        own = cm_component(s, seen)
         others = [node for c in comps for node in c if not seen[node]]
         for seq in (own + others, others + own):
             orders.append(seq)
@@ -199,6 +222,141 @@ def candidate_orders(groups: np.ndarray | sparse.csr_array) -> list[list[int]]:
     for o in orders:
         unique.setdefault(tuple(o), None)
     return [list(o) for o in unique]
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices ``starts[k] .. starts[k] + lengths[k] - 1`` of every k, concatenated."""
+    total = int(lengths.sum())
+    offsets = np.cumsum(lengths) - lengths
+    return np.repeat(starts - offsets, lengths) + np.arange(total)
+
+
+def _popcount(words: np.ndarray) -> np.ndarray:
+    """Set bits of each row of a uint64 array."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words).sum(axis=-1, dtype=np.int64)
+    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+    return table[words.view(np.uint8)].sum(axis=-1)
+
+
+class SharedValues:
+    """The graph ``B = A A^T`` (groups joined when they share a value) without building it.
+
+    A breadth-first level is expanded as groups -> their values -> the values' groups; a value is
+    expanded once per search (all its groups are reached then), so one search costs O(nnz) however
+    dense ``B`` is. Degrees are counted with bit sets (O(nnz t / 64), in slices of bounded memory).
+    The searches reproduce the orders of the functions above on ``B`` exactly: scipy's
+    ``reverse_cuthill_mckee`` (seeds by ``np.argsort`` of the int32 degrees, each node's new neighbours
+    in the order of its row of ``A @ A.T`` -- the reverse of their discovery, values ascending then
+    groups ascending -- then stably by degree), :func:`_cm_component` (new neighbours by degree, then
+    index) and the distances :func:`_pseudo_peripheral` takes from ``shortest_path``.
+    """
+
+    def __init__(self, groups: sparse.csr_array) -> None:
+        g = as_groups(groups)
+        self.t, m = g.shape
+        rows = np.repeat(np.arange(self.t), np.diff(g.indptr))
+        occ = np.bincount(g.indices, minlength=m)
+        shared = occ[g.indices] >= 2  # a value of one group joins nothing
+        rows, cols = rows[shared], g.indices[shared].astype(np.int64)
+        self.g_ptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self.t))])
+        self.g_val = cols  # per group, values ascending
+        by_value = np.lexsort((rows, cols))
+        self.v_grp = rows[by_value]  # per value, groups ascending
+        self.v_ptr = np.concatenate([[0], np.cumsum(np.where(occ >= 2, occ, 0))])
+        self.m = m
+        self.deg = self._degrees(rows, cols)
+
+    def _degrees(self, rows: np.ndarray, cols: np.ndarray, budget: int = 1 << 22) -> np.ndarray:
+        t = self.t
+        deg = np.zeros(t, dtype=np.int64)
+        if cols.size == 0:
+            return deg
+        values, vidx = np.unique(cols, return_inverse=True)
+        has = np.flatnonzero(np.diff(self.g_ptr) > 0)
+        words = (t + 63) // 64
+        step = max(1, min(words, budget // max(cols.size, values.size)))
+        bit = np.left_shift(np.uint64(1), (self.v_grp % 64).astype(np.uint64))
+        word = self.v_grp // 64
+        v_of = np.repeat(np.arange(values.size), np.diff(self.v_ptr)[values])  # value index of v_grp
+        count = np.zeros(has.size, dtype=np.int64)
+        for w0 in range(0, words, step):
+            w1 = min(words, w0 + step)
+            bits = np.zeros((values.size, w1 - w0), dtype=np.uint64)
+            inside = (word >= w0) & (word < w1)
+            np.bitwise_or.at(bits, (v_of[inside], word[inside] - w0), bit[inside])
+            union = np.bitwise_or.reduceat(bits[vidx], self.g_ptr[has], axis=0)
+            count += _popcount(union)
+        deg[has] = count - 1  # the group itself is in its union
+        return deg
+
+    def _level(self, level: np.ndarray, visited: np.ndarray, expanded: np.ndarray):
+        """New nodes reached from ``level`` (in order): (nodes, position of their source in the level,
+        rank of their discovery), each new node credited to the first node of the level that reaches it."""
+        src = np.repeat(np.arange(level.size), self.g_ptr[level + 1] - self.g_ptr[level])
+        vals = self.g_val[_ranges(self.g_ptr[level], self.g_ptr[level + 1] - self.g_ptr[level])]
+        keep = ~expanded[vals]
+        src, vals = src[keep], vals[keep]
+        _, first = np.unique(vals, return_index=True)
+        first.sort()
+        src, vals = src[first], vals[first]
+        expanded[vals] = True
+        lengths = self.v_ptr[vals + 1] - self.v_ptr[vals]
+        src = np.repeat(src, lengths)
+        cand = self.v_grp[_ranges(self.v_ptr[vals], lengths)]
+        keep = ~visited[cand]
+        src, cand = src[keep], cand[keep]
+        _, first = np.unique(cand, return_index=True)
+        first.sort()
+        new = cand[first]
+        visited[new] = True
+        return new, src[first], first
+
+    def _search(self, start: int, visited: np.ndarray, expanded: np.ndarray, scipy_order: bool) -> list[np.ndarray]:
+        """Levels of a Cuthill-McKee search from ``start``."""
+        visited[start] = True
+        levels = [np.array([start], dtype=np.int64)]
+        while True:
+            new, src, rank = self._level(levels[-1], visited, expanded)
+            if new.size == 0:
+                return levels
+            tie = -rank if scipy_order else new
+            levels.append(new[np.lexsort((tie, self.deg[new], src))])
+
+    def scipy_rcm(self) -> list[int]:
+        visited = np.zeros(self.t, dtype=bool)
+        expanded = np.zeros(self.m, dtype=bool)
+        out: list[np.ndarray] = []
+        for seed in np.argsort(self.deg.astype(np.int32)).tolist():
+            if not visited[seed]:
+                out.extend(self._search(seed, visited, expanded, True))
+        return np.concatenate(out)[::-1].astype(int).tolist()
+
+    def cm_component(self, start: int, seen: np.ndarray) -> list[int]:
+        """Like :func:`_cm_component` with a fresh ``seen``."""
+        return np.concatenate(self._search(start, seen, np.zeros(self.m, dtype=bool), False)).tolist()
+
+    def components(self) -> list[list[int]]:
+        seen = np.zeros(self.t, dtype=bool)
+        expanded = np.zeros(self.m, dtype=bool)
+        comps = []
+        for node in np.lexsort((np.arange(self.t), self.deg)).tolist():
+            if not seen[node]:
+                comps.append(np.concatenate(self._search(node, seen, expanded, False)).tolist())
+        return comps
+
+    def pseudo_peripheral(self, comp: list[int]) -> int:
+        deg = self.deg
+        node = min(comp, key=lambda x: (deg[x], x))
+        ecc = -1
+        while True:
+            levels = self._search(node, np.zeros(self.t, dtype=bool), np.zeros(self.m, dtype=bool), False)
+            far = len(levels) - 1
+            if far <= ecc:
+                return node
+            ecc = far
+            cands = levels[-1]
+            node = int(cands[np.lexsort((cands, deg[cands]))][0])
 
 
 # --------------------------------------------------------------------------- phase 3: merging
@@ -219,67 +377,62 @@ def merge(ordered: np.ndarray | sparse.csr_array, sa_prime: np.ndarray, rho2: fl
           a: float) -> tuple[float, list[int]]:
     """DP over the ordered groups: (eps(Part), cut points [0, .., t]) minimizing eps(Part).
 
-    ``best[j] = min_i best[i] + cost(run i..j-1)``, the first ``i`` on ties. For one end ``j`` the runs'
-    sizes come from prefix sums, their numbers of values from each value's last group before ``j``
-    (a histogram over groups, summed from the right), their largest SA' count as a running maximum
-    from the right of the per-entry counts ``Q_v(j) - Q_v(g)``. That maximum is exact only on a window
-    of starts ``[lo, j)``; for starts before ``lo`` it is at least the one at ``lo``, which bounds their
-    cost from below: the window grows until no start outside it can reach the window's best.
+    ``best[j] = min_i best[i] + cost(run i..j-1)``, the first ``i`` on ties. The statistics of the runs
+    ending at ``j`` are kept for every start ``i`` as ``j`` grows: sizes from prefix sums; numbers of
+    values from a histogram of each value's last group before ``j``, summed from the right; the largest
+    SA' count ``M(i, j) = max_v Q_v(j) - Q_v(i)`` (``Q_v(i)``: records of ``v`` in groups before ``i``)
+    is non-increasing in ``i``, and group ``j - 1`` raises it only for the starts where it is below
+    ``Q_v(j)`` for one of its values ``v`` -- a suffix of the starts, found by bisection. Work: O(t^2)
+    for the costs plus the raised entries, never t x m.
     """
     g = as_groups(ordered)
     t, m = g.shape
     if t == 0:
         return 0.0, [0]
     indptr, val, cnt = g.indptr.astype(np.int64), g.indices.astype(np.int64), g.data
-    sizes = np.diff(np.concatenate([[0], np.cumsum(cnt)])[indptr])
-    prefix = np.concatenate([[0], np.cumsum(sizes)])
+    prefix = np.concatenate([[0], np.cumsum(cnt)])[indptr]  # records in groups before i
     n = int(prefix[-1])
     grp = np.repeat(np.arange(t), np.diff(indptr))
-    # per entry: the value's records in earlier groups (pre) and the value's previous group (prev)
-    by_value = np.lexsort((grp, val))
-    v_s, c_s = val[by_value], cnt[by_value]
+    by_value = np.lexsort((grp, val))  # entries by (value, group)
+    v_s, c_s, g_s = val[by_value], cnt[by_value], grp[by_value]
     first = np.ones(v_s.size, dtype=bool)
     first[1:] = v_s[1:] != v_s[:-1]
     before = np.cumsum(c_s) - c_s
-    pre = np.empty_like(before)
-    pre[by_value] = before - np.maximum.accumulate(np.where(first, before, 0))
-    prev = np.empty_like(grp)
-    prev_s = np.empty_like(grp)
-    prev_s[0] = -1
-    prev_s[1:] = grp[by_value][:-1]
+    q_at = before - np.maximum.accumulate(np.where(first, before, 0))  # Q_v(g) of each entry (v, g)
+    key = v_s * (t + 1) + g_s  # sorted: finds the first group >= i holding v
+    prev_s = np.concatenate([[-1], g_s[:-1]])
+    prev = np.empty_like(grp)  # the value's previous group, -1 if none
     prev[by_value] = np.where(first, -1, prev_s)
+    q_after = np.empty_like(before)  # Q_v(g + 1) of each entry, in group order
+    q_after[by_value] = q_at + c_s
     protected = np.asarray(sa_prime, dtype=bool)[val]
 
-    q = np.zeros(m, dtype=np.int64)  # Q_v(j): records of v in groups before j
-    last = np.zeros(t, dtype=np.int64)  # how many values have their last group before j at each group
+    neg_top = np.zeros(t, dtype=np.int64)  # -M(i, j): non-decreasing in i
+    last = np.zeros(t, dtype=np.int64)  # values whose last group before j is i
     best = np.full(t + 1, np.inf)
     best[0] = 0.0
     back = np.zeros(t + 1, dtype=np.int64)
-    window = 1
     for j in range(1, t + 1):
-        lo_e, hi_e = indptr[j - 1], indptr[j]
-        q[val[lo_e:hi_e]] += cnt[lo_e:hi_e]
-        p = prev[lo_e:hi_e]
+        lo, hi = indptr[j - 1], indptr[j]
+        p = prev[lo:hi]
         np.subtract.at(last, p[p >= 0], 1)
-        last[j - 1] = hi_e - lo_e
-        distinct = np.cumsum(last[j - 1::-1])[::-1]  # D(i, j) for i < j
-        size = prefix[j] - prefix[:j]
-        lo = max(0, j - window)
-        while True:
-            e0 = indptr[lo]
-            counts_e = np.where(protected[e0:hi_e], q[val[e0:hi_e]] - pre[e0:hi_e], 0)
-            top = np.maximum.accumulate(np.maximum.reduceat(counts_e, indptr[lo:j] - e0)[::-1])[::-1]
-            total = best[lo:j] + _cost(size[lo:], top, distinct[lo:], n, rho2, a)
-            k = int(np.argmin(total))
-            if lo == 0:
-                break
-            bound = best[:lo] + _cost(size[:lo], np.full(lo, top[0]), distinct[:lo], n, rho2, a)
-            reach = np.flatnonzero(bound <= total[k])
-            if reach.size == 0:
-                break
-            lo = min(int(reach[-1]), max(0, j - 2 * (j - lo)))
-        best[j], back[j] = total[k], lo + k
-        window = max(1, (j - lo))
+        last[j - 1] = hi - lo
+        sel = np.flatnonzero(protected[lo:hi]) + lo
+        if sel.size:
+            q_new = q_after[sel]
+            start = np.searchsorted(neg_top[:j], -q_new, side="right")  # first i with M(i, j-1) < Q_v(j)
+            raise_ = start < j
+            if raise_.any():
+                sel, q_new, start = sel[raise_], q_new[raise_], start[raise_]
+                span = j - start
+                which = np.repeat(np.arange(sel.size), span)
+                i_all = _ranges(start, span)
+                at = np.searchsorted(key, val[sel][which] * (t + 1) + i_all)
+                np.minimum.at(neg_top, i_all, q_at[at] - q_new[which])
+        distinct = np.cumsum(last[j - 1::-1])[::-1]
+        total = best[:j] + _cost(prefix[j] - prefix[:j], -neg_top[:j], distinct, n, rho2, a)
+        k = int(np.argmin(total))
+        best[j], back[j] = total[k], k
     cuts = [t]
     while cuts[-1] > 0 and np.isfinite(best[t]):
         cuts.append(int(back[cuts[-1]]))

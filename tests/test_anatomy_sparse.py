@@ -238,13 +238,20 @@ def test_all_records_condition_returns_the_true_counts_exactly(column, l, seed):
     assert np.array_equal(anatomy_count_estimates(release, np.ones(len(codes), bool)), truth)
 
 
-def test_dividing_st_by_the_group_sizes_stays_dense():
-    """rr.evaluation.anatomy_tensor computes ``st / group_sizes[:, None]`` and multiplies it densely."""
-    codes = np.array([0, 0, 0, 1, 1, 1, 2, 3, 3])
+def test_rr_anatomy_tensor_equals_the_dense_product():
+    """rr's Anatomy estimate of the QI x S table keeps ST sparse and equals the dense computation."""
+    from ppdp_desktop.core.methods.rr.evaluation import anatomy_tensor
+
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 4, size=60)
+    qi = [rng.integers(0, 3, size=60), rng.integers(0, 2, size=60)]
+    tensor = anatomy_tensor(qi, [3, 2], codes, 2, np.random.default_rng(1), [str(i) for i in range(4)])
     release = anatomize(codes, 2, np.random.default_rng(1))
-    share = release.st / release.group_sizes[:, None]
-    assert isinstance(share, np.ndarray)
-    assert np.array_equal(share, release.st.toarray() / release.group_sizes[:, None])
+    share = release.st.toarray() / release.group_sizes[:, None]
+    alpha = qi[0] * 2 + qi[1]
+    groups = np.zeros((release.n_groups, 6))
+    np.add.at(groups, (release.group_of_record, alpha), 1.0)
+    assert np.allclose(tensor, (groups.T @ share).reshape(3, 2, 4))
 
 
 # ---------------------------------------------------------------------------------------------

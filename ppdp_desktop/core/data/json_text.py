@@ -3,7 +3,7 @@
 ``json.dumps(indent=2)`` puts every element of a list on its own line: a 70,000-value domain's values,
 retentions and pairs became hundreds of thousands of lines and most of a 390 MB ``release.json``. Here an
 object is indented as usual, a list of scalars is written on one line, and a list of small flat objects (the
-per-value pairs, the sub-tables) one object per line — a person can still read the file, and it is as small as
+per-value pairs, the sub-tables) one object per line, or all on one line when there are thousands — a person can still read the file, and it is as small as
 compact JSON give or take the line breaks. ``json.loads`` reads it like any JSON.
 """
 from __future__ import annotations
@@ -12,6 +12,8 @@ import json
 from typing import Any
 
 _SCALARS = (str, int, float, bool, type(None))
+#: a list of more flat objects than this is written on one line (a line each would cost a second per 100,000)
+LONG = 1000
 
 
 def _flat(value: Any) -> bool:
@@ -22,8 +24,11 @@ def _flat(value: Any) -> bool:
     return items is not None and all(isinstance(v, _SCALARS) for v in items)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))  # one, reused: fast
+
+
 def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    return _ENCODER.encode(value)
 
 
 def dumps_readable(value: Any, indent: int = 2) -> str:
@@ -41,6 +46,8 @@ def _write(value: Any, indent: int, level: int) -> str:
     if isinstance(value, (list, tuple)):
         value = list(value)
         if not value or all(isinstance(v, _SCALARS) for v in value):
+            return _compact(value)
+        if len(value) > LONG and all(_flat(v) for v in value):  # thousands of pairs: one line, one encoder call
             return _compact(value)
         parts = [inner + (_compact(v) if _flat(v) else _write(v, indent, level + 1)) for v in value]
         return "[\n" + ",\n".join(parts) + "\n" + pad + "]"

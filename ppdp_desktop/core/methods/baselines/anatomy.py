@@ -33,16 +33,7 @@ from ppdp_desktop.core.evaluation.workload import SELECTIVITIES, WorkloadResult,
 
 
 class SensitiveTable(sparse.csr_array):
-    """ST as a sparse groups x m count matrix (CSR, one stored entry per record).
-
-    Dividing it by a dense array gives the dense quotient, as a dense ST did: ``rr.evaluation``'s
-    ``anatomy_tensor`` computes ``st / group_sizes[:, None]`` on its small domains.
-    """
-
-    def __truediv__(self, other):
-        if isinstance(other, np.ndarray) and other.ndim == 2:
-            return self.toarray() / other
-        return super().__truediv__(other)
+    """ST as a sparse groups x m count matrix (CSR, one stored entry per record)."""
 
 
 @dataclass(frozen=True)

@@ -151,15 +151,18 @@ class PartitionPlan:
             for s, n in enumerate(np.add.reduceat(self._entry_counts(), blocks.starts).astype(np.int64))
         ]
         return {
-            "parameters": {"rho1": self.rho1, "rho2": self.rho2, "eps_part": float(self.partition.eps_part),
-                           "eps_unpartitioned": float(self.partition.eps_unpartitioned)},
+            "parameters": self._parameters_json(),
             "sensitive": [{"attribute": self.attribute, "values": values, "subtable_column": self.subtable_column,
                            "matrix_form": MATRIX_FORM, "matrix_formula": SUBTABLE_FORMULA,
                            "subtables": subtables, "guarantee": self.verify()}],
         }
 
+    def _parameters_json(self) -> dict[str, Any]:
+        return {"rho1": self.rho1, "rho2": self.rho2, "eps_part": float(self.partition.eps_part),
+                "eps_unpartitioned": float(self.partition.eps_unpartitioned)}
+
     def key_json(self) -> dict[str, Any]:
-        return {"parameters": self.release_json()["parameters"]}
+        return {"parameters": self._parameters_json()}  # not release_json(): that re-verifies every sub-table
 
     def describe(self) -> list[str]:
         sizes = self.blocks.sizes

@@ -91,9 +91,12 @@ class PerturbationPlan:
         released = perturb_codes(codes, self.retention, rng)
         return Applied({self.attribute: self.domain.categorical(released)}, codes={self.attribute: (codes, released)})
 
+    def _parameters_json(self) -> dict[str, Any]:
+        return {k: (float(v) if isinstance(v, (np.floating, float)) else v) for k, v in self.parameters.items()}
+
     def release_json(self) -> dict[str, Any]:
         return {
-            "parameters": {k: (float(v) if isinstance(v, (np.floating, float)) else v) for k, v in self.parameters.items()},
+            "parameters": self._parameters_json(),
             "sensitive": [
                 {
                     "attribute": self.attribute,
@@ -107,7 +110,7 @@ class PerturbationPlan:
         }
 
     def key_json(self) -> dict[str, Any]:
-        return {"parameters": self.release_json()["parameters"]}
+        return {"parameters": self._parameters_json()}  # not release_json(): that re-verifies the whole plan
 
     def describe(self) -> list[str]:
         return [

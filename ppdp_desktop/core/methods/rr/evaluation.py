@@ -101,8 +101,8 @@ def anatomy_tensor(qi_codes: list[np.ndarray], dims: list[int], s_codes: np.ndar
     alpha = np.ravel_multi_index(qi_codes, dims)
     groups = sparse.coo_matrix((np.ones(len(alpha)), (release.group_of_record, alpha)),
                                shape=(release.n_groups, cells)).tocsr()
-    share = release.st / release.group_sizes[:, None]
-    return np.asarray(groups.T @ share).reshape(*dims, release.st.shape[1])
+    share = sparse.csr_array(release.st.multiply(1.0 / release.group_sizes[:, None]))  # sparse: one entry a record
+    return np.asarray((groups.T @ share).toarray()).reshape(*dims, release.st.shape[1])
 
 
 def mondrian_tensor(qi_codes: list[np.ndarray], dims: list[int], s_codes: np.ndarray, m: int, l: int) -> np.ndarray:

@@ -49,7 +49,8 @@ def test_every_format_reads_back_identical_and_verifies(result, tmp_path, fmt):
 def test_package_contents_readme_report_and_flipped_byte(result, tmp_path):
     folder = write_release(result, tmp_path / "r", key_path=tmp_path / "r.ppdpkey", passphrase=PASSPHRASE)
     names = sorted(p.name for p in folder.iterdir())
-    assert names == ["README.txt", "SHA256SUMS", "release.csv", "release.json", "report.html", "report.pdf"]
+    assert names == ["README.txt", "SHA256SUMS", "release.csv", "release.json", "report-values.csv", "report.html",
+                     "report.pdf"]
     readme = (folder / "README.txt").read_text()
     assert "ppdp estimate" in readme and "epsilon" in readme and "diagnosis" in readme
     assert (folder / "report.pdf").read_bytes().startswith(b"%PDF")

@@ -12,8 +12,9 @@ CHECKSUMS_FILE = "SHA256SUMS"
 UNLISTED = frozenset({CHECKSUMS_FILE, "SIGNATURE"})
 
 
-#: the report files of a package: they describe the release, so its fingerprint leaves them out
-REPORT_FILES = ("report.html", "report.pdf")
+#: the report files of a package (its CSV appendix, the full per-value table, included): they describe the
+#: release, so its fingerprint leaves them out
+REPORT_FILES = ("report.html", "report.pdf", "report-values.csv")
 
 
 def file_digests(folder: Path, names: list[str]) -> dict[str, str]:

@@ -5,9 +5,16 @@ released files themselves (with their 95 % intervals, as ``ppdp estimate`` compu
 and the public re-identification figures; nothing computed from the original records. The custodian's
 report, with the original counts, utility and figures, is written outside the package beside the key
 (or beside the release when there is no key) as ``NAME.custodian-report.html``.
+
+Each report's per-value table also goes, whole, into a CSV appendix (the report itself shows only the most
+frequent and most protected values of a large domain): ``report-values.csv`` inside the package (estimated
+counts only, listed in ``SHA256SUMS`` like every file), ``NAME.custodian-report-values.csv`` beside the
+custodian's report (with the original counts). Both are written whatever the domain's size, so the package
+holds the same files for every data set.
 """
 from __future__ import annotations
 
+import codecs
 import copy
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -20,6 +27,8 @@ from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, subrange
 
 CUSTODIAN_SUFFIX = ".custodian-report.html"
+CUSTODIAN_VALUES_SUFFIX = ".custodian-report-values.csv"
+VALUES_FILE = "report-values.csv"  # the package report's full per-value table
 MARK = "PPDP Desktop"  # every report we write names the app: the mark by which we may replace one
 
 
@@ -30,18 +39,46 @@ def custodian_report_path(out: Path, key: Path | None) -> Path:
     return base.with_name(stem + CUSTODIAN_SUFFIX)
 
 
+def custodian_values_path(report: Path) -> Path:
+    """``rel.custodian-report-values.csv``, the CSV appendix beside the custodian's report ``report``."""
+    name = report.name[: -len(CUSTODIAN_SUFFIX)] if report.name.endswith(CUSTODIAN_SUFFIX) else report.stem
+    return report.with_name(name + CUSTODIAN_VALUES_SUFFIX)
+
+
 def check_custodian_report(path: Path, overwrite: bool) -> None:
-    """Refuse to replace a file that is not a report of ours, or any file without ``overwrite``."""
-    if not path.exists():
-        return
-    if not overwrite:
-        raise ReleaseError(f"{path} already exists; choose another --out/--key (or pass --overwrite).")
+    """Refuse to replace a file that is not a report of ours, or any file without ``overwrite``: the custodian's
+    report ``path`` and its CSV appendix beside it, under the same rules."""
+    for target, ours in ((path, _names_the_app), (custodian_values_path(path), _is_values_csv)):
+        if not target.exists():
+            continue
+        if not overwrite:
+            raise ReleaseError(f"{target} already exists; choose another --out/--key (or pass --overwrite).")
+        if not target.is_file() or not ours(target):
+            raise ReleaseError(f"{target} exists and is not a report written by PPDP Desktop; move it away first.")
+
+
+def _head(path: Path) -> bytes:
     try:
-        ours = MARK.encode() in path.read_bytes()[:4096]
+        with open(path, "rb") as handle:
+            return handle.read(4096)
     except OSError:
-        ours = False
-    if not path.is_file() or not ours:
-        raise ReleaseError(f"{path} exists and is not a report written by PPDP Desktop; move it away first.")
+        return b""
+
+
+def _names_the_app(path: Path) -> bool:
+    return MARK.encode() in _head(path)
+
+
+def _is_values_csv(path: Path) -> bool:
+    """Whether ``path`` starts as our CSV appendix does: the byte-order mark, then a header of its columns."""
+    from ppdp_desktop.core.report.values import CSV_COLUMNS
+
+    head = _head(path)
+    if not head.startswith(codecs.BOM_UTF8):
+        return False
+    header = head[len(codecs.BOM_UTF8):].split(b"\n", 1)[0].decode("utf-8", "replace")
+    cells = [cell.strip('"') for cell in header.split(",")]
+    return "Value" in cells and set(cells) <= set(CSV_COLUMNS)
 
 
 def release_estimates(release: LoadedRelease, attribute: str) -> dict[str, Any] | None:
@@ -83,9 +120,10 @@ def context_of(result: Anonymization, fingerprint: str = ""):
 def write_package_report(result: Anonymization, reports: list | None, folder: Path, release: LoadedRelease,
                          progress: Progress, cancel: CancelToken, fingerprint: str = "",
                          model_target: str | None = None) -> list:
-    """Write ``report.html`` and ``report.pdf`` (release-only) into ``folder``; return the custodian's reports."""
+    """Write ``report.html``, ``report.pdf`` (release-only) and, where the report has a per-value table, its
+    CSV appendix ``report-values.csv`` into ``folder``; return the custodian's reports."""
     from ppdp_desktop.core.report.build import build_report, release_only
-    from ppdp_desktop.core.report.files import write_html, write_pdf
+    from ppdp_desktop.core.report.files import write_html, write_pdf, write_values_csv
 
     method = get_method(result.plan.method)
     full = reports if reports is not None else [build_report(result, subrange(progress, 0.0, 0.4), cancel,
@@ -100,6 +138,8 @@ def write_package_report(result: Anonymization, reports: list | None, folder: Pa
         public.lines = [*public.lines, f"Signed by the custodian's key with fingerprint {signer} (ppdp verify --signer)."]
     cancel.check()
     context = context_of(result, fingerprint)
+    context.values_file = f"{VALUES_FILE} (in the release package)"
+    write_values_csv([public], folder / VALUES_FILE)
     write_html([public], context, folder / "report.html", subrange(progress, 0.5, 0.7))
     cancel.check()
     write_pdf([public], context, folder / "report.pdf", subrange(progress, 0.7, 1.0))
@@ -107,7 +147,21 @@ def write_package_report(result: Anonymization, reports: list | None, folder: Pa
 
 
 def write_custodian_report(result: Anonymization, reports: list, path: Path, fingerprint: str = "") -> None:
-    """The full report (original figures included) as one HTML file outside the package."""
-    from ppdp_desktop.core.report.files import write_html
+    """The full report (original figures included) as one HTML file outside the package, and beside it the
+    full per-value table with the original counts (``NAME.custodian-report-values.csv``). An appendix left by
+    an earlier export goes when this report has no per-value table (:func:`check_custodian_report` has made
+    sure it may be replaced)."""
+    from ppdp_desktop.core.report.files import write_html, write_values_csv
 
-    write_html(reports, context_of(result, fingerprint), path)
+    values = custodian_values_path(path)
+    context = context_of(result, fingerprint)
+    context.values_file = f"{values.name} (beside this report)"
+    written = write_values_csv(reports, values)
+    if not written and _is_values_csv(values):
+        values.unlink()
+    try:
+        write_html(reports, context, path)
+    except BaseException:
+        if written:  # both or neither
+            values.unlink(missing_ok=True)
+        raise

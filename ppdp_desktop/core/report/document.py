@@ -21,6 +21,7 @@ from ppdp_desktop import __version__
 from ppdp_desktop.core.progress import Progress, no_progress
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
 from ppdp_desktop.core.report.changes import ColumnChange, changes_from_roles, column_changes
+from ppdp_desktop.core.report.values import has_value_table, value_columns
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.outcome import Anonymization
@@ -52,6 +53,8 @@ class ReportContext:
     app_version: str = f"PPDP Desktop {__version__}"
     changes: list[ColumnChange] = field(default_factory=list)  # what the release did to each column
     fingerprint: str = ""  # the release's fingerprint (its files' checksums), printed on every page
+    #: the CSV file with the full per-value table, named where the report's table is shortened ("" if none)
+    values_file: str = ""
 
     def __post_init__(self) -> None:
         if not self.changes:
@@ -119,33 +122,19 @@ def fmt(x: object, digits: int = 4) -> str:
 VALUE_HEADER = ("Value", "Records", "Estimated", "95 % interval", "Kept (p)", "rho1", "rho2", "Max posterior", "Status")
 
 
-def value_rows(r: MethodReport) -> list[list[str]]:
-    """The per-value table: counts, reconstruction, retention and the verified guarantee."""
-    if r.original is None and r.reconstructed is None:
+def value_rows(r: MethodReport, indices: np.ndarray | None = None) -> list[list[str]]:
+    """The per-value table's rows as text: counts, reconstruction, retention and the verified guarantee, for
+    ``indices`` into ``r.values`` in that order (every value by default). The numbers come from
+    :func:`~ppdp_desktop.core.report.values.value_columns`, the same arrays the CSV appendix is written from."""
+    if not has_value_table(r):
         return []
-    pairs = r.guarantee.get("pairs") or []
-    rho1 = [p.get("rho1") for p in pairs] if len(pairs) == len(r.values) else [None] * len(r.values)
-    breaches = set(r.downward_breaches)
+    c = value_columns(r)
     rows = []
-    for i, value in enumerate(r.values):
-        rho2 = None if r.rho2 is None or np.isnan(r.rho2[i]) else float(r.rho2[i])
-        post = None if r.max_posterior is None else float(r.max_posterior[i])
-        if rho2 is None:
-            status = "no privacy concern"
-        elif post is None:  # the report inside a release: the bound was verified on the whole when written
-            status = "protected (verified)" if r.guarantee.get("verified") else "not verified"
-        elif post <= rho2 + 1e-9:
-            status = "protected (verified)"
-        else:
-            status = "NOT within bound"
-        if value in breaches:
-            status += "; downward breach"
-        band = "-" if r.band_low is None else f"{fmt(r.band_low[i], 1)} to {fmt(r.band_high[i], 1)}"
-        rows.append([
-            value, "-" if r.original is None else fmt(int(r.original[i])),
-            fmt(None if r.reconstructed is None else float(r.reconstructed[i]), 1), band,
-            fmt(None if r.retention is None else float(r.retention[i])), fmt(rho1[i]), fmt(rho2), fmt(post), status,
-        ])
+    for i in range(len(r.values)) if indices is None else indices:
+        band = "-" if r.band_low is None else f"{fmt(c['95 % interval low'][i], 1)} to {fmt(c['95 % interval high'][i], 1)}"
+        records = "-" if r.original is None or not np.isfinite(c["Records"][i]) else fmt(int(c["Records"][i]))
+        rows.append([str(c["Value"][i]), records, fmt(c["Estimated"][i], 1), band,
+                     *(fmt(c[name][i]) for name in ("Kept (p)", "rho1", "rho2", "Max posterior")), str(c["Status"][i])])
     return rows
 
 

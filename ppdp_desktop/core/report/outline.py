@@ -13,6 +13,7 @@ from ppdp_desktop.core.report.document import (
     VALUE_HEADER, ReportContext, caption, comparison_table, guarantee_headline, utility_rows, value_rows,
 )
 from ppdp_desktop.core.report.summary import first_page
+from ppdp_desktop.core.report.values import hidden_sentence, shown_values
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def build_outline(reports: list[MethodReport], context: ReportContext) -> list[B
         blocks += [Heading("Comparison of the methods"), Paragraph(MEANINGS["comparison"], "meaning"),
                    Table(tuple(header), tuple(map(tuple, body)))]
     for r in reports:
-        blocks += method_blocks(r)
+        blocks += method_blocks(r, context.values_file)
     blocks += [Heading("Data", 1), Paragraph(MEANINGS["data"], "meaning"),
                Table(("Column", "Role", "In the release"),
                      tuple((c.name, c.role, c.sentence().split(": ", 1)[1]) for c in context.changes),
@@ -101,8 +102,9 @@ def build_outline(reports: list[MethodReport], context: ReportContext) -> list[B
     return blocks
 
 
-def method_blocks(r: MethodReport) -> list[Block]:
-    """The technical sections of one method's report."""
+def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
+    """The technical sections of one method's report (``values_file``: the CSV appendix with its full
+    per-value table, named where that table is shortened)."""
     out: list[Block] = [Heading(f"Details: {r.title} ({r.method})", 1)]
     out += [Heading("Privacy guarantee"), Paragraph(MEANINGS["guarantee"], "meaning"),
             Paragraph(guarantee_headline(r), "ok" if r.has_guarantee and r.guarantee.get("verified") else "danger"),
@@ -118,10 +120,7 @@ def method_blocks(r: MethodReport) -> list[Block]:
             Paragraph(verdict[0], r.risk_level)]
     if len(verdict) > 1:
         out.append(Bullets(tuple(verdict[1:])))
-    rows = value_rows(r)
-    if rows:
-        out += [Heading("Estimated counts per value"), Paragraph(MEANINGS["values"], "meaning"),
-                Table(VALUE_HEADER, tuple(map(tuple, rows)), widths=(2.2, 1.1, 1.1, 1.6, 0.9, 0.8, 0.8, 1.0, 1.8))]
+    out += value_blocks(r, values_file)
     analysis = getattr(r, "analysis", None)
     if analysis is not None:
         out += [Heading("Does my analysis survive?"), Paragraph(MEANINGS["analysis"], "meaning"),
@@ -138,4 +137,24 @@ def method_blocks(r: MethodReport) -> list[Block]:
         out += [Heading("Figures"), Paragraph(MEANINGS["figures"], "meaning")]
         out += [Image(name, r, caption(name, r)) for name in r.figures]
     out += [Heading("Method and parameters"), Paragraph(MEANINGS["method"], "meaning"), Bullets(tuple(r.lines))]
+    return out
+
+
+VALUE_WIDTHS = (2.2, 1.1, 1.1, 1.6, 0.9, 0.8, 0.8, 1.0, 1.8)
+
+
+def value_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
+    """The per-value table: every value of a small domain; of a large one the most frequent and the most
+    protected values, each group under its own heading, and a line saying how many are left out and where the
+    full table is (``values_file``). Only the rows shown are formatted and laid out."""
+    shown = shown_values(r)
+    if not shown.groups:
+        return []
+    out: list[Block] = [Heading("Estimated counts per value"), Paragraph(MEANINGS["values"], "meaning")]
+    for group in shown.groups:
+        if group.title:
+            out.append(Heading(group.title, 3))
+        out.append(Table(VALUE_HEADER, tuple(map(tuple, value_rows(r, group.indices))), widths=VALUE_WIDTHS))
+    if shown.hidden:
+        out.append(Paragraph(hidden_sentence(shown, values_file)))
     return out

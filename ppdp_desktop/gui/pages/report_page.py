@@ -27,6 +27,7 @@ from PySide6.QtCore import Qt
 
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
 from ppdp_desktop.core.report.summary import FirstPage
+from ppdp_desktop.core.report.values import shown_values
 from ppdp_desktop.gui import figure_images
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
@@ -94,6 +95,50 @@ def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
             table.setItem(r, c, item)
     table.resizeColumnsToContents()
     table.resizeRowsToContents()
+
+
+def _value_row(report: MethodReport, i: int, n: float) -> list[str]:
+    """Value ``i`` of ``report`` as the cells of :data:`VALUE_COLUMNS` (``n``: the records, for the share)."""
+    return [
+        report.values[i],
+        format_number(int(report.original[i])),
+        f"{report.original[i] / n:.2%}",
+        format_number(None if report.reconstructed is None else float(report.reconstructed[i]), 1),
+        _cell(report.retention, i),  # partition has a retention per sub-table, not per value
+        _cell(report.max_posterior, i),
+        _cell(report.rho2, i),
+    ]
+
+
+def _value_table_rows(report: MethodReport) -> tuple[list[list[str]], list[tuple[int, str]]]:
+    """The per-value table's rows, and the rows that hold one sentence across the table. A large domain
+    (thousands of diagnosis codes) gets the report's shortened table: its most frequent and most protected
+    values, each group under a title row, and a last row saying how many values are left out."""
+    shown = shown_values(report)
+    n = max(float(report.original.sum()), 1.0)
+    rows: list[list[str]] = []
+    notes: list[tuple[int, str]] = []
+    for group in shown.groups:
+        if group.title:
+            notes.append((len(rows), group.title))
+            rows.append([""] * len(VALUE_COLUMNS))
+        rows += [_value_row(report, i, n) for i in group.indices]
+    if shown.hidden:
+        notes.append((len(rows), f"{shown.hidden:,} of the {shown.total:,} values are not shown here; exporting the "
+                                 "release writes the full table, one row per value, to a CSV file beside your report."))
+        rows.append([""] * len(VALUE_COLUMNS))
+    return rows, notes
+
+
+def _note_row(table: QTableWidget, row: int, text: str) -> None:
+    """Row ``row`` of ``table`` as one bold sentence across every column (a group's title, or what is left out)."""
+    table.setSpan(row, 0, 1, table.columnCount())
+    item = QTableWidgetItem(text)
+    font = item.font()
+    font.setBold(True)
+    item.setFont(font)
+    item.setToolTip(text)
+    table.setItem(row, 0, item)
 
 
 class FigureImage(QLabel):
@@ -295,6 +340,7 @@ class ReportPage(WizardPage):
         return "<p>" + "<br>".join([head, *lines[1:]]) + "</p>" + risk_html
 
     def _fill_values(self, report: MethodReport) -> None:
+        self.value_table.clearSpans()  # the title rows of the report shown before
         self.value_table.setVisible(report.original is not None or bool(report.choice_counts))
         if report.original is None:  # personalized: how records were published; dp: nothing per value
             self.value_table.setColumnCount(2)
@@ -303,19 +349,10 @@ class ReportPage(WizardPage):
             return
         self.value_table.setColumnCount(len(VALUE_COLUMNS))
         self.value_table.setHorizontalHeaderLabels(list(VALUE_COLUMNS))
-        n = max(report.original.sum(), 1.0)
-        rows = []
-        for i, value in enumerate(report.values):
-            rows.append([
-                value,
-                format_number(int(report.original[i])),
-                f"{report.original[i] / n:.2%}",
-                format_number(None if report.reconstructed is None else float(report.reconstructed[i]), 1),
-                _cell(report.retention, i),  # partition has a retention per sub-table, not per value
-                _cell(report.max_posterior, i),
-                _cell(report.rho2, i),
-            ])
+        rows, notes = _value_table_rows(report)
         _fill(self.value_table, rows)
+        for row, text in notes:
+            _note_row(self.value_table, row, text)
 
     def _fill_comparison(self, reports: list[MethodReport]) -> None:
         self.comparison_box.setVisible(len(reports) > 1)

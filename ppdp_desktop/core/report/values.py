@@ -1,0 +1,181 @@
+"""The report's per-value table: every value's counts, estimate, retention and verified bound.
+
+A sensitive column of diagnosis codes can hold 15,000-70,000 values; a table with a row for each would
+fill hundreds of PDF pages and take minutes to lay out. Above :data:`FULL_TABLE_LIMIT` values the report
+shows the :data:`SHOWN_FREQUENT` most frequent values and the :data:`SHOWN_PROTECTED` most protected
+others (:func:`shown_values`); the whole table goes into a CSV appendix (:func:`values_frame`). The numbers
+are computed once per column with numpy (:func:`value_columns`); :func:`~ppdp_desktop.core.report.document.value_rows`
+formats only the rows shown.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.evaluation.report_model import MethodReport
+
+#: a table with more values than this shows only the most frequent and the most protected ones (100 rows);
+#: up to here the whole table is at most half as long again as a shortened one, and worth having in full
+FULL_TABLE_LIMIT = 150
+SHOWN_FREQUENT = 50  # of a long table: the values held by most records ...
+SHOWN_PROTECTED = 50  # ... then the protected values most often replaced
+
+#: the CSV appendix's columns (the table's, with the interval split in two numbers); "Records" only where the
+#: report holds the original counts (the custodian's), "Method" only when the file holds several methods
+CSV_COLUMNS = ("Method", "Value", "Records", "Estimated", "95 % interval low", "95 % interval high", "Kept (p)",
+               "rho1", "rho2", "Max posterior", "Status")
+
+
+@dataclass(frozen=True)
+class ValueGroup:
+    """Rows of the table shown together: ``indices`` into ``report.values``, under ``title`` ("" for none)."""
+
+    title: str
+    indices: np.ndarray
+
+
+@dataclass(frozen=True)
+class ShownValues:
+    """Which values the report's table shows, in which groups, out of ``total``."""
+
+    groups: tuple[ValueGroup, ...]
+    total: int
+
+    @property
+    def hidden(self) -> int:
+        """How many values the table leaves out (they are in the CSV appendix)."""
+        return self.total - sum(len(g.indices) for g in self.groups)
+
+
+def has_value_table(r: MethodReport) -> bool:
+    """Whether the report has a per-value table (it needs original or estimated counts)."""
+    return bool(r.values) and (r.original is not None or r.reconstructed is not None)
+
+
+def _weight(r: MethodReport) -> np.ndarray:
+    """How common each value is: its original count, or in the report inside a release its estimated count."""
+    counts = r.original if r.original is not None else r.reconstructed
+    return np.nan_to_num(np.asarray(counts, dtype=float), nan=-np.inf)
+
+
+def _protection_order(r: MethodReport, candidates: np.ndarray, weight: np.ndarray, rho2: np.ndarray) -> np.ndarray:
+    """``candidates`` from the most protected: lowest retention first (ties: the rarer first); without a
+    retention per value, the max posterior closest to its bound first; without either, the rarest first."""
+    rarity = weight[candidates]
+    if r.retention is not None:
+        first = np.nan_to_num(np.asarray(r.retention, dtype=float)[candidates], nan=np.inf)
+    elif r.max_posterior is not None:
+        ratio = np.asarray(r.max_posterior, dtype=float)[candidates] / rho2[candidates]
+        first = -np.nan_to_num(ratio, nan=-np.inf)
+    else:
+        first = np.zeros(len(candidates))
+    return candidates[np.lexsort((candidates, rarity, first))]  # last key first; the domain order breaks ties
+
+
+def _protected_title(r: MethodReport, n: int) -> str:
+    if r.retention is not None:
+        return f"The {n} most protected values not listed above (the lowest chance of keeping their value first)"
+    if r.max_posterior is not None:
+        return f"The {n} most protected values not listed above (the belief closest to its bound first)"
+    return f"The {n} rarest protected values not listed above"
+
+
+def shown_values(r: MethodReport) -> ShownValues:
+    """The values the table shows: all of them up to :data:`FULL_TABLE_LIMIT` (in the domain's order), else
+    the :data:`SHOWN_FREQUENT` most frequent, then the :data:`SHOWN_PROTECTED` most protected of the values
+    with a privacy bound that are not already shown."""
+    if not has_value_table(r):
+        return ShownValues((), 0)
+    n = len(r.values)
+    if n <= FULL_TABLE_LIMIT:
+        return ShownValues((ValueGroup("", np.arange(n)),), n)
+    weight = _weight(r)
+    frequent = np.argsort(-weight, kind="stable")[:SHOWN_FREQUENT]
+    groups = [ValueGroup(f"The {len(frequent)} most frequent values", frequent)]
+    rho2 = bounds(r)[1]
+    candidates = np.flatnonzero(~np.isnan(rho2))
+    candidates = candidates[~np.isin(candidates, frequent)]
+    protected = _protection_order(r, candidates, weight, rho2)[:SHOWN_PROTECTED]
+    if len(protected):
+        groups.append(ValueGroup(_protected_title(r, len(protected)), protected))
+    return ShownValues(tuple(groups), n)
+
+
+def hidden_sentence(shown: ShownValues, values_file: str = "") -> str:
+    """The line closing a shortened table: how many values it leaves out and where the full table is (a report
+    written without its CSV appendix, as ``ppdp report`` writes one, names none)."""
+    where = f"; the full table, one row per value, is in the CSV file {values_file}" if values_file else ""
+    return f"{shown.hidden:,} of the {shown.total:,} values are not shown here{where}."
+
+
+def _one_pair(r: MethodReport, key: str) -> float:
+    """The guarantee's one bound for every value (perturbation partitioning states one pair), NaN if none."""
+    try:
+        return float(r.guarantee.get(key))
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def bounds(r: MethodReport) -> tuple[np.ndarray, np.ndarray]:
+    """rho1 and rho2 per value (NaN for a value without a privacy concern): the report's own ``rho2`` and the
+    guarantee's per-value pairs, or else the one pair the guarantee states for every value."""
+    n = len(r.values)
+    pairs = r.guarantee.get("pairs") or []
+    if len(pairs) == n:
+        rho1 = pd.to_numeric(pd.Series([p.get("rho1") for p in pairs], dtype=object), errors="coerce").to_numpy(float)
+    else:
+        rho1 = np.full(n, np.nan if r.rho2 is not None else _one_pair(r, "rho1"))
+    rho2 = np.asarray(r.rho2, dtype=float) if r.rho2 is not None else np.full(n, _one_pair(r, "rho2"))
+    return rho1, rho2
+
+
+def _optional(values: np.ndarray | None, n: int) -> np.ndarray:
+    return np.full(n, np.nan) if values is None else np.asarray(values, dtype=float)
+
+
+def _statuses(r: MethodReport, rho2: np.ndarray) -> np.ndarray:
+    """Each value's verdict, vectorized: no privacy concern, protected (verified), or not within its bound."""
+    status = np.full(len(r.values), "no privacy concern", dtype=object)
+    protected = ~np.isnan(rho2)
+    if r.max_posterior is None:  # the report inside a release: the bound was verified on the whole when written
+        status[protected] = "protected (verified)" if r.guarantee.get("verified") else "not verified"
+    else:
+        within = np.asarray(r.max_posterior, dtype=float) <= rho2 + 1e-9
+        status[protected & within] = "protected (verified)"
+        status[protected & ~within] = "NOT within bound"
+    if r.downward_breaches:
+        breach = pd.Index(r.values).isin(list(r.downward_breaches))
+        status[breach] = status[breach] + "; downward breach"
+    return status
+
+
+def value_columns(r: MethodReport) -> dict[str, np.ndarray]:
+    """The table's numbers for every value, as arrays in the domain order (NaN where a number does not apply)."""
+    n = len(r.values)
+    rho1, rho2 = bounds(r)
+    return {
+        "Value": np.asarray(r.values, dtype=object),
+        "Records": _optional(r.original, n),
+        "Estimated": _optional(r.reconstructed, n),
+        "95 % interval low": _optional(r.band_low, n),
+        "95 % interval high": _optional(r.band_high, n),
+        "Kept (p)": _optional(r.retention, n),
+        "rho1": rho1,
+        "rho2": rho2,
+        "Max posterior": _optional(r.max_posterior, n),
+        "Status": _statuses(r, rho2),
+    }
+
+
+def values_frame(r: MethodReport) -> pd.DataFrame:
+    """The CSV appendix of one report: every value with the table's numbers unformatted, one row per value.
+    Without original counts (the report inside a release) it has no "Records" column."""
+    columns = value_columns(r)
+    frame = pd.DataFrame(columns)
+    if r.original is None:
+        frame = frame.drop(columns="Records")
+    elif np.isfinite(columns["Records"]).all():
+        frame["Records"] = columns["Records"].astype(np.int64)
+    return frame

@@ -147,3 +147,126 @@ def test_the_guarantee_check_says_the_same_of_both_forms(m, theta, data):
         assert dense[3] == pytest.approx(structured[3]) and dense[4] == structured[4]
     else:
         assert dense[1] == structured[1]
+
+
+# --- blocks (perturbation partitioning: one block per sub-table) and the closed-form estimate -----------------
+
+BLOCKS = st.lists(st.tuples(st.integers(1, 6), st.floats(0.05, 1.0, allow_nan=False)), min_size=1, max_size=5)
+
+
+def _blocks(spec):
+    sizes = np.array([size for size, _ in spec])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    retention = np.repeat([p for _, p in spec], sizes)
+    return RetentionMatrix(retention, starts), sizes, starts
+
+
+@settings(max_examples=200, deadline=None)
+@given(BLOCKS, st.data())
+def test_block_matrices_equal_their_dense_block_diagonal(spec, data):
+    matrix, sizes, starts = _blocks(spec)
+    dense = matrix.to_dense()
+    m = matrix.m
+    assert np.allclose(dense.sum(axis=0), 1.0)
+    for start, size in zip(starts, sizes):  # nothing leaves its block
+        assert np.all(dense[start:start + size, :start] == 0) and np.all(dense[start:start + size, start + size:] == 0)
+    f = data.draw(arrays(np.float64, m, elements=st.floats(0, 1e5)))
+    many = data.draw(arrays(np.float64, (m, 2), elements=st.floats(0, 1e5)))
+    assert np.allclose(matrix @ f, dense @ f) and np.allclose(matrix @ many, dense @ many)
+    assert np.allclose(matrix.T @ f, dense.T @ f) and np.allclose(matrix.T @ many, dense.T @ many)
+    assert np.allclose(matrix.diagonal(), np.diag(dense))
+    assert np.allclose(matrix.solve(f), np.linalg.solve(dense, f), rtol=1e-7, atol=1e-6 * (1 + f.max(initial=0)))
+    i, j = data.draw(st.integers(0, m - 1)), data.draw(st.integers(0, m - 1))
+    assert matrix.entry(i, j) == pytest.approx(dense[i, j])
+    lo, hi = matrix.row_extremes()  # within each row's own block
+    for start, size in zip(starts, sizes):
+        rows = dense[start:start + size, start:start + size]
+        assert np.allclose(lo[start:start + size], rows.min(axis=1)) and np.allclose(hi[start:start + size], rows.max(axis=1))
+
+
+def _log_likelihood(dense, observed, f):
+    q = dense @ f
+    return float(np.sum(np.where(observed > 0, observed * np.log(np.maximum(q, 1e-300)), 0.0)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(BLOCKS, st.data())
+def test_the_closed_form_estimate_is_the_maximum_iterative_bayes_climbs_to(spec, data):
+    matrix, sizes, starts = _blocks(spec)
+    dense = matrix.to_dense()
+    observed = data.draw(arrays(np.float64, matrix.m, elements=st.integers(0, 300).map(float)))
+    closed = matrix.mle(observed)
+    assert np.all(closed >= 0)
+    assert np.allclose(matrix.block_sum(closed), matrix.block_sum(observed))  # each sub-table keeps its records
+    for start, size in zip(starts, sizes):  # iterative Bayes block by block, on the dense reference
+        part = slice(start, start + size)
+        if observed[part].sum() == 0:
+            assert np.all(closed[part] == 0)
+            continue
+        em = reconstruction.iterative_bayesian(observed[part], dense[part, part], tol=1e-13, max_iter=200_000)
+        assert _log_likelihood(dense[part, part], observed[part], closed[part]) >= \
+            _log_likelihood(dense[part, part], observed[part], em) - 1e-7
+        assert np.allclose(closed[part], em, atol=1e-3 * (1 + observed[part].sum()))
+    many = matrix.mle(np.stack([observed, observed[::-1]], axis=1))
+    assert np.allclose(many[:, 0], closed) and np.allclose(many[:, 1], matrix.mle(observed[::-1]))
+
+
+def test_estimators_use_the_closed_form_where_it_exists_and_sum_by_value():
+    """Two sub-tables share value 1: their estimates and bootstrap replicates add up by value."""
+    matrix = RetentionMatrix(np.array([0.6, 0.6, 0.3, 0.3, 0.3]), np.array([0, 2]))
+    observed = np.array([120.0, 80.0, 50.0, 30.0, 20.0])
+    groups = np.array([0, 1, 1, 2, 3])  # entries -> values
+    estimate, low, high = reconstruction.estimate_with_interval(observed, matrix, groups=groups, n_groups=4)
+    per_entry = matrix.mle(observed)
+    assert np.allclose(estimate, np.bincount(groups, weights=per_entry, minlength=4))
+    assert np.all(low <= estimate) and np.all(estimate <= high) and estimate.sum() == pytest.approx(300)
+    again = reconstruction.estimate_with_interval(observed, matrix, groups=groups, n_groups=4)
+    assert all(np.array_equal(a, b) for a, b in zip(again, (estimate, low, high)))  # seeded, and remembered
+
+
+def test_redraws_are_exactly_multinomial_on_large_domains():
+    """The Poisson + top-up sampler keeps the total and matches the multinomial's means and variances."""
+    rng = np.random.default_rng(5)
+    probs = rng.dirichlet(np.full(400, 0.3))
+    draws = reconstruction.multinomial(rng, 5000, probs, 4000)
+    assert draws.shape == (4000, 400) and np.all(draws.sum(axis=1) == 5000)
+    big = probs > 0.01
+    mean_z = (draws.mean(axis=0) - 5000 * probs)[big] / np.sqrt(5000 * probs * (1 - probs) / 4000)[big]
+    assert np.abs(mean_z).max() < 5
+    ratio = draws.var(axis=0)[big] / (5000 * probs * (1 - probs))[big]
+    assert 0.9 < np.median(ratio) < 1.1
+
+
+def test_the_count_query_workload_is_the_same_with_either_form():
+    import pandas as pd
+
+    from ppdp_desktop.core.evaluation.workload import count_query_error, run_workload
+    from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
+
+    rng = np.random.default_rng(2)
+    n, m = 20_000, 12
+    true = rng.integers(0, m, n)
+    retention = rng.uniform(0.2, 0.9, m)
+    released = perturb_codes(true, retention, rng)
+    conditions = pd.DataFrame({"a": rng.integers(0, 3, n), "b": rng.choice(["x", "y"], n)})
+    structured = count_query_error(conditions, true, released, RetentionMatrix(retention), seed=4)
+    dense = retention_matrix(retention)
+    inverse = np.linalg.inv(dense)  # the old dense path, as the reference
+    scanned = run_workload(conditions, true, m, lambda mask: inverse @ np.bincount(released[mask], minlength=m), seed=4)
+    assert structured.n_queries == scanned.n_queries
+    assert np.allclose(structured.mean_error, scanned.mean_error, rtol=1e-9, equal_nan=True)
+
+
+def test_plausibility_bounds_are_those_of_the_dense_matrix():
+    from ppdp_desktop.core.errors import PrivacyError
+    from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
+
+    retention = np.array([0.2, 0.5, 0.7])
+    for matrix in (retention_matrix(retention), RetentionMatrix(retention)):
+        check_counts_plausible(np.array([400, 320, 280]), matrix, ["a", "b", "c"], "x")
+        with pytest.raises(PrivacyError, match="not randomized"):  # far more 'a' than 20 % + noise can give
+            check_counts_plausible(np.array([990, 5, 5]), matrix, ["a", "b", "c"], "x")
+    blocks = RetentionMatrix(np.array([0.5, 0.5, 0.5, 0.5]), np.array([0, 2]))
+    with pytest.raises(PrivacyError, match="sub-table 1"):  # a block's counts are judged by its own records
+        check_counts_plausible(np.array([50, 50, 99, 1]), blocks, ["a", "b", "c", "d"], "x",
+                               ["sub-table 0", "sub-table 0", "sub-table 1", "sub-table 1"])

@@ -216,3 +216,8 @@ class PerturbationPartitioning(PerturbationFamily):
         from ppdp_desktop.core.methods.partition.release import verify_partition_release
 
         return verify_partition_release(release)
+
+    def readme_text(self, metadata: dict[str, Any]) -> str:
+        from ppdp_desktop.core.methods.partition.release import partition_readme
+
+        return partition_readme(metadata)

@@ -18,6 +18,46 @@ from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 
+PARTITIONED = """\
+What was done
+  The records were split into {k:,} sub-tables (column {column!r} holds each record's sub-table), each
+  holding only a few of the values of {attribute!r}. Within its sub-table, each record kept its value with
+  the sub-table's probability ("retention" in release.json) and otherwise received one of that sub-table's
+  values drawn uniformly. Every other column is unchanged, except that identifier columns were removed and
+  rows are in random order.
+
+What it guarantees
+  Upward (rho1, rho2)-privacy within every sub-table (rho2 = {rho2:g}): whatever released value you see,
+  your belief that a record holds a protected value cannot rise above rho2 if it was at most the sub-table's
+  rho1 before. Largest epsilon-local differential privacy equivalent: {epsilon:.3f}. Not covered: downward
+  inferences (belief in a common value falling), and a record's sub-table tells which few values it can hold.
+
+How to estimate counts
+  Each sub-table s lists its m_s values and its retention p_s; within it,
+  Pr[value i released as value j] = P_s[j][i] = p_s [j = i] + (1 - p_s) / m_s.
+  For the records matching a condition, count each released value per sub-table (vector o_s), solve
+  P_s @ f_s = o_s in each, and add the f_s of the same value: unbiased estimates of the original counts.
+  With PPDP Desktop:  ppdp estimate THIS_FOLDER --sensitive {attribute} --where "col=value"
+  (95 % intervals included; non-negative maximum-likelihood estimates by default).
+"""
+
+
+def partition_readme(metadata: dict) -> str:
+    """The recipient's README section of each partitioned column (a perturbed one keeps the family's)."""
+    from ppdp_desktop.core.methods.perturbation.release import readme_text
+
+    text = ""
+    for entry in metadata.get("sensitive", []):
+        if not entry.get("subtables"):
+            text += readme_text({"sensitive": [entry]})
+            continue
+        guarantee = entry.get("guarantee", {})
+        text += PARTITIONED.format(k=len(entry["subtables"]), column=entry.get("subtable_column"),
+                                   attribute=entry["attribute"], rho2=float(guarantee.get("rho2", float("nan"))),
+                                   epsilon=float(guarantee.get("epsilon_ldp", float("nan"))))
+    return text
+
+
 def verify_partition_release(release: LoadedRelease) -> list[str]:
     """Every perturbed column re-verified, sub-table by sub-table where it was partitioned."""
     entries = release.metadata.get("sensitive") or []

@@ -68,9 +68,19 @@ def count_query_error(
         )
     cell, first = cells
     n_cells = len(first)
-    # int32 counts and np.take of the selected cells: a third of the memory traffic of boolean indexing
-    true_counts = np.bincount(cell * m + true_codes, minlength=n_cells * m).astype(np.int32).reshape(n_cells, m)
-    released_counts = np.bincount(cell * m + released_codes, minlength=n_cells * m).astype(np.int32).reshape(n_cells, m)
+    if n_cells * m <= MAX_CELL_COUNTS:  # int32 counts and np.take of the selected cells: least memory traffic
+        true_counts = np.bincount(cell * m + true_codes, minlength=n_cells * m).astype(np.int32).reshape(n_cells, m)
+        released_counts = np.bincount(cell * m + released_codes, minlength=n_cells * m).astype(np.int32).reshape(n_cells, m)
+
+        def counts_of(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return (np.take(true_counts, index, axis=0).sum(axis=0, dtype=np.int64),
+                    np.take(released_counts, index, axis=0).sum(axis=0, dtype=np.int64))
+    else:  # a large domain (diagnosis codes): the (cell, value) counts held sparse, at most one entry a record
+        true_sparse, released_sparse = _sparse_counts(cell, true_codes, n_cells, m), _sparse_counts(cell, released_codes, n_cells, m)
+
+        def counts_of(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return (np.asarray(true_sparse[index].sum(axis=0), dtype=np.int64).ravel(),
+                    np.asarray(released_sparse[index].sum(axis=0), dtype=np.int64).ravel())
     cell_codes = [codes[first] for codes, _ in encoded]
     rng = np.random.default_rng(seed)
     errors = QueryErrors(len(true_codes), selectivities, matrix)
@@ -78,10 +88,18 @@ def count_query_error(
         selected = np.ones(n_cells, dtype=bool)
         for col, value in condition:
             selected &= cell_codes[col] == value
-        index = np.flatnonzero(selected)
-        errors.add(np.take(true_counts, index, axis=0).sum(axis=0, dtype=np.int64),
-                   np.take(released_counts, index, axis=0).sum(axis=0, dtype=np.int64))
+        errors.add(*counts_of(np.flatnonzero(selected)))
     return errors.result()
+
+
+def _sparse_counts(cell: np.ndarray, codes: np.ndarray, n_cells: int, m: int):
+    """Records per (cell, value) as a CSR matrix (cells x values)."""
+    from scipy import sparse
+
+    counts = sparse.csr_array((np.ones(len(cell), dtype=np.int64), (cell, np.asarray(codes, dtype=np.int64))),
+                              shape=(n_cells, m))
+    counts.sum_duplicates()
+    return counts
 
 
 class QueryErrors:
@@ -130,7 +148,7 @@ MAX_CELL_COUNTS = 20_000_000
 
 def _cells(codes: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Each record's cell (its combination of condition codes, numbered 0..C-1) and one record of each cell;
-    None when the cells would be about as many as the records or their counts too large to hold."""
+    None when the cells would be about as many as the records."""
     n = len(codes[0]) if codes else 0
     key = np.zeros(n, dtype=np.int64)
     size = 1
@@ -142,7 +160,7 @@ def _cells(codes: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray] | N
         key = key * width + column
         size *= width
     cell, uniques = pd.factorize(key)
-    if len(uniques) * m > MAX_CELL_COUNTS or len(uniques) > n // 2:
+    if len(uniques) > n // 2:
         return None
     first = np.zeros(len(uniques), dtype=np.int64)
     first[cell[::-1]] = np.arange(n - 1, -1, -1)  # the first record of each cell (the last write wins)

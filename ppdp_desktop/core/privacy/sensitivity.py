@@ -75,11 +75,9 @@ class SensitivityRequirement:
 
     def pairs_json(self, values: Sequence[object]) -> list[dict[str, object]]:
         """The pairs as JSON rows ``{value, rho1, rho2}`` (null where no concern)."""
-        rows = []
-        for value, r1, r2 in zip(values, self.rho1, self.rho2):
-            concern = not np.isnan(r1)
-            rows.append({"value": value, "rho1": float(r1) if concern else None, "rho2": float(r2) if concern else None})
-        return rows
+        concern = self.concern.tolist()
+        return [{"value": value, "rho1": r1 if c else None, "rho2": r2 if c else None}
+                for value, r1, r2, c in zip(values, self.rho1.tolist(), self.rho2.tolist(), concern)]
 
 
 def constant_pairs(domain: CategoricalDomain, rho1: float, rho2: float) -> SensitivityRequirement:

@@ -80,7 +80,7 @@ class PerturbationPlan:
         return {
             "kind": "upward (rho1, rho2)-privacy per value (gamma-amplification)",
             "pairs": self.requirement.pairs_json(values),
-            "gamma": [None if not np.isfinite(g) else float(g) for g in self.requirement.gamma],
+            "gamma": np.where(np.isfinite(gamma := self.requirement.gamma), gamma, None).tolist(),
             "epsilon_ldp": report.epsilon_ldp,
             "downward_breaches": [b["value"] for b in report.downward_breaches],
             "verified": True,

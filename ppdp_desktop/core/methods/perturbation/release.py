@@ -81,9 +81,10 @@ def _requirement(entry: dict) -> SensitivityRequirement:
     pairs = entry["guarantee"]["pairs"]
     rho1 = np.array([np.nan if p["rho1"] is None else p["rho1"] for p in pairs], dtype=float)
     rho2 = np.array([np.nan if p["rho2"] is None else p["rho2"] for p in pairs], dtype=float)
-    for p in pairs:
-        if p["rho1"] is not None:
-            check_pair(p["rho1"], p["rho2"], where=f"value {p['value']!r}")
+    given = np.array([p["rho1"] is not None for p in pairs], dtype=bool)
+    valid = np.isfinite(rho1) & np.isfinite(rho2) & (0.0 < rho1) & (rho1 < rho2) & (rho2 < 1.0)
+    for k in np.flatnonzero(given & ~valid)[:1]:  # the first bad pair, named (checked all at once)
+        check_pair(pairs[k]["rho1"], pairs[k]["rho2"], where=f"value {pairs[k]['value']!r}")
     return SensitivityRequirement(rho1, rho2, "as published")
 
 

@@ -270,3 +270,10 @@ def test_plausibility_bounds_are_those_of_the_dense_matrix():
     with pytest.raises(PrivacyError, match="sub-table 1"):  # a block's counts are judged by its own records
         check_counts_plausible(np.array([50, 50, 99, 1]), blocks, ["a", "b", "c", "d"], "x",
                                ["sub-table 0", "sub-table 0", "sub-table 1", "sub-table 1"])
+
+
+def test_a_dense_copy_of_a_large_domain_is_refused():
+    """np.asarray(matrix) on a diagnosis-sized domain would take tens of gigabytes: it fails at once instead."""
+    matrix = RetentionMatrix(np.full(70_000, 0.2))
+    with pytest.raises(ParameterError, match="by its parameters only"):
+        np.asarray(matrix)

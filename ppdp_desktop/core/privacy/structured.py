@@ -21,6 +21,8 @@ from ppdp_desktop.core.errors import ParameterError
 
 #: a block with a value that is never kept has no closed-form inverse; up to this size it is solved densely
 DENSE_FALLBACK_LIMIT = 4000
+#: the largest domain :meth:`RetentionMatrix.to_dense` builds (5,000 values: 200 MB)
+DENSE_LIMIT = 5000
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,7 +196,11 @@ class RetentionMatrix:
 
     # ---- the dense reference -------------------------------------------------------------------
     def to_dense(self) -> np.ndarray:
-        """The dense matrix: for tests and small domains only."""
+        """The dense matrix: for tests and small domains only (refused above :data:`DENSE_LIMIT` values, where it
+        would take gigabytes: a code path that asks for it is a defect)."""
+        if self.m > DENSE_LIMIT:
+            raise ParameterError(f"A dense {self.m:,} x {self.m:,} perturbation matrix was asked for; this domain is "
+                                 "handled by its parameters only.")
         dense = np.zeros((self.m, self.m))
         ends = np.append(self.starts[1:], self.m)
         for start, end in zip(self.starts, ends):

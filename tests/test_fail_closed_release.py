@@ -352,7 +352,7 @@ def test_report_paths_are_checked_and_a_failed_pdf_leaves_no_html(tmp_path: Path
     monkeypatch.setattr(files, "render_pdf", full)
     assert main(["report", str(data), str(out), "--out", str(html), "--pdf", str(tmp_path / "r.pdf")]) == 2
     assert "free some disk space" in capsys.readouterr().err
-    assert not html.exists() and not (tmp_path / "r.pdf").exists()
+    assert not html.exists() and not (tmp_path / "r.pdf").exists() and not (tmp_path / "r-values.csv").exists()
 
 
 def test_nested_parquet_and_non_text_encodings_are_refused_by_name(tmp_path: Path, capsys) -> None:

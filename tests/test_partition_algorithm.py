@@ -9,7 +9,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods.partition.subtables import assign_records, partition_domain
+from ppdp_desktop.core.methods.partition.blocks import assign_records
+from ppdp_desktop.core.methods.partition.subtables import partition_domain
 from ppdp_desktop.core.methods.partition.phases import balance, candidate_orders, distribute_rest, merge
 
 EX = np.array([12, 8, 6, 5, 4, 3, 1, 1, 1, 1])
@@ -109,6 +110,20 @@ def test_assign_records_matches_plan():
         np.testing.assert_array_equal(np.bincount(codes[ids == k], minlength=10), table_counts[k])
     with pytest.raises(ParameterError):
         assign_records(codes[1:], table_counts, np.random.default_rng(1))
+    # the sparse table deals exactly as the dense one, and as the dense dealing did (same random draws)
+    np.testing.assert_array_equal(assign_records(codes, p.table_counts, np.random.default_rng(1)), ids)
+    np.testing.assert_array_equal(_dense_assign_records(codes, table_counts, np.random.default_rng(1)), ids)
+
+
+def _dense_assign_records(codes, table_counts, rng):
+    """The dealing before sparse count tables: the reference."""
+    shuffled = rng.permutation(codes.size)
+    grouped = shuffled[np.argsort(codes[shuffled], kind="stable")]
+    k = table_counts.shape[0]
+    labels = np.repeat(np.tile(np.arange(k), table_counts.shape[1]), table_counts.T.ravel())
+    out = np.empty(codes.size, dtype=np.int64)
+    out[grouped] = labels
+    return out
 
 
 def test_larger_domain_runs_and_improves():

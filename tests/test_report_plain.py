@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from ppdp_desktop.core.anonymize import anonymize
@@ -193,3 +194,6 @@ def test_a_report_rebuilt_from_a_release_carries_its_fingerprint(uniform, tmp_pa
     uniform.dataset.frame.to_csv(data, index=False)
     assert main(["report", str(data), str(folder), "--out", str(tmp_path / "r.html")]) == 0
     assert release_fingerprint(folder) in (tmp_path / "r.html").read_text(encoding="utf-8")
+    # the full per-value table beside it, one row per value of the release's domain
+    appendix = pd.read_csv(tmp_path / "r-values.csv", encoding="utf-8-sig", keep_default_na=False)
+    assert len(appendix) == len(uniform.plan.domain.values) and "Records" in appendix.columns

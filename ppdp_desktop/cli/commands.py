@@ -434,11 +434,13 @@ def run_report(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.release.package import read_release
     from ppdp_desktop.core.report.document import ReportContext
-    from ppdp_desktop.core.report.files import write_html, write_pdf
+    from ppdp_desktop.core.report.files import write_html, write_pdf, write_values_csv
     from ppdp_desktop.core.report.from_release import reports_from_release
 
-    targets = [Path(t) for t in (args.out, args.pdf) if t]
-    if len(targets) == 2 and targets[0].resolve() == targets[1].resolve():
+    out = Path(args.out)
+    appendix = out.with_name((out.name[: -len(out.suffix)] if out.suffix else out.name) + "-values.csv")
+    targets = [Path(t) for t in (args.out, args.pdf, appendix) if t]
+    if args.pdf and Path(args.out).resolve() == Path(args.pdf).resolve():
         raise ParameterError(f"--out and --pdf are the same file ({args.out}); give the PDF its own name.")
     for target in targets:
         if target.exists():
@@ -453,14 +455,21 @@ def run_report(args: argparse.Namespace) -> int:
     sensitive = ", ".join(e["attribute"] for e in meta.get("sensitive", []) + meta.get("recoded", []))
     context = ReportContext.from_release(release, data_label=dataset.label)
     context.sensitive = sensitive
-    write_html(reports, context, args.out)
-    if args.pdf:
-        try:
+    context.values_file = appendix.name  # the full per-value table, beside the report
+    written: list[Path] = []
+    try:
+        if write_values_csv(reports, appendix):
+            written.append(appendix)
+        write_html(reports, context, args.out)
+        written.append(out)
+        if args.pdf:
             write_pdf(reports, context, args.pdf)
-        except BaseException:
-            Path(args.out).unlink(missing_ok=True)  # both or neither
-            raise
-    print(f"Report written to {args.out}" + (f" and {args.pdf}" if args.pdf else "") + ".")
+            written.append(Path(args.pdf))
+    except BaseException:
+        for path in written:  # all or nothing
+            path.unlink(missing_ok=True)
+        raise
+    print("Report written to " + ", ".join(str(p) for p in written[1:] + written[:1]) + ".")
     return 0
 
 

@@ -3,7 +3,8 @@ SA sub-domains, each to be perturbed with its own UP matrix.
 
 :func:`partition_domain` works on the value counts only (no records) and returns a :class:`Partition`:
 phase 1 balancing, phase 2 RCM rearranging (several tie-breaks tried, best kept), phase 3 DP merging.
-:func:`assign_records` then deals concrete records to the sub-tables according to the plan.
+:func:`~ppdp_desktop.core.methods.partition.blocks.assign_records` then deals concrete records to the sub-tables
+according to the plan.
 """
 from __future__ import annotations
 
@@ -151,22 +152,3 @@ def _table_counts(groups: sparse.csr_array, subtables: list[list[int]]) -> spars
     member = sparse.csr_array((np.ones(cols.size, dtype=np.int64), (rows, cols)),
                               shape=(len(subtables), groups.shape[0]))
     return as_groups(member @ groups)
-
-
-def assign_records(codes: np.ndarray, table_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Sub-table id per record: value ``v``'s records are shuffled and dealt so that sub-table ``k``
-    gets ``table_counts[k, v]`` of them. ``codes`` are value indices into the counts' order."""
-    codes = np.asarray(codes, dtype=np.int64)
-    tc = np.asarray(table_counts, dtype=np.int64)
-    have = np.bincount(codes, minlength=tc.shape[1])
-    if have.size != tc.shape[1] or np.any(have != tc.sum(axis=0)):
-        raise ParameterError("The records' value counts do not match the partition plan.")
-    # Records in random order, then grouped by value (stable): each value's block is a random
-    # permutation of its records; deal each block to the sub-tables by the plan's counts.
-    shuffled = rng.permutation(codes.size)
-    grouped = shuffled[np.argsort(codes[shuffled], kind="stable")]
-    k = tc.shape[0]
-    labels = np.repeat(np.tile(np.arange(k), tc.shape[1]), tc.T.ravel())
-    out = np.empty(codes.size, dtype=np.int64)
-    out[grouped] = labels
-    return out

@@ -107,8 +107,10 @@ class QueryErrors:
     counts or (with ``matrix``) its released counts, estimated here a batch of conditions at a time with the
     structured inverse — never an m x m inverse, never all conditions' m counts at once."""
 
-    def __init__(self, n: int, selectivities: tuple[float, ...], matrix=None) -> None:
+    def __init__(self, n: int, selectivities: tuple[float, ...], matrix=None, groups: np.ndarray | None = None,
+                 m: int | None = None) -> None:
         self.n, self.selectivities, self.matrix = n, tuple(selectivities), matrix
+        self.groups, self.m = groups, m  # entries of a block matrix (sub-tables) summed by value
         self.total = np.zeros(len(self.selectivities))
         self.kept = np.zeros(len(self.selectivities), dtype=np.int64)
         self._actual: list[np.ndarray] = []
@@ -127,6 +129,8 @@ class QueryErrors:
     def _flush(self) -> None:
         if self._pending:
             estimates = reconstruction.inverse(np.stack(self._pending, axis=1), self.matrix).T
+            if self.groups is not None:
+                estimates = reconstruction.sum_by_group(estimates, self.groups, self.m)
             self._score(np.stack(self._actual), estimates)
             self._actual, self._pending = [], []
 

@@ -95,18 +95,9 @@ def _published(release: LoadedRelease, entry: dict):
     """``(entry of each record, matrix, groups)``: the codes and the published matrix of a perturbed column, or
     for a partitioned one each record's (sub-table, value) entry and the block-diagonal matrix of all sub-tables,
     with the value each entry stands for (``groups``)."""
-    codes = release.codes(entry)
-    if not entry.get("subtables"):
-        from ppdp_desktop.core.methods.perturbation.release import published_matrix
+    from ppdp_desktop.core.methods.partition.release import published_entries
 
-        return codes, published_matrix(entry), None
-    from ppdp_desktop.core.methods.partition.release import published_blocks
-
-    blocks, ids = published_blocks(release, entry)
-    entries = blocks.entries(ids, codes)
-    if (entries < 0).any():
-        raise ReleaseError(f"A released value of {entry['attribute']!r} lies outside its sub-table's domain.")
-    return entries, blocks.matrix, blocks.values
+    return published_entries(release, entry)
 
 
 def parse_where(text: str | None, columns: list[str]) -> dict[str, str]:

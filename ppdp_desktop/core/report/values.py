@@ -128,6 +128,11 @@ def bounds(r: MethodReport) -> tuple[np.ndarray, np.ndarray]:
     else:
         rho1 = np.full(n, np.nan if r.rho2 is not None else _one_pair(r, "rho1"))
     rho2 = np.asarray(r.rho2, dtype=float) if r.rho2 is not None else np.full(n, _one_pair(r, "rho2"))
+    if len(pairs) != n and r.rho2 is None and r.original is not None:
+        # one pair for all (perturbation partitioning) covers only the values held by at most rho1 of the records
+        counts = np.asarray(r.original, dtype=float)
+        above = counts > rho1 * max(counts.sum(), 1.0)
+        rho1, rho2 = np.where(above, np.nan, rho1), np.where(above, np.nan, rho2)
     return rho1, rho2
 
 
@@ -140,7 +145,10 @@ def _statuses(r: MethodReport, rho2: np.ndarray) -> np.ndarray:
     status = np.full(len(r.values), "no privacy concern", dtype=object)
     protected = ~np.isnan(rho2)
     if r.max_posterior is None:  # the report inside a release: the bound was verified on the whole when written
-        status[protected] = "protected (verified)" if r.guarantee.get("verified") else "not verified"
+        one_pair = r.rho2 is None and r.original is None and len(r.guarantee.get("pairs") or []) != len(r.values)
+        verified = ("protected if held by at most rho1 of the records (verified)" if one_pair  # shares unknown here
+                    else "protected (verified)")
+        status[protected] = verified if r.guarantee.get("verified") else "not verified"
     else:
         within = np.asarray(r.max_posterior, dtype=float) <= rho2 + 1e-9
         status[protected & within] = "protected (verified)"

@@ -217,6 +217,13 @@ class PerturbationPartitioning(PerturbationFamily):
 
         return verify_partition_release(release)
 
+    def reports_from_release(self, original: pd.DataFrame, release_: "LoadedRelease", title: str, progress: Progress,
+                             workload_seed: int = 0) -> list["MethodReport"]:
+        from ppdp_desktop.core.methods.partition.release import published_entries
+        from ppdp_desktop.core.methods.perturbation.release import reports_from_release
+
+        return reports_from_release(original, release_, title, progress, workload_seed, published=published_entries)
+
     def readme_text(self, metadata: dict[str, Any]) -> str:
         from ppdp_desktop.core.methods.partition.release import partition_readme
 

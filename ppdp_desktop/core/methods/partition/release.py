@@ -11,7 +11,7 @@ from ppdp_desktop.core.errors import PrivacyError, ReleaseError
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks
 from ppdp_desktop.core.methods.partition.subtables import gamma_of
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
-from ppdp_desktop.core.methods.perturbation.release import check_stated_epsilon, verify_perturbed
+from ppdp_desktop.core.methods.perturbation.release import check_stated_epsilon, published_column, verify_perturbed
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
@@ -112,6 +112,18 @@ def published_blocks(release: LoadedRelease, entry: dict) -> tuple[SubtableBlock
         if stated is not None and stated != held[s]:
             raise ReleaseError(f"release.json says sub-table {sub.get('id')} holds {stated} records; the data has {held[s]}.")
     return blocks, ids.astype(np.int64)
+
+
+def published_entries(release: LoadedRelease, entry: dict) -> tuple[np.ndarray, RetentionMatrix, np.ndarray | None]:
+    """``(entry of each record, block-diagonal matrix, value of each entry)`` of a partitioned column (a column
+    without sub-tables as :func:`~ppdp_desktop.core.methods.perturbation.release.published_column` reads it)."""
+    if not entry.get("subtables"):
+        return published_column(release, entry)
+    blocks, ids = published_blocks(release, entry)
+    entries = blocks.entries(ids, release.codes(entry))
+    if (entries < 0).any():
+        raise ReleaseError(f"A released value of {entry['attribute']!r} lies outside its sub-table's domain.")
+    return entries, blocks.matrix, blocks.values
 
 
 def _check_dense(sub: dict, attribute: object, retention: float, size: int) -> None:

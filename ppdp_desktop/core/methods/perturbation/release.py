@@ -176,9 +176,17 @@ def check_stated_epsilon(guarantee: dict, attribute: str, epsilon: float, source
                            f"{epsilon:.6g}: the release was altered.")
 
 
+def published_column(release: LoadedRelease, entry: dict) -> tuple[np.ndarray, RetentionMatrix, np.ndarray | None]:
+    """``(codes, matrix, None)``: each record's released code and the published matrix. A method with
+    sub-tables gives instead each record's (sub-table, value) entry, the block-diagonal matrix over the entries
+    and the value of each entry (``groups``)."""
+    return release.codes(entry), published_matrix(entry), None
+
+
 def reports_from_release(original: pd.DataFrame, release: LoadedRelease, title: str, progress: Progress,
-                         workload_seed: int = 0) -> list[MethodReport]:
-    """One report per perturbed column of ``release``, rebuilt from the original table."""
+                         workload_seed: int = 0, published=published_column) -> list[MethodReport]:
+    """One report per perturbed column of ``release``, rebuilt from the original table (``published``: how the
+    method's column and matrix are read, see :func:`published_column`)."""
     meta = release.metadata
     method = str(meta.get("method", ""))
     entries = meta.get("sensitive") or []
@@ -188,20 +196,20 @@ def reports_from_release(original: pd.DataFrame, release: LoadedRelease, title: 
     for k, entry in enumerate(entries):
         step = subrange(progress, k / len(entries), (k + 1) / len(entries))
         reports.append(_perturbation_report(original, release, entry, title, method, identifiers + perturbed, step,
-                                            workload_seed))
+                                            workload_seed, published))
     return reports
 
 
 def _perturbation_report(
     original: pd.DataFrame, release: LoadedRelease, entry: dict, title: str, method: str,
-    exclude: list[str], progress: Progress, workload_seed: int,
+    exclude: list[str], progress: Progress, workload_seed: int, published=published_column,
 ) -> MethodReport:
     attribute = entry["attribute"]
     if attribute not in original.columns:
         raise ReleaseError(f"The original table has no column {attribute!r}, the release's perturbed attribute.")
     labels = [label_text(v) for v in entry["values"]]
-    matrix = published_matrix(entry)
-    retention = matrix.retention
+    released_codes, matrix, groups = published(release, entry)
+    retention = matrix.retention if groups is None else None  # one a value (a sub-table's is not a value's)
     guarantee = dict(entry.get("guarantee", {}))
     m = len(labels)
     progress(0.05, "Counting the original values")
@@ -209,7 +217,6 @@ def _perturbation_report(
     if (true_codes < 0).any():
         bad = original[attribute][true_codes < 0].iloc[0]
         raise ReleaseError(f"The original {attribute!r} holds {bad!r}, which is not in the release's domain.")
-    released_codes = release.codes(entry)
     counts = np.bincount(true_codes, minlength=m).astype(float)
     report = MethodReport(
         method=method, title=title, n_records=len(released_codes), guarantee=guarantee,
@@ -221,8 +228,14 @@ def _perturbation_report(
     rho1 = np.array([np.nan if p.get("rho1") is None else float(p["rho1"]) for p in pairs], dtype=float)
     rho2 = np.array([np.nan if p.get("rho2") is None else float(p["rho2"]) for p in pairs], dtype=float)
     prior = counts / counts.sum()
-    report.record_utility = metrics.record_utility(prior, matrix)
-    if len(pairs) == m:
+    if groups is None:
+        report.record_utility = metrics.record_utility(prior, matrix)
+    else:  # a sub-table keeps each of its values alike, so its published record count is all it takes
+        block_share = np.bincount(released_codes, minlength=matrix.m) / max(len(released_codes), 1)
+        report.record_utility = metrics.record_utility(block_share, matrix)
+    if groups is not None:  # verified sub-table by sub-table when the release was written and by ppdp verify
+        report.epsilon_ldp = guarantee.get("epsilon_ldp")
+    elif len(pairs) == m:
         progress(0.1, "Checking the posteriors")
         report.rho2 = rho2
         check = privacy.verify(attribute, labels, matrix, SensitivityRequirement(rho1, rho2, "published pairs"), prior)
@@ -234,17 +247,21 @@ def _perturbation_report(
         report.epsilon_ldp = guarantee.get("epsilon_ldp")
     try:
         progress(0.2, "Reconstructing the counts")
-        observed = np.bincount(released_codes, minlength=m)
+        observed = np.bincount(released_codes, minlength=matrix.m)
         progress(0.3, "Bootstrapping the intervals")
-        report.reconstructed, report.band_low, report.band_high = reconstruction.estimate_with_interval(observed, matrix)
+        report.reconstructed, report.band_low, report.band_high = reconstruction.estimate_with_interval(
+            observed, matrix, groups=groups, n_groups=m)
         progress(0.6, "Running the count-query workload")
         columns = [c for c in condition_columns(original, exclude) if c in release.table.columns]
         workload = (
-            release_query_error(original[columns], true_codes, release.table[columns], released_codes, matrix, seed=workload_seed)
+            release_query_error(original[columns], true_codes, release.table[columns], released_codes, matrix,
+                                seed=workload_seed, groups=groups, m=m)
             if columns else None
         )
         in_simplex = reconstruction.iterative_bayesian(observed, matrix)
         unbiased = reconstruction.inverse(observed, matrix)
+        if groups is not None:
+            in_simplex, unbiased = (reconstruction.sum_by_group(x, groups, m) for x in (in_simplex, unbiased))
         report.utility = UtilitySummary(
             report.record_utility,
             metrics.reconstruction_error(counts, unbiased),  # as the job's summary
@@ -261,7 +278,8 @@ def _perturbation_report(
         report.figures["distribution"] = distribution_figure(
             report.values, counts, report.reconstructed, report.band_low, report.band_high
         )
-    report.figures["retention"] = retention_figure(report.values, counts, retention, matrix)
+    if retention is not None:
+        report.figures["retention"] = retention_figure(report.values, counts, retention, matrix)
     if report.rho2 is not None:
         report.figures["posterior"] = posterior_figure(report.values, report.max_posterior, report.rho2, prior)
     return report
@@ -302,23 +320,26 @@ def release_query_error(
     seed: int = 0,
     n_conditions: int = 200,
     selectivities: tuple[float, ...] = SELECTIVITIES,
+    groups: np.ndarray | None = None,
+    m: int | None = None,
 ) -> WorkloadResult:
     """The count-query workload (SPEC 3) over two unaligned tables with the same condition columns.
 
     ``original`` / ``true_codes`` are the original rows, ``released`` (cells as text) /
     ``released_codes`` the release's rows in any order. For each seeded condition, the true counts come
-    from the original rows matching it and the estimate from the released rows matching it.
+    from the original rows matching it and the estimate from the released rows matching it. With sub-tables,
+    ``released_codes`` are the records' entries of ``matrix`` and ``groups`` their ``m`` values.
     """
     if original.shape[1] == 0:
         raise ParameterError("The count-query workload needs at least one non-sensitive column with few values.")
-    n, m = len(true_codes), matrix.shape[0]
+    n, m = len(true_codes), (matrix.shape[0] if m is None else m)
     rng = np.random.default_rng(seed)
     encoded = []
     for c in original.columns:
         codes, uniques = pd.factorize(original[c], use_na_sentinel=False)
         rel = _released_codes(original[c], np.asarray(uniques), released[c])
         encoded.append((_small(codes), _small(rel), len(uniques)))
-    errors = QueryErrors(n, selectivities, matrix)
+    errors = QueryErrors(n, selectivities, matrix, groups, m)
     for condition in draw_conditions([k for _, _, k in encoded], rng, n_conditions):
         mask_true = np.ones(n, dtype=bool)
         mask_released = np.ones(len(released_codes), dtype=bool)
@@ -326,5 +347,6 @@ def release_query_error(
             codes, rel, _ = encoded[col]
             mask_true &= codes == value
             mask_released &= rel == value
-        errors.add(np.bincount(true_codes[mask_true], minlength=m), np.bincount(released_codes[mask_released], minlength=m))
+        errors.add(np.bincount(true_codes[mask_true], minlength=m),
+                   np.bincount(released_codes[mask_released], minlength=matrix.shape[0]))
     return errors.result()

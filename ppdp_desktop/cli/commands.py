@@ -224,11 +224,13 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
     if signer is not None:
         lines.append(f"  signed by the key with fingerprint {signer.fingerprint} (recipients check it with "
                      "ppdp verify --signer)")
-    from ppdp_desktop.core.release.package_report import custodian_report_path
+    from ppdp_desktop.core.release.package_report import custodian_report_path, custodian_values_path
 
     custodian = custodian_report_path(Path(folder), Path(key) if key else None)
     if custodian.is_file():
         lines.append(f"  custodian's report (original figures, not for the recipient): {custodian}")
+        if custodian_values_path(custodian).is_file():
+            lines.append(f"  its full per-value table: {custodian_values_path(custodian)}")
     print("\n".join(lines))
     summary = get_method(result.plan.method).utility_summary(result) if utility else None
     if summary is not None:

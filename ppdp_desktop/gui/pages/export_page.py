@@ -14,7 +14,7 @@ from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.release.package import (
     check_destination, key_description, key_parts, release_target, write_release,
 )
-from ppdp_desktop.core.release.package_report import custodian_report_path
+from ppdp_desktop.core.release.package_report import custodian_report_path, custodian_values_path
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.signing_fields import SigningFields
 from ppdp_desktop.gui.passphrase_widget import PassphraseFields
@@ -269,6 +269,8 @@ class ExportPage(WizardPage):
         custodian = custodian_report_path(Path(folder), Path(key) if key else None)
         beside = (f" Your report with the original figures (not for the recipient): {custodian}."
                   if custodian.is_file() else "")
+        if custodian.is_file() and custodian_values_path(custodian).is_file():
+            beside += f" Its full table, one row per value: {custodian_values_path(custodian).name}."
         self.summary_label.setText(
             f"Release written to {folder}; key sealed to {key} — keep the key and its passphrase apart from the "
             f"release.{beside}"

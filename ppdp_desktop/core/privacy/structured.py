@@ -178,17 +178,19 @@ class RetentionMatrix:
         with np.errstate(divide="ignore", invalid="ignore"):
             t_block = np.where(singular, 0.0, (1.0 - p_block) * total / (self.sizes[:, None] * p_block))
             # c from the right by Newton's method on the convex, increasing sum of max(0, c o_x - t): start with
-            # every value in the support (c too large), then each step solves the sum on the current support,
-            # which only shrinks; it stops when the support does (a few steps, each O(m))
+            # every value in the support (c too large), then each step solves the sum on the current support.
+            # c never grows (a rounding error could otherwise make a value on the edge enter and leave forever),
+            # so the support only shrinks, and the step that keeps its size is the last (a few steps, each O(m)).
             c_block = np.where(total > 0, (total + t_block * self.sizes[:, None]) / total, 0.0)
+            size = None
             for _ in range(self.m + 1):
                 support = (o2 * self._spread(c_block) > self._spread(t_block)) & (o2 > 0)
                 k = self.block_sum(support)
                 mass = self.block_sum(np.where(support, o2, 0.0))
-                following = np.where(mass > 0, (total + t_block * k) / mass, 0.0)
-                if np.array_equal(following, c_block):
+                c_block = np.minimum(c_block, np.where(mass > 0, (total + t_block * k) / mass, 0.0))
+                if size is not None and np.array_equal(k, size):
                     break
-                c_block = following
+                size = k
         f = np.maximum(0.0, self._spread(c_block) * o2 - self._spread(t_block))
         if singular.any():  # iterative Bayes stays where it starts: every value of the block alike
             f = np.where(self._spread(singular), self._spread(total / self.sizes[:, None]), f)

@@ -267,3 +267,24 @@ def test_the_window_shows_the_shortened_table(qtbot):
     assert column[-1].startswith("14,900 of the 15,000 values are not shown here")
     page.show_report(_synthetic(30))  # a small report after it: every value, no title rows left behind
     assert table.rowCount() == 30 and table.columnSpan(0, 0) == 1
+
+
+def test_the_window_states_the_one_pair_of_partitioning(qtbot, job):
+    """The window's rho2 column says what the HTML and the PDF say: partitioning's one pair for the values it
+    covers, none for a value held by more than rho1 of the records."""
+    pytest.importorskip("PySide6")
+    from ppdp_desktop.gui.pages.report_page import VALUE_COLUMNS, ReportPage, format_number
+    from ppdp_desktop.gui.state import WizardState
+
+    if job.report.method != "partition":
+        pytest.skip("one pair for every value: partitioning only")
+    page = ReportPage(WizardState())
+    qtbot.addWidget(page)
+    page.show_report(job.report)
+    table, column = page.value_table, VALUE_COLUMNS.index("rho2")
+    shown = {table.item(i, 0).text(): table.item(i, column).text() for i in range(table.rowCount())
+             if table.item(i, column) is not None and table.columnSpan(i, 0) == 1}
+    share = dict(zip(job.report.values, job.report.original / job.report.original.sum()))
+    assert shown and set(shown.values()) <= {"-", format_number(0.5)}
+    assert all((text == "-") == (share[value] > 0.1) for value, text in shown.items())  # rho1 = 0.1
+    assert any(text != "-" for text in shown.values())

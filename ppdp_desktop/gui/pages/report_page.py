@@ -27,7 +27,7 @@ from PySide6.QtCore import Qt
 
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
 from ppdp_desktop.core.report.summary import FirstPage
-from ppdp_desktop.core.report.values import shown_values
+from ppdp_desktop.core.report.values import bounds, shown_values
 from ppdp_desktop.gui import figure_images
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
@@ -97,8 +97,9 @@ def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
     table.resizeRowsToContents()
 
 
-def _value_row(report: MethodReport, i: int, n: float) -> list[str]:
-    """Value ``i`` of ``report`` as the cells of :data:`VALUE_COLUMNS` (``n``: the records, for the share)."""
+def _value_row(report: MethodReport, i: int, n: float, rho2: np.ndarray) -> list[str]:
+    """Value ``i`` of ``report`` as the cells of :data:`VALUE_COLUMNS` (``n``: the records, for the share;
+    ``rho2``: each value's bound as the report's table states it)."""
     return [
         report.values[i],
         format_number(int(report.original[i])),
@@ -106,7 +107,7 @@ def _value_row(report: MethodReport, i: int, n: float) -> list[str]:
         format_number(None if report.reconstructed is None else float(report.reconstructed[i]), 1),
         _cell(report.retention, i),  # partition has a retention per sub-table, not per value
         _cell(report.max_posterior, i),
-        _cell(report.rho2, i),
+        _cell(rho2, i),
     ]
 
 
@@ -116,13 +117,14 @@ def _value_table_rows(report: MethodReport) -> tuple[list[list[str]], list[tuple
     values, each group under a title row, and a last row saying how many values are left out."""
     shown = shown_values(report)
     n = max(float(report.original.sum()), 1.0)
+    rho2 = bounds(report)[1]  # one pair for all (partitioning) included, as the HTML and PDF show it
     rows: list[list[str]] = []
     notes: list[tuple[int, str]] = []
     for group in shown.groups:
         if group.title:
             notes.append((len(rows), group.title))
             rows.append([""] * len(VALUE_COLUMNS))
-        rows += [_value_row(report, i, n) for i in group.indices]
+        rows += [_value_row(report, i, n, rho2) for i in group.indices]
     if shown.hidden:
         notes.append((len(rows), f"{shown.hidden:,} of the {shown.total:,} values are not shown here; exporting the "
                                  "release writes the full table, one row per value, to a CSV file beside your report."))

@@ -15,7 +15,7 @@ from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
-from ppdp_desktop.core.privacy.randomness import make_rng
+from ppdp_desktop.core.privacy.randomness import job_randomness
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
 from ppdp_desktop.core.protection import measure, protect, released_quasi
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings
@@ -60,12 +60,12 @@ def anonymize(
     progress(0.2, "Verifying the guarantee")
     guarantee = plan.verify()
     cancel.check()
-    rng, seed = make_rng(settings.seed)
+    rng, seed = job_randomness(settings.seed)
     progress(0.3, "Applying the plan")
     applied = plan.apply(frame, rng)
     cancel.check()
     progress(0.6, "Building the release table")
-    order = rng.permutation(len(frame))
+    order = rng.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
     keep = [c for c in schema.released_columns if c not in applied.dropped]
     added = [c for c in applied.columns if c not in frame.columns]
     protected = {*sensitive, *(quasi if method.randomizes_quasi else ())}

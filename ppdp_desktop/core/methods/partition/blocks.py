@@ -20,6 +20,8 @@ from ppdp_desktop.core.privacy.structured import RetentionMatrix
 if TYPE_CHECKING:
     from scipy import sparse
 
+    from ppdp_desktop.core.privacy.keyed import KeyedRandomness
+
 
 @dataclass(frozen=True, eq=False)
 class SubtableBlocks:
@@ -84,18 +86,22 @@ class SubtableBlocks:
 
         return sum_by_group(per_entry, self.values, self.m)
 
-    def perturb(self, subtable: np.ndarray, entries: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def perturb(self, subtable: np.ndarray, entries: np.ndarray, keyed: "KeyedRandomness", attribute: str,
+                start: int = 0) -> np.ndarray:
         """Each record keeps its value with its sub-table's retention, else gets one of its sub-table's values
-        drawn uniformly (vectorized over all records)."""
+        drawn uniformly; every draw keyed by the record's index (``start``: the first record's)."""
         subtable = np.asarray(subtable, dtype=np.int64)
-        keep = rng.random(len(entries)) < self.retention[subtable]
-        drawn = self.starts[subtable] + rng.integers(0, self.sizes[subtable])
+        n = len(entries)
+        keep = keyed.stream(attribute, "keep").bernoulli(start, start + n, self.retention[subtable])
+        drawn = self.starts[subtable] + keyed.stream(attribute, "value").integers(start, start + n, self.sizes[subtable])
         return self.values[np.where(keep, entries, drawn)]
 
 
-def assign_records(codes: np.ndarray, table_counts: "np.ndarray | sparse.sparray", rng: np.random.Generator) -> np.ndarray:
-    """Sub-table id per record: value ``v``'s records are shuffled and dealt so that sub-table ``k`` gets
-    ``table_counts[k, v]`` of them. ``codes`` are value indices into the counts' order; the table may be sparse
+def assign_records(codes: np.ndarray, table_counts: "np.ndarray | sparse.sparray",
+                   rng: np.random.Generator | None = None, keys: np.ndarray | None = None) -> np.ndarray:
+    """Sub-table id per record: value ``v``'s records are put in a random order and dealt so that sub-table
+    ``k`` gets ``table_counts[k, v]`` of them. The order is by the records' keyed sort ``keys`` (a release), or a
+    permutation drawn from ``rng``. ``codes`` are value indices into the counts' order; the table may be sparse
     (a 70,000-value domain in thousands of sub-tables)."""
     from scipy import sparse
 
@@ -108,8 +114,11 @@ def assign_records(codes: np.ndarray, table_counts: "np.ndarray | sparse.sparray
         raise ParameterError("The records' value counts do not match the partition plan.")
     # Records in random order, then grouped by value (stable): each value's block is a random
     # permutation of its records; deal each block to the sub-tables by the plan's counts.
-    shuffled = rng.permutation(codes.size)
-    grouped = shuffled[np.argsort(codes[shuffled], kind="stable")]
+    if keys is not None:  # by value, then by key (then index): each value's records in their keyed order
+        grouped = np.lexsort((np.arange(codes.size), keys, codes))
+    else:
+        shuffled = rng.permutation(codes.size)
+        grouped = shuffled[np.argsort(codes[shuffled], kind="stable")]
     labels = np.repeat(by_value.indices.astype(np.int64), by_value.data)
     out = np.empty(codes.size, dtype=np.int64)
     out[grouped] = labels

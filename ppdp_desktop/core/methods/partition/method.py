@@ -26,6 +26,7 @@ from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks, assign_records
 from ppdp_desktop.core.methods.partition.subtables import Partition, partition_domain
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 if TYPE_CHECKING:
@@ -124,10 +125,12 @@ class PartitionPlan:
             "verified": True,
         }
 
-    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
+    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> Applied:
+        keyed = as_source(rng).keyed
         codes = self.domain.encode(frame[self.attribute])
-        sub = assign_records(codes, self.partition.table_counts, rng)
-        released = self.blocks.perturb(sub, self.blocks.entries(sub, codes), rng).astype(codes.dtype)
+        deal = keyed.stream(self.attribute, "sub-table").sort_keys(0, len(codes))
+        sub = assign_records(codes, self.partition.table_counts, keys=deal)
+        released = self.blocks.perturb(sub, self.blocks.entries(sub, codes), keyed, self.attribute).astype(codes.dtype)
         return Applied(
             {self.attribute: self.domain.categorical(released), self.subtable_column: sub.astype(np.int32)},
             codes={self.attribute: (codes, released)},

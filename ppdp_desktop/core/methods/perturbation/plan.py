@@ -15,9 +15,11 @@ from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
 from ppdp_desktop.core.methods.base import Applied
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 if TYPE_CHECKING:
+    from ppdp_desktop.core.privacy.keyed import KeyedRandomness
     from ppdp_desktop.core.settings import AnonymizationSettings
     from ppdp_desktop.core.data.dataset import Dataset
 
@@ -34,8 +36,21 @@ MATRIX_FORMULA = ("P[y][x] = p_x [y = x] + (1 - p_x) / m: a record holding value
                   "(its retention), else gets one of the m values drawn uniformly")
 
 
+def perturb_records(codes: np.ndarray, retention: np.ndarray, keyed: "KeyedRandomness", attribute: str,
+                    start: int = 0) -> np.ndarray:
+    """Retain each record's code with its value's probability, else replace it by a uniform draw, every draw
+    keyed by the record's index (``start`` is the first record's): two named streams, "keep" and "value", so the
+    result does not depend on how the records are split into chunks."""
+    n, m = len(codes), len(retention)
+    uniform = bool(np.all(retention == retention[0]))
+    keep = keyed.stream(attribute, "keep").bernoulli(start, start + n, retention[0] if uniform else retention[codes])
+    drawn = keyed.stream(attribute, "value").integers(start, start + n, m).astype(codes.dtype)
+    return np.where(keep, codes, drawn)
+
+
 def perturb_codes(codes: np.ndarray, retention: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Retain each code with its value's probability, else replace it by a uniform draw (vectorized)."""
+    """Retain each code with its value's probability, else replace it by a uniform draw (vectorized), from a
+    sequential generator: for simulations (the report's baselines and bands), not for a release."""
     m = len(retention)
     threshold = retention[0] if np.all(retention == retention[0]) else retention[codes]
     keep = rng.random(len(codes)) < threshold
@@ -86,9 +101,9 @@ class PerturbationPlan:
             "verified": True,
         }
 
-    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
+    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> Applied:
         codes = self.domain.encode(frame[self.attribute])
-        released = perturb_codes(codes, self.retention, rng)
+        released = perturb_records(codes, self.retention, as_source(rng).keyed, self.attribute)
         return Applied({self.attribute: self.domain.categorical(released)}, codes={self.attribute: (codes, released)})
 
     def _parameters_json(self) -> dict[str, Any]:

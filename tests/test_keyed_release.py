@@ -77,3 +77,20 @@ def test_a_bare_generator_is_keyed_by_its_own_state():
     a, b = as_source(np.random.default_rng(5)), as_source(np.random.default_rng(5))
     assert isinstance(a, RandomSource) and a.seed == b.seed
     assert a.random() == b.random()  # the sequential draws are still there for the methods not yet keyed
+
+
+@pytest.mark.parametrize("size", [1, 7, 10_000])
+def test_randomized_response_in_chunks_gives_the_same_values(size):
+    from ppdp_desktop.core.methods.rr.estimate import randomize_records
+    from ppdp_desktop.core.methods.rr.parameters import rr_matrix
+
+    rng = np.random.default_rng(6)
+    n, d, p = (20_011 if size > 1 else 301), 6, 0.6
+    codes = rng.integers(0, d, n)
+    keyed = KeyedRandomness(31)
+    whole = randomize_records(codes, d, p, keyed, "age")
+    pieces = [randomize_records(codes[a:b], d, p, keyed, "age", start=a) for a, b in _chunks(n, size)]
+    np.testing.assert_array_equal(np.concatenate(pieces), whole)
+    if size == 10_000:  # and the released counts follow the RR matrix
+        expected = rr_matrix(d, p) @ np.bincount(codes, minlength=d).astype(float)
+        assert stats.chisquare(np.bincount(whole, minlength=d), expected).pvalue > 1e-4

@@ -1,21 +1,38 @@
 """Randomized response: perturbing codes and estimating the contingency tensor axis by axis (SPEC 2.4)."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
 
+if TYPE_CHECKING:
+    from ppdp_desktop.core.privacy.keyed import KeyedRandomness
+
 
 def randomize_codes(codes: np.ndarray, d: int, p: float, rng: np.random.Generator) -> np.ndarray:
-    """Keep each code with probability ``p``, else move it to one of the other ``d-1`` values uniformly."""
+    """Keep each code with probability ``p``, else move it to one of the other ``d-1`` values uniformly, from a
+    sequential generator (simulations; a release draws with :func:`randomize_records`)."""
     codes = np.asarray(codes, dtype=np.int64)
     if d <= 1 or p >= 1.0:
         return codes.copy()
     move = rng.random(codes.shape) >= p
     shift = rng.integers(1, d, size=codes.shape)
     return np.where(move, (codes + shift) % d, codes)
+
+
+def randomize_records(codes: np.ndarray, d: int, p: float, keyed: "KeyedRandomness", attribute: str,
+                      start: int = 0) -> np.ndarray:
+    """:func:`randomize_codes` with every draw keyed by the record's index (``start``: the first record's): a
+    "keep" stream and a "shift" stream, so the result does not depend on how the records are split."""
+    codes = np.asarray(codes, dtype=np.int64)
+    if d <= 1 or p >= 1.0:
+        return codes.copy()
+    n = len(codes)
+    keep = keyed.stream(attribute, "keep").bernoulli(start, start + n, p)
+    shift = keyed.stream(attribute, "shift").integers(start, start + n, d - 1) + 1
+    return np.where(keep, codes, (codes + shift) % d)
 
 
 def inverse_rr_matrix(d: int, p: float) -> np.ndarray:

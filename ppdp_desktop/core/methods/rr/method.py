@@ -24,7 +24,8 @@ from ppdp_desktop.core.methods.rr.settings import RANDOMIZE, RRSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.methods.rr.parameters import RRParameters, optimal_parameters
-from ppdp_desktop.core.methods.rr.estimate import randomize_codes
+from ppdp_desktop.core.methods.rr.estimate import randomize_records
+from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
 from ppdp_desktop.core.methods.rr.risk import contingency, max_risk, rr_matrix
 
 if TYPE_CHECKING:
@@ -64,11 +65,12 @@ class RRPlan:
         return {"kind": "attribute disclosure under linking attacks: risk <= 1/l", "l": self.parameters.l,
                 "max_risk": float(risk), "verified": True}
 
-    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
+    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> Applied:
+        keyed = as_source(rng).keyed
         columns = {}
         for domain, _role, p in self._randomized():
             codes = domain.encode(frame[domain.attribute])
-            columns[domain.attribute] = domain.categorical(randomize_codes(codes, domain.m, p, rng))
+            columns[domain.attribute] = domain.categorical(randomize_records(codes, domain.m, p, keyed, domain.attribute))
         return Applied(columns)
 
     def release_json(self) -> dict[str, Any]:

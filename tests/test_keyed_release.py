@@ -13,6 +13,7 @@ from ppdp_desktop.core.methods.perturbation.plan import perturb_records
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 from ppdp_desktop.core.privacy.randomness import RandomSource, as_source, job_randomness
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 
 def _chunks(n: int, size: int) -> list[tuple[int, int]]:
@@ -62,7 +63,6 @@ def test_the_released_counts_follow_the_matrix():
 def test_the_same_seed_gives_the_same_release_and_its_row_order_is_keyed():
     from ppdp_desktop.core.anonymize import anonymize
     from ppdp_desktop.core.data.dataset import Dataset
-    from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
     rng = np.random.default_rng(4)
     frame = pd.DataFrame({"sex": rng.choice(["F", "M"], 3000), "dx": rng.choice(list("abcdefgh"), 3000)})
@@ -94,3 +94,19 @@ def test_randomized_response_in_chunks_gives_the_same_values(size):
     if size == 10_000:  # and the released counts follow the RR matrix
         expected = rr_matrix(d, p) @ np.bincount(codes, minlength=d).astype(float)
         assert stats.chisquare(np.bincount(whole, minlength=d), expected).pvalue > 1e-4
+
+
+def test_pseudonyms_of_a_seeded_job_belong_to_their_records():
+    """With a fixed seed, record i's pseudonym is word i of the keyed pseudonym stream, wherever the record lands."""
+    from ppdp_desktop.core.anonymize import anonymize
+    from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_STREAM
+
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame({"name": [f"P{i}" for i in range(500)], "dx": rng.choice(list("abcdef"), 500)})
+    settings = AnonymizationSettings("dx", "uniform", ["name"], [], SensitivitySettings(rho1=0.1, rho2=0.5), seed=5)
+    job = anonymize(Dataset(frame), settings)
+    words = KeyedRandomness(5).stream(PSEUDONYM_STREAM, "id").words(0, 500)
+    expected = ["R" + int(w).to_bytes(8, "little").hex() for w in words[job.order]]
+    assert list(job.table[job.pseudonym_column]) == expected
+    assert list(job.pseudonym_map["name"]) == list(frame["name"].take(job.order))

@@ -83,7 +83,9 @@ def anonymize(
     pseudonym_map = None
     pseudonym_column = free_name(PSEUDONYM_COLUMN, [*frame.columns, *added])
     if schema.identifiers or plan.needs_pseudonyms:
-        ids = make_pseudonyms(len(frame), rng if settings.seed is not None else None)
+        # a fixed seed: record i's id from the keyed stream, put in the release's order like the record
+        ids = (make_pseudonyms(len(frame), keyed=rng.keyed).take(order).reset_index(drop=True)
+               if settings.seed is not None else make_pseudonyms(len(frame)))
         table.insert(0, pseudonym_column, ids.array)
         pseudonym_map = frame[schema.identifiers].take(order).reset_index(drop=True)
         pseudonym_map.insert(0, pseudonym_column, ids.array)

@@ -52,16 +52,22 @@ def test_estimators_give_the_same_counts_either_way(retention, data):
     m = len(retention)
     observed = data.draw(arrays(np.float64, m, elements=st.integers(0, 5000).map(float)))
     structured, dense = RetentionMatrix(retention), retention_matrix(retention)
-    expected = reconstruction.iterative_bayesian(observed, dense)
+    expected = reconstruction.iterative_bayesian(observed, dense, tol=1e-13, max_iter=200_000)
     estimate, low, high = reconstruction.estimate_with_interval(observed, dense)
+    # where every value is kept alike the structured estimate is the exact maximum in closed form, and iterative
+    # Bayes only creeps towards it near the edge of the simplex: they agree to a small share of n, the closed
+    # form's likelihood never lower
+    close = 1e-3 * (1 + observed.sum())
     structured.__class__.to_dense = _refuse  # the estimators must never build the dense matrix
     try:
-        assert np.allclose(reconstruction.iterative_bayesian(observed, structured), expected,
-                           atol=1e-6 * (1 + observed.sum()))
+        got = reconstruction.iterative_bayesian(observed, structured)
+        assert np.allclose(got, expected, atol=close)
+        best = _log_likelihood(dense, observed, expected)
+        assert _log_likelihood(dense, observed, got) >= best - 1e-10 * abs(best) - 1e-6  # EM's own stopping error
         assert np.allclose(reconstruction.inverse(observed, structured), np.linalg.solve(dense, observed),
                            rtol=1e-7, atol=1e-6 * (1 + observed.sum()))
         e2, l2, h2 = reconstruction.estimate_with_interval(observed, structured)
-        assert np.allclose(e2, estimate, atol=1e-6 * (1 + observed.sum()))
+        assert np.allclose(e2, estimate, atol=close)
         # the bootstrap redraws from the estimate: last-bit differences can move a draw where the likelihood is
         # flat (a value kept with p near 0), so the bands agree to a share of n, not to the last digit
         band = 2.0 + 0.05 * observed.sum()  # on a handful of records, one draw more or less

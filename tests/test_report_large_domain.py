@@ -269,6 +269,7 @@ def test_the_window_shows_the_shortened_table(qtbot):
     assert table.rowCount() == 30 and table.columnSpan(0, 0) == 1
 
 
+@pytest.mark.parametrize("job", ["partition"], indirect=True)  # one pair for every value: partitioning only
 def test_the_window_states_the_one_pair_of_partitioning(qtbot, job):
     """The window's rho2 column says what the HTML and the PDF say: partitioning's one pair for the values it
     covers, none for a value held by more than rho1 of the records."""
@@ -276,8 +277,6 @@ def test_the_window_states_the_one_pair_of_partitioning(qtbot, job):
     from ppdp_desktop.gui.pages.report_page import VALUE_COLUMNS, ReportPage, format_number
     from ppdp_desktop.gui.state import WizardState
 
-    if job.report.method != "partition":
-        pytest.skip("one pair for every value: partitioning only")
     page = ReportPage(WizardState())
     qtbot.addWidget(page)
     page.show_report(job.report)

@@ -175,6 +175,14 @@ class KeyedRandomness:
             )
         return RecordStream(self._key, (column, draw))
 
+    def keep_or_draw(self, column: str, start: int, stop: int, p: float | np.ndarray, high: int | np.ndarray,
+                     draw: str = "value") -> tuple[np.ndarray, np.ndarray]:
+        """What randomizing a column draws for records ``[start, stop)``: whether each keeps its value
+        (probability ``p``, stream ``(column, "keep")``) and an integer below ``high`` for its replacement
+        (stream ``(column, draw)``)."""
+        keep = self.stream(column, "keep").bernoulli(start, stop, p)
+        return keep, self.stream(column, draw).integers(start, stop, high)
+
 
 class RecordStream:
     """One named stream: record ``i`` owns the keystream's 64-bit word ``i``.

@@ -91,15 +91,6 @@ def _verify_k_anonymity(release: LoadedRelease) -> list[str]:
             f"({suppressed:,} suppressed, at most {limit:.1%} allowed)"]
 
 
-def _published(release: LoadedRelease, entry: dict):
-    """``(entry of each record, matrix, groups)``: the codes and the published matrix of a perturbed column, or
-    for a partitioned one each record's (sub-table, value) entry and the block-diagonal matrix of all sub-tables,
-    with the value each entry stands for (``groups``)."""
-    from ppdp_desktop.core.methods.partition.release import published_entries
-
-    return published_entries(release, entry)
-
-
 def parse_where(text: str | None, columns: list[str]) -> dict[str, str]:
     """Parse ``"col=value,col=value"`` into a dict; unknown columns are an error naming them."""
     conditions: dict[str, str] = {}
@@ -138,7 +129,9 @@ def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str
     mask = np.ones(len(release.table), dtype=bool)
     for column, value in where.items():
         mask &= (release.table[column] == value).to_numpy()
-    entries, matrix, groups = _published(release, entry)
+    from ppdp_desktop.core.methods.partition.release import published_entries  # a column with or without sub-tables
+
+    entries, matrix, groups = published_entries(release, entry)
     m = len(entry["values"])
     seen = np.bincount(entries[mask], minlength=matrix.shape[0]).astype(float)
     # A method with sub-tables (perturbation partitioning) publishes one block per sub-table over its own

@@ -23,6 +23,17 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 
 
+def canonical_counts(table_counts: "np.ndarray | sparse.sparray", by: str = "row") -> "sparse.sparray":
+    """A (sub-tables x values) count table, dense or sparse, as an int64 CSR (``by="row"``) or CSC
+    (``by="value"``) array with sorted indices and no stored zeros."""
+    from scipy import sparse
+
+    counts = (sparse.csr_array if by == "row" else sparse.csc_array)(table_counts, dtype=np.int64)
+    counts.eliminate_zeros()
+    counts.sum_duplicates()  # canonical: sorted indices
+    return counts
+
+
 @dataclass(frozen=True, eq=False)
 class SubtableBlocks:
     """Entries (sub-table, value), sub-table by sub-table and, within one, by value code.
@@ -39,11 +50,7 @@ class SubtableBlocks:
     @classmethod
     def from_counts(cls, table_counts: "np.ndarray | sparse.sparray", retention: np.ndarray) -> "SubtableBlocks":
         """The entries of a (sub-tables x values) count table, dense or sparse, with a retention per sub-table."""
-        from scipy import sparse
-
-        counts = sparse.csr_array(table_counts, dtype=np.int64)
-        counts.eliminate_zeros()
-        counts.sum_duplicates()  # canonical: each row's value codes ascending
+        counts = canonical_counts(table_counts)  # each row's value codes ascending
         sizes = np.diff(counts.indptr)
         if np.any(sizes == 0):
             raise ParameterError("A sub-table of the partition holds no value.")
@@ -91,10 +98,9 @@ class SubtableBlocks:
         """Each record keeps its value with its sub-table's retention, else gets one of its sub-table's values
         drawn uniformly; every draw keyed by the record's index (``start``: the first record's)."""
         subtable = np.asarray(subtable, dtype=np.int64)
-        n = len(entries)
-        keep = keyed.stream(attribute, "keep").bernoulli(start, start + n, self.retention[subtable])
-        drawn = self.starts[subtable] + keyed.stream(attribute, "value").integers(start, start + n, self.sizes[subtable])
-        return self.values[np.where(keep, entries, drawn)]
+        keep, drawn = keyed.keep_or_draw(attribute, start, start + len(entries), self.retention[subtable],
+                                         self.sizes[subtable])
+        return self.values[np.where(keep, entries, self.starts[subtable] + drawn)]
 
 
 def assign_records(codes: np.ndarray, table_counts: "np.ndarray | sparse.sparray",
@@ -103,12 +109,8 @@ def assign_records(codes: np.ndarray, table_counts: "np.ndarray | sparse.sparray
     ``k`` gets ``table_counts[k, v]`` of them. The order is by the records' keyed sort ``keys`` (a release), or a
     permutation drawn from ``rng``. ``codes`` are value indices into the counts' order; the table may be sparse
     (a 70,000-value domain in thousands of sub-tables)."""
-    from scipy import sparse
-
     codes = np.asarray(codes, dtype=np.int64)
-    by_value = sparse.csc_array(table_counts, dtype=np.int64)
-    by_value.eliminate_zeros()
-    by_value.sum_duplicates()  # each value's sub-tables ascending
+    by_value = canonical_counts(table_counts, by="value")  # each value's sub-tables ascending
     have = np.bincount(codes, minlength=by_value.shape[1])
     if have.size != by_value.shape[1] or np.any(have != np.asarray(by_value.sum(axis=0)).ravel()):
         raise ParameterError("The records' value counts do not match the partition plan.")

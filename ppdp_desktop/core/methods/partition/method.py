@@ -23,7 +23,7 @@ from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
-from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks, assign_records
+from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks, assign_records, canonical_counts
 from ppdp_desktop.core.methods.partition.subtables import Partition, partition_domain
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
@@ -58,16 +58,17 @@ class PartitionPlan:
     needs_pseudonyms: bool = False
     subtable_column: str = SUBTABLE_COLUMN  # a free name: never one of the data's columns
     blocks: SubtableBlocks = field(init=False)
+    entry_counts: np.ndarray = field(init=False, repr=False)
     _verified: tuple | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
-        from scipy import sparse
-
-        sizes = np.diff(sparse.csr_array(self.partition.table_counts).indptr)  # values per sub-table
+        counts = canonical_counts(self.partition.table_counts)
+        sizes = np.diff(counts.indptr)  # values per sub-table
         gamma = np.asarray(self.partition.gamma_i, dtype=float)
         with np.errstate(invalid="ignore"):
             retention = np.where(np.isfinite(gamma), uniform_retention(gamma, sizes), 1.0)
-        self.blocks = SubtableBlocks.from_counts(self.partition.table_counts, retention)
+        self.blocks = SubtableBlocks.from_counts(counts, retention)
+        self.entry_counts = counts.data.astype(float)  # records per entry (sub-table, value), the blocks' order
 
     @property
     def attribute(self) -> str:
@@ -78,19 +79,10 @@ class PartitionPlan:
         """Value codes of each sub-table."""
         return [self.blocks.members(s) for s in range(self.blocks.n_subtables)]
 
-    def _entry_counts(self) -> np.ndarray:
-        """Records per entry (sub-table, value), in the blocks' order."""
-        from scipy import sparse
-
-        counts = sparse.csr_array(self.partition.table_counts, dtype=np.int64)
-        counts.eliminate_zeros()
-        counts.sum_duplicates()
-        return counts.data.astype(float)
-
     @property
     def record_utility(self) -> float:
         """Expected share of records released unchanged: sum over entries of counts x diagonal."""
-        return float(self._entry_counts() @ self.blocks.matrix.diagonal()) / float(self.domain.counts.sum())
+        return float(self.entry_counts @ self.blocks.matrix.diagonal()) / float(self.domain.counts.sum())
 
     def verify(self) -> dict[str, Any]:
         """Every sub-table has rho1_i < rho2 and a matrix within its gamma_i; fail closed. The statement is kept
@@ -103,7 +95,7 @@ class PartitionPlan:
 
     def _verify(self) -> dict[str, Any]:
         blocks = self.blocks
-        counts = self._entry_counts()
+        counts = self.entry_counts
         protected = self.partition.sa_prime[blocks.values]
         epsilons = []
         for s in range(blocks.n_subtables):
@@ -160,7 +152,7 @@ class PartitionPlan:
                 "rho1": float(self.partition.rho1_i[s]),
                 "gamma": None if not np.isfinite(self.partition.gamma_i[s]) else float(self.partition.gamma_i[s]),
             }
-            for s, n in enumerate(np.add.reduceat(self._entry_counts(), blocks.starts).astype(np.int64))
+            for s, n in enumerate(np.add.reduceat(self.entry_counts, blocks.starts).astype(np.int64))
         ]
         return {
             "parameters": self._parameters_json(),

@@ -41,11 +41,9 @@ def perturb_records(codes: np.ndarray, retention: np.ndarray, keyed: "KeyedRando
     """Retain each record's code with its value's probability, else replace it by a uniform draw, every draw
     keyed by the record's index (``start`` is the first record's): two named streams, "keep" and "value", so the
     result does not depend on how the records are split into chunks."""
-    n, m = len(codes), len(retention)
-    uniform = bool(np.all(retention == retention[0]))
-    keep = keyed.stream(attribute, "keep").bernoulli(start, start + n, retention[0] if uniform else retention[codes])
-    drawn = keyed.stream(attribute, "value").integers(start, start + n, m).astype(codes.dtype)
-    return np.where(keep, codes, drawn)
+    p = retention[0] if np.all(retention == retention[0]) else retention[codes]
+    keep, drawn = keyed.keep_or_draw(attribute, start, start + len(codes), p, len(retention))
+    return np.where(keep, codes, drawn.astype(codes.dtype))
 
 
 def perturb_codes(codes: np.ndarray, retention: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -29,10 +29,8 @@ def randomize_records(codes: np.ndarray, d: int, p: float, keyed: "KeyedRandomne
     codes = np.asarray(codes, dtype=np.int64)
     if d <= 1 or p >= 1.0:
         return codes.copy()
-    n = len(codes)
-    keep = keyed.stream(attribute, "keep").bernoulli(start, start + n, p)
-    shift = keyed.stream(attribute, "shift").integers(start, start + n, d - 1) + 1
-    return np.where(keep, codes, (codes + shift) % d)
+    keep, shift = keyed.keep_or_draw(attribute, start, start + len(codes), p, d - 1, draw="shift")
+    return np.where(keep, codes, (codes + shift + 1) % d)
 
 
 def inverse_rr_matrix(d: int, p: float) -> np.ndarray:

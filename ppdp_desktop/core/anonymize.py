@@ -4,40 +4,113 @@ Used by the CLI, ``ppdp run`` and, through the worker, by the GUI. Nothing is wr
 :mod:`ppdp_desktop.core.release.package`, which only takes what this job verified. The job reaches the
 chosen method through the registry only: the method says which columns it protects, plans from
 statistics, verifies its guarantee (fail closed) and applies the plan to the rows.
+
+The job has three stages, shared with the streamed job (:mod:`ppdp_desktop.core.streaming`), which runs
+them on a file chunk by chunk: :func:`plan_job` (plan + verify, from the columns the plan reads),
+:func:`bind_job` (the per-record decisions that need every record: the k-anonymous generalization's
+suppression, partitioning's dealing to sub-tables) and :func:`release_chunk` (records ``start, ...`` as
+released, in their original order). Every draw is keyed by the record's index, and the release's order is
+the rank of each record's keyed sort key, so a fixed seed gives the same release however the records are cut.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+import inspect
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.data.schema import free_name, roles_from_lists
+from ppdp_desktop.core.data.schema import Schema, free_name, roles_from_lists
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
-from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.outcome import Anonymization
+from ppdp_desktop.core.generalization import Generalization
+from ppdp_desktop.core.methods import Method, Plan, get_method
+from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
-from ppdp_desktop.core.privacy.randomness import job_randomness
-from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
+from ppdp_desktop.core.privacy.randomness import RandomSource, job_randomness
+from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.protection import measure, protect, released_quasi
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings
 
 
-def anonymize(
-    dataset: Dataset,
-    settings: AnonymizationSettings,
-    progress: Progress = no_progress,
-    cancel: CancelToken | None = None,
-) -> Anonymization:
-    """Prepare a plan from statistics, verify it (fail closed), then apply it to the rows."""
+@dataclass
+class JobPlan:
+    """A verified plan and everything needed to release any chunk of the records with it."""
+
+    method: Method
+    settings: AnonymizationSettings
+    schema: Schema
+    sensitive: list[str]
+    quasi: list[str]
+    notes: list[str]
+    generalization: Generalization | None
+    plan: Plan
+    guarantee: dict[str, Any]
+    rng: RandomSource
+    seed: int
+    columns: list[str]  # the data's columns, in the file's order
+    pseudonym_column: str = PSEUDONYM_COLUMN
+
+    @property
+    def protected(self) -> set[str]:
+        """The columns the method may replace: those it protects."""
+        return {*self.sensitive, *(self.quasi if self.method.randomizes_quasi else ())}
+
+    @property
+    def needs_pseudonyms(self) -> bool:
+        return bool(self.schema.identifiers) or self.plan.needs_pseudonyms
+
+
+@dataclass
+class Bound:
+    """:func:`bind_job`'s per-record decisions for the whole table: the generalized quasi-identifiers (None: no
+    generalization) and the plan's own (``plan.bind``; None for a method whose records are independent)."""
+
+    quasi: pd.DataFrame | None = None
+    plan: Any = None
+
+
+@dataclass
+class ReleasedChunk:
+    """Records ``start, start+1, ...`` as released, in their original order (``rows``), what applying the plan
+    produced (``applied``) and the quasi-identifiers as released (``quasi``, for the risk measure)."""
+
+    start: int
+    rows: pd.DataFrame
+    applied: Applied
+    quasi: pd.DataFrame
+    identifiers: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+def plan_columns(settings: AnonymizationSettings) -> list[str]:
+    """The columns a job's plan reads (each method's protected columns, the quasi-identifiers, a choice column):
+    all a streamed job keeps of every record in its first pass."""
+    method = get_method(settings.method)
+    settings = method.job_settings(settings)
+    sensitive, quasi = method.roles(settings)
+    extra = [settings.choices.choice_column] if settings.choices.choice_column else []
+    return list(dict.fromkeys(c for c in [*sensitive, *quasi, *extra] if c))
+
+
+def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progress = no_progress,
+             cancel: CancelToken | None = None, columns: list[str] | None = None) -> JobPlan:
+    """Check the settings, generalize the quasi-identifiers if asked, plan from statistics and verify (fail closed).
+
+    ``dataset`` needs only the columns of :func:`plan_columns` (a streamed job's first pass); ``columns`` are
+    the data's columns when ``dataset`` does not hold them all.
+    """
     cancel = cancel or CancelToken()
     frame = dataset.frame
+    columns = list(frame.columns) if columns is None else list(columns)
     method = get_method(settings.method)
     settings = method.job_settings(settings)
     for declared in (settings.options, settings.protection):  # declared limits first, before any allocation
         if isinstance(declared, MethodSettings):
             declared.check()
-    if settings.sensitive not in frame.columns:
+    if settings.sensitive not in columns:
         raise ParameterError(
-            f"Sensitive column {settings.sensitive!r} is not in {dataset.label}; its columns are: {', '.join(frame.columns)}."
+            f"Sensitive column {settings.sensitive!r} is not in {dataset.label}; its columns are: {', '.join(columns)}."
         )
     sensitive, quasi = method.roles(settings)
     notes = [f"{c!r} is protected by {method.title} (e.g. graded), so it is no longer kept as a quasi-identifier."
@@ -51,47 +124,103 @@ def anonymize(
             f"{method.title} randomizes the quasi-identifiers itself; k-anonymity by generalization goes in front of "
             "the methods that leave them as they are. Choose one of the two."
         )
-    progress(0.03, "Generalizing the quasi-identifiers")
+    progress(0.1, "Generalizing the quasi-identifiers")
     generalization = protect(frame, quasi, schema, protection, settings.taxonomies)
     cancel.check()
-    progress(0.05, "Planning")
+    progress(0.2, "Planning")
     plan = method.prepare(dataset, settings)
     cancel.check()
-    progress(0.2, "Verifying the guarantee")
+    progress(0.7, "Verifying the guarantee")
     guarantee = plan.verify()
     cancel.check()
     rng, seed = job_randomness(settings.seed)
+    added = [c for c in (getattr(plan, "subtable_column", None),) if c]
+    pseudonym_column = free_name(PSEUDONYM_COLUMN, [*columns, *added])
+    progress(1.0, "Verified")
+    return JobPlan(method, settings, schema, sensitive, quasi, notes, generalization, plan, guarantee, rng, seed,
+                   columns, pseudonym_column)
+
+
+def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:
+    """The decisions that need every record (``frame``: the plan's columns of the whole table, in order)."""
+    quasi = job.generalization.apply(frame[job.quasi]) if job.generalization is not None else None
+    bind = getattr(job.plan, "bind", None)
+    return Bound(quasi, bind(frame, job.rng) if bind is not None else None)
+
+
+def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -> ReleasedChunk:
+    """Records ``start, ..., start + len(chunk) - 1`` as released (original order): the plan applied, the
+    quasi-identifiers generalized, identifiers dropped and a pseudonym column first when needed."""
+    if applies_in_chunks(job.plan):
+        applied = job.plan.apply(chunk, job.rng, start=start, bound=bound.plan)
+    elif start == 0:  # a plug-in written before chunks: it gets the whole table
+        applied = job.plan.apply(chunk, job.rng)
+    else:
+        raise ParameterError(f"{job.method.title} applies its plan to the whole table at once; it cannot be streamed.")
+    stop = start + len(chunk)
+    replaced = [c for c in applied.columns if c in chunk.columns and c not in job.protected]
+    if replaced:  # fail closed: a method may replace only the columns it protects
+        raise PrivacyError(f"{job.method.title} would write over the data column {replaced[0]!r}, which it does not "
+                           "protect; nothing was written.")
+    keep = [c for c in job.schema.released_columns if c not in applied.dropped]
+    rows = chunk[keep].reset_index(drop=True)
+    for name, values in applied.columns.items():
+        rows[name] = values
+    if bound.quasi is not None:
+        quasi = bound.quasi.iloc[start:stop].reset_index(drop=True)
+        for name in job.quasi:
+            rows[name] = quasi[name].array  # a categorical of the level's labels
+    else:
+        quasi = released_quasi(chunk.reset_index(drop=True), job.quasi, None, applied.columns)
+    identifiers = pd.DataFrame()
+    if job.needs_pseudonyms:
+        ids = _pseudonyms(job, start, stop)
+        rows.insert(0, job.pseudonym_column, ids.array)
+        identifiers = chunk[job.schema.identifiers].reset_index(drop=True)
+        identifiers.insert(0, job.pseudonym_column, ids.array)
+    return ReleasedChunk(start, rows, applied, quasi, identifiers)
+
+
+def applies_in_chunks(plan: Plan) -> bool:
+    """Whether ``plan.apply`` takes the records from ``start`` on (``start`` and ``bound`` arguments), as every
+    built-in method does: its draws are keyed by record, so it can be applied to a file chunk by chunk."""
+    parameters = inspect.signature(plan.apply).parameters
+    return "start" in parameters and "bound" in parameters
+
+
+def _pseudonyms(job: JobPlan, start: int, stop: int) -> pd.Series:
+    """Records ``start..stop-1``'s ids: word ``i`` of the keyed "(pseudonyms)" stream for a fixed seed."""
+    if job.settings.seed is None:
+        return make_pseudonyms(stop - start)
+    return make_pseudonyms(stop, keyed=job.rng.keyed).iloc[start:].reset_index(drop=True)
+
+
+def anonymize(
+    dataset: Dataset,
+    settings: AnonymizationSettings,
+    progress: Progress = no_progress,
+    cancel: CancelToken | None = None,
+) -> Anonymization:
+    """Prepare a plan from statistics, verify it (fail closed), then apply it to the rows."""
+    cancel = cancel or CancelToken()
+    frame = dataset.frame
+    job = plan_job(dataset, settings, subrange(progress, 0.0, 0.3), cancel)
     progress(0.3, "Applying the plan")
-    applied = plan.apply(frame, rng)
+    bound = bind_job(job, frame)
+    released = release_chunk(job, bound, frame, 0)
     cancel.check()
     progress(0.6, "Building the release table")
-    order = rng.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
-    keep = [c for c in schema.released_columns if c not in applied.dropped]
-    added = [c for c in applied.columns if c not in frame.columns]
-    protected = {*sensitive, *(quasi if method.randomizes_quasi else ())}
-    replaced = [c for c in applied.columns if c in frame.columns and c not in protected]
-    if replaced:  # fail closed: a method may replace only the columns it protects
-        raise PrivacyError(f"{method.title} would write over the data column {replaced[0]!r}, which it does not "
-                           "protect; nothing was written.")
-    table = frame[keep].take(order).reset_index(drop=True)
-    for name, values in applied.columns.items():
-        table[name] = values[order]
-    released = released_quasi(frame, quasi, generalization, applied.columns)
-    if generalization is not None:
-        for name in quasi:
-            table[name] = released[name].array.take(order)  # a categorical of the level's labels
+    order = job.rng.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
+    table = released.rows.take(order).reset_index(drop=True)
     pseudonym_map = None
-    pseudonym_column = free_name(PSEUDONYM_COLUMN, [*frame.columns, *added])
-    if schema.identifiers or plan.needs_pseudonyms:
-        # a fixed seed: record i's id from the keyed stream, put in the release's order like the record
-        ids = (make_pseudonyms(len(frame), keyed=rng.keyed).take(order).reset_index(drop=True)
-               if settings.seed is not None else make_pseudonyms(len(frame)))
-        table.insert(0, pseudonym_column, ids.array)
-        pseudonym_map = frame[schema.identifiers].take(order).reset_index(drop=True)
-        pseudonym_map.insert(0, pseudonym_column, ids.array)
+    if job.needs_pseudonyms:
+        pseudonym_map = released.identifiers.take(order).reset_index(drop=True)
     cancel.check()
     progress(0.9, "Measuring the re-identification risk")
-    reidentification = measure(frame, released, table, quasi, protection, generalization, method.randomizes_quasi)
+    quasi = released.quasi.set_axis(frame.index)
+    reidentification = measure(frame, quasi, table, job.quasi, job.settings.protection, job.generalization,
+                               job.method.randomizes_quasi)
     progress(1.0, "Done")
-    return Anonymization(dataset, settings, plan, guarantee, table, applied, seed, order, pseudonym_map,
-                         reidentification, notes, pseudonym_column)
+    return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
+                         released.applied, job.seed, order, pseudonym_map, reidentification, job.notes,
+                         job.pseudonym_column)

@@ -117,12 +117,25 @@ class PartitionPlan:
             "verified": True,
         }
 
-    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> Applied:
+    def bind(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> np.ndarray:
+        """Each record's sub-table: value ``v``'s records, ranked by their keyed sort keys across the whole table,
+        are dealt to the sub-tables by the plan's counts. It needs every record's value (the plan's column, which a
+        streamed job gathers in pass 1), so it is done once, and :meth:`apply` takes its slice for each chunk."""
+        codes = self.domain.encode(frame[self.attribute])
+        deal = as_source(rng).keyed.stream(self.attribute, "sub-table").sort_keys(0, len(codes))
+        return assign_records(codes, self.partition.table_counts, keys=deal).astype(np.int32)
+
+    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
+              bound: np.ndarray | None = None) -> Applied:
+        """Perturb the records ``start, start+1, ...`` of ``frame`` within their sub-tables; ``bound`` is
+        :meth:`bind`'s result for the whole table (None: ``frame`` is the whole table, dealt here)."""
         keyed = as_source(rng).keyed
         codes = self.domain.encode(frame[self.attribute])
-        deal = keyed.stream(self.attribute, "sub-table").sort_keys(0, len(codes))
-        sub = assign_records(codes, self.partition.table_counts, keys=deal)
-        released = self.blocks.perturb(sub, self.blocks.entries(sub, codes), keyed, self.attribute).astype(codes.dtype)
+        sub = self.bind(frame, rng) if bound is None else bound[start:start + len(codes)]
+        if len(sub) != len(codes):
+            raise ParameterError(f"Records {start}-{start + len(codes) - 1} were not dealt to sub-tables.")
+        released = self.blocks.perturb(sub, self.blocks.entries(sub, codes), keyed, self.attribute, start=start)
+        released = released.astype(codes.dtype)
         return Applied(
             {self.attribute: self.domain.categorical(released), self.subtable_column: sub.astype(np.int32)},
             codes={self.attribute: (codes, released)},

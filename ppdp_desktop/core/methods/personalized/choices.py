@@ -43,16 +43,20 @@ class ChoiceRule:
         extra = f", {len(self.per_value)} value(s) with their own default" if self.per_value else ""
         return f"default choice {self.default}{extra}"
 
-    def choices(self, frame: pd.DataFrame, attribute: str, source: str = "the data") -> np.ndarray:
-        """Each record's choice (int8), validated; invalid entries are an error naming the rows."""
+    def choices(self, frame: pd.DataFrame, attribute: str, source: str = "the data", start: int | None = None
+                ) -> np.ndarray:
+        """Each record's choice (int8), validated; invalid entries are an error naming the rows.
+
+        ``start``: ``frame`` holds the records from ``start`` on (a chunk), so rows are numbered from there and a
+        per-value choice for a value the chunk happens not to hold is fine (the whole table was checked)."""
         if self.column is not None:
             if self.column not in frame.columns:
                 raise ParameterError(f"Choice column {self.column!r} is not in {source}.")
-            return parse_choice_column(frame[self.column], self.column, source)
+            return parse_choice_column(frame[self.column], self.column, source, start or 0)
         out = np.full(len(frame), self.default, dtype=np.int8)
         if self.per_value:
             values = text_column(frame[attribute])
-            unknown = sorted(set(self.per_value) - set(values.unique()))
+            unknown = sorted(set(self.per_value) - set(values.unique())) if start is None else []
             if unknown:
                 raise ParameterError(f"Per-value choice for {unknown[0]!r}, which does not occur in {attribute!r}.")
             mapped = values.map(self.per_value)
@@ -60,13 +64,14 @@ class ChoiceRule:
         return out
 
 
-def parse_choice_column(column: pd.Series, name: str, source: str = "the data") -> np.ndarray:
-    """Parse a column of 1/2/3 (numbers or their text); anything else is an error naming the rows."""
+def parse_choice_column(column: pd.Series, name: str, source: str = "the data", first: int = 0) -> np.ndarray:
+    """Parse a column of 1/2/3 (numbers or their text); anything else is an error naming the rows (``first``:
+    the index of the column's first record in the table)."""
     numbers = pd.to_numeric(column, errors="coerce")
     valid = numbers.isin(CHOICES).to_numpy()
     if not valid.all():
         rows = np.flatnonzero(~valid)
-        shown = ", ".join(f"row {r + 1} ({label_text(column.iloc[r])!r})" for r in rows[:5])
+        shown = ", ".join(f"row {first + r + 1} ({label_text(column.iloc[r])!r})" for r in rows[:5])
         more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
         raise InputError(
             f"Choice column {name!r} of {source} must hold 1, 2 or 3 in every row; invalid: {shown}{more}."

@@ -66,13 +66,14 @@ class PersonalizedPlan:
                 raise PrivacyError(f"The alias2 {clash[0]!r} of {self.attribute!r} is also a real value; change it.")
         return {"kind": "none", "verified": True, "statement": NO_GUARANTEE}
 
-    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
+    def apply(self, frame: pd.DataFrame, rng: np.random.Generator, start: int = 0, bound: None = None) -> Applied:
+        """Recode the records ``start, start+1, ...`` of ``frame`` (deterministic: no draw)."""
         columns: dict[str, np.ndarray] = {}
         secrets: dict[str, np.ndarray] = {}
         if self.attribute is not None and self.taxonomy is not None:
             missing = frame[self.attribute].isna().to_numpy()  # a blank stays blank: nothing to hide
             values = text_column(frame[self.attribute])
-            choices = self.rule.choices(frame, self.attribute, self.source)
+            choices = self.rule.choices(frame, self.attribute, self.source, start)
             leaves = self.taxonomy.leaves()
             index = pd.Index([leaf.label for leaf in leaves])
             codes = index.get_indexer(values)
@@ -186,6 +187,8 @@ class PersonalizedRecoding(Method):
         rule = ChoiceRule(choices.choice_column, dict(choices.value_choices), choices.default_choice or 2)
         if rule.column is not None and rule.column not in frame.columns:
             raise ParameterError(f"Choice column {rule.column!r} is not in {label}.")
+        if attribute is not None:
+            rule.choices(frame, attribute, label)  # every record's choice valid, every per-value choice's value present
         return PersonalizedPlan(attribute, taxonomy, rule, gradings, label)
 
     def report_part(self, report: "MethodReport", result: Anonymization, progress: Progress, cancel: CancelToken,

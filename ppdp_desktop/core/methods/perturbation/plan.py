@@ -99,9 +99,10 @@ class PerturbationPlan:
             "verified": True,
         }
 
-    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> Applied:
+    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
+              bound: None = None) -> Applied:
         codes = self.domain.encode(frame[self.attribute])
-        released = perturb_records(codes, self.retention, as_source(rng).keyed, self.attribute)
+        released = perturb_records(codes, self.retention, as_source(rng).keyed, self.attribute, start)
         return Applied({self.attribute: self.domain.categorical(released)}, codes={self.attribute: (codes, released)})
 
     def _parameters_json(self) -> dict[str, Any]:

@@ -65,12 +65,14 @@ class RRPlan:
         return {"kind": "attribute disclosure under linking attacks: risk <= 1/l", "l": self.parameters.l,
                 "max_risk": float(risk), "verified": True}
 
-    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> Applied:
+    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
+              bound: None = None) -> Applied:
         keyed = as_source(rng).keyed
         columns = {}
         for domain, _role, p in self._randomized():
             codes = domain.encode(frame[domain.attribute])
-            columns[domain.attribute] = domain.categorical(randomize_records(codes, domain.m, p, keyed, domain.attribute))
+            columns[domain.attribute] = domain.categorical(randomize_records(codes, domain.m, p, keyed, domain.attribute,
+                                                                             start))
         return Applied(columns)
 
     def release_json(self) -> dict[str, Any]:

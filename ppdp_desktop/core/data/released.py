@@ -38,6 +38,21 @@ class LoadedRelease:
     folder: Path
     metadata: dict
     table: pd.DataFrame
+    #: a release too large to hold is read back in part (``ppdp_desktop.core.streaming.readback``): the data
+    #: file's columns and records, and whether its pseudonyms were found distinct while it was read
+    file_columns: list[str] | None = None
+    file_records: int | None = None
+    distinct_pseudonyms: bool | None = None
+
+    @property
+    def column_names(self) -> list[str]:
+        """The data file's columns (``table`` may hold only some of them)."""
+        return list(self.file_columns) if self.file_columns is not None else [str(c) for c in self.table.columns]
+
+    @property
+    def n_rows(self) -> int:
+        """The data file's records."""
+        return int(self.file_records) if self.file_records is not None else len(self.table)
 
     def close(self) -> None:
         """Remove the private folder a zipped release was unpacked into (a folder release is left alone)."""

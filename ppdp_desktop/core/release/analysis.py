@@ -51,17 +51,19 @@ def verify_release(release: LoadedRelease, signer: str | None = None) -> list[st
         raise ReleaseError(f"release.json names the signer {named!r}, but {SIGNATURE_FILE} is by {found}.")
     lines.append(f"signature: the manifest is signed by {found}" if found else "signature: the release is not signed")
     lines.append(check_columns(release))
-    if meta.get("n_records") != len(table):
-        raise ReleaseError(f"release.json says {meta.get('n_records')} records but the data file has {len(table)}.")
+    if meta.get("n_records") != release.n_rows:
+        raise ReleaseError(f"release.json says {meta.get('n_records')} records but the data file has {release.n_rows}.")
     removed = [n for n, a in meta.get("attributes", {}).items() if a.get("role") == "identifier"]
-    leaked = [n for n in removed if n in table.columns]
+    leaked = [n for n in removed if n in release.column_names]
     if leaked:
         raise PrivacyError(f"Identifier column {leaked[0]!r} is present in the released data.")
     pseudonyms = meta.get("pseudonym_column")
     if pseudonyms:
-        if pseudonyms not in table.columns or table[pseudonyms].duplicated().any():
+        distinct = (release.distinct_pseudonyms if release.distinct_pseudonyms is not None
+                    else pseudonyms in table.columns and not table[pseudonyms].duplicated().any())
+        if pseudonyms not in release.column_names or not distinct:
             raise ReleaseError(f"The pseudonym column {pseudonyms!r} is missing or has duplicate ids.")
-        lines.append(f"pseudonyms: {len(table):,} distinct ids; identifiers removed")
+        lines.append(f"pseudonyms: {release.n_rows:,} distinct ids; identifiers removed")
     try:
         method = get_method(str(meta.get("method", "")))
     except PPDPError:

@@ -46,14 +46,19 @@ RECONSTRUCTION = (
 )
 
 
-def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: bool = True) -> dict[str, object]:
+def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: bool = True,
+                     written: tuple[int, list[str], list[str]] | None = None) -> dict[str, object]:
     """The ``release.json`` content: everything an analyst needs, nothing secret (no seed, no counts).
 
     ``csv.encoding`` is ``utf-8-sig`` for a CSV written with the byte-order mark (``bom``), else ``utf-8``.
+    ``written``: ``(records, columns, columns with guarded formulas)`` of a table written in chunks (a streamed
+    job, whose ``result.table`` holds none of the records); by default they are read from ``result.table``.
     """
     schema = result.dataset.schema
+    n_records, columns, guarded = written if written is not None else (
+        len(result.table), list(result.table.columns), guard_formulas(result.table)[1] if fmt == "csv" else [])
     attributes = {
-        name: {**attr.to_json(), "released": attr.role.value != "identifier" and name in result.table.columns}
+        name: {**attr.to_json(), "released": attr.role.value != "identifier" and name in columns}
         for name, attr in schema.attributes.items()
     }
     metadata: dict[str, object] = {
@@ -61,12 +66,11 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: 
         "app": f"PPDP Desktop {__version__}",
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "method": result.plan.method,
-        "n_records": int(len(result.table)),
+        "n_records": int(n_records),
         "data_file": data_file_name(fmt),
         "format": fmt,
         "csv": {"delimiter": sep, "encoding": csv_encoding(bom and fmt == "csv"), "missing": "",
-                "formula_guard": {"prefix": FORMULA_GUARD, "columns": guard_formulas(result.table)[1] if fmt == "csv"
-                                  else []}},
+                "formula_guard": {"prefix": FORMULA_GUARD, "columns": list(guarded) if fmt == "csv" else []}},
         "attributes": attributes,
     }
     if result.pseudonym_map is not None:

@@ -24,7 +24,7 @@ RISK_FIGURES = ("n_records", "n_classes", "sample_uniques", "records_above_thres
 
 def check_columns(release: LoadedRelease) -> str:
     """The data's columns are exactly those ``release.json`` says are released; return the line for verify."""
-    meta, columns = release.metadata, [str(c) for c in release.table.columns]
+    meta, columns = release.metadata, release.column_names
     attributes = meta.get("attributes") or {}
     released = {name for name, a in attributes.items() if a.get("released", a.get("role") != "identifier")}
     added = {meta.get("pseudonym_column")} | {e.get("subtable_column") for e in meta.get("sensitive") or []}

@@ -1,0 +1,166 @@
+"""A release written from a file larger than memory: the in-memory job's stages, run over record batches.
+
+Pass 1 gathers the plan's columns (:mod:`.passes`), the plan is made and verified exactly as in memory
+(:func:`~ppdp_desktop.core.anonymize.plan_job`), pass 2 applies it chunk by chunk and spills the released records
+to an external shuffle by their keyed sort keys (:mod:`.shuffle`), and the data file is written bucket by bucket
+with its SHA-256 computed while writing. The package is then finished, re-checked as written and published
+like any other (:mod:`ppdp_desktop.core.release.package`): a failure, a cancel or a killed process leaves
+nothing under the output's name (temporary folders are hidden beside it and cleaned on the next run).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from ppdp_desktop.core.anonymize import applies_in_chunks, bind_job, plan_columns, plan_job
+from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.formats import _arrow_ready, guard_formulas
+from ppdp_desktop.core.data.streamed import StreamedFile
+from ppdp_desktop.core.errors import ParameterError, ReleaseError
+from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
+from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
+from ppdp_desktop.core.protection import measure
+from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.streaming.passes import gather_plan_columns, release_chunks
+from ppdp_desktop.core.streaming.shuffle import ExternalShuffle, spill_ready
+
+#: records a chunk holds by default (about 100-200 MB of a 10-column table in memory)
+CHUNK_SIZE = 250_000
+
+
+@dataclass
+class StreamedData:
+    """What pass 2 wrote: the data file's digest, its records and columns, the guarded columns, the released
+    quasi-identifiers of every record (for the risk measure) and the identifiers for the key, in record order."""
+
+    sha256: str
+    n_records: int
+    columns: list[str]
+    guarded: list[str]
+    quasi: pd.DataFrame
+    identifiers: Path | None
+
+
+class _Hashing:
+    """A binary file that computes the SHA-256 of what is written to it."""
+
+    def __init__(self, handle) -> None:
+        self.handle, self.digest, self.closed = handle, hashlib.sha256(), False
+
+    def write(self, data) -> int:
+        data = bytes(data)
+        self.digest.update(data)
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def close(self) -> None:  # pyarrow closes what it wraps; the caller owns the real file
+        self.closed = True
+
+
+def plan_from_file(source: StreamedFile, settings: AnonymizationSettings, chunk_size: int = CHUNK_SIZE,
+                   progress: Progress = no_progress, cancel: CancelToken | None = None):
+    """Pass 1 + plan + verify + bind: ``(job, bound, plan_frame, dataset)`` for a streamed file."""
+    cancel = cancel or CancelToken()
+    columns = [c for c in plan_columns(settings) if c in source.columns]
+    frame = gather_plan_columns(source, columns, chunk_size, subrange(progress, 0.0, 0.8), cancel)
+    dataset = Dataset(frame, source=source.source, schema=source.preview.schema, details=source.preview.details,
+                      labels=source.preview.labels)
+    job = plan_job(dataset, settings, subrange(progress, 0.8, 0.95), cancel, columns=source.columns)
+    if not applies_in_chunks(job.plan):
+        raise ParameterError(f"{job.method.title} applies its plan to the whole table at once, so it cannot be "
+                             "streamed; run it in memory (without --streaming).")
+    bound = bind_job(job, frame)
+    progress(1.0, "Plan verified")
+    return job, bound, frame, dataset
+
+
+def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: Path, *, sep: str, bom: bool,
+                        chunk_size: int, n_records: int, progress: Progress = no_progress,
+                        cancel: CancelToken | None = None) -> StreamedData:
+    """Pass 2 and the external shuffle: write the release's data file ``target`` (CSV) in its keyed order."""
+    cancel = cancel or CancelToken()
+    shuffle = ExternalShuffle(spill / "shuffle", n_records, run_rows=max(chunk_size, 1_000_000))
+    order_keys = job.rng.keyed.stream(ROW_ORDER_STREAM, "order")
+    quasi_parts, guarded, columns = [], set(), None
+    ids_writer, ids_path = None, None
+    try:
+        for released in release_chunks(source, job, bound, chunk_size):
+            rows, changed = guard_formulas(released.rows)
+            guarded.update(changed)
+            columns = columns or [str(c) for c in released.rows.columns]
+            table = pa.Table.from_pandas(_arrow_ready(rows), preserve_index=False)
+            stop = released.start + len(rows)
+            shuffle.add(order_keys.sort_keys(released.start, stop), table)
+            if job.quasi:
+                quasi_parts.append(released.quasi.apply(lambda c: pd.Categorical(c)))
+            if len(released.identifiers.columns):
+                batch = spill_ready(pa.Table.from_pandas(released.identifiers, preserve_index=False))
+                if ids_writer is None:
+                    ids_path, ids_schema = spill / "identifiers.arrows", batch.schema
+                    ids_writer = pa.ipc.new_stream(str(ids_path), ids_schema)
+                ids_writer.write_table(batch.cast(ids_schema))
+            progress(0.8 * min(1.0, stop / max(1, n_records)), f"Released {stop:,} of {n_records:,} records (pass 2)")
+            cancel.check()
+        if ids_writer is not None:
+            ids_writer.close()
+        options = dict(delimiter=sep, quoting_style="needed")
+        written = 0
+        with open(target, "wb") as handle:
+            sink = _Hashing(handle)
+            if bom:
+                sink.write(b"\xef\xbb\xbf")
+            for i, table in enumerate(shuffle.sorted_tables()):
+                pacsv.write_csv(table, sink, write_options=pacsv.WriteOptions(include_header=i == 0, **options))
+                written += table.num_rows
+                progress(0.8 + 0.2 * written / max(1, n_records), f"Wrote {written:,} of {n_records:,} records")
+                cancel.check()
+    finally:
+        shuffle.remove()
+    if written != n_records:
+        raise ReleaseError(f"{written:,} records were written but {n_records:,} were read; nothing was published.")
+    quasi = (pd.concat(quasi_parts, ignore_index=True) if quasi_parts else pd.DataFrame(index=pd.RangeIndex(n_records)))
+    if job.quasi:
+        quasi = quasi.apply(lambda c: pd.Series(pd.Categorical(c)) if not isinstance(c.dtype, pd.CategoricalDtype) else c)
+    order = [c for c in (columns or [])]
+    return StreamedData(sink.digest.hexdigest(), written, order, [c for c in order if c in guarded], quasi, ids_path)
+
+
+def streamed_outcome(job, dataset: Dataset, frame: pd.DataFrame, data: StreamedData) -> Anonymization:
+    """The job's outcome without its records (they are in the file): what release.json, README.txt, the key and
+    the CLI's summary need, and the re-identification risk measured on the released quasi-identifiers."""
+    released = data.quasi.set_axis(frame.index) if job.quasi else pd.DataFrame(index=frame.index)
+    reidentification = measure(frame, released, released, job.quasi, job.settings.protection, job.generalization,
+                               job.method.randomizes_quasi)
+    table = pd.DataFrame(columns=data.columns)
+    return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
+                         Applied({}), job.seed, np.empty(0, dtype=np.int64), None, reidentification, job.notes,
+                         job.pseudonym_column)
+
+
+def temp_folder_beside(out: Path) -> Path:
+    """A hidden temporary folder beside ``out`` (same disk, so renames are atomic; cleaned when stale)."""
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        raise ReleaseError(f"The folder {parent} does not exist.")
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".partial", dir=parent))
+
+
+def remove_quietly(*paths: Path | None) -> None:
+    for path in paths:
+        if path is not None and path.exists():
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)

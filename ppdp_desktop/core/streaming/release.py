@@ -1,0 +1,111 @@
+"""``ppdp anonymize --streaming``: a release package written from a file read in record batches.
+
+The same package as :func:`~ppdp_desktop.core.release.package.write_release` (data file, ``release.json``,
+``README.txt``, ``SHA256SUMS``, the sealed key beside it), written into a hidden temporary folder beside the
+target, re-checked as written (:mod:`.readback`) and renamed into place with its key only when complete. For a
+fixed seed the data file is byte for byte the one the in-memory job writes, whatever the chunk size.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ppdp_desktop.core.data.checksums import file_digests, write_checksums
+from ppdp_desktop.core.data.json_text import dumps_readable
+from ppdp_desktop.core.data.streamed import StreamedFile
+from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
+from ppdp_desktop.core.outcome import Anonymization
+from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
+from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.release.package import META_FILE, README_FILE, release_metadata
+from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, temp_beside
+from ppdp_desktop.core.release.readme import recipient_readme
+from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.streaming.job import (
+    CHUNK_SIZE, plan_from_file, remove_quietly, streamed_outcome, temp_folder_beside, write_streamed_data,
+)
+from ppdp_desktop.core.streaming.readback import read_back
+
+
+@dataclass
+class StreamedRelease:
+    """A published streamed release: where it is and the job's outcome (without its records)."""
+
+    folder: Path
+    result: Anonymization
+    n_records: int
+    data_sha256: str
+
+
+def write_streamed_release(
+    source: StreamedFile,
+    settings: AnonymizationSettings,
+    out: str | Path,
+    *,
+    chunk_size: int = CHUNK_SIZE,
+    overwrite: bool = False,
+    sep: str = ",",
+    bom: bool = True,
+    key_path: str | Path | None = None,
+    passphrase: str | None = None,
+    progress: Progress = no_progress,
+    cancel: CancelToken | None = None,
+    hook: Hook | None = None,
+) -> StreamedRelease:
+    """Plan from pass 1, write the data in pass 2, finish, re-check and publish the package (and its key)."""
+    cancel = cancel or CancelToken()
+    out = Path(out)
+    key = Path(key_path) if key_path is not None else None
+    check_destination(out, key, overwrite, [source.source])
+    if len(sep) != 1 or sep in "\"\r\n":
+        raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
+    if key is not None and not passphrase:
+        raise ReleaseError("A passphrase is needed to seal the key file.")
+    if chunk_size < 1:
+        raise ReleaseError(f"The chunk size must be at least one record; got {chunk_size}.")
+    clean_stale(out, key)  # what a killed run left behind
+    job, bound, frame, dataset = plan_from_file(source, settings, chunk_size, subrange(progress, 0.0, 0.3), cancel)
+    tmp = temp_folder_beside(out)
+    spill = temp_folder_beside(out)  # the shuffle's runs: hidden beside the output, cleaned like it
+    tmp_key = temp_beside(key) if key is not None else None
+    try:
+        data_file = "release.csv"
+        data = write_streamed_data(source, job, bound, tmp / data_file, spill, sep=sep, bom=bom,
+                                   chunk_size=chunk_size, n_records=len(frame),
+                                   progress=subrange(progress, 0.3, 0.85), cancel=cancel)
+        result = streamed_outcome(job, dataset, frame, data)
+        metadata = release_metadata(result, sep, "csv", bom=bom, written=(data.n_records, data.columns, data.guarded))
+        if job.needs_pseudonyms:
+            metadata["pseudonym_column"] = job.pseudonym_column
+        metadata["streamed"] = {"chunk_size": chunk_size, "order": "records sorted by their keyed sort keys"}
+        (tmp / META_FILE).write_text(dumps_readable(metadata), encoding="utf-8")
+        (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
+        progress(0.88, "Checksums")
+        digests = {data_file: data.sha256, **file_digests(tmp, [META_FILE, README_FILE])}
+        manifest = write_checksums(tmp, known=digests)
+        progress(0.9, "Verifying the files about to be published")
+        _verify_written(tmp, job)
+        cancel.check()
+        if key is not None:
+            progress(0.95, "Sealing the key")
+            _seal(result, job, data, passphrase, manifest, tmp_key)
+        cancel.check()
+        publish(tmp, out, tmp_key, key, hook)
+    finally:
+        remove_quietly(tmp, tmp_key, spill)
+    progress(1.0, "Exported")
+    return StreamedRelease(out, result, data.n_records, data.sha256)
+
+
+def _verify_written(folder: Path, job) -> None:
+    """The guarantee and structure re-checked on the files as written (fail closed), read back in part."""
+    from ppdp_desktop.core.release.analysis import verify_release
+
+    try:
+        verify_release(read_back(folder, job.pseudonym_key if job.needs_pseudonyms else None))
+    except PPDPError as exc:
+        raise PrivacyError(f"The release as written does not pass its own check ({exc}); nothing was written.") from exc
+
+
+def _seal(result: Anonymization, job, data, passphrase: str, manifest: str, target: Path) -> None:
+    keyfile.seal(result.key_payload(), passphrase, manifest, target)

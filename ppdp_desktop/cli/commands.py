@@ -132,14 +132,79 @@ def run_anonymize(args: argparse.Namespace) -> int:
     if get_method(settings.method).needs_key and not args.key:
         raise ParameterError(f"--method {settings.method} needs --key FILE: without the key nobody could decode the aliases.")
     check_destination(release_target(args.out, args.zip), args.key, args.overwrite, [args.data])
+    from ppdp_desktop.core.streaming.mode import choose_mode
+
+    if args.streaming and args.in_memory:
+        raise ParameterError("--streaming and --in-memory contradict each other; give one.")
+    mode = choose_mode(args.data, asked=args.streaming or args.engine == "dask", refused=args.in_memory)
+    if mode.streaming:
+        _check_streamable(args)
     passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
     _warn_seed(args.seed)
+    if mode.streaming:
+        if mode.reason:
+            print(f"ppdp: note: {mode.reason} (--in-memory to keep it whole)", file=sys.stderr)
+        return _finish_streamed(settings, args, passphrase)
     if not args.no_report:  # the report's libraries load while the data does
         from ppdp_desktop.core.report.preload import prepare_in_background
 
         prepare_in_background()
     dataset = load_table(args.data, **load_options(args))
     return _finish(dataset, settings, args, args.utility, args.key, passphrase)
+
+
+def _check_streamable(args: argparse.Namespace) -> None:
+    """Refuse, before any work, what a streamed job does not do (each with what to change)."""
+    refused = [("--format " + args.fmt, args.fmt != "csv", "a streamed release is CSV"),
+               ("--zip", args.zip, "a streamed release is a folder"),
+               ("--utility", args.utility, "the utility figures compare every original record with its release"),
+               ("--model-target", getattr(args, "model_target", None) is not None,
+                "model comparisons train on the whole original table")]
+    for flag, given, why in refused:
+        if given:
+            raise ParameterError(f"{flag} cannot go with streaming ({why}); leave it out, or give --in-memory.")
+
+
+def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None) -> int:
+    """``ppdp anonymize --streaming`` (or ``--engine dask``): the file read in batches, never held whole."""
+    from ppdp_desktop.cli.stages import StageLines
+    from ppdp_desktop.core.data.streamed import open_streamed
+    from ppdp_desktop.core.streaming.job import CHUNK_SIZE
+
+    signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
+    start = time.perf_counter()
+    stages = StageLines(quiet=getattr(args, "quiet", False))
+    options = load_options(args)
+    source = open_streamed(args.data, **options)
+    common = dict(chunk_size=args.chunk_size or CHUNK_SIZE, overwrite=args.overwrite, sep=args.out_sep,
+                  bom=not args.no_bom, key_path=args.key, passphrase=passphrase, progress=stages.part(0.0, 1.0),
+                  signer=signer)
+    if args.engine == "dask":
+        from ppdp_desktop.core.streaming.dask_engine import write_dask_release
+
+        done = write_dask_release(source, settings, args.out, scheduler=args.scheduler, workers=args.workers, **common)
+    else:
+        from ppdp_desktop.core.streaming.release import write_streamed_release
+
+        done = write_streamed_release(source, settings, args.out, **common)
+    result = done.result
+    for warning in getattr(result.plan, "warnings", []):
+        print(f"ppdp: warning: {warning}", file=sys.stderr)
+    for note in result.notes:
+        print(f"ppdp: note: {note}", file=sys.stderr)
+    lines = [f"Released {done.n_records:,} records of {source.name} to {done.folder} "
+             f"({time.perf_counter() - start:.2f} s, streamed in chunks of {common['chunk_size']:,} records"
+             + (", on Dask" if args.engine == "dask" else "") + ").", f"  method: {result.plan.method}"]
+    lines += [f"  {line}" for line in result.plan.describe()]
+    guarantee = result.guarantee
+    lines.append(f"  Sensitive values: guarantee verified: {guarantee['kind']}" if guarantee.get("kind") != "none"
+                 else "  Sensitive values: no formal guarantee (see the release's statement)")
+    if result.reidentification is not None:
+        lines += [f"  {line}" for line in result.reidentification.lines()]
+    if args.key:
+        lines.append(f"  sealed key: {args.key} (keep it apart from the release)")
+    print("\n".join(lines))
+    return 0
 
 
 def run_demo(args: argparse.Namespace) -> int:

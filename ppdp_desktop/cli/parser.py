@@ -7,6 +7,17 @@ from ppdp_desktop import __version__
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY
 from ppdp_desktop.core.settings import finite_float
 
+
+def positive_int(text: str) -> int:
+    """An integer of at least 1 (argparse type)."""
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
 EXIT_USER_ERROR = 2
 
 
@@ -141,6 +152,21 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     an.add_argument("--utility", action="store_true", help="also print utility figures (count-query workload, distances)")
     _package_args(an)
+    mode = an.add_argument_group("files larger than memory")
+    mode.add_argument("--streaming", action="store_true",
+                      help="read the file in record batches and write the release through an external shuffle, so the "
+                           "table never has to fit in memory (CSV or Parquet input, CSV release); chosen automatically "
+                           "when the file is larger than about a third of the free memory")
+    mode.add_argument("--in-memory", action="store_true", help="never switch to streaming on my behalf")
+    mode.add_argument("--chunk-size", type=positive_int, default=None, metavar="N",
+                      help="records per batch when streaming (default 250,000)")
+    mode.add_argument("--engine", choices=("local", "dask"), default="local",
+                      help="where a streamed job runs: this process (local, default) or a Dask cluster (dask: needs "
+                           "pip install ppdp-desktop[cluster])")
+    mode.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler to use (default: a LocalCluster on "
+                      "this machine)")
+    mode.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                      help="worker processes of the LocalCluster (default: one per core)")
 
     demo = sub.add_parser("demo", help="run the main job on the embedded demo data (writes a release and its key)")
     demo.add_argument("--out", required=True, help="release folder to create")

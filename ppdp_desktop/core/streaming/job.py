@@ -13,6 +13,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -49,6 +50,11 @@ class StreamedData:
     guarded: list[str]
     quasi: pd.DataFrame
     identifiers: Path | None
+
+
+#: ``writer(source, job, bound, target, spill, *, sep, bom, chunk_size, n_records, progress, cancel) -> StreamedData``:
+#: pass 2, writing the data file ``target`` in the release's order (:func:`write_streamed_data`, or the Dask engine's)
+DataWriter = Callable[..., "StreamedData"]
 
 
 class _Hashing:

@@ -20,11 +20,15 @@ from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.package import META_FILE, README_FILE, release_metadata
 from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, temp_beside
 from ppdp_desktop.core.release.readme import recipient_readme
+from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.streaming.job import (
-    CHUNK_SIZE, plan_from_file, remove_quietly, streamed_outcome, temp_folder_beside, write_streamed_data,
+    CHUNK_SIZE, DataWriter, plan_from_file, remove_quietly, streamed_outcome, temp_folder_beside, write_streamed_data,
 )
 from ppdp_desktop.core.streaming.readback import read_back
+
+
+DATA_NAME = "release.csv"
 
 
 @dataclass
@@ -51,8 +55,14 @@ def write_streamed_release(
     progress: Progress = no_progress,
     cancel: CancelToken | None = None,
     hook: Hook | None = None,
+    signer: SigningKey | None = None,
+    writer: DataWriter | None = None,
 ) -> StreamedRelease:
-    """Plan from pass 1, write the data in pass 2, finish, re-check and publish the package (and its key)."""
+    """Plan from pass 1, write the data in pass 2, finish, re-check and publish the package (and its key).
+
+    ``writer`` writes the data file from the verified plan (default: :func:`write_streamed_data`, pass 2 in
+    this process); the Dask engine gives its own, which runs pass 2 on the cluster's workers.
+    """
     cancel = cancel or CancelToken()
     out = Path(out)
     key = Path(key_path) if key_path is not None else None
@@ -68,21 +78,23 @@ def write_streamed_release(
     tmp = temp_folder_beside(out)
     spill = temp_folder_beside(out)  # the shuffle's runs: hidden beside the output, cleaned like it
     tmp_key = temp_beside(key) if key is not None else None
+    write = writer or write_streamed_data
     try:
-        data_file = "release.csv"
-        data = write_streamed_data(source, job, bound, tmp / data_file, spill, sep=sep, bom=bom,
-                                   chunk_size=chunk_size, n_records=len(frame),
-                                   progress=subrange(progress, 0.3, 0.85), cancel=cancel)
+        data = write(source, job, bound, tmp / DATA_NAME, spill, sep=sep, bom=bom, chunk_size=chunk_size,
+                     n_records=len(frame), progress=subrange(progress, 0.3, 0.85), cancel=cancel)
         result = streamed_outcome(job, dataset, frame, data)
         metadata = release_metadata(result, sep, "csv", bom=bom, written=(data.n_records, data.columns, data.guarded))
         if job.needs_pseudonyms:
             metadata["pseudonym_column"] = job.pseudonym_column
-        metadata["streamed"] = {"chunk_size": chunk_size, "order": "records sorted by their keyed sort keys"}
+        if signer is not None:  # named inside, so README.txt says who signed
+            metadata["signer"] = {"algorithm": ALGORITHM, "fingerprint": signer.fingerprint}
         (tmp / META_FILE).write_text(dumps_readable(metadata), encoding="utf-8")
         (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
         progress(0.88, "Checksums")
-        digests = {data_file: data.sha256, **file_digests(tmp, [META_FILE, README_FILE])}
+        digests = {DATA_NAME: data.sha256, **file_digests(tmp, [META_FILE, README_FILE])}
         manifest = write_checksums(tmp, known=digests)
+        if signer is not None:
+            sign_folder(tmp, signer)
         progress(0.9, "Verifying the files about to be published")
         _verify_written(tmp, job)
         cancel.check()

@@ -28,6 +28,9 @@ def columns_checked(metadata: dict) -> list[str]:
         for entry in metadata.get(key) or []:
             if isinstance(entry, dict):
                 names += [entry.get("attribute"), entry.get("subtable_column")]
+    for name, attribute in (metadata.get("attributes") or {}).items():  # every protected and quasi-identifying column
+        if isinstance(attribute, dict) and attribute.get("role") in ("sensitive", "quasi-identifier"):
+            names.append(name)
     risk = metadata.get("reidentification") or {}
     names += list(risk.get("quasi_identifiers") or [])
     return [str(n) for n in dict.fromkeys(names) if n]

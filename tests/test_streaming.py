@@ -1,0 +1,196 @@
+"""Streaming (issue 19): a release written from a file read in chunks is byte for byte the in-memory release of
+the same seed, for every method and any chunk size; it passes its own verification; a killed or cancelled run
+leaves nothing under the output's name."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from ppdp_desktop.cli import main
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.data.released import read_release
+from ppdp_desktop.core.data.streamed import open_streamed
+from ppdp_desktop.core.errors import Cancelled, InputError
+from ppdp_desktop.core.methods import REGISTRY
+from ppdp_desktop.core.methods.dp.settings import DPSettings
+from ppdp_desktop.core.methods.rr.settings import RRSettings
+from ppdp_desktop.core.progress import CancelToken
+from ppdp_desktop.core.release.analysis import verify_release
+from ppdp_desktop.core.release.package import write_release
+from ppdp_desktop.core.settings import AnonymizationSettings, ProtectionSettings, SensitivitySettings
+from ppdp_desktop.core.streaming.release import write_streamed_release
+
+KINDS = {"id": "text"}
+
+
+def _table(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "id": [f"P{i:06d}" for i in range(n)],
+        "sex": rng.choice(["F", "M"], n),
+        "age": rng.integers(18, 90, n),
+        "bmi": np.where(rng.random(n) < 0.05, np.nan, np.round(rng.normal(25, 4, n), 1)),
+        "town": rng.choice(["Besançon", "Lyon", "=Nîmes", "Metz"], n),
+        "dx": rng.choice(list("abcdefgh"), n, p=[0.3, 0.2, 0.15, 0.1, 0.1, 0.05, 0.05, 0.05]),
+    })
+
+
+def _settings(name: str) -> AnonymizationSettings:
+    if name == "rr":
+        return AnonymizationSettings("dx", name, ["id"], ["sex"], options=RRSettings(l=1.5, randomize="both"), seed=11)
+    if name == "dp-microagg":
+        dp = DPSettings(attributes=["age"], epsilon=1.0, k=10, domains={"age": (18, 89)})
+        return AnonymizationSettings("", name, ["id"], [], options=dp, seed=11)
+    pairs = {"rho1": 0.12, "rho2": 0.5} if name == "partition" else {"theta": 3.0}
+    return AnonymizationSettings("dx", name, ["id"], [], SensitivitySettings(**pairs), seed=11)
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("streaming") / "patients.csv"
+    _table(600).to_csv(path, index=False)
+    return path
+
+
+def _in_memory(path: Path, settings: AnonymizationSettings, out: Path) -> bytes:
+    result = anonymize(load_table(path, kinds=KINDS), settings)
+    write_release(result, out, include_report=False)
+    return (out / "release.csv").read_bytes()
+
+
+def _streamed(path: Path, settings: AnonymizationSettings, out: Path, size: int, **kwargs) -> Path:
+    done = write_streamed_release(open_streamed(path, kinds=KINDS), settings, out, chunk_size=size, **kwargs)
+    assert done.folder == out and out.is_dir()
+    return out
+
+
+STREAMING_METHODS = [m for m in sorted(REGISTRY) if m != "dp-microagg"]
+
+
+@pytest.mark.parametrize("name", STREAMING_METHODS)
+def test_every_chunk_size_gives_the_in_memory_release_byte_for_byte(name, data_file, tmp_path):
+    settings = _settings(name)
+    expected = _in_memory(data_file, settings, tmp_path / "memory")
+    for size in (1, 7, 10_000):
+        out = _streamed(data_file, settings, tmp_path / f"streamed-{size}", size)
+        assert (out / "release.csv").read_bytes() == expected, f"chunks of {size}"
+        with read_release(out) as release:
+            assert any(line.startswith("checksums") for line in verify_release(release))
+
+
+def test_generalized_quasi_identifiers_stream_alike(data_file, tmp_path):
+    """k-anonymity in front of the method: the suppression is decided on every record, not per chunk."""
+    settings = AnonymizationSettings("dx", "uniform", ["id"], ["sex", "age"], SensitivitySettings(theta=3.0), seed=5,
+                                     protection=ProtectionSettings(k=5, intervals={"age": (10, 20)}))
+    expected = _in_memory(data_file, settings, tmp_path / "memory")
+    out = _streamed(data_file, settings, tmp_path / "streamed", 13)
+    assert (out / "release.csv").read_bytes() == expected
+    with read_release(out) as release:
+        assert any(line.startswith("k-anonymity") for line in verify_release(release))
+
+
+def test_parquet_input_streams_to_the_same_release(tmp_path):
+    table = _table(500, seed=3)
+    csv, parquet = tmp_path / "p.csv", tmp_path / "p.parquet"
+    table.to_csv(csv, index=False)
+    table.to_parquet(parquet, index=False)
+    settings = _settings("finegrain")
+    expected = _in_memory(parquet, settings, tmp_path / "memory")
+    out = _streamed(parquet, settings, tmp_path / "streamed", 64)
+    assert (out / "release.csv").read_bytes() == expected
+
+
+def test_the_streamed_release_follows_the_published_matrix(tmp_path):
+    """Chi-square of the streamed release's counts against P @ f (the plan's law, chunks of 1,000)."""
+    n = 60_000
+    path = tmp_path / "big.csv"
+    _table(n, seed=9).to_csv(path, index=False)
+    settings = AnonymizationSettings("dx", "uniform", ["id"], [], SensitivitySettings(theta=3.0), seed=2)
+    out = _streamed(path, settings, tmp_path / "streamed", 1_000)
+    with read_release(out) as release:
+        entry = release.sensitive_entry("dx")
+        observed = np.bincount(release.codes(entry), minlength=len(entry["values"]))
+        from ppdp_desktop.core.methods.perturbation.release import published_matrix
+
+        matrix = published_matrix(entry)
+    original = pd.read_csv(path)["dx"].value_counts().reindex(entry["values"]).to_numpy(dtype=float)
+    expected = np.asarray(matrix @ original, dtype=float)
+    assert stats.chisquare(observed, expected).pvalue > 1e-4
+
+
+def test_a_cancelled_run_leaves_nothing(data_file, tmp_path):
+    token, calls = CancelToken(), []
+
+    def progress(fraction, text=""):
+        calls.append(text)
+        if "pass 2" in text:
+            token.cancel()
+
+    out = tmp_path / "release"
+    with pytest.raises(Cancelled):
+        write_streamed_release(open_streamed(data_file, kinds=KINDS), _settings("uniform"), out, chunk_size=50,
+                               progress=progress, cancel=token)
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_run_leaves_nothing_under_the_output_name(tmp_path):
+    path = tmp_path / "large.csv"
+    _table(400_000, seed=4).to_csv(path, index=False)
+    out = tmp_path / "release"
+    command = [sys.executable, "-m", "ppdp_desktop", "anonymize", str(path), "--out", str(out), "--streaming",
+               "--chunk-size", "2000", "--sensitive", "dx", "--identifier", "id", "--theta", "3", "--seed", "1",
+               "--method", "uniform", "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # kill it once pass 2 is spilling records beside the output
+        if any(p.name.endswith(".partial") and any(p.rglob("*.arrows")) for p in tmp_path.iterdir() if p.is_dir()):
+            break
+        if process.poll() is not None:
+            pytest.fail("the run ended before it could be killed")
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not out.exists()
+    assert any(p.name.startswith(".release.") for p in tmp_path.iterdir())  # hidden leftovers, not a release
+    # the next run cleans what the killed one left and publishes a release that verifies
+    assert main([*command[3:]]) == 0
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    with read_release(out) as release:
+        verify_release(release)
+
+
+def test_a_value_that_does_not_fit_the_kind_names_its_record(tmp_path, monkeypatch):
+    monkeypatch.setattr("ppdp_desktop.core.data.streamed.PREVIEW_ROWS", 50)
+    table = _table(200)
+    table["age"] = table["age"].astype(object)
+    table.loc[150, "age"] = "unknown"
+    path = tmp_path / "bad.csv"
+    table.to_csv(path, index=False)
+    with pytest.raises(InputError, match=r"age.*unknown.*first 50 records.*--kind age="):
+        write_streamed_release(open_streamed(path, kinds=KINDS), _settings("uniform"), tmp_path / "out", chunk_size=40)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_cli_switches_to_streaming_for_a_file_larger_than_memory_allows(data_file, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PPDP_AVAILABLE_MEMORY", "1000")
+    args = ["anonymize", str(data_file), "--out", str(tmp_path / "auto"), "--sensitive", "dx", "--identifier", "id",
+            "--theta", "3", "--seed", "11", "--method", "finegrain", "--quiet"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "larger than a third of the free memory" in captured.err and "streamed in chunks" in captured.out
+    expected = _in_memory(data_file, _settings("finegrain"), tmp_path / "memory")
+    assert (tmp_path / "auto" / "release.csv").read_bytes() == expected
+    assert main([*args[:3], str(tmp_path / "whole"), *args[4:], "--in-memory", "--no-report"]) == 0
+    assert "streamed" not in capsys.readouterr().out
+    assert main([*args[:3], str(tmp_path / "zipped"), *args[4:], "--zip"]) == 2
+    assert "--zip cannot go with streaming" in capsys.readouterr().err

@@ -4,6 +4,7 @@ leaves nothing under the output's name."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -69,6 +70,7 @@ def _in_memory(path: Path, settings: AnonymizationSettings, out: Path) -> bytes:
 
 
 def _streamed(path: Path, settings: AnonymizationSettings, out: Path, size: int, **kwargs) -> Path:
+    kwargs.setdefault("include_report", False)
     done = write_streamed_release(open_streamed(path, kinds=KINDS), settings, out, chunk_size=size, **kwargs)
     assert done.folder == out and out.is_dir()
     return out
@@ -194,3 +196,21 @@ def test_the_cli_switches_to_streaming_for_a_file_larger_than_memory_allows(data
     assert "streamed" not in capsys.readouterr().out
     assert main([*args[:3], str(tmp_path / "zipped"), *args[4:], "--zip"]) == 2
     assert "--zip cannot go with streaming" in capsys.readouterr().err
+
+
+def test_the_reports_of_a_streamed_release_say_they_are_measured_on_a_sample(data_file, tmp_path, monkeypatch):
+    monkeypatch.setattr("ppdp_desktop.core.streaming.sample.REPORT_SAMPLE", 150)
+    out = _streamed(data_file, _settings("partition"), tmp_path / "release", 64, include_report=True)
+    custodian = (tmp_path / "release.custodian-report.html").read_text(encoding="utf-8")
+    package = (out / "report.html").read_text(encoding="utf-8")
+    for page in (custodian, package):
+        found = re.search(r"random sample of ([\d,]+) of its 600 records", page)
+        assert found and 100 <= int(found.group(1).replace(",", "")) <= 220
+    with read_release(out) as release:  # the reports are listed in the checksums and carry the fingerprint
+        assert "the reports print it on every page" in "\n".join(verify_release(release))
+    assert {"report.html", "report.pdf", "report-values.csv"} <= {p.name for p in out.iterdir()}
+
+
+def test_a_small_streamed_release_reports_every_record(data_file, tmp_path):
+    out = _streamed(data_file, _settings("uniform"), tmp_path / "release", 100, include_report=True)
+    assert "random sample" not in (out / "report.html").read_text(encoding="utf-8")

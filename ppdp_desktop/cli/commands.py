@@ -178,7 +178,7 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
     source = open_streamed(args.data, **options)
     common = dict(chunk_size=args.chunk_size or CHUNK_SIZE, overwrite=args.overwrite, sep=args.out_sep,
                   bom=not args.no_bom, key_path=args.key, passphrase=passphrase, progress=stages.part(0.0, 1.0),
-                  signer=signer)
+                  signer=signer, include_report=not args.no_report)
     if args.engine == "dask":
         from ppdp_desktop.core.streaming.dask_engine import write_dask_release
 
@@ -203,6 +203,11 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
         lines += [f"  {line}" for line in result.reidentification.lines()]
     if args.key:
         lines.append(f"  sealed key: {args.key} (keep it apart from the release)")
+    from ppdp_desktop.core.release.package_report import custodian_report_path
+
+    custodian = custodian_report_path(Path(done.folder), Path(args.key) if args.key else None)
+    if custodian.is_file():
+        lines.append(f"  custodian's report (original figures on a random sample, not for the recipient): {custodian}")
     print("\n".join(lines))
     return 0
 

@@ -55,6 +55,8 @@ class ReportContext:
     fingerprint: str = ""  # the release's fingerprint (its files' checksums), printed on every page
     #: the CSV file with the full per-value table, named where the report's table is shortened ("" if none)
     values_file: str = ""
+    #: records the figures were measured on when fewer than ``n_records`` (a random sample of a streamed release)
+    sample: int | None = None
 
     def __post_init__(self) -> None:
         if not self.changes:
@@ -63,9 +65,11 @@ class ReportContext:
     @classmethod
     def from_anonymization(cls, result: "Anonymization", fingerprint: str = "") -> "ReportContext":
         schema = result.dataset.schema
+        released = getattr(result, "n_released", None)  # a streamed job's outcome holds a sample of its records
         return cls(
             data_label=result.dataset.label,
-            n_records=len(result.table),
+            n_records=len(result.table) if released is None else int(released),
+            sample=None if released is None or released == len(result.table) else len(result.table),
             columns=[(name, attr.role.value) for name, attr in schema.attributes.items()],
             sensitive=result.settings.sensitive,
             changes=column_changes(result),
@@ -85,9 +89,19 @@ class ReportContext:
             fingerprint=_fingerprint(release.folder),
         )
 
+    def sample_note(self) -> str:
+        """What a streamed release's report measured on a sample (empty when it measured every record)."""
+        if not self.sample:
+            return ""
+        return (f"This release was streamed: the per-value and utility figures of this report are measured on a random "
+                f"sample of {self.sample:,} of its {self.n_records:,} records (those first in the release's random "
+                "order); the guarantee, the counts estimated from the release files and the re-identification "
+                "figures cover every record.")
+
     def summary_lines(self) -> list[str]:
         return [
             f"Data: {self.data_label} ({self.n_records:,} records, {len(self.columns)} columns).",
+            *([self.sample_note()] if self.sample else []),
             f"Sensitive attribute: {self.sensitive or 'not stated'}.",
             f"Report created {self.created} by {self.app_version}.",
         ]

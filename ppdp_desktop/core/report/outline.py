@@ -79,6 +79,8 @@ def build_outline(reports: list[MethodReport], context: ReportContext) -> list[B
     blocks.append(Paragraph(meta, "small"))
     page = first_page(reports, context.changes, context.n_records, context.sensitive)
     blocks += [Heading("What was released"), Bullets(tuple(page.released))]
+    if context.sample:
+        blocks.append(Paragraph(context.sample_note(), "meaning"))
     blocks.append(Heading("Verdicts"))
     for title, verdicts in page.verdicts:
         if len(reports) > 1:

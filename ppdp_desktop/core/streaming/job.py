@@ -33,6 +33,7 @@ from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subra
 from ppdp_desktop.core.protection import measure
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.streaming.passes import gather_plan_columns, release_chunks
+from ppdp_desktop.core.streaming.sample import ReportSample
 from ppdp_desktop.core.streaming.shuffle import ExternalShuffle, spill_ready
 
 #: records a chunk holds by default (about 100-200 MB of a 10-column table in memory)
@@ -50,6 +51,7 @@ class StreamedData:
     guarded: list[str]
     quasi: pd.DataFrame
     identifiers: Path | None
+    sample: ReportSample | None = None
 
 
 #: ``writer(source, job, bound, target, spill, *, sep, bom, chunk_size, n_records, progress, cancel) -> StreamedData``:
@@ -97,7 +99,7 @@ def plan_from_file(source: StreamedFile, settings: AnonymizationSettings, chunk_
 
 def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: Path, *, sep: str, bom: bool,
                         chunk_size: int, n_records: int, progress: Progress = no_progress,
-                        cancel: CancelToken | None = None) -> StreamedData:
+                        cancel: CancelToken | None = None, sample: ReportSample | None = None) -> StreamedData:
     """Pass 2 and the external shuffle: write the release's data file ``target`` (CSV) in its keyed order."""
     cancel = cancel or CancelToken()
     shuffle = ExternalShuffle(spill / "shuffle", n_records, run_rows=max(chunk_size, 1_000_000))
@@ -105,13 +107,16 @@ def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: P
     quasi_parts, guarded, columns = [], set(), None
     ids_writer, ids_path = None, None
     try:
-        for released in release_chunks(source, job, bound, chunk_size):
+        for chunk, released in release_chunks(source, job, bound, chunk_size):
             rows, changed = guard_formulas(released.rows)
             guarded.update(changed)
             columns = columns or [str(c) for c in released.rows.columns]
             table = pa.Table.from_pandas(_arrow_ready(rows), preserve_index=False)
             stop = released.start + len(rows)
-            shuffle.add(order_keys.sort_keys(released.start, stop), table)
+            keys = order_keys.sort_keys(released.start, stop)
+            shuffle.add(keys, table)
+            if sample is not None:
+                sample.add(chunk, released, keys)
             if job.quasi:
                 quasi_parts.append(released.quasi.apply(lambda c: pd.Categorical(c)))
             if len(released.identifiers.columns):
@@ -143,7 +148,8 @@ def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: P
     if job.quasi:
         quasi = quasi.apply(lambda c: pd.Series(pd.Categorical(c)) if not isinstance(c.dtype, pd.CategoricalDtype) else c)
     order = [c for c in (columns or [])]
-    return StreamedData(sink.digest.hexdigest(), written, order, [c for c in order if c in guarded], quasi, ids_path)
+    return StreamedData(sink.digest.hexdigest(), written, order, [c for c in order if c in guarded], quasi, ids_path,
+                        sample)
 
 
 def streamed_outcome(job, dataset: Dataset, frame: pd.DataFrame, data: StreamedData) -> Anonymization:

@@ -54,7 +54,8 @@ def gather_plan_columns(source: StreamedFile, columns: list[str], chunk_size: in
     return frame
 
 
-def release_chunks(source: StreamedFile, job: JobPlan, bound: Bound, chunk_size: int) -> Iterator[ReleasedChunk]:
-    """Pass 2: every chunk of records as released (original order within the chunk)."""
+def release_chunks(source: StreamedFile, job: JobPlan, bound: Bound, chunk_size: int
+                   ) -> Iterator[tuple[pd.DataFrame, ReleasedChunk]]:
+    """Pass 2: every chunk of records, and the same records as released (original order within the chunk)."""
     for start, chunk in source.batches(chunk_size):
-        yield release_chunk(job, bound, chunk, start)
+        yield chunk, release_chunk(job, bound, chunk, start)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ppdp_desktop.core.data.checksums import file_digests, write_checksums
+from ppdp_desktop.core.data.checksums import file_digests, fingerprint_of, write_checksums
 from ppdp_desktop.core.data.json_text import dumps_readable
 from ppdp_desktop.core.data.streamed import StreamedFile
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
@@ -18,6 +18,9 @@ from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.package import META_FILE, README_FILE, release_metadata
+from ppdp_desktop.core.release.package_report import (
+    check_custodian_report, custodian_report_path, write_custodian_report, write_package_report,
+)
 from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, temp_beside
 from ppdp_desktop.core.release.readme import recipient_readme
 from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
@@ -26,6 +29,7 @@ from ppdp_desktop.core.streaming.job import (
     CHUNK_SIZE, DataWriter, plan_from_file, remove_quietly, streamed_outcome, temp_folder_beside, write_streamed_data,
 )
 from ppdp_desktop.core.streaming.readback import read_back
+from ppdp_desktop.core.streaming.sample import ReportSample
 
 
 DATA_NAME = "release.csv"
@@ -57,6 +61,7 @@ def write_streamed_release(
     hook: Hook | None = None,
     signer: SigningKey | None = None,
     writer: DataWriter | None = None,
+    include_report: bool = True,
 ) -> StreamedRelease:
     """Plan from pass 1, write the data in pass 2, finish, re-check and publish the package (and its key).
 
@@ -73,6 +78,9 @@ def write_streamed_release(
         raise ReleaseError("A passphrase is needed to seal the key file.")
     if chunk_size < 1:
         raise ReleaseError(f"The chunk size must be at least one record; got {chunk_size}.")
+    custodian = custodian_report_path(out, key)
+    if include_report:
+        check_custodian_report(custodian, overwrite)
     clean_stale(out, key)  # what a killed run left behind
     job, bound, frame, dataset = plan_from_file(source, settings, chunk_size, subrange(progress, 0.0, 0.3), cancel)
     tmp = temp_folder_beside(out)
@@ -80,8 +88,9 @@ def write_streamed_release(
     tmp_key = temp_beside(key) if key is not None else None
     write = writer or write_streamed_data
     try:
+        sample = ReportSample(len(frame)) if include_report else None
         data = write(source, job, bound, tmp / DATA_NAME, spill, sep=sep, bom=bom, chunk_size=chunk_size,
-                     n_records=len(frame), progress=subrange(progress, 0.3, 0.85), cancel=cancel)
+                     n_records=len(frame), progress=subrange(progress, 0.3, 0.8), cancel=cancel, sample=sample)
         result = streamed_outcome(job, dataset, frame, data)
         metadata = release_metadata(result, sep, "csv", bom=bom, written=(data.n_records, data.columns, data.guarded))
         if job.needs_pseudonyms:
@@ -90,31 +99,43 @@ def write_streamed_release(
             metadata["signer"] = {"algorithm": ALGORITHM, "fingerprint": signer.fingerprint}
         (tmp / META_FILE).write_text(dumps_readable(metadata), encoding="utf-8")
         (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
-        progress(0.88, "Checksums")
         digests = {DATA_NAME: data.sha256, **file_digests(tmp, [META_FILE, README_FILE])}
+        fingerprint = fingerprint_of(digests)
+        progress(0.82, "Reading the release back")
+        written = read_back(tmp, job.pseudonym_key if job.needs_pseudonyms else None)
+        reports, sampled = [], None
+        if include_report:
+            progress(0.84, "The report")
+            sampled = data.sample.outcome(job, dataset, result.reidentification)
+            reports = write_package_report(sampled, None, tmp, written, subrange(progress, 0.84, 0.9), cancel,
+                                           fingerprint)
+        progress(0.9, "Checksums")
         manifest = write_checksums(tmp, known=digests)
         if signer is not None:
             sign_folder(tmp, signer)
-        progress(0.9, "Verifying the files about to be published")
-        _verify_written(tmp, job)
+        progress(0.92, "Verifying the files about to be published")
+        _verify_written(written)
         cancel.check()
         if key is not None:
             progress(0.95, "Sealing the key")
             _seal(result, job, data, passphrase, manifest, tmp_key)
         cancel.check()
         publish(tmp, out, tmp_key, key, hook)
+        if include_report:  # the custodian's report, with the original figures, stays outside the package
+            write_custodian_report(sampled, reports, custodian, fingerprint)
     finally:
         remove_quietly(tmp, tmp_key, spill)
     progress(1.0, "Exported")
     return StreamedRelease(out, result, data.n_records, data.sha256)
 
 
-def _verify_written(folder: Path, job) -> None:
-    """The guarantee and structure re-checked on the files as written (fail closed), read back in part."""
+def _verify_written(written) -> None:
+    """The guarantee and structure re-checked on the files as written (fail closed), read back in part (the
+    checksums, checked here, show the files are still those bytes)."""
     from ppdp_desktop.core.release.analysis import verify_release
 
     try:
-        verify_release(read_back(folder, job.pseudonym_key if job.needs_pseudonyms else None))
+        verify_release(written)
     except PPDPError as exc:
         raise PrivacyError(f"The release as written does not pass its own check ({exc}); nothing was written.") from exc
 

@@ -1,0 +1,91 @@
+"""The report's records of a streamed release: a uniform random sample gathered during pass 2.
+
+A record is in the sample when its keyed sort key is below ``2**64 * size / n``: the keys are uniform and
+secret, so these are a simple random sample (about ``size`` records; every record when the file holds fewer),
+and they are the records that come first in the release's order. The report is built from the sample's
+outcome (:class:`SampledAnonymization`) exactly as in memory, and says that its per-value and utility figures
+are measured on a sample; the guarantee, the estimates from the release files and the re-identification
+figures cover every record.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+from pandas.api.types import union_categoricals
+
+from ppdp_desktop.core.anonymize import JobPlan, ReleasedChunk
+from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.outcome import Anonymization, Applied
+
+#: records of a streamed release the report is measured on
+REPORT_SAMPLE = 200_000
+
+
+@dataclass
+class SampledAnonymization(Anonymization):
+    """A job's outcome holding a random sample of its records (``table``, ``applied``) of ``n_released``."""
+
+    n_released: int = 0
+
+
+def _join(parts: list) -> object:
+    if isinstance(parts[0], pd.Categorical) or isinstance(getattr(parts[0], "dtype", None), pd.CategoricalDtype):
+        return union_categoricals([pd.Categorical(p) for p in parts])
+    if isinstance(parts[0], np.ndarray):
+        return np.concatenate(parts)
+    return pd.concat([pd.Series(p) for p in parts], ignore_index=True).array
+
+
+def _take(values: object, mask: np.ndarray) -> object:
+    if isinstance(values, np.ndarray):
+        return values[mask]
+    return pd.Series(values)[mask].array
+
+
+class ReportSample:
+    """Gathers the sample's original records, released records and applied codes, chunk by chunk."""
+
+    def __init__(self, n_records: int, size: int | None = None) -> None:
+        size = REPORT_SAMPLE if size is None else size
+        self.n_records = n_records
+        self.limit = None if n_records <= size else np.uint64(min(2**64 - 1, (2**64 * size) // n_records))
+        self.originals: list[pd.DataFrame] = []
+        self.released: list[ReleasedChunk] = []
+        self.masks: list[np.ndarray] = []
+        self.keys: list[np.ndarray] = []
+
+    def add(self, chunk: pd.DataFrame, released: ReleasedChunk, keys: np.ndarray) -> None:
+        mask = np.ones(len(keys), dtype=bool) if self.limit is None else keys < self.limit
+        if not mask.any():
+            return
+        self.originals.append(chunk.reset_index(drop=True)[mask])
+        self.released.append(released)
+        self.masks.append(mask)
+        self.keys.append(keys[mask])
+
+    def outcome(self, job: JobPlan, dataset: Dataset, reidentification) -> SampledAnonymization:
+        """The sample as a job outcome (its table in the release's order), for the report builders."""
+        original = pd.concat(self.originals, ignore_index=True)
+        rows = pd.concat([r.rows[m].reset_index(drop=True) for r, m in zip(self.released, self.masks)],
+                         ignore_index=True)
+        first = self.released[0].applied
+        columns = {name: _join([_take(r.applied.columns[name], m) for r, m in zip(self.released, self.masks)])
+                   for name in first.columns}
+        codes = {name: tuple(np.concatenate([r.applied.codes[name][i][m] for r, m in zip(self.released, self.masks)])
+                             for i in range(2)) for name in first.codes}
+        secrets = {name: np.concatenate([np.asarray(r.applied.record_secrets[name])[m]
+                                         for r, m in zip(self.released, self.masks)]) for name in first.record_secrets}
+        applied = Applied(columns, list(first.dropped), codes, secrets)
+        order = np.argsort(np.concatenate(self.keys), kind="stable")
+        table = rows.take(order).reset_index(drop=True)
+        pseudonym_map = None
+        if job.needs_pseudonyms:
+            ids = pd.concat([r.identifiers[m].reset_index(drop=True) for r, m in zip(self.released, self.masks)],
+                            ignore_index=True)
+            pseudonym_map = ids.take(order).reset_index(drop=True)
+        sample = replace(dataset, frame=original, schema=job.schema)
+        return SampledAnonymization(sample, job.settings, job.plan, job.guarantee, table, applied, job.seed, order,
+                                    pseudonym_map, reidentification, job.notes, job.pseudonym_column,
+                                    n_released=self.n_records)

@@ -97,16 +97,17 @@ def test_randomized_response_in_chunks_gives_the_same_values(size):
 
 
 def test_pseudonyms_of_a_seeded_job_belong_to_their_records():
-    """With a fixed seed, record i's pseudonym is word i of the keyed pseudonym stream, wherever the record lands."""
+    """With a fixed seed, record i's pseudonym is AES(the key from the seed's "(pseudonyms)" stream, i), wherever the
+    record lands."""
     from ppdp_desktop.core.anonymize import anonymize
     from ppdp_desktop.core.data.dataset import Dataset
-    from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_STREAM
+    from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
 
     rng = np.random.default_rng(8)
     frame = pd.DataFrame({"name": [f"P{i}" for i in range(500)], "dx": rng.choice(list("abcdef"), 500)})
     settings = AnonymizationSettings("dx", "uniform", ["name"], [], SensitivitySettings(rho1=0.1, rho2=0.5), seed=5)
     job = anonymize(Dataset(frame), settings)
-    words = KeyedRandomness(5).stream(PSEUDONYM_STREAM, "id").words(0, 500)
-    expected = ["R" + int(w).to_bytes(8, "little").hex() for w in words[job.order]]
+    ids = PseudonymKey.from_seed(KeyedRandomness(5)).ids(0, 500).to_numpy(zero_copy_only=False)
+    expected = list(ids[job.order])
     assert list(job.table[job.pseudonym_column]) == expected
     assert list(job.pseudonym_map["name"]) == list(frame["name"].take(job.order))

@@ -98,7 +98,7 @@ def test_two_values_and_missing_values(name):
 def test_identifiers_become_unique_pseudonyms(name, values):
     result = anonymize(_dataset(values), _settings(name))
     ids = result.table["pseudonym"]
-    assert ids.is_unique and ids.str.fullmatch(r"R[0-9a-f]{16}").all()
+    assert ids.is_unique and ids.str.fullmatch(r"R[0-9a-f]{32}").all()
     assert "id" not in result.table.columns
     # The pseudonym is not derived from the identifier: the map is the only link.
     mapping = dict(zip(result.pseudonym_map["pseudonym"], result.pseudonym_map["id"]))

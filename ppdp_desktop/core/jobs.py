@@ -37,7 +37,11 @@ class RunOutcome:
 def load_job(path: str | Path, options: dict[str, str], progress: Progress, cancel: CancelToken) -> Dataset:
     """Read a data file (the loader is one call; progress marks its start and end)."""
     progress(0.0, f"Reading {Path(path).name}")
-    dataset = load_table(path, **options)
+    from ppdp_desktop.core.streaming.window import load_preview_if_large
+
+    dataset = load_preview_if_large(path, options)  # a file too large to hold: its first records only
+    if dataset is None:
+        dataset = load_table(path, **options)
     cancel.check()
     progress(1.0, f"Read {dataset.n_records:,} records")
     return dataset
@@ -50,12 +54,19 @@ def run_job(
     that cannot run is skipped and said so (``RunOutcome.skipped``), the chosen one's error stops the run."""
     from ppdp_desktop.core.report.build import build_report
 
+    from ppdp_desktop.core.streaming.window import is_streamed, run_streamed
+
     results, reports, skipped, pages = [], [], [], []
+    streamed = is_streamed(dataset)
+    if streamed:  # a file larger than memory: the chosen method only, streamed
+        skipped = [(item.method, "not compared: the file is streamed, and each method would read it whole again")
+                   for item in settings[1:]]
+        settings = settings[:1]
     share = 1.0 / len(settings)
     for i, item in enumerate(settings):
         part = subrange(progress, i * share, (i + 0.7) * share)
         try:
-            result = anonymize(dataset, item, part, cancel)
+            result = run_streamed(dataset, item, part, cancel) if streamed else anonymize(dataset, item, part, cancel)
         except PPDPError as exc:
             if i == 0:  # the chosen method: its error is the run's
                 raise
@@ -110,8 +121,16 @@ def export_job(
     signer=None,
 ) -> Path:
     """Write the release package (data, release.json, README, report, checksums) and its sealed key
-    atomically; a cancel leaves nothing behind. Neither may touch the data file or ``inputs``."""
+    atomically; a cancel leaves nothing behind. Neither may touch the data file or ``inputs``. The outcome of a
+    streamed run holds a sample of the records: the whole file is streamed into the package again."""
     cancel.check()
+    from ppdp_desktop.core.streaming.sample import SampledAnonymization
+
+    if isinstance(result, SampledAnonymization):
+        from ppdp_desktop.core.streaming.window import export_streamed
+
+        return export_streamed(result, folder, key_path, passphrase, overwrite, progress, cancel, fmt=fmt,
+                               zip_file=zip_file, bom=bom, signer=signer)
     return write_release(
         result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase, fmt=fmt, zip_file=zip_file,
         reports=reports, progress=progress, cancel=cancel, bom=bom, inputs=inputs, signer=signer,

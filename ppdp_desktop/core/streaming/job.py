@@ -32,7 +32,7 @@ from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.protection import measure
 from ppdp_desktop.core.settings import AnonymizationSettings
-from ppdp_desktop.core.streaming.passes import gather_plan_columns, release_chunks
+from ppdp_desktop.core.streaming.passes import compact_frame, gather_plan_columns, join_compact, release_chunks
 from ppdp_desktop.core.streaming.sample import ReportSample
 from ppdp_desktop.core.streaming.shuffle import ExternalShuffle, spill_ready
 
@@ -118,7 +118,7 @@ def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: P
             if sample is not None:
                 sample.add(chunk, released, keys)
             if job.quasi:
-                quasi_parts.append(released.quasi.apply(lambda c: pd.Categorical(c)))
+                quasi_parts.append(compact_frame(released.quasi))
             if len(released.identifiers.columns):
                 batch = spill_ready(pa.Table.from_pandas(released.identifiers, preserve_index=False))
                 if ids_writer is None:
@@ -144,9 +144,7 @@ def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: P
         shuffle.remove()
     if written != n_records:
         raise ReleaseError(f"{written:,} records were written but {n_records:,} were read; nothing was published.")
-    quasi = (pd.concat(quasi_parts, ignore_index=True) if quasi_parts else pd.DataFrame(index=pd.RangeIndex(n_records)))
-    if job.quasi:
-        quasi = quasi.apply(lambda c: pd.Series(pd.Categorical(c)) if not isinstance(c.dtype, pd.CategoricalDtype) else c)
+    quasi = join_compact(quasi_parts, written)
     order = [c for c in (columns or [])]
     return StreamedData(sink.digest.hexdigest(), written, order, [c for c in order if c in guarded], quasi, ids_path,
                         sample)

@@ -54,6 +54,19 @@ def gather_plan_columns(source: StreamedFile, columns: list[str], chunk_size: in
     return frame
 
 
+def compact_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``'s columns as categoricals (a chunk's released quasi-identifiers, kept for every record)."""
+    return pd.DataFrame({c: pd.Categorical(frame[c]) for c in frame.columns}, index=frame.index)
+
+
+def join_compact(parts: list[pd.DataFrame], n: int) -> pd.DataFrame:
+    """The chunks of :func:`compact_frame` as one frame of ``n`` records (categories united, never as objects)."""
+    if not parts:
+        return pd.DataFrame(index=pd.RangeIndex(n))
+    return pd.DataFrame({c: pd.Series(union_categoricals([p[c].array for p in parts]) if len(parts) > 1
+                                      else parts[0][c].array) for c in parts[0].columns}, index=pd.RangeIndex(n))
+
+
 def release_chunks(source: StreamedFile, job: JobPlan, bound: Bound, chunk_size: int
                    ) -> Iterator[tuple[pd.DataFrame, ReleasedChunk]]:
     """Pass 2: every chunk of records, and the same records as released (original order within the chunk)."""

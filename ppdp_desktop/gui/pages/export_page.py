@@ -29,8 +29,16 @@ KEY_SEALED = "It is sealed with a passphrase: keep the key and its passphrase ap
 def export_job(result: Anonymization, folder: str, key_path: str | None, passphrase: str | None, overwrite: bool,
                progress: Progress, cancel: CancelToken, **options: object) -> Path:
     """:func:`ppdp_desktop.core.jobs.export_job` with every option of :func:`write_release` (the page's
-    ``bom`` choice among them): the release package and its sealed key, atomically."""
+    ``bom`` choice among them): the release package and its sealed key, atomically (a streamed run's outcome:
+    the whole file streamed into the package)."""
     cancel.check()
+    from ppdp_desktop.core.streaming.sample import SampledAnonymization
+
+    if isinstance(result, SampledAnonymization):
+        from ppdp_desktop.core.jobs import export_job as core_export
+
+        return core_export(result, folder, key_path, passphrase, overwrite, progress, cancel,
+                           **{k: v for k, v in options.items() if k in ("fmt", "zip_file", "bom", "signer")})
     return write_release(result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase,
                          progress=progress, cancel=cancel, **options)
 

@@ -203,9 +203,12 @@ class LoadPage(WizardPage):
         self.summary_model.set_frame(summary)
         missing = int(summary["missing"].sum())
         self.message.setStyleSheet("color: #1b5e20;")
+        streamed = dataset.details.get("streamed")
         self.message.setText(
-            f"{path.name}: {dataset.n_records:,} records, {dataset.frame.shape[1]} columns, "
-            f"{missing:,} missing cells. Next: tell which columns identify people and which are sensitive."
+            (f"{streamed} " if streamed else f"{path.name}: {dataset.n_records:,} records, ")
+            + f"{dataset.frame.shape[1]} columns, {missing:,} missing cells"
+            + (" in the records shown" if streamed else "")
+            + ". Next: tell which columns identify people and which are sensitive."
         )
         self.complete_changed.emit()
 

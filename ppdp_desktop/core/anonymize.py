@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.schema import Schema, free_name, roles_from_lists
@@ -27,7 +28,7 @@ from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.generalization import Generalization
 from ppdp_desktop.core.methods import Method, Plan, get_method
 from ppdp_desktop.core.outcome import Anonymization, Applied
-from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
+from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, PseudonymKey
 from ppdp_desktop.core.privacy.randomness import RandomSource, job_randomness
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.protection import measure, protect, released_quasi
@@ -51,6 +52,7 @@ class JobPlan:
     seed: int
     columns: list[str]  # the data's columns, in the file's order
     pseudonym_column: str = PSEUDONYM_COLUMN
+    pseudonym_key: PseudonymKey | None = None  # record i's id is the key's permutation of i (secret)
 
     @property
     def protected(self) -> set[str]:
@@ -136,9 +138,10 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     rng, seed = job_randomness(settings.seed)
     added = [c for c in (getattr(plan, "subtable_column", None),) if c]
     pseudonym_column = free_name(PSEUDONYM_COLUMN, [*columns, *added])
+    key = PseudonymKey.from_seed(rng.keyed) if settings.seed is not None else PseudonymKey.random()
     progress(1.0, "Verified")
     return JobPlan(method, settings, schema, sensitive, quasi, notes, generalization, plan, guarantee, rng, seed,
-                   columns, pseudonym_column)
+                   columns, pseudonym_column, key)
 
 
 def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:
@@ -189,10 +192,9 @@ def applies_in_chunks(plan: Plan) -> bool:
 
 
 def _pseudonyms(job: JobPlan, start: int, stop: int) -> pd.Series:
-    """Records ``start..stop-1``'s ids: word ``i`` of the keyed "(pseudonyms)" stream for a fixed seed."""
-    if job.settings.seed is None:
-        return make_pseudonyms(stop - start)
-    return make_pseudonyms(stop, keyed=job.rng.keyed).iloc[start:].reset_index(drop=True)
+    """Records ``start..stop-1``'s ids under the job's pseudonym key (derived from a fixed seed, else random)."""
+    return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([job.pseudonym_key.ids(start, stop)])),
+                     name=job.pseudonym_column)
 
 
 def anonymize(

@@ -26,6 +26,7 @@ from ppdp_desktop.core.methods.dp.numeric import (
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.methods.dp.method import NOT_COVERED_CATEGORICAL
+from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 
@@ -49,8 +50,8 @@ def test_clusters_are_k_consecutive_ranks_sharing_one_released_value(values, k, 
             microaggregate(values, k)
         return
     domain = NumericDomain("x", -50, 50, integer=True)
-    rng = np.random.default_rng(seed)
-    released, clusters, noise = dp_microaggregate(values, domain, k, laplace_scale(domain.delta, 1, k, 1.0), rng)
+    keyed = KeyedRandomness(seed)
+    released, clusters, noise = dp_microaggregate(values, domain, k, laplace_scale(domain.delta, 1, k, 1.0), keyed)
     check_shared_structure(released, clusters, domain, k)  # raises if not
     sizes = np.bincount(clusters.cluster)
     assert (sizes[:-1] == k).all() and k <= sizes[-1] <= 2 * k - 1
@@ -74,7 +75,7 @@ def test_the_last_cluster_absorbs_the_remainder():
 def test_structure_check_fails_closed_on_a_broken_cluster():
     values = np.arange(30, dtype=float)
     domain = NumericDomain("x", 0, 29)
-    released, clusters, _ = dp_microaggregate(values, domain, 10, 1.0, np.random.default_rng(0))
+    released, clusters, _ = dp_microaggregate(values, domain, 10, 1.0, KeyedRandomness(0))
     broken = released.copy()
     broken[3] = released[3] + 0.5 if released[3] < 29 else released[3] - 0.5  # one record leaves its cluster's value
     with pytest.raises(PrivacyError, match="share one released value"):
@@ -95,7 +96,7 @@ def test_cluster_noise_is_laplace_with_the_stated_scale():
     k, epsilon, m = 10, 1.0, 2
     scale = laplace_scale(domain.delta, m, k, epsilon)
     assert scale == pytest.approx(m * 100 / (k * epsilon))
-    _, clusters, noise = dp_microaggregate(values, domain, k, scale, rng)
+    _, clusters, noise = dp_microaggregate(values, domain, k, scale, KeyedRandomness(2026))  # keyed: word c of ("x", "laplace")
     assert len(noise) == 2000  # one draw per cluster, not per record
     assert stats.kstest(noise, "laplace", args=(0, scale)).pvalue > 0.01
     # the test has power: the per-record scale or half the scale is rejected
@@ -106,10 +107,9 @@ def test_cluster_noise_is_laplace_with_the_stated_scale():
 def _pair_histogram(values: np.ndarray, scale: float, runs: int, seed: int) -> np.ndarray:
     """Released multisets of 4 records (k = 2: two cluster values) binned on a 4 x 4 grid over [0, 10]^2."""
     domain = NumericDomain("x", 0, 10)
-    rng = np.random.default_rng(seed)
     pairs = np.empty((runs, 2))
-    for r in range(runs):
-        released, clusters, _ = dp_microaggregate(values, domain, 2, scale, rng)
+    for r in range(runs):  # one key per run (distinct across the calls: seed * runs + r)
+        released, clusters, _ = dp_microaggregate(values, domain, 2, scale, KeyedRandomness(seed * runs + r))
         pairs[r] = np.sort(released[[np.flatnonzero(clusters.cluster == c)[0] for c in (0, 1)]])
     return np.histogram2d(pairs[:, 0], pairs[:, 1], bins=4, range=[[0, 10], [0, 10]])[0]
 
@@ -158,7 +158,7 @@ def test_categorical_order_clusters_and_covering_sub_taxonomies_by_hand():
     # qualities: cluster {a2, a1} scores A at -(2 * log2(1 + 1/3))
     quality = ranking.quality(slice(0, 1))[0]
     assert quality[labels.tolist().index("A")] == pytest.approx(-2 * math.log2(4 / 3))
-    nodes = exponential_centroids(ranking, 1.0, np.random.default_rng(0))[ranking.cluster]
+    nodes = exponential_centroids(ranking, 1.0, KeyedRandomness(0))[ranking.cluster]
     check_categorical_structure(nodes, ranking, 2, "dx")
     assert labels[nodes[[0, 3]]].tolist() == ["b1", "a1"]  # homogeneous clusters keep their value
     assert labels[marginal_centroids(ranking)].tolist()[1:] == ["a1", "b1"]
@@ -172,8 +172,7 @@ def test_exponential_mechanism_probabilities_match_exp_eps_u_over_2():
     epsilon = 2.0
     expected = np.exp(epsilon * quality / 2)
     expected /= expected.sum()
-    rng = np.random.default_rng(7)
-    draws = np.array([exponential_centroids(ranking, epsilon, rng)[0] for _ in range(6000)])
+    draws = np.array([exponential_centroids(ranking, epsilon, KeyedRandomness(7 + i))[0] for i in range(6000)])
     observed = np.bincount(draws, minlength=len(expected))
     assert stats.chisquare(observed, expected * len(draws)).pvalue > 0.001
 
@@ -331,7 +330,7 @@ def test_categorical_clusters_share_one_label_from_their_sub_taxonomy(values, k,
             rank_categorical(column, _tiny_taxonomy(), k, candidates)
         return
     ranking = rank_categorical(column, _tiny_taxonomy(), k, candidates)
-    nodes = exponential_centroids(ranking, 1.0, np.random.default_rng(seed))[ranking.cluster]
+    nodes = exponential_centroids(ranking, 1.0, KeyedRandomness(seed))[ranking.cluster]
     check_categorical_structure(nodes, ranking, k, "dx")  # sizes, one label per cluster, inside its cover
     labels = np.array(ranking.index.labels)
     # clusters are contiguous in the order: a value's records span consecutive clusters only

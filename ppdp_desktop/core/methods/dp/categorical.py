@@ -7,10 +7,15 @@
 3. Each cluster's centroid is drawn by the exponential mechanism among the labels of the smallest
    sub-taxonomy covering the cluster (rooted at the lowest common ancestor of its values), with quality
    ``u(c) = -sum_{b in cluster} dis(c, b)`` and probability proportional to ``exp(eps_j u / (2 Delta_u))``,
-   ``Delta_u = 1``. One draw per cluster, shared by all its records.
+   ``Delta_u = 1``. One draw per cluster, shared by all its records: cluster ``c`` (in rank order)
+   takes word ``c`` of the keyed stream ``(attribute, "choice")`` and chooses by the inverse CDF over
+   its candidates' weights in pre-order (:mod:`~ppdp_desktop.core.methods.dp.noise`).
+
+Nothing depends on the order in which the records arrive: the distinct values are numbered in sorted
+order, the records are ranked stably (ties by record index), and the draws are addressed by cluster.
 
 Vectorized: nodes are numbered in pre-order so a sub-taxonomy is a contiguous range ``[i, end[i])``;
-the qualities are one sparse-by-dense product; the draw is the Gumbel-max trick on masked scores.
+the qualities are one sparse-by-dense product; the choice is an inverse CDF on masked weights.
 """
 from __future__ import annotations
 
@@ -21,6 +26,9 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import text_column
+from ppdp_desktop.core.methods.dp.noise import (
+    CHOICE_DRAW, PLAIN_CHOICE_DRAW, exponential_weights, inverse_cdf_choice,
+)
 from ppdp_desktop.core.methods.dp.numeric import check_cluster_shape, ranked_clusters
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
 from ppdp_desktop.core.taxonomy.semantic import distance_matrix
@@ -28,6 +36,8 @@ from ppdp_desktop.core.taxonomy.tree import Taxonomy, list_values
 
 if TYPE_CHECKING:  # scipy is imported when a column is ranked, not when the window opens
     from scipy import sparse
+
+    from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 
 MAX_CELLS = 40_000_000  # nodes x data values in the distance matrix (320 MB of float64)
 CHUNK = 2048  # clusters scored at a time
@@ -80,6 +90,7 @@ class CategoricalRanking:
     composition: sparse.csr_matrix  # clusters x values: counts
     cover: np.ndarray  # per cluster: root of the smallest covering sub-taxonomy
     anchor: str  # the most marginal value
+    attribute: str = ""  # the column's name: names its keyed streams
 
     def quality(self, clusters: slice) -> np.ndarray:
         """``u(c)`` for the clusters of the slice and every node: ``-sum_b count_b dis(c, b)``."""
@@ -112,7 +123,7 @@ def rank_categorical(column: pd.Series, taxonomy: Taxonomy, k: int, candidates: 
         rows = ", ".join(str(r + 1) for r in missing[:5])
         raise ParameterError(f"Column {name!r} has {len(missing)} missing values (data rows {rows}{'…' if len(missing) > 5 else ''}); "
                              "fill or remove them before differential privacy.")
-    codes, values = pd.factorize(text, sort=False)
+    codes, values = pd.factorize(text, sort=True)  # values numbered in sorted order, not in order of arrival
     index = TaxonomyIndex.build(taxonomy)
     position = {label: i for i, label in enumerate(index.labels)}
     unknown = [v for v in values if v not in position]
@@ -146,18 +157,23 @@ def rank_categorical(column: pd.Series, taxonomy: Taxonomy, k: int, candidates: 
     hi = np.maximum.reduceat(sorted_nodes, starts)
     cover = index.lca(lo, hi) if candidates == "covering" else np.zeros(n_clusters, dtype=np.int64)
     return CategoricalRanking(index, value_nodes, dist, codes, cluster, np.bincount(sorted_cluster), composition,
-                              cover, str(values[anchor]))
+                              cover, str(values[anchor]), str(name))
 
 
-def exponential_centroids(ranking: CategoricalRanking, epsilon: float, rng: np.random.Generator,
+def exponential_centroids(ranking: CategoricalRanking, epsilon: float, keyed: "KeyedRandomness",
                           sensitivity: float = 1.0) -> np.ndarray:
-    """One node per cluster drawn with probability proportional to ``exp(eps u / (2 Delta_u))``."""
+    """One node per cluster drawn with probability proportional to ``exp(eps u / (2 Delta_u))``.
+
+    Cluster ``c`` chooses by the inverse CDF at uniform ``c`` of the keyed stream
+    ``(ranking.attribute, "choice")``, over its candidates' weights in pre-order.
+    """
     chosen = np.empty(len(ranking.sizes), dtype=np.int64)
+    uniforms = keyed.stream(ranking.attribute, CHOICE_DRAW).uniforms(0, len(chosen))
     for start in range(0, len(chosen), CHUNK):
         part = slice(start, min(start + CHUNK, len(chosen)))
         score = ranking.quality(part) * (epsilon / (2.0 * sensitivity))
-        score = np.where(ranking.candidates(part), score + rng.gumbel(size=score.shape), -np.inf)
-        chosen[part] = np.argmax(score, axis=1)
+        weights = exponential_weights(np.where(ranking.candidates(part), score, -np.inf))
+        chosen[part] = inverse_cdf_choice(weights, uniforms[part])
     return chosen
 
 
@@ -170,17 +186,18 @@ def marginal_centroids(ranking: CategoricalRanking) -> np.ndarray:
     return chosen
 
 
-def plain_exponential(ranking: CategoricalRanking, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+def plain_exponential(ranking: CategoricalRanking, epsilon: float, keyed: "KeyedRandomness") -> np.ndarray:
     """Baseline: each record's own label drawn by the exponential mechanism over the whole taxonomy
-    (quality ``-dis(c, b)``, ``Delta_u = 1``): what epsilon costs without microaggregation. Per record."""
+    (quality ``-dis(c, b)``, ``Delta_u = 1``): what epsilon costs without microaggregation. Per record:
+    record ``i`` chooses at uniform ``i`` of the keyed stream ``(ranking.attribute, "plain choice")``."""
     out = np.empty(len(ranking.record_value), dtype=np.int64)
-    logits = -ranking.distances.T * (epsilon / 2.0)  # (values, nodes)
-    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+    weights = exponential_weights(-ranking.distances.T * (epsilon / 2.0))  # (values, nodes)
+    uniforms = keyed.stream(ranking.attribute, PLAIN_CHOICE_DRAW).uniforms(0, len(out))
     order = np.argsort(ranking.record_value, kind="stable")
     counts = np.bincount(ranking.record_value, minlength=len(weights))
-    for v, rows in enumerate(np.split(order, np.cumsum(counts)[:-1])):  # one draw per record, by value
+    for v, rows in enumerate(np.split(order, np.cumsum(counts)[:-1])):  # the records of a value share its weights
         if len(rows):
-            out[rows] = rng.choice(len(weights[v]), size=len(rows), p=weights[v] / weights[v].sum())
+            out[rows] = inverse_cdf_choice(weights[v], uniforms[rows])
     return out
 
 

@@ -10,6 +10,10 @@ Measures (per attribute, then averaged over the attributes as the seed does):
 Baselines at the same epsilon, M and k: plain Laplace noise per value (scale ``M Delta / epsilon``;
 for a categorical attribute its counterpart, the exponential mechanism per record with
 ``epsilon / M``) and individual ranking without noise (categorical: each cluster's best label).
+
+The baselines are simulations, never released: they draw per record from keyed streams (record ``i``
+owns word ``i`` of ``(attribute, "plain laplace")`` / ``(attribute, "plain choice")``) under a key
+derived from the public :data:`EVALUATION_SEED`, never from the release's secret seed.
 """
 from __future__ import annotations
 
@@ -23,6 +27,8 @@ from ppdp_desktop.core.evaluation import metrics
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.methods.dp.categorical import marginal_centroids, plain_exponential
 from ppdp_desktop.core.methods.dp.numeric import NumericDomain, plain_laplace, plain_ranking
+from ppdp_desktop.core.privacy.keyed import KeyedRandomness
+from ppdp_desktop.core.privacy.randomness import as_source
 from ppdp_desktop.core.taxonomy.semantic import distance_matrix
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
@@ -162,9 +168,10 @@ def average_rows(rows: list[DPRow]) -> list[DPRow]:
 
 
 def baseline_releases(original: Any, domain: NumericDomain | None, k: int, m: int, epsilon: float,
-                      rng: np.random.Generator, clustering: Any = None, laplace: bool = True) -> list[tuple[str, int | None, Any]]:
+                      keyed: KeyedRandomness, clustering: Any = None, laplace: bool = True) -> list[tuple[str, int | None, Any]]:
     """``(method, k, released column)`` of the baselines at a release's epsilon, k and M: individual
-    ranking without noise, then (if ``laplace``) plain Laplace / the per-record exponential mechanism.
+    ranking without noise, then (if ``laplace``) plain Laplace / the per-record exponential mechanism,
+    drawn per record from ``keyed`` (an evaluation key, see the module docstring).
 
     ``clustering`` is the job's own clustering of the column (numeric: optional, saves a sort;
     categorical: the :class:`~ppdp_desktop.core.methods.dp.categorical.CategoricalRanking`, required).
@@ -174,15 +181,15 @@ def baseline_releases(original: Any, domain: NumericDomain | None, k: int, m: in
     if domain is not None:
         out = [(RANKING, k, plain_ranking(original, domain, k, clustering))]
         if laplace:
-            out.append((LAPLACE, None, plain_laplace(original, domain, m * domain.delta / epsilon, rng)))
+            out.append((LAPLACE, None, plain_laplace(original, domain, m * domain.delta / epsilon, keyed)))
         return out
     out = [(RANKING, k, released_labels(clustering, marginal_centroids(clustering)[clustering.cluster]))]
     if laplace:
-        out.append((LAPLACE, None, released_labels(clustering, plain_exponential(clustering, epsilon / m, rng))))
+        out.append((LAPLACE, None, released_labels(clustering, plain_exponential(clustering, epsilon / m, keyed))))
     return out
 
 
-def _job_rows(result: "Anonymization", laplace: bool, rng: np.random.Generator) -> list[DPRow]:
+def _job_rows(result: "Anonymization", laplace: bool, keyed: KeyedRandomness) -> list[DPRow]:
     """Rows of the job's own release and its ranking baseline (and plain Laplace if asked)."""
     plan, frame = result.plan, result.dataset.frame
     m, k = len(plan.attributes), plan.k
@@ -191,7 +198,7 @@ def _job_rows(result: "Anonymization", laplace: bool, rng: np.random.Generator) 
         original = frame[a.attribute].to_numpy(dtype=np.float64) if a.domain is not None else frame[a.attribute]
         released = result.applied.columns[a.attribute]
         rows.append(measure(METHOD, a.attribute, k, original, released, a.domain, a.taxonomy))
-        baselines = baseline_releases(original, a.domain, k, m, plan.epsilon, rng, plan.clusterings[a.attribute], laplace)
+        baselines = baseline_releases(original, a.domain, k, m, plan.epsilon, keyed, plan.clusterings[a.attribute], laplace)
         rows += [measure(method, a.attribute, kk, original, y, a.domain, a.taxonomy) for method, kk, y in baselines]
     return rows
 
@@ -205,9 +212,9 @@ def evaluate_job(result: "Anonymization", seed: int = EVALUATION_SEED) -> list[D
     """The job's release and both baselines at its epsilon, k and M, per attribute plus ``ALL``.
 
     Uses the job's released columns in the original row order (``result.applied``); the baselines
-    draw from a generator seeded with ``seed`` (never the release's secret seed).
+    draw from keyed streams under ``seed`` (public; never the release's secret seed).
     """
-    rows = _job_rows(result, True, np.random.default_rng(seed))
+    rows = _job_rows(result, True, KeyedRandomness(seed))
     return _ordered(rows + average_rows(rows))
 
 
@@ -231,13 +238,15 @@ def compare_dp(dataset: "Dataset", attributes: list[str], epsilon: float, ks: li
                              f"{', '.join(map(str, dataset.frame.columns))}.")
     if not ks or min(ks) < 1:
         raise ParameterError(f"The cluster sizes k must be whole numbers of at least 1; got {ks}.")
-    rng = np.random.default_rng(EVALUATION_SEED if seed is None else [EVALUATION_SEED, seed])  # not the jobs' streams
+    # the baselines' key: drawn from a generator seeded with the public evaluation seed (and the jobs' seed), not
+    # the jobs' key; the generator serves only to derive that key (as_source), every baseline draw is keyed by record
+    keyed = as_source(np.random.default_rng(EVALUATION_SEED if seed is None else [EVALUATION_SEED, seed])).keyed
     rows: list[DPRow] = []
     for i, k in enumerate(ks):
         settings = AnonymizationSettings(sensitive="", method=METHOD, seed=None if seed is None else seed + i,
                                          options=DPSettings(list(attributes), epsilon, int(k), dict(domains or {}),
                                                        dict(taxonomies or {}), candidates))
-        rows += _job_rows(run(dataset, settings), i == 0, rng)
+        rows += _job_rows(run(dataset, settings), i == 0, keyed)
     return _ordered(rows + average_rows(rows))
 
 

@@ -9,8 +9,13 @@ sensitivity argument). The categorical mechanism follows the seed too, but its e
 not hold in general (the order depends on the data; see tests/test_dp_microagg.py): the release says so.
 
 Unlike the per-record methods, the clusters depend on the whole column: the plan holds the domains,
-the epsilon split and the scales; ``apply`` clusters the full table and checks the shared-noise
-structure before returning (fail closed).
+the epsilon split and the scales; ``bind`` clusters the full table and checks the shared-noise
+structure before returning (fail closed), and ``apply`` releases a chunk's slice of it (the whole table's:
+``bind`` then ``apply`` at once). Every draw comes from the job's keyed streams, addressed by
+(attribute, cluster number in rank order) (:mod:`~ppdp_desktop.core.methods.dp.noise`): for a fixed seed
+the release does not depend on the chunks the records are processed in, and if the rows arrive in another
+order each cluster keeps its values and its draw; only tied records that straddle a cluster border may trade
+places (ties are broken by record index), so the (original, released) pairs stay the same.
 """
 from __future__ import annotations
 
@@ -29,8 +34,10 @@ from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.dp import settings as dp_settings
 from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
 from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.data.schema import Kind
+from ppdp_desktop.core.taxonomy.node import data_labels
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.core.taxonomy.io import load_taxonomy, to_dict
 
@@ -135,25 +142,42 @@ class DPMicroaggPlan:
             "not_covered": not_covered + self.warnings, "verified": True,
         }
 
-    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
+    def bind(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> dict[str, Any]:
+        """Every protected column as released, for the whole table (``frame``, in record order): the clusters
+        need every record, so they are formed and randomized once, with the job's keyed streams
+        (``rng.keyed``), and :meth:`apply` takes each chunk's slice. Checks the shared-noise structure."""
         if len(frame) != self.n_records:
             raise ParameterError("A microaggregation plan clusters the whole table; it cannot be applied to a part of it.")
-        columns: dict[str, np.ndarray] = {}
+        keyed = as_source(rng).keyed
+        columns: dict[str, Any] = {}
         for a in self.attributes:
             if a.domain is not None:
                 values = frame[a.attribute].to_numpy(dtype=np.float64)
-                released, clusters, _noise = dp_microaggregate(values, a.domain, self.k, a.scale, rng)
+                released, clusters, _noise = dp_microaggregate(values, a.domain, self.k, a.scale, keyed)
                 check_shared_structure(released, clusters, a.domain, self.k)
                 self.clusterings[a.attribute] = clusters
                 columns[a.attribute] = released.astype(np.int64) if a.domain.integer else released
             else:
                 ranking = rank_categorical(frame[a.attribute], a.taxonomy, self.k, self.candidates)
-                chosen = exponential_centroids(ranking, a.epsilon, rng)
+                chosen = exponential_centroids(ranking, a.epsilon, keyed)
                 nodes = chosen[ranking.cluster]
                 check_categorical_structure(nodes, ranking, self.k, a.attribute)
                 self.clusterings[a.attribute] = ranking
                 columns[a.attribute] = released_labels(ranking, nodes)
-        return Applied(columns)
+        return columns
+
+    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
+              bound: dict[str, Any] | None = None) -> Applied:
+        """The released columns of records ``start, ..., start + len(frame) - 1``: a slice of ``bound``
+        (:meth:`bind`'s result), or of :meth:`bind` of ``frame`` when it is the whole table (``bound=None``)."""
+        if bound is None:
+            if start != 0:
+                raise ParameterError("A microaggregation plan clusters the whole table: bind it before releasing a part.")
+            bound = self.bind(frame, rng)
+        stop = start + len(frame)
+        if stop > self.n_records:
+            raise ParameterError(f"Records {start}-{stop - 1} are beyond the {self.n_records} records the plan clustered.")
+        return Applied({name: values[start:stop] for name, values in bound.items()})
 
     def release_json(self) -> dict[str, Any]:
         return {
@@ -298,8 +322,8 @@ class DPMicroaggregation(Method):
 
 def _taxonomy(column: pd.Series, given: Any) -> tuple[Taxonomy, bool]:
     name = str(column.name)
-    if given is None:
-        return Taxonomy.flat(name, column.unique()), True
+    if given is None:  # labels in sorted order: the taxonomy (and so the release) is the same whatever the row order
+        return Taxonomy.flat(name, sorted(data_labels(column))), True
     if isinstance(given, Taxonomy):
         return given, False
     return load_taxonomy(given, name), False

@@ -5,6 +5,10 @@ cut the sorted list into clusters of ``k`` consecutive records (the last holds `
 each value by its cluster mean, add ONE Laplace draw of scale ``b = M * Delta / (k * epsilon)`` per
 cluster (shared by its records), clamp to ``[lo, hi]`` and round integer attributes.
 
+The ranking breaks ties by record index (a stable sort), and cluster ``c`` (in rank order) takes word
+``c`` of the keyed stream ``(attribute, "laplace")`` (:mod:`~ppdp_desktop.core.methods.dp.noise`): each
+cluster's members, mean and draw are the same however the records are processed.
+
 Why one draw per cluster: changing one record moves the cluster means by at most ``Delta / k`` in
 total (the 1-D order telescopes), so the vector of means has L1 sensitivity ``Delta / k``; noise drawn
 per record would be averaged by no one and would need the full ``Delta`` (seed 003, section 3.3).
@@ -13,10 +17,15 @@ Everything here is vectorized: one stable argsort per attribute and bincounts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.methods.dp.noise import LAPLACE_DRAW, PLAIN_LAPLACE_DRAW, laplace_noise
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 
 
 @dataclass(frozen=True)
@@ -84,11 +93,13 @@ class RankedMicroaggregation:
 def microaggregate(values: np.ndarray, k: int) -> RankedMicroaggregation:
     """Sort by value, cluster ``k`` consecutive records, take means.
 
-    Which of several tied records falls into which cluster does not matter (they have the same value),
-    so the default introsort (deterministic, about 2x faster than a stable sort) is used.
+    Ties are broken by record index (a stable sort): tied records have the same value, so the means do
+    not depend on it, but which of them falls into which cluster then has one definition that any
+    implementation (in chunks, distributed) reproduces; the introsort's placement of ties is a by-product of
+    its internals. The price: about 0.04 s more per million float64 values (0.13 s instead of 0.09 s).
     """
     values = np.asarray(values, dtype=np.float64)
-    order = np.argsort(values)
+    order = np.argsort(values, kind="stable")
     sorted_cluster = ranked_clusters(len(values), k)
     c = int(sorted_cluster[-1]) + 1
     sizes = np.bincount(sorted_cluster, minlength=c)
@@ -107,9 +118,11 @@ def finish(values: np.ndarray, domain: NumericDomain) -> np.ndarray:
 
 
 def dp_microaggregate(
-    values: np.ndarray, domain: NumericDomain, k: int, scale: float, rng: np.random.Generator
+    values: np.ndarray, domain: NumericDomain, k: int, scale: float, keyed: "KeyedRandomness"
 ) -> tuple[np.ndarray, RankedMicroaggregation, np.ndarray]:
     """Release one attribute: cluster means plus one Laplace draw of ``scale`` per cluster.
+
+    Cluster ``c`` (in rank order) draws word ``c`` of the keyed stream ``(domain.attribute, "laplace")``.
 
     Returns
     -------
@@ -121,15 +134,17 @@ def dp_microaggregate(
         The draw of each cluster (before clamping).
     """
     clusters = microaggregate(values, k)
-    noise = rng.laplace(0.0, scale, size=len(clusters.means))
+    noise = laplace_noise(keyed.stream(domain.attribute, LAPLACE_DRAW), 0, len(clusters.means), scale)
     released = finish((clusters.means + noise)[clusters.cluster], domain)
     return released, clusters, noise
 
 
-def plain_laplace(values: np.ndarray, domain: NumericDomain, scale: float, rng: np.random.Generator) -> np.ndarray:
-    """Baseline: independent Laplace noise per value (scale ``M * Delta / epsilon``), clamped, rounded."""
+def plain_laplace(values: np.ndarray, domain: NumericDomain, scale: float, keyed: "KeyedRandomness") -> np.ndarray:
+    """Baseline: independent Laplace noise per value (scale ``M * Delta / epsilon``), clamped, rounded;
+    record ``i`` draws word ``i`` of the keyed stream ``(domain.attribute, "plain laplace")``."""
     values = np.asarray(values, dtype=np.float64)
-    return finish(values + rng.laplace(0.0, scale, size=len(values)), domain)
+    noise = laplace_noise(keyed.stream(domain.attribute, PLAIN_LAPLACE_DRAW), 0, len(values), scale)
+    return finish(values + noise, domain)
 
 
 def plain_ranking(values: np.ndarray, domain: NumericDomain, k: int,

@@ -151,6 +151,7 @@ def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, titl
     from ppdp_desktop.core.methods.dp import evaluation as ev
     from ppdp_desktop.core.methods.dp.report import histogram_figure, row_line
     from ppdp_desktop.core.evaluation.report_model import MethodReport
+    from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 
     meta = release.metadata
     epsilon, k, names, entries = _parameters(meta)
@@ -158,7 +159,7 @@ def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, titl
     if missing:
         raise ReleaseError(f"The original table has no column {missing[0]!r}, a protected attribute of the release.")
     m = len(names)
-    rng = np.random.default_rng(ev.EVALUATION_SEED)
+    keyed = KeyedRandomness(ev.EVALUATION_SEED)  # the baselines' public key, as in the job's own report
     report = MethodReport("dp-microagg", title, int(meta.get("n_records", len(release.table))),
                           dict(meta.get("guarantee", {})), [f"epsilon = {epsilon:g} split over M = {m}; k = {k}"])
     rows: list[ev.DPRow] = []
@@ -179,7 +180,7 @@ def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, titl
             released = release.table[name]
             clustering = rank_categorical(x, taxonomy, k, str(meta["parameters"].get("candidates", "covering")))
             rows.append(ev.DPRow(ev.METHOD, name, k, float("nan"), None, ev.histogram_jsd(x, released, None)))
-        baselines = ev.baseline_releases(x, domain, k, m, epsilon, rng, clustering)
+        baselines = ev.baseline_releases(x, domain, k, m, epsilon, keyed, clustering)
         rows += [ev.measure(method, name, kk, x, y, domain, taxonomy) for method, kk, y in baselines]
         report.figures[f"histogram: {name}"] = histogram_figure(name, *ev.histogram_counts(x, released, domain))
     report.lines.append("The release's rows are shuffled, so a record's released value cannot be matched with its "

@@ -24,7 +24,8 @@ Issue 19 ("Files larger than memory"). Sections of the JSON printed on stdout (p
    the workers are child processes, counted in the tree's RSS).
 5. ``in_memory_vs_streaming_1m``: the same command on run.py's 1M-row file
    (``patients_1000000_v1.csv``, reused when present and its header matches, else generated here),
-   without and with ``--streaming``; target: within 1.2x either way.
+   without and with ``--streaming``; target: within 1.2x either way (``targets_met`` also says whether
+   streaming is merely no more than 1.2x slower, as being faster is no failure).
 
 Every job is the CLI in a subprocess (``python -m ppdp_desktop``; the baseline is a ``python -c``
 subprocess too, so that the RSS figures are comparable), in its own session, with ``TMPDIR`` set to the
@@ -39,6 +40,11 @@ tree grows past ``--kill-above-gb`` (default 12) or runs past ``--timeout`` is k
 failed. A failed job (for instance a flag that does not exist yet) is recorded with its exit code and
 the last line of its stderr, and the benchmark goes on. Which of the flags ``ppdp anonymize --help``
 lists is in ``flags``.
+
+The jobs run in the scratch folder, not the checkout, so ``PYTHONPATH`` chooses the package they import
+(``package`` in the JSON), e.g. one commit unpacked with ``git archive`` while the checkout changes:
+
+    git archive HEAD | tar -x -C /tmp/ppdp_head && PYTHONPATH=/tmp/ppdp_head python benchmarks/bench_streaming.py
 
 Outputs and the baseline's copy are removed at the end (``--keep`` keeps them); the input stays cached.
 """
@@ -273,7 +279,7 @@ def _last_line(text: str) -> str:
 def run_job(command: list[str], work: Path, name: str, timeout: float, kill_above: int, env: dict) -> dict:
     """Run ``command`` in its own session; wall time, peak tree RSS / PSS, ``ru_maxrss``, or the failure."""
     err_path = work / f"{name}.stderr.txt"
-    shown = command[2:] if command[1] == "-m" else ["python", "-c", "<baseline>", *command[3:]]
+    shown = {"-m": command[2:], "-c": ["python", "-c", "<script>", *command[3:]]}.get(command[1], command)
     result: dict = {"command": " ".join(shown)}
     killed = None
     finished = False
@@ -392,8 +398,16 @@ def anonymize_runs(data: Path, scratch: Path, name: str, extra: list[str], runs:
 
 def cli_flags(env: dict) -> dict[str, bool]:
     help_text = subprocess.run([sys.executable, "-m", "ppdp_desktop", "anonymize", "--help"], capture_output=True,
-                               text=True, env=env, cwd=ROOT).stdout
+                               text=True, env=env, cwd=env.get("TMPDIR", ROOT)).stdout  # as the jobs import it
     return {flag: flag in help_text.split() or f"{flag} " in help_text or f"{flag}=" in help_text for flag in FLAGS}
+
+
+def imported_package(env: dict) -> str | None:
+    """The folder of the ``ppdp_desktop`` the jobs import (``PYTHONPATH`` may name another copy, e.g. a commit)."""
+    code = "import ppdp_desktop, os; print(os.path.dirname(ppdp_desktop.__file__))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=env.get("TMPDIR", ROOT))
+    return done.stdout.strip() or None
 
 
 def git_commit() -> str | None:
@@ -414,6 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk-size", type=int, default=None, help="passed to --streaming jobs (default: the CLI's)")
     parser.add_argument("--workers", type=int, default=4, help="--workers of the Dask job (default 4)")
     parser.add_argument("--skip-dask", action="store_true", help="no --engine dask job")
+    parser.add_argument("--skip-streaming", action="store_true", help="no --streaming job on the large file")
     parser.add_argument("--skip-100m", action="store_true", help="only the 1M-row part (no large file)")
     parser.add_argument("--skip-1m", action="store_true", help="no 1M-row part")
     parser.add_argument("--generate-only", action="store_true",
@@ -440,6 +455,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict = {
         "date": datetime.now().isoformat(timespec="minutes"),
         "commit": git_commit(),
+        "package": imported_package(env),  # not the checkout's when PYTHONPATH names another copy
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
                     "load_average_start": [round(x, 2) for x in os.getloadavg()]},
         "flags": flags,
@@ -470,14 +486,16 @@ def main(argv: list[str] | None = None) -> int:
                  + ("" if base["ok"] else f" FAILED: {base['error']}"))
             out["baseline"] = base
             # 3. streaming
-            s = anonymize_runs(data, scratch, "streaming", streaming, args.runs, args, env)
-            if s["ok"] and base["ok"]:
-                s["time_over_baseline"] = round(s["seconds"] / base["seconds"], 2)
-                s["rss_over_baseline"] = round(s["peak_tree_rss_bytes"] / base["peak_tree_rss_bytes"], 2)
-            met["streaming_peak_rss"] = s["ok"] and s["peak_tree_rss_bytes"] <= TARGETS["streaming_peak_rss_bytes_max"]
-            met["streaming_time"] = (s["ok"] and base["ok"]
-                                     and s["time_over_baseline"] <= TARGETS["streaming_time_over_baseline_max"])
-            out["streaming"] = s
+            if not args.skip_streaming:
+                s = anonymize_runs(data, scratch, "streaming", streaming, args.runs, args, env)
+                if s["ok"] and base["ok"]:
+                    s["time_over_baseline"] = round(s["seconds"] / base["seconds"], 2)
+                    s["rss_over_baseline"] = round(s["peak_tree_rss_bytes"] / base["peak_tree_rss_bytes"], 2)
+                met["streaming_peak_rss"] = (s["ok"]
+                                             and s["peak_tree_rss_bytes"] <= TARGETS["streaming_peak_rss_bytes_max"])
+                met["streaming_time"] = (s["ok"] and base["ok"]
+                                         and s["time_over_baseline"] <= TARGETS["streaming_time_over_baseline_max"])
+                out["streaming"] = s
             # 4. dask
             if not args.skip_dask:
                 d = anonymize_runs(data, scratch, "dask", dask, args.runs, args, env)
@@ -496,9 +514,11 @@ def main(argv: list[str] | None = None) -> int:
                 section["streaming_over_in_memory_time"] = round(b["seconds"] / a["seconds"], 3)
                 section["streaming_over_in_memory_rss"] = round(b["peak_tree_rss_bytes"] / a["peak_tree_rss_bytes"], 3)
                 limit = TARGETS["in_memory_vs_streaming_1m_ratio_max"]
-                met["in_memory_vs_streaming_1m"] = 1 / limit <= section["streaming_over_in_memory_time"] <= limit
+                ratio = section["streaming_over_in_memory_time"]
+                met["in_memory_vs_streaming_1m"] = 1 / limit <= ratio <= limit  # the issue's "either way"
+                met["in_memory_vs_streaming_1m_streaming_not_slower"] = ratio <= limit  # faster is no failure
             else:
-                met["in_memory_vs_streaming_1m"] = False
+                met["in_memory_vs_streaming_1m"] = met["in_memory_vs_streaming_1m_streaming_not_slower"] = False
             out["in_memory_vs_streaming_1m"] = section
     finally:
         if args.keep:

@@ -1,4 +1,5 @@
-"""Sealed key file: round trip, fail-closed opening (every flipped byte, every truncation, fuzzing)."""
+"""Sealed key file: round trip, fail-closed opening (every flipped byte, every truncation, fuzzing), in format 2
+(streamed segments; more in test_keyfile_stream.py), and format-1 keys written before it still open."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,7 @@ from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError
 from ppdp_desktop.core.release.keyfile import KdfParams, KeyHeader, open_key, passphrase_strength, read_header, seal
 
+DATA = Path(__file__).parent / "data"
 MANIFEST = "ab12" * 16
 OTHER = "cd34" * 16
 PASS = "correct horse battery"
@@ -67,14 +69,16 @@ def test_round_trip_and_header(sealed: Path):
     assert open_key(str(sealed), PASS, MANIFEST.upper()) == PAYLOAD
     header = read_header(sealed)
     assert isinstance(header, KeyHeader)
-    assert (header.version, header.cipher, header.manifest_sha256) == (1, "AES-256-GCM", MANIFEST)
-    assert (header.kdf.n, header.kdf.r, header.kdf.p, len(header.kdf.salt), len(header.nonce)) == (2**10, 8, 1, 16, 12)
+    assert (header.version, header.cipher, header.manifest_sha256) == (2, "AES-256-GCM-STREAM", MANIFEST)
+    assert (header.kdf.n, header.kdf.r, header.kdf.p, len(header.kdf.salt), len(header.nonce)) == (2**10, 8, 1, 16, 7)
+    assert header.segment_bytes == keyfile.SEGMENT_BYTES and header.ciphertext_bytes is None
     assert header.created.utcoffset().total_seconds() == 0
     data = sealed.read_bytes()
     assert data[:8] == b"PPDPKEY\x00"
     doc, body = split(data)
-    assert list(doc) == sorted(doc) and doc["version"] == 1 and doc["kdf"]["name"] == "scrypt"
-    assert len(body) == header.ciphertext_bytes
+    assert list(doc) == sorted(doc) and doc["version"] == 2 and doc["kdf"]["name"] == "scrypt"
+    assert "ciphertext_bytes" not in doc and doc["segment_bytes"] == keyfile.SEGMENT_BYTES
+    assert len(body) < keyfile.SEGMENT_BYTES  # one segment: the plaintext and a 16-byte tag
 
 
 def test_nothing_in_clear_but_the_header(sealed: Path):
@@ -138,17 +142,21 @@ def test_every_byte_flipped(sealed: Path, tmp_path: Path):
 def test_every_truncation(sealed: Path, tmp_path: Path):
     data = sealed.read_bytes()
     bad = tmp_path / "short"
+    body_start = len(data) - len(split(data)[1])
     for n in range(len(data)):
         bad.write_bytes(data[:n])
-        assert fails(bad) == f"{bad} is truncated or damaged"
+        if n < body_start + keyfile.TAG_BYTES:  # not even one segment's tag: seen without the passphrase
+            assert fails(bad) == f"{bad} is truncated or damaged"
+        else:  # a shorter single segment: it does not authenticate
+            assert fails(bad) == f"Wrong passphrase, or {bad} has been altered"
     bad.write_bytes(data + b"\x00")
-    assert "unexpected bytes at the end" in fails(bad)
+    assert fails(bad) == f"Wrong passphrase, or {bad} has been altered"
 
 
 def test_read_header_rejects_truncation(sealed: Path, tmp_path: Path):
     data = sealed.read_bytes()
     bad = tmp_path / "short"
-    for n in (0, 5, 11, 40, len(data) - 1):
+    for n in (0, 5, 11, 40, len(data) - len(split(data)[1]) + keyfile.TAG_BYTES - 1):
         bad.write_bytes(data[:n])
         with pytest.raises(KeyFileError, match="truncated or damaged"):
             read_header(bad)
@@ -189,15 +197,15 @@ def test_bad_manifest_argument(sealed: Path, tmp_path: Path):
 
 def test_newer_version(sealed: Path, tmp_path: Path):
     header, body = split(sealed.read_bytes())
-    header["version"] = 2
+    header["version"] = 3
     newer = tmp_path / "newer"
     newer.write_bytes(build(header, body))
-    expected = f"{newer} was written by a newer version (format 2); this app reads format 1"
+    expected = f"{newer} was written by a newer version (format 3); this app reads formats 1 and 2"
     assert fails(newer) == expected
     with pytest.raises(KeyFileError) as info:
         read_header(newer)
     assert str(info.value) == expected
-    for version in (0, -1, "1", 1.0, True, None, 10**20):
+    for version in (0, 1, -1, "2", 2.0, True, None, 10**20):
         header["version"] = version
         newer.write_bytes(build(header, body))
         assert "damaged" in fails(newer)
@@ -240,8 +248,9 @@ def test_tampered_kdf_within_bounds_is_detected(sealed: Path, tmp_path: Path):
     [
         {"cipher": "AES-128-GCM"}, {"nonce": "AAAA"}, {"nonce": 5}, {"manifest_sha256": MANIFEST.upper()},
         {"manifest_sha256": 7}, {"created": "yesterday"}, {"created": "2026-01-01T00:00:00"}, {"created": None},
-        {"ciphertext_bytes": 3}, {"ciphertext_bytes": -1}, {"ciphertext_bytes": 10**12}, {"ciphertext_bytes": "40"},
-        {"kdf": None}, {"kdf": [1, 2]}, {"extra": "x"},
+        {"segment_bytes": 3}, {"segment_bytes": -1}, {"segment_bytes": 2**30}, {"segment_bytes": "4096"},
+        {"segment_bytes": None}, {"segment_bytes": 4096.0}, {"ciphertext_bytes": 40}, {"nonce": "AAAAAAAAAAAAAAAA"},
+        {"cipher": "AES-256-GCM"}, {"kdf": None}, {"kdf": [1, 2]}, {"extra": "x"},
     ],
 )
 def test_malformed_header_fields(sealed: Path, tmp_path: Path, change):
@@ -404,12 +413,13 @@ def test_fuzz_random_json_headers(tmp_path: Path, header: object, body: bytes):
     fields=st.fixed_dictionaries(
         {},
         optional={
-            "version": st.sampled_from([1, 2, 0, "1", None, 1.5]),
-            "cipher": st.sampled_from(["AES-256-GCM", "none", 1]),
-            "nonce": st.sampled_from(["AAAAAAAAAAAAAAAA", "AAAA", "@@", 12]),
+            "version": st.sampled_from([1, 2, 3, 0, "1", None, 1.5]),
+            "cipher": st.sampled_from(["AES-256-GCM", "AES-256-GCM-STREAM", "none", 1]),
+            "nonce": st.sampled_from(["AAAAAAAAAAAAAAAA", "AAAAAAAAAA==", "AAAA", "@@", 12]),
             "manifest_sha256": st.sampled_from([MANIFEST, OTHER, "x", None]),
             "created": st.sampled_from(["2026-01-01T00:00:00+00:00", "2026-01-01", "no", 0]),
             "ciphertext_bytes": st.integers(-5, 100) | st.sampled_from([2**40, "16"]),
+            "segment_bytes": st.integers(-5, 100) | st.sampled_from([2**40, "16", 4 << 20]),
             "kdf": st.fixed_dictionaries(
                 {},
                 optional={
@@ -430,3 +440,43 @@ def test_fuzz_structured_headers(tmp_path: Path, fields: dict, body: bytes):
 
 def test_errors_are_ppdp_errors():
     assert issubclass(KeyFileError, PPDPError) and issubclass(ParameterError, PPDPError)
+
+
+# --- format 1 (one AES-GCM call over the whole payload), written before format 2 -------------------------------
+
+
+FORMAT1 = DATA / "format1-key.bin"  # sealed by the format-1 seal (passphrase PASS, manifest MANIFEST, n = 2**10)
+
+
+def test_format1_key_still_opens():
+    expected = json.loads((DATA / "format1.json").read_text(encoding="utf-8"))
+    assert open_key(FORMAT1, PASS, MANIFEST) == expected
+    header = read_header(FORMAT1)
+    assert (header.version, header.cipher, len(header.nonce), header.segment_bytes) == (1, "AES-256-GCM", 12, None)
+    assert header.ciphertext_bytes == len(split(FORMAT1.read_bytes())[1])
+    assert fails(FORMAT1, passphrase=PASS + "!") == f"Wrong passphrase, or {FORMAT1} has been altered"
+    assert "belongs to another release" in fails(FORMAT1, manifest=OTHER)
+
+
+def test_format1_every_byte_flipped_and_every_truncation(tmp_path: Path):
+    data = FORMAT1.read_bytes()
+    bad = tmp_path / "bad"
+    for i in range(len(data)):
+        bad.write_bytes(data[:i] + bytes([data[i] ^ 0x01]) + data[i + 1:])
+        fails(bad)
+    for n in range(len(data)):
+        bad.write_bytes(data[:n])
+        assert fails(bad) == f"{bad} is truncated or damaged"
+    bad.write_bytes(data + b"\x00")
+    assert "unexpected bytes at the end" in fails(bad)
+
+
+def test_format1_header_cannot_pass_for_format2(tmp_path: Path):
+    header, body = split(FORMAT1.read_bytes())
+    forged = tmp_path / "forged"
+    for change in ({"version": 2}, {"cipher": "AES-256-GCM-STREAM"}, {"segment_bytes": 4096}):
+        forged.write_bytes(build({**header, **change}, body))
+        assert "damaged" in fails(forged)
+    header2 = {**{k: v for k, v in header.items() if k != "ciphertext_bytes"}, "version": 2, "segment_bytes": 4096}
+    forged.write_bytes(build(header2, body))
+    assert "damaged" in fails(forged)  # a 12-byte nonce is not a format-2 nonce prefix

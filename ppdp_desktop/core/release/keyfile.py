@@ -1,117 +1,62 @@
 """The sealed key file: what an authorized person needs to map a release back, encrypted.
 
-Layout::
+Layout (format 2)::
 
     b"PPDPKEY\\x00"        8 bytes, magic
     header length          4 bytes, unsigned big-endian
     header                 UTF-8 JSON, keys sorted (the fields of :class:`KeyHeader`)
-    ciphertext             AES-256-GCM(key, nonce, zlib(JSON payload, level 1), aad=all bytes above)
+    segments               the plaintext below, sealed segment by segment (:mod:`.keystream`, STREAM over
+                           AES-256-GCM, associated data = all bytes above)
+
+The plaintext: the payload as zlib-compressed JSON (8-byte big-endian length first), then one byte, 1 if an
+Arrow IPC stream with zstd-compressed buffers follows (the *record table*: one row per original record, in
+record order), else 0. Nothing is ever held whole in memory, so a key has no size limit. Format 1 (one
+AES-256-GCM call over the zlib-compressed JSON, under 2 GiB) is still read.
 
 The key is derived from the passphrase (NFC-normalised, UTF-8) with scrypt; its parameters and
 salt are in the header. The header holds nothing secret and, being the associated data of the
-cipher, cannot be changed unnoticed (release binding, KDF parameters, nonce, length). Opening fails
-closed: every problem is a one-line :class:`KeyFileError` and nothing is decoded.
+cipher, cannot be changed unnoticed (release binding, KDF parameters, nonce, segment size). Opening fails
+closed: every problem is a one-line :class:`KeyFileError` and nothing is returned.
 """
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
 import math
 import os
-import re
 import string
 import struct
 import tempfile
 import unicodedata
 import zlib
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from ppdp_desktop.core.errors import KeyFileError, ParameterError
+from ppdp_desktop.core.release.keyheader import (
+    CIPHER, FORMAT_V1, FORMAT_VERSION, HEX64, MAGIC, MAX_HEADER_BYTES, MAX_SEGMENT_BYTES, MIN_SEGMENT_BYTES,
+    SEGMENT_BYTES, KdfParams, KeyHeader, parse_header,
+)
+from ppdp_desktop.core.release.keyrecords import Records, read_records, record_source, write_records
+from ppdp_desktop.core.release.keystream import PREFIX_BYTES, TAG_BYTES, SegmentReader, SegmentWriter, segment_key
 
-MAGIC = b"PPDPKEY\x00"
-FORMAT_VERSION = 1
-CIPHER = "AES-256-GCM"
-KEY_BYTES, NONCE_BYTES, TAG_BYTES = 32, 12, 16
+KEY_BYTES = 32
+#: the key under which :func:`open_key` returns the record table (a payload may not use it)
+RECORDS = "records"
 MIN_PASSPHRASE = 8
-MAX_HEADER_BYTES = 64 * 1024
-MAX_KDF_MEMORY = 1 << 30  # scrypt needs about 128 * n * r bytes; the default uses 64 MiB
-MAX_KDF_WORK = 1 << 25  # n * r * p; the default is 2**19
-MAX_CIPHERTEXT = (1 << 31) - 1 + TAG_BYTES  # AES-GCM in `cryptography` takes < 2 GiB per call
 _PREFIX = struct.Struct(">8sI")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
+_LENGTH = struct.Struct(">Q")
 _COMMON = {"password", "password1", "passw0rd", "12345678", "123456789", "1234567890", "qwertyui", "iloveyou"}
 
 
-def _kdf_problem(n: Any, r: Any, p: Any, salt: Any) -> str | None:
-    """What is unsafe about these scrypt parameters, or None (checked before any derivation)."""
-    if not all(type(v) is int for v in (n, r, p)) or not isinstance(salt, bytes):
-        return "n, r and p must be integers and the salt bytes"
-    for ok, problem in (
-        (2**10 <= n <= 2**22 and not n & (n - 1), "n must be a power of two from 2**10 to 2**22"),
-        (1 <= r <= 32, "r must be from 1 to 32"),
-        (1 <= p <= 16, "p must be from 1 to 16"),
-        (16 <= len(salt) <= 64, "the salt must have 16 to 64 bytes"),
-        (128 * n * r <= MAX_KDF_MEMORY, f"n * r is too large (scrypt would need over {MAX_KDF_MEMORY >> 20} MiB)"),
-        (n * r * p <= MAX_KDF_WORK, f"n * r * p is over {MAX_KDF_WORK}"),
-    ):
-        if not ok:
-            return problem
-    return None
-
-
-@dataclass(frozen=True)
-class KdfParams:
-    """scrypt parameters (salt: 16 fresh random bytes unless given); out of bounds -> ParameterError."""
-
-    n: int = 2**16
-    r: int = 8
-    p: int = 1
-    salt: bytes = field(default_factory=lambda: os.urandom(16), repr=False)
-
-    def __post_init__(self) -> None:
-        problem = _kdf_problem(self.n, self.r, self.p, self.salt)
-        if problem:
-            raise ParameterError(f"Key file KDF parameters: {problem}")
-
-
-@dataclass(frozen=True)
-class KeyHeader:
-    """The clear-text header of a key file (nothing in it is secret)."""
-
-    version: int
-    kdf: KdfParams
-    cipher: str
-    nonce: bytes
-    manifest_sha256: str
-    created: datetime
-    ciphertext_bytes: int
-
-    def to_bytes(self) -> bytes:
-        """The canonical header bytes (sorted-key JSON, ASCII)."""
-        doc = {
-            "version": self.version, "cipher": self.cipher, "nonce": _b64(self.nonce),
-            "kdf": {"name": "scrypt", "n": self.kdf.n, "r": self.kdf.r, "p": self.kdf.p, "salt": _b64(self.kdf.salt)},
-            "manifest_sha256": self.manifest_sha256, "created": self.created.isoformat(),
-            "ciphertext_bytes": self.ciphertext_bytes,
-        }
-        return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("ascii")
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
 def _check_manifest(value: Any) -> str:
-    if not isinstance(value, str) or not _HEX64.fullmatch(value.lower()):
+    if not isinstance(value, str) or not HEX64.fullmatch(value.lower()):
         raise KeyFileError(f"{value!r:.80} is not a release manifest hash (64 hexadecimal digits)")
     return value.lower()
 
@@ -121,44 +66,10 @@ def _derive(passphrase: str, kdf: KdfParams) -> bytes:
     return Scrypt(salt=kdf.salt, length=KEY_BYTES, n=kdf.n, r=kdf.r, p=kdf.p).derive(secret)
 
 
-def _parse_header(label: str, raw: bytes) -> KeyHeader:
-    def bad(detail: str) -> KeyFileError:
-        return KeyFileError(f"{label} is damaged (its header {detail})")
-
-    try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        raise bad("is not valid JSON") from None
-    if not isinstance(doc, dict):
-        raise bad("is not a JSON object")
-    version = doc.get("version")
-    if type(version) is int and FORMAT_VERSION < version < 10**6:
-        raise KeyFileError(
-            f"{label} was written by a newer version (format {version}); this app reads format {FORMAT_VERSION}"
-        )
-    if type(version) is not int or version != FORMAT_VERSION:
-        raise bad("has no valid format version")
-    try:
-        kdf = doc["kdf"]
-        params = KdfParams(kdf["n"], kdf["r"], kdf["p"], base64.b64decode(kdf["salt"], validate=True))
-        nonce, created = base64.b64decode(doc["nonce"], validate=True), datetime.fromisoformat(doc["created"])
-        cipher, manifest, size = doc["cipher"], doc["manifest_sha256"], doc["ciphertext_bytes"]
-    except ParameterError as exc:  # checked before any key derivation: no huge scrypt from a forged header
-        raise bad(f"has unsafe key-derivation parameters: {str(exc).split(': ', 1)[-1]}") from None
-    except (KeyError, TypeError, ValueError):  # binascii.Error is a ValueError
-        raise bad("has missing or malformed fields") from None
-    header = KeyHeader(version, params, cipher, nonce, manifest, created, size)
-    if not (
-        cipher == CIPHER and len(nonce) == NONCE_BYTES and isinstance(manifest, str) and _HEX64.fullmatch(manifest)
-        and created.tzinfo is not None and type(size) is int and TAG_BYTES <= size <= MAX_CIPHERTEXT
-        and header.to_bytes() == raw  # one canonical form: nothing else can hide in the clear part
-    ):
-        raise bad("has missing or malformed fields")
-    return header
-
-
-def _read(path: str | Path, with_body: bool) -> tuple[KeyHeader, bytes, bytes]:
-    """Header, associated data (magic + length + header bytes) and ciphertext of a key file."""
+@contextlib.contextmanager
+def _opened(path: str | Path) -> Iterator[tuple[BinaryIO, KeyHeader, bytes, int]]:
+    """The open file just after its header, the header, the associated data (magic + length + header bytes)
+    and the number of bytes after the header; checks what needs no passphrase. Read errors -> KeyFileError."""
     label = str(path)
     truncated = KeyFileError(f"{label} is truncated or damaged")
     try:
@@ -175,53 +86,102 @@ def _read(path: str | Path, with_body: bool) -> tuple[KeyHeader, bytes, bytes]:
             raw = f.read(length)
             if len(raw) < length:
                 raise truncated
-            header = _parse_header(label, raw)
+            header = parse_header(label, raw)
             rest = size - _PREFIX.size - length
-            if rest < header.ciphertext_bytes:
+            expected = header.ciphertext_bytes if header.version == FORMAT_V1 else TAG_BYTES
+            if rest < expected:
                 raise truncated
-            if rest > header.ciphertext_bytes:
-                raise KeyFileError(f"{label} is damaged ({rest - header.ciphertext_bytes} unexpected bytes at the end)")
-            body = f.read(header.ciphertext_bytes) if with_body else b""
-            if with_body and len(body) != header.ciphertext_bytes:
-                raise truncated
+            if header.version == FORMAT_V1 and rest > expected:
+                raise KeyFileError(f"{label} is damaged ({rest - expected} unexpected bytes at the end)")
+            yield f, header, prefix + raw, rest
     except OSError as exc:
         raise KeyFileError(f"Cannot read {label}: {exc.strerror or exc}") from None
-    return header, prefix + raw, body
 
 
 def read_header(path: str | Path) -> KeyHeader:
     """Read and check a key file's clear-text header (no passphrase needed); KeyFileError if malformed."""
-    return _read(path, with_body=False)[0]
+    with _opened(path) as (_, header, _, _):
+        return header
 
 
 def open_key(path: str | Path, passphrase: str, manifest_sha256: str) -> dict[str, Any]:
     """Decrypt the payload of a key file sealed for the release whose manifest hash is `manifest_sha256`.
 
+    Returns
+    -------
+    dict
+        The payload; the record table, if the key has one, under :data:`RECORDS` as a ``pyarrow.Table``
+        (row ``i`` is record ``i``).
+
     Raises
     ------
     KeyFileError
         Not a key file, damaged, newer format, unsafe KDF parameters, another release's key, wrong
-        passphrase or altered content; checked in that order, and nothing is decoded in any case.
+        passphrase, altered, cut short or extended; checked in that order, and nothing is returned in any case.
     """
     if not isinstance(passphrase, str):
         raise TypeError("the passphrase must be a str")
     expected = _check_manifest(manifest_sha256)
-    header, aad, body = _read(path, with_body=True)
-    if header.manifest_sha256 != expected:
-        raise KeyFileError(
-            f"{path} belongs to another release (its manifest is {header.manifest_sha256[:12]}…, "
-            f"this release's is {expected[:12]}…)"
-        )
-    try:
-        packed = AESGCM(_derive(passphrase, header.kdf)).decrypt(header.nonce, body, aad)
-    except InvalidTag:
-        raise KeyFileError(f"Wrong passphrase, or {path} has been altered") from None
+    with _opened(path) as (f, header, aad, rest):
+        if header.manifest_sha256 != expected:
+            raise KeyFileError(
+                f"{path} belongs to another release (its manifest is {header.manifest_sha256[:12]}…, "
+                f"this release's is {expected[:12]}…)"
+            )
+        key = _derive(passphrase, header.kdf)
+        if header.version == FORMAT_V1:
+            return _open_v1(f, header, aad, key, str(path))
+        reader = SegmentReader(f, rest, segment_key(key, header.nonce), header.nonce, aad, header.segment_bytes,
+                               str(path))
+        return _read_plaintext(reader, rest, str(path))
+
+
+def _unreadable(label: str) -> KeyFileError:
+    return KeyFileError(f"{label} decrypted but its content is unreadable")
+
+
+def _load_payload(packed: bytes, label: str) -> dict[str, Any]:
     try:
         payload = json.loads(zlib.decompress(packed).decode("utf-8"))
     except (zlib.error, ValueError, RecursionError):
         payload = None
     if not isinstance(payload, dict):
-        raise KeyFileError(f"{path} decrypted but its content is unreadable")
+        raise _unreadable(label)
+    return payload
+
+
+def _open_v1(f: BinaryIO, header: KeyHeader, aad: bytes, key: bytes, label: str) -> dict[str, Any]:
+    body = f.read(header.ciphertext_bytes)
+    if len(body) != header.ciphertext_bytes:
+        raise KeyFileError(f"{label} is truncated or damaged")
+    try:
+        packed = AESGCM(key).decrypt(header.nonce, body, aad)
+    except InvalidTag:
+        raise KeyFileError(f"Wrong passphrase, or {label} has been altered") from None
+    return _load_payload(packed, label)
+
+
+def _read_plaintext(reader: SegmentReader, limit: int, label: str) -> dict[str, Any]:
+    """The payload (and record table) of a format-2 plaintext; every segment is authenticated first."""
+    head = reader.read(_LENGTH.size)
+    length = _LENGTH.unpack(head)[0] if len(head) == _LENGTH.size else -1
+    if not 0 <= length <= limit:
+        reader.rest_is_empty()  # a damaged file says so before a well-sealed one is called unreadable
+        raise _unreadable(label)
+    packed = reader.read(length)
+    flag = reader.read(1)
+    if len(packed) != length or flag not in (b"\x00", b"\x01"):
+        reader.rest_is_empty()
+        raise _unreadable(label)
+    payload = _load_payload(packed, label)
+    if flag == b"\x01":
+        try:
+            payload[RECORDS] = read_records(reader)
+        except ValueError:
+            reader.rest_is_empty()
+            raise _unreadable(label) from None
+    if not reader.rest_is_empty():
+        raise _unreadable(label)
     return payload
 
 
@@ -267,51 +227,85 @@ def _plain(value: Any) -> str:
 
 
 def seal(
-    payload: dict[str, Any], passphrase: str, manifest_sha256: str, path: str | Path, *,
-    kdf: KdfParams | None = None, overwrite: bool = False,
+    payload: dict[str, Any], passphrase: str, manifest_sha256: str, path: str | Path, records: Records | None = None,
+    *, kdf: KdfParams | None = None, overwrite: bool = False, segment_bytes: int = SEGMENT_BYTES,
 ) -> Path:
-    """Encrypt `payload` (JSON-serializable) under `passphrase` into `path`, bound to one release; return `path`.
+    """Encrypt `payload` (JSON-serializable) and `records` under `passphrase` into `path`, bound to one release.
 
     Written atomically (temporary file in the same folder, fsync, rename; owner-only permissions);
-    an existing file is kept unless `overwrite`. `kdf` defaults to ``KdfParams()`` (fresh salt).
+    an existing file is kept unless `overwrite`. Nothing is held whole in memory: the payload is compressed,
+    then the record table is written and sealed batch by batch, segment by segment.
+
+    Parameters
+    ----------
+    payload : dict
+        JSON-serializable; it may not use the key :data:`RECORDS`.
+    records : pyarrow.Table, iterable of pyarrow.RecordBatch, pyarrow.RecordBatchReader or (schema, batches), optional
+        The record table: one row per original record, in record order (row ``i`` is record ``i``). Batches are
+        consumed once, as they come (a generator reading the records in order is fine); give ``(schema, batches)``
+        to fix the column types, else the first batch's are used and later batches cast to them. Batches that
+        yield nothing mean no record table.
+    kdf : KdfParams, optional
+        Defaults to ``KdfParams()`` (fresh salt).
+    segment_bytes : int
+        Plaintext bytes per sealed segment (tests use small ones).
+
+    Returns
+    -------
+    Path
+        `path`.
 
     Raises
     ------
     KeyFileError
         Passphrase under 8 characters, bad manifest hash, payload not JSON, missing folder,
-        existing file, or the file cannot be written.
+        existing file, record batches that do not fit together, or the file cannot be written.
     """
     if not isinstance(payload, dict) or not isinstance(passphrase, str):
         raise TypeError("seal needs a dict payload and a str passphrase")
+    if type(segment_bytes) is not int or not MIN_SEGMENT_BYTES <= segment_bytes <= MAX_SEGMENT_BYTES:
+        raise ParameterError(
+            f"segment_bytes must be from {MIN_SEGMENT_BYTES} to {MAX_SEGMENT_BYTES}; got {segment_bytes!r}")
     if len(passphrase) < MIN_PASSPHRASE:
         raise KeyFileError(f"The passphrase must have at least {MIN_PASSPHRASE} characters (it has {len(passphrase)})")
+    if RECORDS in payload:
+        raise KeyFileError(f"The key contents may not have an entry {RECORDS!r}: it is the record table's name")
     manifest, target = _check_manifest(manifest_sha256), Path(path)
     if not target.parent.is_dir():
         raise KeyFileError(f"Cannot write {target}: the folder {target.parent} does not exist")
     if not overwrite and os.path.lexists(target):
         raise KeyFileError(f"{target} already exists; choose another name or allow overwriting")
     try:
-        plain = _compress(json_pieces(payload))
+        packed = _compress(json_pieces(payload))
     except (TypeError, ValueError, RecursionError) as exc:
         raise KeyFileError(f"The key contents cannot be stored as JSON: {exc}") from None
-    if len(plain) + TAG_BYTES > MAX_CIPHERTEXT:
-        raise KeyFileError("The key contents are too large to seal (over 2 GiB compressed)")
+    source = record_source(records)
     kdf = kdf if kdf is not None else KdfParams()
     now = datetime.now(timezone.utc).replace(microsecond=0)
-    header = KeyHeader(FORMAT_VERSION, kdf, CIPHER, os.urandom(NONCE_BYTES), manifest, now, len(plain) + TAG_BYTES)
+    prefix = os.urandom(PREFIX_BYTES)
+    header = KeyHeader(FORMAT_VERSION, kdf, CIPHER, prefix, manifest, now, segment_bytes=segment_bytes)
     aad = _PREFIX.pack(MAGIC, len(raw := header.to_bytes())) + raw
-    body = AESGCM(_derive(passphrase, kdf)).encrypt(header.nonce, plain, aad)
-    _write_atomic(target, (aad, body), overwrite)
+    key = segment_key(_derive(passphrase, kdf), header.nonce)
+
+    def write(f: BinaryIO) -> None:
+        f.write(aad)
+        sink = SegmentWriter(f, key, header.nonce, aad, segment_bytes)
+        sink.write(_LENGTH.pack(len(packed)) + packed + (b"\x00" if source is None else b"\x01"))
+        if source is not None:
+            write_records(sink, *source)
+        sink.finish()
+
+    _write_atomic(target, write, overwrite)
     return target
 
 
-def _write_atomic(target: Path, chunks: Iterable[bytes], overwrite: bool) -> None:
+def _write_atomic(target: Path, write: Callable[[BinaryIO], None], overwrite: bool) -> None:
+    """Call ``write`` on a temporary file beside ``target``, then move it there (nothing is left on failure)."""
     tmp: str | None = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "wb") as f:
-            for chunk in chunks:
-                f.write(chunk)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         if not overwrite and os.path.lexists(target):

@@ -214,3 +214,38 @@ def test_the_reports_of_a_streamed_release_say_they_are_measured_on_a_sample(dat
 def test_a_small_streamed_release_reports_every_record(data_file, tmp_path):
     out = _streamed(data_file, _settings("uniform"), tmp_path / "release", 100, include_report=True)
     assert "random sample" not in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_ppdp_verify_reads_a_large_release_in_part_and_still_catches_duplicate_ids(data_file, tmp_path, monkeypatch,
+                                                                                  capsys):
+    out = _streamed(data_file, _settings("partition"), tmp_path / "release", 100)
+    monkeypatch.setenv("PPDP_AVAILABLE_MEMORY", "1000")  # the release is "too large to hold"
+    from ppdp_desktop.core.streaming.readback import too_large_to_hold
+
+    assert too_large_to_hold(out)
+    assert main(["verify", str(out)]) == 0
+    assert "600 distinct ids" in capsys.readouterr().out
+    lines = (out / "release.csv").read_text(encoding="utf-8-sig").splitlines()
+    first, second = lines[1].split(","), lines[2].split(",")
+    lines[2] = ",".join([first[0], *second[1:]])  # the second record takes the first one's pseudonym
+    (out / "release.csv").write_text("\n".join(lines) + "\n", encoding="utf-8-sig")
+    from ppdp_desktop.core.data.checksums import write_checksums
+
+    write_checksums(out)  # a forger who also rewrites the checksums
+    assert main(["verify", str(out)]) != 0
+    assert "duplicate ids" in capsys.readouterr().err
+
+
+def test_a_hash_collision_between_distinct_ids_is_settled_by_comparing_the_ids(tmp_path):
+    from ppdp_desktop.core.streaming.readback import _distinct
+
+    path = tmp_path / "ids.csv"
+    ids = pd.Series([f"R{i:032x}" for i in range(1000)])
+    ids.to_frame("pseudonym").to_csv(path, index=False)
+    hashes = pd.util.hash_array(ids.to_numpy(dtype=object))
+    forced = hashes.copy()
+    forced[7] = forced[3]  # as if two distinct ids hashed alike
+    assert _distinct(path, ",", 0, forced) is True
+    ids[7] = ids[3]
+    ids.to_frame("pseudonym").to_csv(path, index=False)
+    assert _distinct(path, ",", 0, pd.util.hash_array(ids.to_numpy(dtype=object))) is False

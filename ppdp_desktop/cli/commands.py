@@ -342,8 +342,15 @@ def run_verify(args: argparse.Namespace) -> int:
         from ppdp_desktop.core.data.checksums import check_checksums
 
         check_checksums(Path(args.release))
-    with read_release(args.release) as release:  # a zip's unpacked copy is removed at once
-        lines = verify_release(release, signer=args.signer)
+    from ppdp_desktop.core.streaming.readback import too_large_to_hold
+
+    if too_large_to_hold(Path(args.release)):  # the data file is read in chunks, only the checked columns kept
+        from ppdp_desktop.core.streaming.readback import read_back
+
+        lines = verify_release(read_back(Path(args.release), None), signer=args.signer)
+    else:
+        with read_release(args.release) as release:  # a zip's unpacked copy is removed at once
+            lines = verify_release(release, signer=args.signer)
     for line in lines:
         print(f"OK {line}")
     return 0

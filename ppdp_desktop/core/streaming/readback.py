@@ -36,8 +36,32 @@ def columns_checked(metadata: dict) -> list[str]:
     return [str(n) for n in dict.fromkeys(names) if n]
 
 
+def _chunks(path: Path, sep: str, usecols: list[int]):
+    return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False,
+                       usecols=usecols, chunksize=READ_ROWS)
+
+
+def _distinct(path: Path, sep: str, column: int, hashes: np.ndarray | None) -> bool:
+    """Whether the ids of ``column`` are distinct, from their 64-bit hashes (8 bytes a record); ids whose hashes
+    collide are compared exactly in a second read."""
+    if hashes is None:
+        return True
+    hashes.sort()
+    same = hashes[1:] == hashes[:-1]
+    if not same.any():
+        return True
+    colliding = set(hashes[1:][same].tolist())
+    found: list[str] = []
+    for chunk in _chunks(path, sep, [column]):
+        ids = chunk.iloc[:, 0]
+        found += ids[np.isin(pd.util.hash_array(ids.to_numpy(dtype=object)), list(colliding))].tolist()
+    return len(found) == len(set(found))
+
+
 def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: list[str] = ()) -> LoadedRelease:
-    """``folder``'s release with the checked columns (and ``extra``) held, the rest counted and named only."""
+    """``folder``'s release with the checked columns (and ``extra``) held, the rest counted and named only; its
+    pseudonyms checked distinct with the job's ``pseudonym_key`` (each decrypted to its record) or, for a recipient
+    without it, by their hashes."""
     folder = Path(folder)
     metadata = _read_metadata(folder, folder)
     path = folder / metadata.get("data_file", DATA_FILE)
@@ -52,11 +76,10 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: list[str]
     parts: dict[str, list] = {c: [] for c in wanted}
     n = 0
     seen = None if pseudonym_key is None else np.zeros(int(metadata.get("n_records") or 0), dtype=bool)
+    hashes: list[np.ndarray] = []
     distinct = True
     try:
-        reader = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig",
-                             skip_blank_lines=False, usecols=read, chunksize=READ_ROWS)
-        for chunk in reader:
+        for chunk in _chunks(path, sep, read):
             chunk = chunk.set_axis([columns[i] for i in read], axis=1)
             if guarded:
                 chunk = unguard_formulas(chunk)
@@ -69,14 +92,29 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: list[str]
                         distinct = False
                     else:
                         seen[index] = True
-                elif chunk[pseudonyms].duplicated().any():
-                    distinct = False
+                else:
+                    hashes.append(pd.util.hash_array(chunk[pseudonyms].to_numpy(dtype=object)))
             n += len(chunk)
+        if seen is None and pseudonyms in columns:
+            distinct = _distinct(path, sep, columns.index(pseudonyms), np.concatenate(hashes) if hashes else None)
     except (OSError, ValueError, pd.errors.ParserError) as exc:
         raise ReleaseError(f"{path.name} cannot be read back: {exc}.") from exc
-    if seen is None and pseudonyms in columns:
-        distinct = False  # without the key, distinct ids across chunks are not checked here
     table = pd.DataFrame({c: (parts[c][0] if len(parts[c]) == 1 else union_categoricals(parts[c]))
                           for c in wanted if parts[c]}, index=pd.RangeIndex(n))
     return LoadedRelease(folder, metadata, table, file_columns=columns, file_records=n,
                          distinct_pseudonyms=distinct if pseudonyms in columns else None)
+
+
+def too_large_to_hold(folder: Path) -> bool:
+    """Whether a release folder's data file (CSV) is larger than a third of the free memory: read it back in part."""
+    from ppdp_desktop.core.streaming.mode import choose_mode
+
+    folder = Path(folder)
+    if not folder.is_dir() or not (folder / "release.json").is_file():
+        return False
+    try:
+        metadata = _read_metadata(folder, folder)
+    except ReleaseError:
+        return False
+    data = folder / str(metadata.get("data_file", DATA_FILE))
+    return metadata.get("format", "csv") == "csv" and data.is_file() and choose_mode(data).streaming

@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN
+from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, PseudonymKey
+from ppdp_desktop.core.privacy.record_table import pseudonym_entry, record_batch
 from ppdp_desktop.core.settings import AnonymizationSettings
 
 if TYPE_CHECKING:
@@ -38,7 +40,9 @@ class Anonymization:
     """The outcome of a job, in memory: the released table and what produced it.
 
     ``applied`` is aligned with the *original* row order (for reports); ``table`` is shuffled.
-    ``seed``, ``pseudonym_map`` and the plan's key entries are secret: they go only into the key.
+    ``seed``, ``pseudonym_key``, ``pseudonym_map`` and the plan's key entries are secret: they go only into
+    the key. With ``pseudonym_key`` (record ``i``'s id is ``pseudonym_key.ids(i, i + 1)``), the key holds that
+    key and the record table (:meth:`key_records`) instead of the id lists of ``pseudonym_map``.
     """
 
     dataset: Dataset
@@ -53,16 +57,26 @@ class Anonymization:
     reidentification: "Reidentification | None" = None  # the risk side (public figures)
     notes: list[str] = field(default_factory=list)  # what the job decided for the user (e.g. a column's role)
     pseudonym_column: str = PSEUDONYM_COLUMN  # a free name: never one of the data's columns
+    pseudonym_key: PseudonymKey | None = None
+
+    @property
+    def has_pseudonyms(self) -> bool:
+        """Whether the release has a pseudonym column (and the key a way back from it)."""
+        return self.pseudonym_key is not None or self.pseudonym_map is not None
 
     def key_payload(self) -> dict[str, Any]:
-        """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.release.keyfile`)."""
+        """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.release.keyfile`)
+        but the record table, which :meth:`key_records` gives."""
         payload: dict[str, Any] = {
             "method": self.plan.method,
             "seed": str(self.seed),
             "settings": {"sensitive": self.settings.sensitive, "identifiers": self.settings.identifiers},
             **self.plan.key_json(),
         }
-        if self.pseudonym_map is not None:
+        if self.pseudonym_key is not None:
+            payload["pseudonyms"] = pseudonym_entry(self.pseudonym_column, self.pseudonym_key, len(self.dataset.frame),
+                                                    self.dataset.schema.identifiers, self.applied.record_secrets)
+        elif self.pseudonym_map is not None:  # format-1 style: every id and identifier as JSON lists
             payload["pseudonyms"] = {
                 "column": self.pseudonym_column,
                 "ids": _json_column(self.pseudonym_map[self.pseudonym_column]),
@@ -70,6 +84,15 @@ class Anonymization:
                 "records": {a: _json_column(pd.Series(v[self.order])) for a, v in self.applied.record_secrets.items()},
             }
         return payload
+
+    def key_records(self) -> pa.Table | None:
+        """The key's record table (``keyfile.seal(..., records=...)``): per original record, in record order, its
+        identifiers and record secrets; None without a pseudonym key."""
+        if self.pseudonym_key is None:
+            return None
+        frame = self.dataset.frame
+        batch = record_batch(frame[self.dataset.schema.identifiers], self.applied.record_secrets)
+        return pa.Table.from_batches([batch])
 
 
 #: rows converted per step: each step holds the interpreter lock, so the window keeps running in between

@@ -2,19 +2,24 @@
 values and pseudonyms (seed 004's trusted-server lookup, SPEC 7).
 
 The key opens only with its own release (it is bound to the release's manifest hash) and only
-after the release's checksums are confirmed.
+after the release's checksums are confirmed. A released pseudonym leads to its record through the
+pseudonym key (:meth:`~ppdp_desktop.core.privacy.pseudonyms.PseudonymKey.index_of`: decrypting gives the
+record's index, the row of the key's record table); a format-1 key lists every id instead.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ppdp_desktop.core.release import keyfile
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import KeyFileError, ParameterError
+from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
+from ppdp_desktop.core.privacy.record_table import arrow_column
 from ppdp_desktop.core.methods.personalized.grading import Grading
 from ppdp_desktop.core.data.checksums import check_checksums, manifest_sha256
 from ppdp_desktop.core.data.released import LoadedRelease, read_release
@@ -23,11 +28,70 @@ ONE_OF = " | "
 
 
 @dataclass
+class KeyRecords:
+    """The way from a released pseudonym to its record's identifiers and secrets.
+
+    ``table`` has one row per record, the identifier columns then the secret columns (read by position);
+    ``rows`` gives the row of each pseudonym, -1 for one that is not in the key.
+    """
+
+    identifiers: list[str]
+    secrets: list[str]
+    table: pa.Table
+    key: PseudonymKey | None = None
+    _ids: pd.Index | None = field(default=None, repr=False)  # format 1: the ids, row by row
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> "KeyRecords":
+        """From an opened key's payload (its ``"pseudonyms"`` entry and record table); KeyFileError if they
+        disagree."""
+        block = payload["pseudonyms"]
+        if "ids" in block:  # format 1: JSON lists in the release's order
+            identifiers, secrets = dict(block["identifiers"]), dict(block.get("records", {}))
+            table = pa.table({f"c{i}": arrow_column(pd.Series(values, dtype=object))
+                              for i, values in enumerate([*identifiers.values(), *secrets.values()])})
+            return cls(list(identifiers), list(secrets), table, _ids=pd.Index(block["ids"]))
+        try:
+            key, n = PseudonymKey.from_hex(block["key"]), int(block["n"])
+            identifiers, secrets = [str(c) for c in block["identifiers"]], [str(c) for c in block["records"]]
+        except (KeyError, TypeError, ValueError, ParameterError):
+            raise KeyFileError("The key's pseudonym entry is damaged") from None
+        table = payload.get(keyfile.RECORDS)
+        if table is None and n == 0 and not identifiers and not secrets:
+            table = pa.table({})
+        if table is None or table.num_rows != n or table.num_columns != len(identifiers) + len(secrets):
+            raise KeyFileError("The key's record table does not match its pseudonym entry")
+        return cls(identifiers, secrets, table, key)
+
+    def rows(self, ids: pd.Series | list[str]) -> np.ndarray:
+        """The record table's row of each pseudonym (vectorized), -1 where it is not one of this key's."""
+        if self._ids is not None:
+            return self._ids.get_indexer(pd.Series(ids, dtype=object)).astype(np.int64)
+        return self.key.index_of(ids, n=self.table.num_rows)
+
+    def values(self, position: int, rows: np.ndarray) -> np.ndarray:
+        """Column ``position`` of the table at ``rows`` (objects; None where the row is -1 or the value missing)."""
+        known = rows >= 0
+        if not len(rows):
+            return np.empty(0, dtype=object)
+        taken = self.table.column(position).take(pa.array(np.where(known, rows, 0), mask=~known))
+        series = taken.to_pandas(integer_object_nulls=True, date_as_object=True).astype(object)
+        return series.where(series.notna(), None).to_numpy()
+
+    def secret(self, attribute: str, rows: np.ndarray) -> np.ndarray | None:
+        """The record secrets of ``attribute`` at ``rows`` (see :meth:`values`); None if the key has none."""
+        if attribute not in self.secrets:
+            return None
+        return self.values(len(self.identifiers) + self.secrets.index(attribute), rows)
+
+
+@dataclass
 class KeyRing:
     """An opened key together with its release."""
 
     release: LoadedRelease
     payload: dict[str, Any]
+    _records: KeyRecords | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, release_dir: str | Path, key_path: str | Path, passphrase: str) -> "KeyRing":
@@ -41,6 +105,15 @@ class KeyRing:
     def pseudonym_column(self) -> str | None:
         return self.payload.get("pseudonyms", {}).get("column")
 
+    @property
+    def records(self) -> KeyRecords:
+        """The key's way from pseudonyms to records (ParameterError if the release has no pseudonyms)."""
+        if self._records is None:
+            if not self.payload.get("pseudonyms"):
+                raise ParameterError("This release has no pseudonyms (it had no identifier columns).")
+            self._records = KeyRecords.from_payload(self.payload)
+        return self._records
+
     def _aliases(self, attribute: str) -> tuple[dict[str, list[str]], dict[str, str]] | None:
         entry = self.payload.get("aliases", {}).get(attribute)
         return (entry["alias1"], entry["alias2"]) if entry else None
@@ -48,15 +121,6 @@ class KeyRing:
     def _grading(self, attribute: str) -> Grading | None:
         entry = self.payload.get("graded", {}).get(attribute)
         return Grading.from_key_json(attribute, entry) if entry else None
-
-    def _pseudonym_frame(self) -> pd.DataFrame:
-        block = self.payload.get("pseudonyms")
-        if not block:
-            raise ParameterError("This release has no pseudonyms (it had no identifier columns).")
-        frame = pd.DataFrame({block["column"]: block["ids"], **block["identifiers"]})
-        for attribute, values in block.get("records", {}).items():
-            frame[f"__original__{attribute}"] = values
-        return frame
 
     # --- lookups -----------------------------------------------------------------------------
     def decode_value(self, attribute: str, text: str) -> list[str]:
@@ -92,16 +156,15 @@ class KeyRing:
     def decode_table(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Decode every alias, graded value and pseudonym found in a results table (vectorized)."""
         out = frame.copy()
-        block = self.payload.get("pseudonyms")
-        keyed = None
-        if block and block["column"] in out.columns:
-            keyed = self._pseudonym_frame().set_index(block["column"])
-            known = out[block["column"]].isin(keyed.index)
-            ids = out[block["column"]].where(known)
-            position = list(out.columns).index(block["column"]) + 1
-            for offset, name in enumerate(block["identifiers"]):
+        column = self.pseudonym_column
+        records, rows = None, None
+        if column is not None and column in out.columns:
+            records = self.records
+            rows = records.rows(out[column])
+            position = list(out.columns).index(column) + 1
+            for offset, name in enumerate(records.identifiers):
                 out.insert(position + offset, name if name not in out.columns else f"{name}_identifier",
-                           ids.map(keyed[name]).where(known, None))
+                           records.values(offset, rows))
         for attribute in self.payload.get("aliases", {}):
             if attribute not in out.columns:
                 continue
@@ -109,8 +172,9 @@ class KeyRing:
             text = out[attribute].astype(object).where(out[attribute].notna(), "").astype(str)
             decoded = text.map(alias2)
             decoded = decoded.fillna(text.map({k: ONE_OF.join(v) for k, v in alias1.items()}))
-            if keyed is not None and f"__original__{attribute}" in keyed.columns:
-                exact = out[block["column"]].map(keyed[f"__original__{attribute}"])
+            exact = records.secret(attribute, rows) if records is not None else None
+            if exact is not None:
+                exact = pd.Series(exact, index=out.index, dtype=object)
                 decoded = exact.where(exact.notna(), decoded)
             out[attribute] = decoded.fillna(text)
         for attribute in self.payload.get("graded", {}):

@@ -57,7 +57,7 @@ def column_changes(result: "Anonymization") -> list[ColumnChange]:
     for name, attr in schema.attributes.items():
         role = attr.role.value
         if attr.role.value == "identifier":
-            change = PSEUDONYMIZED if result.pseudonym_map is not None else REMOVED
+            change = PSEUDONYMIZED if result.has_pseudonyms else REMOVED
             out.append(ColumnChange(name, role, change, detail="not in the release"))
         elif name in applied.dropped or name not in released:
             out.append(ColumnChange(name, role, REMOVED))

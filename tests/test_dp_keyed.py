@@ -221,3 +221,31 @@ def test_the_per_record_exponential_baseline_is_keyed_by_record():
     whole = plain_exponential(ranking, 1.0, keyed)
     np.testing.assert_array_equal(whole, plain_exponential(ranking, 1.0, keyed))
     assert not np.array_equal(whole, plain_exponential(ranking, 1.0, KeyedRandomness(13)))
+
+
+def test_a_streamed_release_is_the_in_memory_one_byte_for_byte(tmp_path):
+    """The streamed job binds the plan once (pass 1: the protected columns of every record) and releases any
+    chunk's slice: numeric, categorical with a declared taxonomy, and categorical with a flat one from the data."""
+    from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.data.released import read_release
+    from ppdp_desktop.core.data.streamed import open_streamed
+    from ppdp_desktop.core.release.analysis import verify_release
+    from ppdp_desktop.core.release.package import write_release
+    from ppdp_desktop.core.streaming.release import write_streamed_release
+
+    path = tmp_path / "data.csv"
+    frame = _frame(300)
+    frame.insert(0, "id", [f"P{i:04d}" for i in range(300)])
+    frame.to_csv(path, index=False)
+    dp = DPSettings(["weight", "age", "dx", "blood"], epsilon=2.0, k=7,
+                    domains={"weight": (0, 200), "age": (0, 120)}, taxonomies={"dx": _taxonomy()})
+    settings = AnonymizationSettings("", "dp-microagg", ["id"], [], options=dp, seed=3)
+    kinds = {"id": "text"}
+    write_release(anonymize(load_table(path, kinds=kinds), settings), tmp_path / "memory", include_report=False)
+    expected = (tmp_path / "memory" / "release.csv").read_bytes()
+    for size in (1, 7, 1000):
+        out = tmp_path / f"streamed-{size}"
+        write_streamed_release(open_streamed(path, kinds=kinds), settings, out, chunk_size=size, include_report=False)
+        assert (out / "release.csv").read_bytes() == expected, f"chunks of {size}"
+    with read_release(tmp_path / "streamed-7") as release:
+        assert any(line.startswith("checksums") for line in verify_release(release))

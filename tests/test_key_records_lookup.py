@@ -24,6 +24,7 @@ from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
+from ppdp_desktop.core.privacy.record_table import pseudonym_entry, record_batch
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.lookup import KeyRecords, KeyRing
 from ppdp_desktop.core.release.package import write_release
@@ -83,6 +84,7 @@ def test_payload_holds_the_key_not_the_ids(job, frame):
     secrets = job.applied.record_secrets["diagnosis"]
     assert records.column(2).to_pylist() == list(secrets)
     assert dataclasses.replace(job, pseudonym_key=None).key_records() is None
+    assert job.key_payload(n_records=10**8)["pseudonyms"]["n"] == 10**8  # a streamed job whose dataset is a sample
 
 
 def test_lookup_decodes_every_record(released, frame):
@@ -159,6 +161,13 @@ def test_a_record_table_that_does_not_match_is_refused(job):
             KeyRecords.from_payload(broken)
 
 
+def test_ids_without_any_column_per_record():
+    """A release with pseudonyms but no identifier and no record secret: no record table, the ids still resolve."""
+    key = PseudonymKey.random()
+    records = KeyRecords.from_payload({"pseudonyms": pseudonym_entry("pseudonym", key, 5, [], [])})
+    assert records.rows(key.ids(0, 7)).tolist() == [0, 1, 2, 3, 4, -1, -1]
+
+
 def test_no_pseudonyms(released):
     out, key = released
     ring = KeyRing.open(out, key, PASSPHRASE)
@@ -166,3 +175,15 @@ def test_no_pseudonyms(released):
     with pytest.raises(ParameterError, match="no pseudonyms"):
         bare.records
     assert "patient_id" not in bare.decode_table(ring.release.table.head()).columns
+
+
+def test_record_batch_per_chunk_keeps_one_schema():
+    """A streamed job hands the key one batch per chunk; the first chunk's schema fits the later ones."""
+    first = record_batch(pd.DataFrame({"id": ["P1", "P2"], "age": [30, 40]}),
+                         {"dx": np.array([None, None], dtype=object)})
+    assert first.schema.names == ["id", "age", "__original__dx"] and first.schema.field(2).type == pa.string()
+    later = record_batch(pd.DataFrame({"id": ["P3"], "age": [np.nan]}), {"dx": np.array(["Flu"], dtype=object)},
+                         schema=first.schema)
+    assert later.schema == first.schema and later.to_pylist() == [{"id": "P3", "age": None, "__original__dx": "Flu"}]
+    mixed = record_batch(pd.DataFrame({"id": pd.Series([1, "P2", None], dtype=object)}))
+    assert mixed.column(0).to_pylist() == ["1", "P2", None]  # mixed types are kept as text

@@ -64,9 +64,10 @@ class Anonymization:
         """Whether the release has a pseudonym column (and the key a way back from it)."""
         return self.pseudonym_key is not None or self.pseudonym_map is not None
 
-    def key_payload(self) -> dict[str, Any]:
+    def key_payload(self, n_records: int | None = None) -> dict[str, Any]:
         """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.release.keyfile`)
-        but the record table, which :meth:`key_records` gives."""
+        but the record table, which :meth:`key_records` gives. ``n_records``: the number of records released
+        (default: the dataset's; a streamed job whose ``dataset`` is a sample gives the file's)."""
         payload: dict[str, Any] = {
             "method": self.plan.method,
             "seed": str(self.seed),
@@ -74,7 +75,8 @@ class Anonymization:
             **self.plan.key_json(),
         }
         if self.pseudonym_key is not None:
-            payload["pseudonyms"] = pseudonym_entry(self.pseudonym_column, self.pseudonym_key, len(self.dataset.frame),
+            n = len(self.dataset.frame) if n_records is None else n_records
+            payload["pseudonyms"] = pseudonym_entry(self.pseudonym_column, self.pseudonym_key, n,
                                                     self.dataset.schema.identifiers, self.applied.record_secrets)
         elif self.pseudonym_map is not None:  # format-1 style: every id and identifier as JSON lists
             payload["pseudonyms"] = {
@@ -87,8 +89,8 @@ class Anonymization:
 
     def key_records(self) -> pa.Table | None:
         """The key's record table (``keyfile.seal(..., records=...)``): per original record, in record order, its
-        identifiers and record secrets; None without a pseudonym key."""
-        if self.pseudonym_key is None:
+        identifiers and record secrets; None without a pseudonym key or without such columns."""
+        if self.pseudonym_key is None or not (self.dataset.schema.identifiers or self.applied.record_secrets):
             return None
         frame = self.dataset.frame
         batch = record_batch(frame[self.dataset.schema.identifiers], self.applied.record_secrets)

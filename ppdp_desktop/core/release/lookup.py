@@ -39,6 +39,7 @@ class KeyRecords:
     secrets: list[str]
     table: pa.Table
     key: PseudonymKey | None = None
+    n: int = 0  # the number of records (ids decrypting to an index below it are the release's)
     _ids: pd.Index | None = field(default=None, repr=False)  # format 1: the ids, row by row
 
     @classmethod
@@ -57,17 +58,17 @@ class KeyRecords:
         except (KeyError, TypeError, ValueError, ParameterError):
             raise KeyFileError("The key's pseudonym entry is damaged") from None
         table = payload.get(keyfile.RECORDS)
-        if table is None and n == 0 and not identifiers and not secrets:
+        if table is None and not identifiers and not secrets:  # nothing per record: the ids alone
             table = pa.table({})
-        if table is None or table.num_rows != n or table.num_columns != len(identifiers) + len(secrets):
+        elif table is None or table.num_rows != n or table.num_columns != len(identifiers) + len(secrets):
             raise KeyFileError("The key's record table does not match its pseudonym entry")
-        return cls(identifiers, secrets, table, key)
+        return cls(identifiers, secrets, table, key, n)
 
     def rows(self, ids: pd.Series | list[str]) -> np.ndarray:
         """The record table's row of each pseudonym (vectorized), -1 where it is not one of this key's."""
         if self._ids is not None:
             return self._ids.get_indexer(pd.Series(ids, dtype=object)).astype(np.int64)
-        return self.key.index_of(ids, n=self.table.num_rows)
+        return self.key.index_of(ids, n=self.n)
 
     def values(self, position: int, rows: np.ndarray) -> np.ndarray:
         """Column ``position`` of the table at ``rows`` (objects; None where the row is -1 or the value missing)."""

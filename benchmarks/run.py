@@ -391,12 +391,12 @@ def _write_release_sub(anon, work: Path, repeat: int) -> dict[str, float]:
     stages["write_checksums_s"] = best_of(
         lambda: write_checksums(folder), repeat, setup=lambda: (folder / "SHA256SUMS").unlink(missing_ok=True)
     )
-    if anon.pseudonym_map is not None and anon.plan.method == "personalized":
+    if anon.has_pseudonyms and anon.plan.method == "personalized":
         import zlib
 
         key = work / "sub.ppdpkey"
         manifest = write_checksums(folder)
-        payload = anon.key_payload()
+        payload, records = anon.key_payload(), anon.key_records()
         text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         raw = text.encode("utf-8")
         kdf = keyfile.KdfParams()
@@ -404,12 +404,14 @@ def _write_release_sub(anon, work: Path, repeat: int) -> dict[str, float]:
             _time_stages(
                 {
                     "key_payload_s": anon.key_payload,
+                    "key_records_s": anon.key_records,
                     "key_json_dumps_s": lambda: json.dumps(
                         payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")
                     ),
                     "key_zlib_compress_s": lambda: zlib.compress(raw, 1),
                     "key_kdf_scrypt_s": lambda: keyfile._derive(PASSPHRASE, kdf),
-                    "keyfile_seal_total_s": lambda: keyfile.seal(payload, PASSPHRASE, manifest, key, overwrite=True),
+                    "keyfile_seal_total_s": lambda: keyfile.seal(payload, PASSPHRASE, manifest, key, records,
+                                                                 overwrite=True),
                 },
                 repeat,
             )

@@ -90,7 +90,10 @@ def plain_page(result: Anonymization, report):
     from ppdp_desktop.core.report.summary import first_page
 
     context = ReportContext.from_anonymization(result)
-    return first_page([report], context.changes, context.n_records, context.sensitive)
+    page = first_page([report], context.changes, context.n_records, context.sensitive)
+    if context.sample:  # a streamed run: the report's figures come from a random sample
+        page.released.append(context.sample_note())
+    return page
 
 
 def model_job(result: Anonymization, target: str, progress: Progress, cancel: CancelToken):

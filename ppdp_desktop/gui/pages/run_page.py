@@ -200,7 +200,12 @@ class RunPage(WizardPage):
         results = getattr(outcome, "results", [])
         methods = [r.settings.method for r in results] or ["the method"]
         compared = f" (compared with {', '.join(methods[1:])})" if len(methods) > 1 else ""
-        text = f"Done: {methods[0]}{compared} on {self._records:,} records in {seconds:.1f} s; see the report."
+        released = getattr(results[0], "n_released", None) if results else None  # a streamed run: every record
+        records = self._records if released is None else released
+        text = f"Done: {methods[0]}{compared} on {records:,} records in {seconds:.1f} s; see the report."
+        if released is not None and released > len(results[0].table):
+            text += (f"\nThe file was streamed: the report measures a random sample of {len(results[0].table):,} "
+                     "records; Export reads the whole file again and writes every record.")
         for name, why in getattr(outcome, "skipped", []):
             text += f"\n{get_method(name).title} was not run for comparison: {window_words(why)}"
         return text

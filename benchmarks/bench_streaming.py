@@ -54,6 +54,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import signal
@@ -276,8 +277,47 @@ def _last_line(text: str) -> str:
     return lines[-1][-500:] if lines else ""
 
 
+PROGRESS = re.compile(r"^ppdp:\s*\d+%\s*(.*)$")  # the CLI's stage lines on stderr ("ppdp:  77% Wrote 1,000 of ...")
+
+
+class Stages:
+    """The CLI's stage lines, read from its stderr file as they come: when each began and ended, peak tree RSS."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.offset, self.partial = path, 0, ""
+        self.stages: dict[str, dict] = {}
+        self.current: str | None = None
+
+    def update(self, elapsed: float, rss: int) -> None:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            data = b""
+        self.offset += len(data)
+        lines = re.split(r"[\r\n]", self.partial + data.decode("utf-8", "replace"))
+        self.partial = lines.pop()
+        for line in lines:
+            match = PROGRESS.match(line.strip())
+            if match and len(self.stages) < 60:
+                label = re.sub(r"\d[\d,.]*", "N", match.group(1)).strip()
+                if label != self.current:
+                    self.current = label
+                    self.stages.setdefault(label, {"from_s": round(elapsed, 1), "to_s": round(elapsed, 1),
+                                                   "peak_tree_rss_mb": 0.0})
+        if self.current is not None:
+            stage = self.stages[self.current]
+            stage["to_s"] = round(elapsed, 1)
+            stage["peak_tree_rss_mb"] = max(stage["peak_tree_rss_mb"], round(rss / MB, 1))
+
+
 def run_job(command: list[str], work: Path, name: str, timeout: float, kill_above: int, env: dict) -> dict:
-    """Run ``command`` in its own session; wall time, peak tree RSS / PSS, ``ru_maxrss``, or the failure."""
+    """Run ``command`` in its own session; wall time, peak tree RSS / PSS, ``ru_maxrss``, or the failure.
+
+    ``stages``: the CLI's progress lines (numbers replaced by N), each with the time it was first seen
+    and the time the next one was (to 0.2 s), and the peak tree RSS sampled while it was the last line.
+    """
     err_path = work / f"{name}.stderr.txt"
     shown = {"-m": command[2:], "-c": ["python", "-c", "<script>", *command[3:]]}.get(command[1], command)
     result: dict = {"command": " ".join(shown)}
@@ -288,6 +328,7 @@ def run_job(command: list[str], work: Path, name: str, timeout: float, kill_abov
         child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, cwd=work, env=env,
                                  start_new_session=True)
         peak_rss = peak_pss = procs = 0
+        stages = Stages(err_path)
         try:
             while True:
                 pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -297,6 +338,7 @@ def run_job(command: list[str], work: Path, name: str, timeout: float, kill_abov
                 rss, pss, n = tree_memory(child.pid)
                 peak_rss, peak_pss, procs = max(peak_rss, rss), max(peak_pss, pss), max(procs, n)
                 elapsed = time.perf_counter() - start
+                stages.update(elapsed, rss)
                 if killed is None and (rss > kill_above or elapsed > timeout):
                     killed = (f"killed: tree RSS {rss / GiB:.1f} GiB > {kill_above / GiB:.1f} GiB" if rss > kill_above
                               else f"killed: timeout after {timeout:g} s")
@@ -327,6 +369,8 @@ def run_job(command: list[str], work: Path, name: str, timeout: float, kill_abov
         exit_code=code,
         ok=code == 0 and killed is None,
     )
+    if stages.stages:
+        result["stages"] = stages.stages
     if not result["ok"]:
         if killed:
             result["error"] = killed

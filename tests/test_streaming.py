@@ -249,3 +249,31 @@ def test_a_hash_collision_between_distinct_ids_is_settled_by_comparing_the_ids(t
     ids[7] = ids[3]
     ids.to_frame("pseudonym").to_csv(path, index=False)
     assert _distinct(path, ",", 0, pd.util.hash_array(ids.to_numpy(dtype=object))) is False
+
+
+@pytest.mark.parametrize("name", ["uniform", "personalized"])
+def test_the_streamed_key_finds_every_patient_from_a_released_pseudonym(name, data_file, tmp_path):
+    """The key holds the pseudonym key and the record table (identifiers, record secrets) written during pass 2:
+    every released record decodes to its patient, as from the in-memory release's key."""
+    from ppdp_desktop.core.release import keyfile
+    from ppdp_desktop.core.release.lookup import KeyRing
+
+    settings = _settings(name)
+    out, key = tmp_path / "release", tmp_path / "release.ppdpkey"
+    _streamed(data_file, settings, out, 37, key_path=key, passphrase="correct horse battery")
+    ring = KeyRing.open(out, key, "correct horse battery")
+    assert ring.payload["pseudonyms"]["n"] == 600 and "ids" not in ring.payload["pseudonyms"]
+    assert ring.payload[keyfile.RECORDS].num_rows == 600
+    decoded = ring.decode_table(ring.release.table)
+    original = pd.read_csv(data_file, dtype={"id": str}).set_index("id")
+    assert decoded["id"].notna().all() and decoded["id"].is_unique
+    assert (original.loc[decoded["id"], "sex"].to_numpy() == decoded["sex"].to_numpy()).all()
+    if name == "personalized":  # the record secrets came back: every diagnosis exact
+        assert (original.loc[decoded["id"], "dx"].to_numpy() == decoded["dx"].to_numpy()).all()
+    memory = tmp_path / "memory"
+    result = anonymize(load_table(data_file, kinds=KINDS), settings)
+    write_release(result, memory, include_report=False, key_path=tmp_path / "memory.ppdpkey",
+                  passphrase="correct horse battery")
+    other = KeyRing.open(memory, tmp_path / "memory.ppdpkey", "correct horse battery")
+    assert other.payload["pseudonyms"]["key"] == ring.payload["pseudonyms"]["key"]  # same seed, same ids
+    assert other.payload[keyfile.RECORDS].equals(ring.payload[keyfile.RECORDS])

@@ -225,4 +225,4 @@ def anonymize(
     progress(1.0, "Done")
     return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
                          released.applied, job.seed, order, pseudonym_map, reidentification, job.notes,
-                         job.pseudonym_column)
+                         job.pseudonym_column, job.pseudonym_key if job.needs_pseudonyms else None)

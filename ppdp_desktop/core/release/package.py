@@ -73,7 +73,7 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: 
                 "formula_guard": {"prefix": FORMULA_GUARD, "columns": list(guarded) if fmt == "csv" else []}},
         "attributes": attributes,
     }
-    if result.pseudonym_map is not None:
+    if result.has_pseudonyms:
         metadata["pseudonym_column"] = result.pseudonym_column
     metadata.update(result.plan.release_json())
     metadata.setdefault("reconstruction", RECONSTRUCTION)
@@ -97,7 +97,7 @@ def key_parts(result: Anonymization) -> list[str]:
     """The entries of ``result.key_payload()`` that hold something, without building the payload
     (its pseudonym map takes seconds for a million records; a test keeps the two in step)."""
     parts = ["method", "seed", "settings", *(name for name, value in result.plan.key_json().items() if value)]
-    if result.pseudonym_map is not None:
+    if result.has_pseudonyms:
         parts.append("pseudonyms")
     return parts
 
@@ -202,7 +202,7 @@ def write_release(
         cancel.check()
         if key is not None:
             progress(0.9, "Sealing the key")
-            keyfile.seal(result.key_payload(), passphrase, manifest, tmp_key)
+            keyfile.seal(result.key_payload(), passphrase, manifest, tmp_key, records=result.key_records())
         cancel.check()
         if tmp_zip is not None:
             _zip_folder(tmp, tmp_zip)

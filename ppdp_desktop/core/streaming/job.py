@@ -14,7 +14,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +29,7 @@ from ppdp_desktop.core.data.streamed import StreamedFile
 from ppdp_desktop.core.errors import ParameterError, ReleaseError
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
+from ppdp_desktop.core.privacy.record_table import record_batch
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.protection import measure
 from ppdp_desktop.core.settings import AnonymizationSettings
@@ -50,8 +51,9 @@ class StreamedData:
     columns: list[str]
     guarded: list[str]
     quasi: pd.DataFrame
-    identifiers: Path | None
+    identifiers: Path | None  # the key's record table (Arrow IPC, record order), None without one
     sample: ReportSample | None = None
+    secrets: list[str] = field(default_factory=list)  # the record secrets among its columns
 
 
 #: ``writer(source, job, bound, target, spill, *, sep, bom, chunk_size, n_records, progress, cancel) -> StreamedData``:
@@ -105,7 +107,7 @@ def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: P
     shuffle = ExternalShuffle(spill / "shuffle", n_records, run_rows=max(chunk_size, 1_000_000))
     order_keys = job.rng.keyed.stream(ROW_ORDER_STREAM, "order")
     quasi_parts, guarded, columns = [], set(), None
-    ids_writer, ids_path = None, None
+    ids_writer, ids_path, ids_schema, secret_names = None, None, None, []
     try:
         for chunk, released in release_chunks(source, job, bound, chunk_size):
             rows, changed = guard_formulas(released.rows)
@@ -119,12 +121,14 @@ def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: P
                 sample.add(chunk, released, keys)
             if job.quasi:
                 quasi_parts.append(compact_frame(released.quasi))
-            if len(released.identifiers.columns):
-                batch = spill_ready(pa.Table.from_pandas(released.identifiers, preserve_index=False))
+            secrets = released.applied.record_secrets
+            if job.needs_pseudonyms and (job.schema.identifiers or secrets):  # the key's record table, record order
+                identifiers = released.identifiers.drop(columns=[job.pseudonym_column])
+                batch = record_batch(identifiers, secrets, schema=ids_schema)
                 if ids_writer is None:
-                    ids_path, ids_schema = spill / "identifiers.arrows", batch.schema
+                    ids_path, ids_schema, secret_names = spill / "key-records.arrows", batch.schema, list(secrets)
                     ids_writer = pa.ipc.new_stream(str(ids_path), ids_schema)
-                ids_writer.write_table(batch.cast(ids_schema))
+                ids_writer.write_batch(batch)
             progress(0.8 * min(1.0, stop / max(1, n_records)), f"Released {stop:,} of {n_records:,} records (pass 2)")
             cancel.check()
         if ids_writer is not None:
@@ -147,7 +151,7 @@ def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: P
     quasi = join_compact(quasi_parts, written)
     order = [c for c in (columns or [])]
     return StreamedData(sink.digest.hexdigest(), written, order, [c for c in order if c in guarded], quasi, ids_path,
-                        sample)
+                        sample, secret_names)
 
 
 def streamed_outcome(job, dataset: Dataset, frame: pd.DataFrame, data: StreamedData) -> Anonymization:
@@ -159,7 +163,7 @@ def streamed_outcome(job, dataset: Dataset, frame: pd.DataFrame, data: StreamedD
     table = pd.DataFrame(columns=data.columns)
     return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
                          Applied({}), job.seed, np.empty(0, dtype=np.int64), None, reidentification, job.notes,
-                         job.pseudonym_column)
+                         job.pseudonym_column, job.pseudonym_key if job.needs_pseudonyms else None)
 
 
 def temp_folder_beside(out: Path) -> Path:

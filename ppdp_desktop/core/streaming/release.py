@@ -10,11 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+
 from ppdp_desktop.core.data.checksums import file_digests, fingerprint_of, write_checksums
 from ppdp_desktop.core.data.json_text import dumps_readable
 from ppdp_desktop.core.data.streamed import StreamedFile
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.outcome import Anonymization
+from ppdp_desktop.core.privacy.record_table import pseudonym_entry
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.package import META_FILE, README_FILE, release_metadata
@@ -141,4 +144,14 @@ def _verify_written(written) -> None:
 
 
 def _seal(result: Anonymization, job, data, passphrase: str, manifest: str, target: Path) -> None:
-    keyfile.seal(result.key_payload(), passphrase, manifest, target)
+    """The sealed key: the payload (the pseudonym key, not the ids) and the record table read back from pass 2's
+    spill a batch at a time (identifiers and record secrets, record order)."""
+    payload = result.key_payload(n_records=data.n_records)
+    if result.pseudonym_key is not None:
+        payload["pseudonyms"] = pseudonym_entry(job.pseudonym_column, job.pseudonym_key, data.n_records,
+                                                job.schema.identifiers, data.secrets)
+    records = None
+    if data.identifiers is not None:
+        reader = pa.ipc.open_stream(str(data.identifiers))
+        records = (reader.schema, iter(reader))
+    keyfile.seal(payload, passphrase, manifest, target, records=records)

@@ -88,4 +88,5 @@ class ReportSample:
         sample = replace(dataset, frame=original, schema=job.schema)
         return SampledAnonymization(sample, job.settings, job.plan, job.guarantee, table, applied, job.seed, order,
                                     pseudonym_map, reidentification, job.notes, job.pseudonym_column,
+                                    pseudonym_key=job.pseudonym_key if job.needs_pseudonyms else None,
                                     n_released=self.n_records)

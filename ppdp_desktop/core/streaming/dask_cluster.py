@@ -1,0 +1,150 @@
+"""The Dask side of the Dask engine: the client (a LocalCluster of worker processes, or a running scheduler) and
+tasks run with a bounded number in flight, their results taken as they finish, errors and cancels at once.
+
+Dask is imported here only, when the engine runs: the window and the rest of the core never import it.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from ppdp_desktop.core.errors import ParameterError, ReleaseError
+from ppdp_desktop.core.progress import CancelToken
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+#: seconds between two looks at the cancel flag while waiting for tasks
+POLL = 0.2
+#: seconds to wait for a scheduler, and for its first worker
+CONNECT_TIMEOUT = 60
+MISSING = "--engine dask needs Dask: pip install ppdp-desktop[cluster]"
+
+
+def distributed_module():
+    """``dask.distributed``, or a :class:`ParameterError` saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise ParameterError(MISSING) from None
+    return distributed
+
+
+@contextmanager
+def open_client(scheduler: str | None, workers: int | None) -> Iterator[Client]:
+    """A client of the scheduler at ``scheduler``, or of a LocalCluster of ``workers`` single-threaded worker
+    processes on this machine (one a core by default); what is opened here is closed on leaving, also on error."""
+    distributed = distributed_module()
+    if scheduler and workers:
+        raise ParameterError("--workers sets the size of the LocalCluster started on this machine; a cluster "
+                             "given with --scheduler runs on its own workers. Give one of the two.")
+    cluster = None
+    try:
+        if scheduler:
+            try:
+                client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            except OSError as exc:
+                raise ReleaseError(f"Cannot reach the Dask scheduler at {scheduler} ({exc}).") from None
+        else:
+            cluster = distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                               processes=True, dashboard_address=None, silence_logs=logging.ERROR,
+                                               scheduler_kwargs={"dashboard_address": ":0"})  # no fixed port
+            client = distributed.Client(cluster, set_as_default=False)
+        try:
+            try:
+                client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            except TimeoutError:
+                raise ReleaseError(f"The Dask scheduler at {scheduler} has no workers (none joined within "
+                                   f"{CONNECT_TIMEOUT} s).") from None
+            yield client
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def n_workers(client: Client) -> int:
+    return max(1, len(client.nthreads()))
+
+
+def check_workers(client: Client, readable: Iterable[str] = (), writable: Iterable[str] = ()) -> None:
+    """Every worker imports ``ppdp_desktop`` and sees the files at the client's paths (a shared file system)."""
+    readable, writable = list(readable), list(writable)
+    try:
+        seen = client.run(_sees, readable, writable)
+    except (ImportError, AttributeError) as exc:
+        raise ReleaseError(f"A Dask worker cannot run PPDP Desktop ({exc}); install the same ppdp-desktop on every "
+                           "worker.") from None
+    for worker, missing in sorted(seen.items()):
+        if missing:
+            raise ReleaseError(f"The Dask worker {worker} cannot reach {missing[0]}: the workers must see the data file "
+                               "and the output's folder at the same paths as this computer (a shared file system).")
+
+
+def _sees(readable: list[str], writable: list[str]) -> list[str]:
+    return ([p for p in readable if not os.access(p, os.R_OK)]
+            + [p for p in writable if not os.access(p, os.W_OK | os.X_OK)])
+
+
+Call = tuple[Callable[..., Any], tuple, dict]
+
+
+def run_tasks(client: Client, calls: Iterable[Call], *, window: int, cancel: CancelToken,
+              ordered: bool) -> Iterator[tuple[int, Any]]:
+    """Run ``calls`` (``(function, args, kwargs)``) on the cluster, at most ``window`` at a time, and yield
+    ``(number, result)``: in the calls' order (``ordered``; a call waits for the ones before it to be taken),
+    else as they finish. A task's error is raised here as soon as it happens; on a cancel, an error or when the
+    caller stops early, the tasks still running are cancelled."""
+    distributed = distributed_module()
+    calls = iter(enumerate(calls))
+    running: dict[int, Any] = {}
+    done: dict[int, Any] = {}
+    following = 0
+
+    def submit() -> bool:
+        try:
+            number, (function, args, kwargs) = next(calls)
+        except StopIteration:
+            return False
+        running[number] = client.submit(partial(function, **kwargs), *args, pure=False)
+        return True
+
+    try:
+        exhausted = False
+        while True:
+            while not exhausted and len(running) + len(done) < window:
+                exhausted = not submit()
+            if not running and not done:
+                return
+            cancel.check()
+            if running:
+                try:
+                    with client.as_current():  # wait() asks for the current client
+                        distributed.wait(list(running.values()), timeout=POLL, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    pass
+            for number, future in list(running.items()):
+                if future.status == "error":
+                    future.result()  # raises the task's error (its own type and message)
+                if future.status == "cancelled":
+                    raise ReleaseError("The Dask cluster dropped a task of the job (was it shut down?); nothing was "
+                                       "published.")
+                if future.status == "finished":
+                    done[number] = future.result()
+                    del running[number]
+                    future.release()
+            while done:
+                number = following if ordered else next(iter(done))
+                if number not in done:
+                    break
+                result = done.pop(number)
+                following += 1
+                yield number, result
+    finally:
+        if running:
+            client.cancel(list(running.values()))

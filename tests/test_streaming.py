@@ -277,3 +277,18 @@ def test_the_streamed_key_finds_every_patient_from_a_released_pseudonym(name, da
     other = KeyRing.open(memory, tmp_path / "memory.ppdpkey", "correct horse battery")
     assert other.payload["pseudonyms"]["key"] == ring.payload["pseudonyms"]["key"]  # same seed, same ids
     assert other.payload[keyfile.RECORDS].equals(ring.payload[keyfile.RECORDS])
+
+
+def test_ppdp_run_streams_a_project_whose_file_is_too_large(data_file, tmp_path, monkeypatch, capsys):
+    from ppdp_desktop.core.project import Project
+
+    project = Project(data_path=str(data_file), roles={"id": "identifier", "dx": "sensitive"}, method="finegrain", theta=3.0)
+    path = tmp_path / "job.ppdp.json"
+    project.save(path)
+    monkeypatch.setenv("PPDP_AVAILABLE_MEMORY", "1000")
+    assert main(["run", str(path), "--out", str(tmp_path / "release"), "--seed", "3", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "Released 600 records" in out and "streamed)" in out
+    with read_release(tmp_path / "release") as release:
+        assert release.metadata["n_records"] == 600
+        verify_release(release)

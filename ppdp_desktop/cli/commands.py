@@ -276,7 +276,9 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
     for note in result.notes:
         print(f"ppdp: note: {note}", file=sys.stderr)
     guarantee = result.guarantee
-    lines = [f"Released {len(result.table):,} records of {result.dataset.label} to {folder} ({seconds:.2f} s).",
+    released = getattr(result, "n_released", None)  # a streamed job (ppdp run on a large file): every record
+    lines = [f"Released {len(result.table) if released is None else released:,} records of {result.dataset.label} to "
+             f"{folder} ({seconds:.2f} s" + (", streamed" if released is not None else "") + ").",
              f"  method: {result.plan.method}"]
     lines += [f"  {line}" for line in result.plan.describe()]
     if guarantee.get("kind") != "none":

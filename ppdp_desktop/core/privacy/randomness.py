@@ -39,7 +39,11 @@ class RandomSource:
         self.keyed = KeyedRandomness(seed)
 
     def __getattr__(self, name: str):  # only for what is not defined here: the sequential generator's draws
-        return getattr(self.__dict__["generator"], name)
+        try:
+            generator = self.__dict__["generator"]
+        except KeyError:  # not yet set (unpickling looks attributes up first): nothing to hand on
+            raise AttributeError(name) from None
+        return getattr(generator, name)
 
     def shuffle_order(self, n: int) -> np.ndarray:
         """The release's row order: record ``i`` goes to its rank by (keyed sort key, index), wherever it was

@@ -4,7 +4,8 @@
 ``python dev.py run``   creates ``.venv`` (if missing), installs the app into it and runs the
                         main job on the embedded demo data (``ppdp demo``); with ``--gui`` it opens
                         the window instead.
-``python dev.py test``  creates ``.venv`` (if missing), installs the app with its test extras, checks
+``python dev.py test``  creates ``.venv`` (if missing), installs the app with its test extras (they include
+                        the ``cluster`` extra, Dask, so the Dask engine's tests run too), checks
                         the import rules with ``lint-imports`` (import-linter contracts in
                         ``pyproject.toml``; stops there if one is broken) and then runs the whole
                         test suite with pytest (extra arguments go to pytest).
@@ -61,7 +62,7 @@ def main(argv: list[str]) -> int:
         return 2
     command, rest = argv[0], argv[1:]
     if command == "test":
-        python = _ensure_env("test")
+        python = _ensure_env("test")  # "test" pulls in "cluster" (pyproject.toml): tests/test_dask_engine.py
         env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
         # --no-cache: no .import_linter_cache directory in the work tree.
         code = subprocess.call([str(_venv_script(python, "lint-imports")), "--no-cache"], cwd=ROOT, env=env)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 POLL = 0.2
 #: seconds to wait for a scheduler, and for its first worker
 CONNECT_TIMEOUT = 60
+#: seconds to wait, after a cancel or an error, for the job's tasks still running on the workers to end
+STOP_TIMEOUT = 600
 MISSING = "--engine dask needs Dask: pip install ppdp-desktop[cluster]"
 
 
@@ -148,3 +151,18 @@ def run_tasks(client: Client, calls: Iterable[Call], *, window: int, cancel: Can
     finally:
         if running:
             client.cancel(list(running.values()))
+            _wait_stopped(client, [future.key for future in running.values()])
+
+
+def _wait_stopped(client: Client, keys: list) -> None:
+    """Wait until no worker still runs the tasks of ``keys`` (a cancelled task runs to its end on its worker, and
+    may be writing in the folder the caller is about to remove); give up after :data:`STOP_TIMEOUT` seconds."""
+    keys, deadline = set(keys), time.monotonic() + STOP_TIMEOUT
+    while time.monotonic() < deadline:
+        try:  # every worker's running tasks (the scheduler forgets a cancelled task at once: ask the workers)
+            running = {key for stacks in client.call_stack().values() for key in stacks}
+        except Exception:  # noqa: BLE001 - a cluster that cannot answer runs nothing more for us
+            return
+        if not running & keys:
+            return
+        time.sleep(POLL)

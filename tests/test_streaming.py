@@ -292,3 +292,35 @@ def test_ppdp_run_streams_a_project_whose_file_is_too_large(data_file, tmp_path,
     with read_release(tmp_path / "release") as release:
         assert release.metadata["n_records"] == 600
         verify_release(release)
+
+
+def test_an_identifier_empty_in_the_first_chunk_still_goes_into_the_key(tmp_path):
+    table = _table(300, seed=5)
+    table["name"] = [None] * 50 + [f"Patient {i}" for i in range(250)]
+    path = tmp_path / "names.csv"
+    table.to_csv(path, index=False)
+    settings = AnonymizationSettings("dx", "uniform", ["id", "name"], [], SensitivitySettings(theta=3.0), seed=1)
+    out, key = tmp_path / "release", tmp_path / "release.ppdpkey"
+    write_streamed_release(open_streamed(path, kinds={"id": "text", "name": "text"}), settings, out, chunk_size=40,
+                           include_report=False, key_path=key, passphrase="correct horse battery")
+    from ppdp_desktop.core.release.lookup import KeyRing
+
+    decoded = KeyRing.open(out, key, "correct horse battery").decode_table(read_release(out).table)
+    assert decoded["name"].notna().sum() == 250
+
+
+def test_the_report_sample_holds_only_the_sampled_records(data_file, monkeypatch):
+    from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
+    from ppdp_desktop.core.streaming.job import plan_from_file
+    from ppdp_desktop.core.streaming.passes import release_chunks
+    from ppdp_desktop.core.streaming.sample import ReportSample
+
+    source = open_streamed(data_file, kinds=KINDS)
+    job, bound, frame, dataset = plan_from_file(source, _settings("uniform"), 50)
+    sample, keys = ReportSample(len(frame), size=60), job.rng.keyed.stream(ROW_ORDER_STREAM, "order")
+    for chunk, released in release_chunks(source, job, bound, 50):
+        sample.add(chunk, released, keys.sort_keys(released.start, released.start + len(chunk)))
+    held = sum(len(p.rows) + len(p.original) for p in sample.parts)
+    assert 2 * 30 <= held <= 2 * 100  # about 60 records, twice (original and released), not 600
+    result = sample.outcome(job, dataset, None)
+    assert len(result.table) == len(result.dataset.frame) == held // 2 and result.n_released == 600

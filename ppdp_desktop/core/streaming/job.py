@@ -124,11 +124,13 @@ def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: P
             secrets = released.applied.record_secrets
             if job.needs_pseudonyms and (job.schema.identifiers or secrets):  # the key's record table, record order
                 identifiers = released.identifiers.drop(columns=[job.pseudonym_column])
-                batch = record_batch(identifiers, secrets, schema=ids_schema)
-                if ids_writer is None:
-                    ids_path, ids_schema, secret_names = spill / "key-records.arrows", batch.schema, list(secrets)
+                batch = pa.Table.from_batches([record_batch(identifiers, secrets)])
+                if ids_writer is None:  # a column all empty in the first chunk is text, not "null"
+                    ids_schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f
+                                            for f in batch.schema])
+                    ids_path, secret_names = spill / "key-records.arrows", list(secrets)
                     ids_writer = pa.ipc.new_stream(str(ids_path), ids_schema)
-                ids_writer.write_batch(batch)
+                ids_writer.write_table(batch.cast(ids_schema))
             progress(0.8 * min(1.0, stop / max(1, n_records)), f"Released {stop:,} of {n_records:,} records (pass 2)")
             cancel.check()
         if ids_writer is not None:

@@ -51,42 +51,55 @@ class ReportSample:
         size = REPORT_SAMPLE if size is None else size
         self.n_records = n_records
         self.limit = None if n_records <= size else np.uint64(min(2**64 - 1, (2**64 * size) // n_records))
-        self.originals: list[pd.DataFrame] = []
-        self.released: list[ReleasedChunk] = []
-        self.masks: list[np.ndarray] = []
-        self.keys: list[np.ndarray] = []
+        self.parts: list[_Part] = []
 
     def add(self, chunk: pd.DataFrame, released: ReleasedChunk, keys: np.ndarray) -> None:
+        """Keep the chunk's sampled records (only those: the rest of the chunk is not held)."""
         mask = np.ones(len(keys), dtype=bool) if self.limit is None else keys < self.limit
-        if not mask.any():
-            return
-        self.originals.append(chunk.reset_index(drop=True)[mask])
-        self.released.append(released)
-        self.masks.append(mask)
-        self.keys.append(keys[mask])
+        if mask.any():
+            self.parts.append(_Part.of(chunk, released, keys, mask))
 
     def outcome(self, job: JobPlan, dataset: Dataset, reidentification) -> SampledAnonymization:
         """The sample as a job outcome (its table in the release's order), for the report builders."""
-        original = pd.concat(self.originals, ignore_index=True)
-        rows = pd.concat([r.rows[m].reset_index(drop=True) for r, m in zip(self.released, self.masks)],
-                         ignore_index=True)
-        first = self.released[0].applied
-        columns = {name: _join([_take(r.applied.columns[name], m) for r, m in zip(self.released, self.masks)])
-                   for name in first.columns}
-        codes = {name: tuple(np.concatenate([r.applied.codes[name][i][m] for r, m in zip(self.released, self.masks)])
-                             for i in range(2)) for name in first.codes}
-        secrets = {name: np.concatenate([np.asarray(r.applied.record_secrets[name])[m]
-                                         for r, m in zip(self.released, self.masks)]) for name in first.record_secrets}
+        parts = self.parts
+        original = pd.concat([p.original for p in parts], ignore_index=True)
+        rows = pd.concat([p.rows for p in parts], ignore_index=True)
+        first = parts[0].applied
+        columns = {name: _join([p.applied.columns[name] for p in parts]) for name in first.columns}
+        codes = {name: tuple(np.concatenate([p.applied.codes[name][i] for p in parts]) for i in range(2))
+                 for name in first.codes}
+        secrets = {name: np.concatenate([p.applied.record_secrets[name] for p in parts]) for name in first.record_secrets}
         applied = Applied(columns, list(first.dropped), codes, secrets)
-        order = np.argsort(np.concatenate(self.keys), kind="stable")
+        order = np.argsort(np.concatenate([p.keys for p in parts]), kind="stable")
         table = rows.take(order).reset_index(drop=True)
         pseudonym_map = None
         if job.needs_pseudonyms:
-            ids = pd.concat([r.identifiers[m].reset_index(drop=True) for r, m in zip(self.released, self.masks)],
-                            ignore_index=True)
+            ids = pd.concat([p.identifiers for p in parts], ignore_index=True)
             pseudonym_map = ids.take(order).reset_index(drop=True)
         sample = replace(dataset, frame=original, schema=job.schema)
         return SampledAnonymization(sample, job.settings, job.plan, job.guarantee, table, applied, job.seed, order,
                                     pseudonym_map, reidentification, job.notes, job.pseudonym_column,
                                     pseudonym_key=job.pseudonym_key if job.needs_pseudonyms else None,
                                     n_released=self.n_records)
+
+
+@dataclass
+class _Part:
+    """One chunk's sampled records: original, released, applied codes, identifiers and sort keys."""
+
+    original: pd.DataFrame
+    rows: pd.DataFrame
+    applied: Applied
+    identifiers: pd.DataFrame
+    keys: np.ndarray
+
+    @classmethod
+    def of(cls, chunk: pd.DataFrame, released: ReleasedChunk, keys: np.ndarray, mask: np.ndarray) -> "_Part":
+        a = released.applied
+        applied = Applied({name: _take(values, mask) for name, values in a.columns.items()}, list(a.dropped),
+                          {name: (np.asarray(t)[mask], np.asarray(r)[mask]) for name, (t, r) in a.codes.items()},
+                          {name: np.asarray(v, dtype=object)[mask] for name, v in a.record_secrets.items()})
+        identifiers = released.identifiers[mask].reset_index(drop=True) if len(released.identifiers.columns) \
+            else pd.DataFrame()
+        return cls(chunk.reset_index(drop=True)[mask].reset_index(drop=True),
+                   released.rows[mask].reset_index(drop=True), applied, identifiers, keys[mask])

@@ -111,13 +111,14 @@ def release_partition(layout: Layout, index: int, offset: int, expected: int, jo
                 result.quasi.append(compact_frame(released.quasi))
             secrets = released.applied.record_secrets
             if job.needs_pseudonyms and (job.schema.identifiers or secrets):  # as write_streamed_data keeps them
-                batch = record_batch(released.identifiers.drop(columns=[job.pseudonym_column]), secrets,
-                                     schema=ids_schema)
-                if ids_writer is None:
-                    result.records, ids_schema, result.secrets = str(folder / "key-records.arrows"), batch.schema, \
-                        list(secrets)
+                batch = pa.Table.from_batches([record_batch(released.identifiers.drop(columns=[job.pseudonym_column]),
+                                                            secrets)])
+                if ids_writer is None:  # a column all empty in the first chunk is text, not "null"
+                    ids_schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f
+                                            for f in batch.schema])
+                    result.records, result.secrets = str(folder / "key-records.arrows"), list(secrets)
                     ids_writer = pa.ipc.new_stream(result.records, ids_schema)
-                ids_writer.write_batch(batch)
+                ids_writer.write_table(batch.cast(ids_schema))
             start = stop
     finally:
         shuffle.close_writers()

@@ -28,8 +28,10 @@ def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
 class RandomSource:
     """The job's randomness. Privacy draws come from :attr:`keyed`, ChaCha20 streams addressed by (record,
     column, draw) (:mod:`~ppdp_desktop.core.privacy.keyed`), so a record's draws never depend on how many
-    numbers were drawn before it; the methods not yet moved to them draw from :attr:`generator` (numpy's PCG64),
-    to which every other attribute is handed on (``source.random(...)`` works as on a Generator)."""
+    numbers were drawn before it. Every draw of a release is keyed (every method, the row order, the pseudonym
+    key); :attr:`generator` (numpy's PCG64) remains for simulations that are never released (the Anatomy
+    baseline of ``ppdp compare``, tests), and every other attribute is handed on to it (``source.random(...)``
+    works as on a Generator)."""
 
     def __init__(self, seed: int, generator: np.random.Generator | None = None) -> None:
         from ppdp_desktop.core.privacy.keyed import KeyedRandomness

@@ -65,7 +65,7 @@ def test_bundle_leaves_out_what_the_app_never_uses(bundle):
                    "libqgtk3.so"):
         assert not any(name.startswith(unused) for name in files), unused
     packages = {p.name for p in (bundle / "_internal").iterdir()}
-    assert not {"pytest", "hypothesis", "tkinter", "PyInstaller"} & packages
+    assert not {"pytest", "hypothesis", "tkinter", "PyInstaller", "dask", "distributed"} & packages
     assert (bundle / "_internal" / "ppdp_desktop" / "resources" / "demo" / "patients.csv").is_file()
 
 

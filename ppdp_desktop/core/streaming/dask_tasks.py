@@ -24,7 +24,7 @@ from ppdp_desktop.core.data.formats import _arrow_ready, guard_formulas
 from ppdp_desktop.core.data.streamed import _rebatch
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
-from ppdp_desktop.core.privacy.record_table import record_batch
+from ppdp_desktop.core.streaming.job import RecordTableSpill
 from ppdp_desktop.core.streaming.dask_partitions import Layout, settled
 from ppdp_desktop.core.streaming.passes import compact_frame
 from ppdp_desktop.core.streaming.shuffle import KEY_COLUMN, ExternalShuffle
@@ -93,7 +93,7 @@ def release_partition(layout: Layout, index: int, offset: int, expected: int, jo
     shuffle = ExternalShuffle(folder / "shuffle", n_records, run_rows=run_rows)
     order_keys = job.rng.keyed.stream(ROW_ORDER_STREAM, "order")
     result = PartitionRelease(index, 0, [], set(), sample=sample)
-    ids_writer, ids_schema = None, None
+    records = RecordTableSpill(folder / "key-records.arrows")
     start = offset
     try:
         frames = (settled(frame, layout.kinds, floats) for frame in layout.frames(index, job.columns))
@@ -109,21 +109,12 @@ def release_partition(layout: Layout, index: int, offset: int, expected: int, jo
                 sample.add(chunk, released, keys)
             if job.quasi:
                 result.quasi.append(compact_frame(released.quasi))
-            secrets = released.applied.record_secrets
-            if job.needs_pseudonyms and (job.schema.identifiers or secrets):  # as write_streamed_data keeps them
-                batch = pa.Table.from_batches([record_batch(released.identifiers.drop(columns=[job.pseudonym_column]),
-                                                            secrets)])
-                if ids_writer is None:  # a column all empty in the first chunk is text, not "null"
-                    ids_schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f
-                                            for f in batch.schema])
-                    result.records, result.secrets = str(folder / "key-records.arrows"), list(secrets)
-                    ids_writer = pa.ipc.new_stream(result.records, ids_schema)
-                ids_writer.write_table(batch.cast(ids_schema))
+            records.add(released, job)
             start = stop
     finally:
         shuffle.close_writers()
-        if ids_writer is not None:
-            ids_writer.close()
+        path = records.close()
+        result.records, result.secrets = (str(path) if path is not None else None), records.secrets
     result.n_records = start - offset
     if result.n_records != expected:
         raise ReleaseError(f"Part {index + 1} of the file held {expected:,} records in the first pass and "

@@ -22,7 +22,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from ppdp_desktop.core.anonymize import applies_in_chunks, bind_job, plan_columns, plan_job
+from ppdp_desktop.core.anonymize import (
+    Bound, JobPlan, ReleasedChunk, applies_in_chunks, bind_job, plan_columns, plan_job,
+)
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.formats import _arrow_ready, guard_formulas
 from ppdp_desktop.core.data.streamed import StreamedFile
@@ -35,7 +37,7 @@ from ppdp_desktop.core.protection import measure
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.streaming.passes import compact_frame, gather_plan_columns, join_compact, release_chunks
 from ppdp_desktop.core.streaming.sample import ReportSample
-from ppdp_desktop.core.streaming.shuffle import ExternalShuffle, spill_ready
+from ppdp_desktop.core.streaming.shuffle import ExternalShuffle
 
 #: records a chunk holds by default (about 100-200 MB of a 10-column table in memory)
 CHUNK_SIZE = 250_000
@@ -99,61 +101,87 @@ def plan_from_file(source: StreamedFile, settings: AnonymizationSettings, chunk_
     return job, bound, frame, dataset
 
 
-def write_streamed_data(source: StreamedFile, job, bound, target: Path, spill: Path, *, sep: str, bom: bool,
-                        chunk_size: int, n_records: int, progress: Progress = no_progress,
+class RecordTableSpill:
+    """The key's record table (identifiers and record secrets of each record, in record order) spilled as Arrow
+    IPC while pass 2 runs, to be sealed into the key a batch at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.writer, self.schema, self.secrets = path, None, None, []
+
+    def add(self, released: ReleasedChunk, job: JobPlan) -> None:
+        secrets = released.applied.record_secrets
+        if not (job.needs_pseudonyms and (job.schema.identifiers or secrets)):
+            return
+        batch = pa.Table.from_batches([record_batch(released.identifiers.drop(columns=[job.pseudonym_column]),
+                                                    secrets)])
+        if self.writer is None:  # a column all empty in the first chunk is text, not "null"
+            self.schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f
+                                     for f in batch.schema])
+            self.secrets = list(secrets)
+            self.writer = pa.ipc.new_stream(str(self.path), self.schema)
+        self.writer.write_table(batch.cast(self.schema))
+
+    def close(self) -> Path | None:
+        """Close the file (again: nothing); its path, or None when no record had a column for the key."""
+        if self.writer is None:
+            return None
+        self.writer.close()  # closing twice does nothing
+        return self.path
+
+
+def write_sorted_csv(tables, target: Path, *, sep: str, bom: bool, n_records: int,
+                     progress: Progress = no_progress, cancel: CancelToken | None = None) -> tuple[str, int]:
+    """Write ``tables`` (the release's records in order) to the CSV ``target``: header once, the byte-order mark
+    first if ``bom``; return its SHA-256, computed while writing, and the records written."""
+    cancel = cancel or CancelToken()
+    options = dict(delimiter=sep, quoting_style="needed")
+    written = 0
+    with open(target, "wb") as handle:
+        sink = _Hashing(handle)
+        if bom:
+            sink.write(b"\xef\xbb\xbf")
+        for i, table in enumerate(tables):
+            pacsv.write_csv(table, sink, write_options=pacsv.WriteOptions(include_header=i == 0, **options))
+            written += table.num_rows
+            progress(written / max(1, n_records), f"Wrote {written:,} of {n_records:,} records")
+            cancel.check()
+    return sink.digest.hexdigest(), written
+
+
+def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target: Path, spill: Path, *, sep: str,
+                        bom: bool, chunk_size: int, n_records: int, progress: Progress = no_progress,
                         cancel: CancelToken | None = None, sample: ReportSample | None = None) -> StreamedData:
     """Pass 2 and the external shuffle: write the release's data file ``target`` (CSV) in its keyed order."""
     cancel = cancel or CancelToken()
     shuffle = ExternalShuffle(spill / "shuffle", n_records, run_rows=max(chunk_size, 1_000_000))
+    records = RecordTableSpill(spill / "key-records.arrows")
     order_keys = job.rng.keyed.stream(ROW_ORDER_STREAM, "order")
-    quasi_parts, guarded, columns = [], set(), None
-    ids_writer, ids_path, ids_schema, secret_names = None, None, None, []
+    quasi_parts, guarded, columns = [], set(), []
     try:
         for chunk, released in release_chunks(source, job, bound, chunk_size):
             rows, changed = guard_formulas(released.rows)
             guarded.update(changed)
             columns = columns or [str(c) for c in released.rows.columns]
-            table = pa.Table.from_pandas(_arrow_ready(rows), preserve_index=False)
             stop = released.start + len(rows)
             keys = order_keys.sort_keys(released.start, stop)
-            shuffle.add(keys, table)
+            shuffle.add(keys, pa.Table.from_pandas(_arrow_ready(rows), preserve_index=False))
             if sample is not None:
                 sample.add(chunk, released, keys)
             if job.quasi:
                 quasi_parts.append(compact_frame(released.quasi))
-            secrets = released.applied.record_secrets
-            if job.needs_pseudonyms and (job.schema.identifiers or secrets):  # the key's record table, record order
-                identifiers = released.identifiers.drop(columns=[job.pseudonym_column])
-                batch = pa.Table.from_batches([record_batch(identifiers, secrets)])
-                if ids_writer is None:  # a column all empty in the first chunk is text, not "null"
-                    ids_schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f
-                                            for f in batch.schema])
-                    ids_path, secret_names = spill / "key-records.arrows", list(secrets)
-                    ids_writer = pa.ipc.new_stream(str(ids_path), ids_schema)
-                ids_writer.write_table(batch.cast(ids_schema))
+            records.add(released, job)
             progress(0.8 * min(1.0, stop / max(1, n_records)), f"Released {stop:,} of {n_records:,} records (pass 2)")
             cancel.check()
-        if ids_writer is not None:
-            ids_writer.close()
-        options = dict(delimiter=sep, quoting_style="needed")
-        written = 0
-        with open(target, "wb") as handle:
-            sink = _Hashing(handle)
-            if bom:
-                sink.write(b"\xef\xbb\xbf")
-            for i, table in enumerate(shuffle.sorted_tables()):
-                pacsv.write_csv(table, sink, write_options=pacsv.WriteOptions(include_header=i == 0, **options))
-                written += table.num_rows
-                progress(0.8 + 0.2 * written / max(1, n_records), f"Wrote {written:,} of {n_records:,} records")
-                cancel.check()
+        table_path = records.close()
+        digest, written = write_sorted_csv(shuffle.sorted_tables(), target, sep=sep, bom=bom, n_records=n_records,
+                                           progress=subrange(progress, 0.8, 1.0), cancel=cancel)
     finally:
+        records.close()
         shuffle.remove()
     if written != n_records:
         raise ReleaseError(f"{written:,} records were written but {n_records:,} were read; nothing was published.")
-    quasi = join_compact(quasi_parts, written)
-    order = [c for c in (columns or [])]
-    return StreamedData(sink.digest.hexdigest(), written, order, [c for c in order if c in guarded], quasi, ids_path,
-                        sample, secret_names)
+    return StreamedData(digest, written, columns, [c for c in columns if c in guarded],
+                        join_compact(quasi_parts, written), table_path, sample, records.secrets)
 
 
 def streamed_outcome(job, dataset: Dataset, frame: pd.DataFrame, data: StreamedData) -> Anonymization:

@@ -245,10 +245,10 @@ def test_a_hash_collision_between_distinct_ids_is_settled_by_comparing_the_ids(t
     hashes = pd.util.hash_array(ids.to_numpy(dtype=object))
     forced = hashes.copy()
     forced[7] = forced[3]  # as if two distinct ids hashed alike
-    assert _distinct(path, ",", 0, forced) is True
+    assert _distinct(path, ",", ["c0"], "c0", forced) is True
     ids[7] = ids[3]
     ids.to_frame("pseudonym").to_csv(path, index=False)
-    assert _distinct(path, ",", 0, pd.util.hash_array(ids.to_numpy(dtype=object))) is False
+    assert _distinct(path, ",", ["c0"], "c0", pd.util.hash_array(ids.to_numpy(dtype=object))) is False
 
 
 @pytest.mark.parametrize("name", ["uniform", "personalized"])

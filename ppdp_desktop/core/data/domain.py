@@ -108,13 +108,16 @@ def encode_column(column: pd.Series, attribute: str, source: str = "the data") -
     Raises :class:`InputError` if the column is empty or has a single value (nothing to protect by
     randomization: every released value would reveal it).
     """
-    codes, uniques = pd.factorize(column, sort=True, use_na_sentinel=True)
-    values = list(uniques)
-    codes = codes.astype(np.int32, copy=False)
-    missing = codes < 0
-    if missing.any():
-        codes = np.where(missing, len(values), codes).astype(np.int32)
-        values.append(None)
+    if isinstance(column.dtype, pd.CategoricalDtype):  # a streamed job's plan column: from its small codes
+        values, codes = _categorical_codes(column)
+    else:
+        codes, uniques = pd.factorize(column, sort=True, use_na_sentinel=True)
+        values = list(uniques)
+        codes = codes.astype(np.int32, copy=False)
+        missing = codes < 0
+        if missing.any():
+            codes = np.where(missing, len(values), codes).astype(np.int32)
+            values.append(None)
     if len(codes) == 0:
         raise InputError(f"Column {attribute!r} of {source} has no records.")
     if len(values) < 2:
@@ -123,13 +126,52 @@ def encode_column(column: pd.Series, attribute: str, source: str = "the data") -
             f"Sensitive column {attribute!r} of {source} has a single value ({only!r}); "
             f"randomization needs at least two values: choose another sensitive column."
         )
-    counts = np.bincount(codes, minlength=len(values)).astype(np.int64)
+    counts = _counts(codes, len(values))
     return CategoricalDomain(attribute, tuple(values), counts), codes
+
+
+_BLOCK = 1 << 24  # records counted at a time (np.bincount widens its input to 8 bytes a record)
+
+
+def _counts(codes: np.ndarray, m: int) -> np.ndarray:
+    """``np.bincount(codes, minlength=m)`` a block at a time: no 8-byte copy of a 100M-record column."""
+    counts = np.zeros(m, dtype=np.int64)
+    for start in range(0, len(codes), _BLOCK):
+        counts += np.bincount(codes[start:start + _BLOCK], minlength=m)[:m]
+    return counts
+
+
+def _categorical_codes(column: pd.Series) -> tuple[list, np.ndarray]:
+    """What ``pd.factorize(column, sort=True)`` gives (the values present, sorted, then None for missing cells,
+    and int32 codes), from a categorical's own codes: no object per record, no 8-byte temporary."""
+    raw = column.array.codes  # int8/int16/int32, -1 for a missing cell
+    categories = column.array.categories
+    present = _counts(raw.astype(np.int32) + 1, len(categories) + 1) if len(raw) <= _BLOCK else _block_counts(
+        raw, len(categories))
+    used = [int(i) for i in categories.argsort() if present[i + 1] > 0]
+    remap = np.full(len(categories) + 1, -1, dtype=np.int32)  # the last place stands for code -1 (missing)
+    remap[used] = np.arange(len(used), dtype=np.int32)
+    values = [categories[i] for i in used]
+    if present[0] > 0:
+        remap[-1] = len(values)
+        values.append(None)
+    return values, remap[raw]
+
+
+def _block_counts(raw: np.ndarray, k: int) -> np.ndarray:
+    counts = np.zeros(k + 1, dtype=np.int64)
+    for start in range(0, len(raw), _BLOCK):
+        counts += np.bincount(raw[start:start + _BLOCK].astype(np.int32) + 1, minlength=k + 1)
+    return counts
 
 
 def _indexer(known: pd.Index, column: pd.Series) -> np.ndarray:
     """``known.get_indexer(column)``; for a text column held by pyarrow, pyarrow's ``index_in``, which gives
-    the same codes without making a Python object per record (faster, and it lets the window run)."""
+    the same codes without making a Python object per record (faster, and it lets the window run); for a
+    categorical (a large release read back in part), each category is looked up once."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        table = np.append(known.get_indexer(column.array.categories), -1).astype(np.int32)  # last: code -1
+        return table[column.array.codes]
     if isinstance(column.dtype, pd.StringDtype) and all(isinstance(v, str) for v in known):
         try:
             array = pa.array(column, from_pandas=True)  # the column's own arrow data (chunked or not), no copy

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from pandas.api.types import union_categoricals
 
-from ppdp_desktop.core.data.formats import unguard_formulas
+from ppdp_desktop.core.data.formats import _unguard_text, unguard_formulas
 from ppdp_desktop.core.data.released import DATA_FILE, LoadedRelease, _read_metadata
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
 
-READ_ROWS = 500_000
 
 
 def columns_checked(metadata: dict) -> list[str]:
@@ -36,12 +36,32 @@ def columns_checked(metadata: dict) -> list[str]:
     return [str(n) for n in dict.fromkeys(names) if n]
 
 
-def _chunks(path: Path, sep: str, usecols: list[int]):
-    return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=False,
-                       usecols=usecols, chunksize=READ_ROWS)
+def _batches(path: Path, sep: str, names: list[str], read: list[str]):
+    """Record batches of the columns ``read`` of the CSV ``path`` (header ``names``), every cell as text and an
+    empty cell as "" (as :func:`~ppdp_desktop.core.data.released.read_release` reads it), by pyarrow's reader."""
+    import pyarrow.csv as pacsv
+
+    reader = pacsv.open_csv(
+        str(path), read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=16 << 20),
+        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+        convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(read, pa.string()), include_columns=read,
+                                             strings_can_be_null=False, null_values=[]))
+    yield from reader
 
 
-def _distinct(path: Path, sep: str, column: int, hashes: np.ndarray | None) -> bool:
+def _categorical(array: pa.Array, guarded: bool) -> pd.Categorical:
+    """A column of text as a categorical (the formula guard undone on its few categories, not on every cell)."""
+    encoded = array.dictionary_encode()
+    categories = pd.Index(encoded.dictionary.to_pylist(), dtype=object)
+    if guarded:
+        categories = pd.Index([_unguard_text(c) for c in categories], dtype=object)
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    if categories.has_duplicates:  # never from our writer; the values as they are
+        return pd.Categorical(categories.to_numpy()[codes])
+    return pd.Categorical.from_codes(codes, categories=categories)
+
+
+def _distinct(path: Path, sep: str, names: list[str], column: str, hashes: np.ndarray | None) -> bool:
     """Whether the ids of ``column`` are distinct, from their 64-bit hashes (8 bytes a record); ids whose hashes
     collide are compared exactly in a second read."""
     if hashes is None:
@@ -50,12 +70,25 @@ def _distinct(path: Path, sep: str, column: int, hashes: np.ndarray | None) -> b
     same = hashes[1:] == hashes[:-1]
     if not same.any():
         return True
-    colliding = set(hashes[1:][same].tolist())
+    colliding = np.unique(hashes[1:][same])
     found: list[str] = []
-    for chunk in _chunks(path, sep, [column]):
-        ids = chunk.iloc[:, 0]
-        found += ids[np.isin(pd.util.hash_array(ids.to_numpy(dtype=object)), list(colliding))].tolist()
+    for batch in _batches(path, sep, names, [column]):
+        ids = batch.column(0).to_numpy(zero_copy_only=False)
+        found += ids[np.isin(pd.util.hash_array(ids), colliding)].tolist()
     return len(found) == len(set(found))
+
+
+def _all_new(seen: np.ndarray, index: np.ndarray) -> bool:
+    """Whether the record indices ``index`` are valid, distinct and not ``seen`` before (then mark them)."""
+    if len(index) == 0:
+        return True
+    if (index < 0).any() or seen[index].any():
+        return False
+    ordered = np.sort(index)
+    if (ordered[1:] == ordered[:-1]).any():
+        return False
+    seen[index] = True
+    return True
 
 
 def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: list[str] = ()) -> LoadedRelease:
@@ -68,36 +101,32 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: list[str]
     sep = metadata.get("csv", {}).get("delimiter", ",")
     guarded = "formula_guard" in (metadata.get("csv") or {})
     header = pd.read_csv(path, sep=sep, dtype=str, nrows=0, encoding="utf-8-sig")
+    names = [f"c{i}" for i in range(header.shape[1])]  # the file's own header may hold guarded names
     columns = [str(c) for c in (unguard_formulas(header).columns if guarded else header.columns)]
     wanted = [c for c in dict.fromkeys([*columns_checked(metadata), *extra]) if c in columns]
     pseudonyms = metadata.get("pseudonym_column")
-    positions = [columns.index(c) for c in wanted]
-    read = sorted(set(positions + ([columns.index(pseudonyms)] if pseudonyms in columns else [])))
+    read = [names[i] for i in sorted({columns.index(c) for c in wanted}
+                                     | ({columns.index(pseudonyms)} if pseudonyms in columns else set()))]
     parts: dict[str, list] = {c: [] for c in wanted}
     n = 0
     seen = None if pseudonym_key is None else np.zeros(int(metadata.get("n_records") or 0), dtype=bool)
     hashes: list[np.ndarray] = []
     distinct = True
     try:
-        for chunk in _chunks(path, sep, read):
-            chunk = chunk.set_axis([columns[i] for i in read], axis=1)
-            if guarded:
-                chunk = unguard_formulas(chunk)
+        for batch in _batches(path, sep, names, read):
             for c in wanted:
-                parts[c].append(pd.Categorical(chunk[c]))
-            if pseudonyms in chunk.columns:
+                parts[c].append(_categorical(batch.column(names[columns.index(c)]), guarded))
+            if pseudonyms in columns:
+                ids = batch.column(names[columns.index(pseudonyms)])
                 if seen is not None:
-                    index = pseudonym_key.index_of(chunk[pseudonyms], len(seen))
-                    if (index < 0).any() or seen[index].any() or len(np.unique(index)) != len(index):
-                        distinct = False
-                    else:
-                        seen[index] = True
+                    distinct = _all_new(seen, pseudonym_key.index_of(ids, len(seen))) and distinct
                 else:
-                    hashes.append(pd.util.hash_array(chunk[pseudonyms].to_numpy(dtype=object)))
-            n += len(chunk)
+                    hashes.append(pd.util.hash_array(ids.to_numpy(zero_copy_only=False)))
+            n += batch.num_rows
         if seen is None and pseudonyms in columns:
-            distinct = _distinct(path, sep, columns.index(pseudonyms), np.concatenate(hashes) if hashes else None)
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
+            distinct = _distinct(path, sep, names, names[columns.index(pseudonyms)],
+                                 np.concatenate(hashes) if hashes else None)
+    except (OSError, ValueError, pa.ArrowException) as exc:
         raise ReleaseError(f"{path.name} cannot be read back: {exc}.") from exc
     table = pd.DataFrame({c: (parts[c][0] if len(parts[c]) == 1 else union_categoricals(parts[c]))
                           for c in wanted if parts[c]}, index=pd.RangeIndex(n))

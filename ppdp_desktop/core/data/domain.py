@@ -126,14 +126,14 @@ def encode_column(column: pd.Series, attribute: str, source: str = "the data") -
             f"Sensitive column {attribute!r} of {source} has a single value ({only!r}); "
             f"randomization needs at least two values: choose another sensitive column."
         )
-    counts = _counts(codes, len(values))
+    counts = count_codes(codes, len(values))
     return CategoricalDomain(attribute, tuple(values), counts), codes
 
 
 _BLOCK = 1 << 24  # records counted at a time (np.bincount widens its input to 8 bytes a record)
 
 
-def _counts(codes: np.ndarray, m: int) -> np.ndarray:
+def count_codes(codes: np.ndarray, m: int) -> np.ndarray:
     """``np.bincount(codes, minlength=m)`` a block at a time: no 8-byte copy of a 100M-record column."""
     counts = np.zeros(m, dtype=np.int64)
     for start in range(0, len(codes), _BLOCK):
@@ -146,7 +146,7 @@ def _categorical_codes(column: pd.Series) -> tuple[list, np.ndarray]:
     and int32 codes), from a categorical's own codes: no object per record, no 8-byte temporary."""
     raw = column.array.codes  # int8/int16/int32, -1 for a missing cell
     categories = column.array.categories
-    present = _counts(raw.astype(np.int32) + 1, len(categories) + 1) if len(raw) <= _BLOCK else _block_counts(
+    present = count_codes(raw.astype(np.int32) + 1, len(categories) + 1) if len(raw) <= _BLOCK else _blockcount_codes(
         raw, len(categories))
     used = [int(i) for i in categories.argsort() if present[i + 1] > 0]
     remap = np.full(len(categories) + 1, -1, dtype=np.int32)  # the last place stands for code -1 (missing)
@@ -158,7 +158,7 @@ def _categorical_codes(column: pd.Series) -> tuple[list, np.ndarray]:
     return values, remap[raw]
 
 
-def _block_counts(raw: np.ndarray, k: int) -> np.ndarray:
+def _blockcount_codes(raw: np.ndarray, k: int) -> np.ndarray:
     counts = np.zeros(k + 1, dtype=np.int64)
     for start in range(0, len(raw), _BLOCK):
         counts += np.bincount(raw[start:start + _BLOCK].astype(np.int32) + 1, minlength=k + 1)

@@ -74,7 +74,8 @@ class LoadedRelease:
         raise ReleaseError(f"{attribute!r} is not a perturbed attribute of this release; it has: {', '.join(map(str, names))}.")
 
     def codes(self, entry: dict) -> np.ndarray:
-        """The released column of ``entry`` as codes into its ``values``; unknown cells are an error."""
+        """The released column of ``entry`` as codes into its ``values`` (int64, or int32 for a categorical column
+        of a large release read back in part); unknown cells are an error."""
         labels = [label_text(v) for v in entry["values"]]
         column = self.table[entry["attribute"]]
         codes = _indexer(pd.Index(labels), column)  # pyarrow's index_in: no Python object per record
@@ -83,7 +84,7 @@ class LoadedRelease:
             raise ReleaseError(
                 f"{DATA_FILE} holds value {bad!r} in column {entry['attribute']!r}, which is not in the published domain."
             )
-        return codes.astype(np.int64)
+        return codes if codes.dtype == np.int32 else codes.astype(np.int64)  # int32 from a categorical: 4 bytes
 
 
 #: the fields every release.json has, and the JSON type each must be

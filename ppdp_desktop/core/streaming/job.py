@@ -143,6 +143,8 @@ def write_sorted_csv(tables, target: Path, *, sep: str, bom: bool, n_records: in
         for i, table in enumerate(tables):
             pacsv.write_csv(table, sink, write_options=pacsv.WriteOptions(include_header=i == 0, **options))
             written += table.num_rows
+            del table
+            pa.default_memory_pool().release_unused()  # one bucket at a time: give its memory back
             progress(written / max(1, n_records), f"Wrote {written:,} of {n_records:,} records")
             cancel.check()
     return sink.digest.hexdigest(), written
@@ -173,6 +175,7 @@ def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target
             progress(0.8 * min(1.0, stop / max(1, n_records)), f"Released {stop:,} of {n_records:,} records (pass 2)")
             cancel.check()
         table_path = records.close()
+        pa.default_memory_pool().release_unused()
         digest, written = write_sorted_csv(shuffle.sorted_tables(), target, sep=sep, bom=bom, n_records=n_records,
                                            progress=subrange(progress, 0.8, 1.0), cancel=cancel)
     finally:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.data.domain import label_text, text_column
+from ppdp_desktop.core.data.domain import count_codes, label_text, text_column
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.data.schema import Kind, infer_kind
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, ReleaseError
@@ -138,7 +138,7 @@ def verify_perturbed(release: LoadedRelease, entry: dict) -> str:
     codes = release.codes(entry)
     # The data's own prior is unknown to a recipient: the amplification check is prior-free;
     # the posterior check uses the iterative-Bayesian estimate of the prior.
-    observed = np.bincount(codes, minlength=len(values)).astype(float)
+    observed = count_codes(codes, len(values)).astype(float)
     prior = reconstruction.iterative_bayesian(observed, matrix, tol=1e-8) / max(len(codes), 1)
     report = privacy.verify(entry["attribute"], values, matrix, requirement, prior)
     # then what the guarantee alone does not show: the data was drawn with the matrix, and the stated

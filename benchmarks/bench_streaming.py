@@ -20,6 +20,10 @@ Issue 19 ("Files larger than memory"). Sections of the JSON printed on stdout (p
 3. ``streaming``: ``ppdp anonymize CSV --out TMP/rel --streaming --method uniform --sensitive diag
    --identifier id --rho1 0.1 --rho2 0.5 --seed 1 --no-report``: wall time, peak RSS, ratios to the
    baseline; targets peak RSS <= 2 GiB and time <= 2x the baseline.
+2b. ``floor``: pyarrow alone doing only the steps the issue's design cannot skip (pass 1 over the sensitive
+   column, pass 2 over every column with a random sort key and the spill to buckets, each bucket sorted and
+   written through a SHA-256 sink, the written sensitive column read back), none of the app's own work: the
+   least any streamed release of that design can take, as a ratio to the baseline.
 4. ``dask``: the same with ``--engine dask --workers 4`` instead of ``--streaming`` (a LocalCluster;
    the workers are child processes, counted in the tree's RSS).
 5. ``in_memory_vs_streaming_1m``: the same command on run.py's 1M-row file
@@ -412,6 +416,61 @@ with pacsv.CSVWriter(dst, reader.schema, write_options=pacsv.WriteOptions(quotin
 print(rows)
 """
 
+# pyarrow alone doing only the steps a streamed release cannot skip, with none of the app's work (no typing,
+# no plan, no draws, no formula guard, no key): pass 1 reads the sensitive column; pass 2 reads every column as
+# a string, gives each record a random 64-bit sort key and spills the records to buckets of about 1,000,000 by
+# the key's top bits (Arrow IPC streams, as the app does); each bucket is read back, sorted by its key and
+# written as CSV through a SHA-256 sink; the written file's sensitive column is read back. Its time over the
+# baseline's is the least any streamed release that keeps the issue's design can take.
+FLOOR = """\
+import hashlib, math, os, sys
+import numpy as np, pyarrow as pa, pyarrow.csv as pacsv, pyarrow.ipc as ipc
+src, folder, block = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(src, encoding="utf-8-sig") as f:
+    names = f.readline().strip().split(",")
+def reader(path, columns=None):
+    return pacsv.open_csv(path, read_options=pacsv.ReadOptions(block_size=block),
+                          convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                               include_columns=columns or []))
+n = sum(batch.num_rows for batch in reader(src, ["diag"]))  # pass 1
+bits = max(0, math.ceil(math.log2(n / 1_000_000))) if n > 1_000_000 else 0
+writers, rng = {}, np.random.default_rng(1)
+for batch in reader(src):  # pass 2 and the spill
+    keys = rng.integers(0, 2**64, batch.num_rows, dtype=np.uint64)
+    batch = pa.Table.from_batches([batch]).append_column("k", pa.array(keys))
+    bucket = (keys >> np.uint64(64 - bits)).astype(np.int64) if bits else np.zeros(len(keys), np.int64)
+    order = np.argsort(bucket, kind="stable")
+    edges = np.searchsorted(bucket[order], np.arange((1 << bits) + 1))
+    taken = batch.take(pa.array(order))
+    for b in np.flatnonzero(np.diff(edges)):
+        if b not in writers:
+            writers[b] = ipc.new_stream(os.path.join(folder, f"b{b}.arrows"), taken.schema)
+        writers[b].write_table(taken.slice(int(edges[b]), int(edges[b + 1] - edges[b])))
+for w in writers.values():
+    w.close()
+class Hashing:
+    def __init__(self, handle):
+        self.handle, self.digest, self.closed = handle, hashlib.sha256(), False
+    def write(self, data):
+        data = bytes(data); self.digest.update(data); return self.handle.write(data)
+    def flush(self): self.handle.flush()
+    def writable(self): return True
+    def close(self): self.closed = True
+out = os.path.join(folder, "release.csv")
+with open(out, "wb") as handle:  # sort each bucket, write, hash
+    sink = Hashing(handle)
+    for i, b in enumerate(sorted(writers)):
+        path = os.path.join(folder, f"b{b}.arrows")
+        with ipc.open_stream(path) as r:
+            table = r.read_all()
+        os.unlink(path)
+        table = table.take(pa.array(np.argsort(table.column("k").to_numpy(), kind="stable"))).drop_columns(["k"])
+        pacsv.write_csv(table, sink, write_options=pacsv.WriteOptions(include_header=i == 0, quoting_style="needed"))
+back = sum(batch.num_rows for batch in reader(out, ["diag"]))  # the read-back
+assert back == n, (back, n)
+print(n, sink.digest.hexdigest())
+"""
+
 
 def cli_command(data: Path, out: Path, extra: list[str]) -> list[str]:
     return [sys.executable, "-m", "ppdp_desktop", "anonymize", str(data), "--out", str(out), *extra,
@@ -473,6 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=4, help="--workers of the Dask job (default 4)")
     parser.add_argument("--skip-dask", action="store_true", help="no --engine dask job")
     parser.add_argument("--skip-streaming", action="store_true", help="no --streaming job on the large file")
+    parser.add_argument("--skip-floor", action="store_true", help="no pyarrow-alone floor job on the large file")
     parser.add_argument("--skip-100m", action="store_true", help="only the 1M-row part (no large file)")
     parser.add_argument("--skip-1m", action="store_true", help="no 1M-row part")
     parser.add_argument("--generate-only", action="store_true",
@@ -529,6 +589,20 @@ def main(argv: list[str] | None = None) -> int:
             note(f"  {base['seconds']:.1f} s, tree peak RSS {base['peak_tree_rss_mb']:,.0f} MB"
                  + ("" if base["ok"] else f" FAILED: {base['error']}"))
             out["baseline"] = base
+            # 2b. the floor: pyarrow alone doing the steps a streamed release cannot skip
+            if not args.skip_floor:
+                floor_dir = scratch / "floor"
+                floor_dir.mkdir(exist_ok=True)
+                note("floor: pyarrow alone: pass 1, pass 2 + spill, sort + write + SHA-256, read-back")
+                floor = best([run_job([sys.executable, "-c", FLOOR, str(data), str(floor_dir),
+                                       str(int(args.baseline_block_mb * MB))], scratch, "floor", args.timeout,
+                                      args.kill_above, env)])
+                shutil.rmtree(floor_dir, ignore_errors=True)
+                if floor["ok"] and base["ok"]:
+                    floor["time_over_baseline"] = round(floor["seconds"] / base["seconds"], 2)
+                note(f"  {floor['seconds']:.1f} s ({floor.get('time_over_baseline', '?')}x the baseline), tree peak "
+                     f"RSS {floor['peak_tree_rss_mb']:,.0f} MB" + ("" if floor["ok"] else f" FAILED: {floor['error']}"))
+                out["floor"] = floor
             # 3. streaming
             if not args.skip_streaming:
                 s = anonymize_runs(data, scratch, "streaming", streaming, args.runs, args, env)

@@ -324,3 +324,29 @@ def test_the_report_sample_holds_only_the_sampled_records(data_file, monkeypatch
     assert 2 * 30 <= held <= 2 * 100  # about 60 records, twice (original and released), not 600
     result = sample.outcome(job, dataset, None)
     assert len(result.table) == len(result.dataset.frame) == held // 2 and result.n_released == 600
+
+
+def test_the_external_shuffle_gives_every_record_in_key_order_whatever_its_columns(tmp_path):
+    """Buckets larger than the few-values probe: text of few values (gathered as dictionary codes, with missing
+    cells), unique text and numbers come out exactly as a plain sort of the whole table by (key, arrival)."""
+    import pyarrow as pa
+
+    from ppdp_desktop.core.streaming.shuffle import ExternalShuffle
+
+    rng = np.random.default_rng(5)
+    n = 30_000
+    keys = rng.integers(0, 2**63, n, dtype=np.uint64)
+    keys[100:110] = keys[5]  # equal keys keep their arrival order
+    few = np.array(["=A", "B", "C", None], dtype=object)[rng.integers(0, 4, n)]
+    table = pa.table({"few": pa.array(few, pa.string()), "unique": [f"R{i:07x}" for i in range(n)],
+                      "number": rng.normal(size=n)})
+    shuffle = ExternalShuffle(tmp_path / "s", n, run_rows=8_000)  # 4 buckets of about 7,500 records
+    for start in range(0, n, 7_000):
+        shuffle.add(keys[start:start + 7_000], table.slice(start, 7_000))
+    got = pa.concat_tables(list(shuffle.sorted_tables()))
+    shuffle.remove()
+    order = np.argsort(keys, kind="stable")
+    expected = table.take(pa.array(order))
+    assert got.num_rows == n
+    for name in table.column_names:
+        assert got.column(name).to_pylist() == expected.column(name).to_pylist(), name

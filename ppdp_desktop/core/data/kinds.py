@@ -38,6 +38,7 @@ CODE_WORDS = frozenset({"id", "zip", "zipcode", "postcode", "postal", "plz", "co
 FIXED_WIDTH = 5
 #: a text column of at least this many values, all different, is an identifier or free text
 UNIQUE_TEXT = 50
+_PROBE = 1_000  # values cast to int64 first, to learn cheaply that a column holds fractions
 DATE_FORMATS = {  # pattern -> strptime formats tried in order (the first that reads every value wins)
     r"^\d{4}-\d{2}-\d{2}$": ("%Y-%m-%d",),
     r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$": ("ISO8601",),
@@ -71,7 +72,9 @@ def _numbers(values: pa.ChunkedArray, decimal: str) -> pa.ChunkedArray | None:
     columns cost little."""
     if decimal == ",":
         values = pc.replace_substring(values, ",", ".")
-    numbers = _cast(values, pa.int64())
+    # A cast that fails costs far more than one that succeeds (about 0.4 s a million values against 0.01 s):
+    # a column whose first values are not all whole numbers goes straight to float64.
+    numbers = _cast(values, pa.int64()) if _cast(values.slice(0, _PROBE), pa.int64()) is not None else None
     if numbers is None:
         numbers = _cast(values, pa.float64())
     if numbers is None:  # surrounding spaces, which the casts refuse

@@ -122,10 +122,12 @@ def export_job(
     bom: bool = True,
     inputs: tuple[str | Path, ...] = (),
     signer=None,
+    project_file: str | Path | None = None,
 ) -> Path:
     """Write the release package (data, release.json, README, report, checksums) and its sealed key
     atomically; a cancel leaves nothing behind. Neither may touch the data file or ``inputs``. The outcome of a
-    streamed run holds a sample of the records: the whole file is streamed into the package again."""
+    streamed run holds a sample of the records: the whole file is streamed into the package again.
+    ``project_file``: the project run (its SHA-256 goes into the release's provenance)."""
     cancel.check()
     from ppdp_desktop.core.streaming.sample import SampledAnonymization
 
@@ -133,10 +135,11 @@ def export_job(
         from ppdp_desktop.core.streaming.window import export_streamed
 
         return export_streamed(result, folder, key_path, passphrase, overwrite, progress, cancel, fmt=fmt,
-                               zip_file=zip_file, bom=bom, signer=signer)
+                               zip_file=zip_file, bom=bom, signer=signer, project_file=project_file)
     return write_release(
         result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase, fmt=fmt, zip_file=zip_file,
         reports=reports, progress=progress, cancel=cancel, bom=bom, inputs=inputs, signer=signer,
+        project_file=project_file,
     )
 
 
@@ -164,5 +167,5 @@ def run_project(
     outcome = run_job(dataset, [project.settings(seed=seed)], subrange(progress, 0.2, 0.7), cancel)
     folder = export_job(outcome.main, folder, key_path, passphrase, overwrite, subrange(progress, 0.7, 1.0), cancel,
                         fmt=fmt, zip_file=zip_file, reports=outcome.reports[:1], bom=bom,
-                        inputs=(project_path,) if project_path else (), signer=signer)
+                        inputs=(project_path,) if project_path else (), signer=signer, project_file=project_path)
     return outcome.main, folder

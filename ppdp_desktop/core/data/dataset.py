@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ppdp_desktop.core.data.digest import FileDigest
 from ppdp_desktop.core.data.schema import Schema
 
 
@@ -33,6 +34,7 @@ class Dataset:
     schema : each column's role and kind; roles start as insensitive.
     details : how it was read (format, delimiter, encoding, sheet), for messages and the report.
     labels : variable and value labels of an SPSS ``.sav`` / Stata ``.dta`` input, else None.
+    digest : the name, size and SHA-256 of the file read whole (a release records them), else None.
     """
 
     frame: pd.DataFrame
@@ -40,6 +42,7 @@ class Dataset:
     schema: Schema = field(default_factory=Schema)
     details: dict[str, str] = field(default_factory=dict)
     labels: TableLabels | None = None
+    digest: FileDigest | None = None
 
     def __post_init__(self) -> None:
         if not self.schema.attributes:

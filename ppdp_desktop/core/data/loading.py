@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.dataset import Dataset, TableLabels
+from ppdp_desktop.core.data.digest import FileDigest, digest_file, digest_of_bytes
 from ppdp_desktop.core.data.kinds import type_text_columns, type_typed_frame
 from ppdp_desktop.core.data.schema import Attribute, Role, Schema
 from ppdp_desktop.core.errors import InputError
@@ -95,8 +96,9 @@ def load_table(
     labels = None
     try:
         if fmt == "csv":
-            frame, details, decided = _read_text(source, name, sep, encoding, mark, first, kinds, rows)
+            frame, details, decided, digest = _read_text(source, name, sep, encoding, mark, first, kinds, rows)
         else:
+            digest = None
             if fmt in ("xlsx", "xls"):
                 frame, details = _read_excel(source, name, sheet, first, rows, fmt)
             elif fmt == "parquet":
@@ -112,7 +114,9 @@ def load_table(
     if first != 1:
         details["header_row"] = str(first)
     schema = Schema({c: Attribute(c, Role.INSENSITIVE, decided[c]) for c in frame.columns})
-    return Dataset(frame, source=source, schema=schema, details=details, labels=labels)
+    if rows is None and digest is None:  # other formats' libraries read the file their own way: hashed apart
+        digest = digest_file(source)
+    return Dataset(frame, source=source, schema=schema, details=details, labels=labels, digest=digest)
 
 
 def _decimal_mark(decimal: str | None, name: str) -> str:
@@ -147,8 +151,9 @@ def _library_error(name: str, what: str, exc: Exception) -> InputError:
 def _read_text(
     source: Path, name: str, sep: str | None, encoding: str | None, decimal: str, header_row: int,
     kinds: Mapping[str, str] | None, rows: int | None,
-) -> tuple[pd.DataFrame, dict[str, str], dict]:
-    """Every cell read as text by pyarrow's CSV parser, then typed column by column (:mod:`.kinds`)."""
+) -> tuple[pd.DataFrame, dict[str, str], dict, FileDigest | None]:
+    """Every cell read as text by pyarrow's CSV parser, then typed column by column (:mod:`.kinds`); the digest
+    of the bytes read when the whole file was (``rows`` None)."""
     data = source.read_bytes() if rows is None else _head_bytes(source, rows + header_row)
     if not data or data.isspace():
         raise InputError(_EMPTY.format(name=name))
@@ -180,7 +185,8 @@ def _read_text(
     keep = [i for i, n in enumerate(names) if n is not None]
     table = table.select(keep)
     frame, decided = type_text_columns(table, [names[i] for i in keep], kinds, name, decimal)
-    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided
+    digest = digest_of_bytes(source, data) if rows is None else None  # the bytes read, hashed
+    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, digest
 
 
 def _head_bytes(source: Path, records: int) -> bytes:

@@ -92,7 +92,7 @@ SHAPE = {"format_version": int, "method": str, "n_records": int}
 #: optional fields and their types
 OPTIONAL_SHAPE = {"data_file": str, "format": str, "csv": dict, "attributes": dict, "sensitive": list,
                   "recoded": list, "randomized": list, "reidentification": dict, "pseudonym_column": str,
-                  "parameters": dict, "signer": dict}
+                  "parameters": dict, "signer": dict, "provenance": dict}
 
 
 _KIND_WORDS = {int: "a whole number", str: "text", dict: "an object", list: "a list"}

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.digest import FileDigest, HashingReader
 from ppdp_desktop.core.data.kinds import convert, type_typed_frame
 from ppdp_desktop.core.data.loading import FORMATS, load_table
 from ppdp_desktop.core.data.schema import Kind
@@ -41,10 +42,18 @@ class StreamedFile:
     options: dict = field(default_factory=dict)
     floats: set[str] = field(default_factory=set)  # numeric columns held as float64
     settled: bool = False
+    #: the file's name, size and SHA-256, computed while a CSV file is first read whole (pass 1); None before that
+    #: and for a Parquet file, whose reader does not read the file from start to end
+    digest: FileDigest | None = None
 
     @property
     def name(self) -> str:
         return self.source.name
+
+    @property
+    def hashes_while_reading(self) -> bool:
+        """Whether reading every batch sets :attr:`digest` (a CSV file read here, from its start to its end)."""
+        return self.preview.details.get("format") == "csv"
 
     @property
     def columns(self) -> list[str]:
@@ -100,6 +109,16 @@ class StreamedFile:
 
     # --- CSV -----------------------------------------------------------------------------------------------
     def _csv_tables(self, wanted: list[str]) -> Iterator[pd.DataFrame]:
+        hashing = HashingReader(self.source) if self.digest is None else None  # the first pass hashes the file
+        try:
+            yield from self._csv_frames(wanted, hashing)
+            if hashing is not None:
+                self.digest = hashing.digest()
+        finally:
+            if hashing is not None:
+                hashing.close()
+
+    def _csv_frames(self, wanted: list[str], hashing: HashingReader | None) -> Iterator[pd.DataFrame]:
         import pyarrow.csv as pcsv
 
         details = self.preview.details
@@ -126,7 +145,7 @@ class StreamedFile:
         encoding = "utf8" if codec in ("utf-8", "utf-8-sig") else codec
         try:
             reader = pcsv.open_csv(
-                str(self.source),
+                hashing if hashing is not None else str(self.source),
                 read_options=pcsv.ReadOptions(column_names=names, skip_rows=skip, block_size=_BLOCK,
                                               encoding=encoding),
                 parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True,

@@ -17,6 +17,7 @@ from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, Re
 from ppdp_desktop.core.generalization import check_k_anonymity
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy import reconstruction
+from ppdp_desktop.core.release.provenance import check_provenance
 from ppdp_desktop.core.release.signing import SIGNATURE_FILE, check_signature
 from ppdp_desktop.core.release.structure import check_columns, recheck_reidentification
 
@@ -50,6 +51,7 @@ def verify_release(release: LoadedRelease, signer: str | None = None) -> list[st
     if found is not None and named != found:
         raise ReleaseError(f"release.json names the signer {named!r}, but {SIGNATURE_FILE} is by {found}.")
     lines.append(f"signature: the manifest is signed by {found}" if found else "signature: the release is not signed")
+    lines.append(check_provenance(meta))  # present and well formed, or none (an older release)
     lines.append(check_columns(release))
     if meta.get("n_records") != release.n_rows:
         raise ReleaseError(f"release.json says {meta.get('n_records')} records but the data file has {release.n_rows}.")

@@ -30,6 +30,7 @@ from ppdp_desktop.core.release.package_report import (
 from ppdp_desktop.core.release.publish import (  # noqa: F401
     Hook, check_destination, clean_stale, publish, release_target, temp_beside,
 )
+from ppdp_desktop.core.release.provenance import KEY as PROVENANCE, Provenance, current_provenance, file_sha256
 from ppdp_desktop.core.release.readme import recipient_readme
 from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
 
@@ -47,12 +48,15 @@ RECONSTRUCTION = (
 
 
 def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: bool = True,
-                     written: tuple[int, list[str], list[str]] | None = None) -> dict[str, object]:
+                     written: tuple[int, list[str], list[str]] | None = None,
+                     provenance: Provenance | None = None) -> dict[str, object]:
     """The ``release.json`` content: everything an analyst needs, nothing secret (no seed, no counts).
 
     ``csv.encoding`` is ``utf-8-sig`` for a CSV written with the byte-order mark (``bom``), else ``utf-8``.
     ``written``: ``(records, columns, columns with guarded formulas)`` of a table written in chunks (a streamed
     job, whose ``result.table`` holds none of the records); by default they are read from ``result.table``.
+    ``provenance``: what the release was made with (:mod:`.provenance`); by default the running app's, with the
+    input file's digest taken while the loader read it (``result.dataset.digest``).
     """
     schema = result.dataset.schema
     n_records, columns, guarded = written if written is not None else (
@@ -65,6 +69,7 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: 
         "format_version": FORMAT_VERSION,
         "app": f"PPDP Desktop {__version__}",
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        PROVENANCE: (provenance or current_provenance(result.dataset.digest)).to_json(),
         "method": result.plan.method,
         "n_records": int(n_records),
         "data_file": data_file_name(fmt),
@@ -138,6 +143,7 @@ def write_release(
     hook: Hook | None = None,
     signer: SigningKey | None = None,
     model_target: str | None = None,
+    project_file: str | Path | None = None,
 ) -> Path:
     """Write the release package (and, if asked, its sealed key file) atomically; return its path.
 
@@ -153,6 +159,9 @@ def write_release(
 
     A CSV starts with the UTF-8 byte-order mark unless ``bom`` is false: Excel on Windows needs it to
     show accented text ("Besançon") and every reader here skips it (``csv.encoding`` in release.json).
+
+    ``project_file``: the project the job was run from (``ppdp run``, the window with a project open); its
+    SHA-256 is recorded in the provenance of ``release.json`` and of the key.
     """
     cancel = cancel or CancelToken()
     out = release_target(out_dir, zip_file)
@@ -167,7 +176,8 @@ def write_release(
         check_custodian_report(custodian, overwrite)
     clean_stale(out, key)  # what a killed run left behind
     parent = out.resolve().parent
-    metadata = release_metadata(result, sep, fmt, bom=bom)
+    provenance = current_provenance(result.dataset.digest, file_sha256(project_file) if project_file else None)
+    metadata = release_metadata(result, sep, fmt, bom=bom, provenance=provenance)
     if signer is not None:  # named inside, so README.txt and the report say who signed
         metadata["signer"] = {"algorithm": ALGORITHM, "fingerprint": signer.fingerprint}
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".partial", dir=parent))
@@ -202,7 +212,8 @@ def write_release(
         cancel.check()
         if key is not None:
             progress(0.9, "Sealing the key")
-            keyfile.seal(result.key_payload(), passphrase, manifest, tmp_key, records=result.key_records())
+            payload = {**result.key_payload(), PROVENANCE: metadata[PROVENANCE]}  # the key says what made it too
+            keyfile.seal(payload, passphrase, manifest, tmp_key, records=result.key_records())
         cancel.check()
         if tmp_zip is not None:
             _zip_folder(tmp, tmp_zip)

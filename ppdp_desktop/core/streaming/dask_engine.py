@@ -56,6 +56,11 @@ class ClusterFile(StreamedFile):
     cancel: CancelToken | None = None
     counts: dict[int, int] = field(default_factory=dict)
 
+    @property
+    def hashes_while_reading(self) -> bool:
+        """No: the workers read byte ranges, so this computer hashes the file in a thread during pass 1."""
+        return False
+
     @classmethod
     def on(cls, source: StreamedFile, client: Any, layout: Layout, window: int, cancel: CancelToken) -> ClusterFile:
         own = {f.name: getattr(source, f.name) for f in fields(StreamedFile)}

@@ -13,6 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ppdp_desktop.core.data.checksums import file_digests, fingerprint_of, write_checksums
+from ppdp_desktop.core.data.digest import BackgroundDigest
 from ppdp_desktop.core.data.json_text import dumps_readable
 from ppdp_desktop.core.data.streamed import StreamedFile
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
@@ -24,6 +25,7 @@ from ppdp_desktop.core.release.package import META_FILE, README_FILE, release_me
 from ppdp_desktop.core.release.package_report import (
     check_custodian_report, custodian_report_path, write_custodian_report, write_package_report,
 )
+from ppdp_desktop.core.release.provenance import KEY as PROVENANCE, current_provenance, file_sha256
 from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, temp_beside
 from ppdp_desktop.core.release.readme import recipient_readme
 from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
@@ -65,11 +67,17 @@ def write_streamed_release(
     signer: SigningKey | None = None,
     writer: DataWriter | None = None,
     include_report: bool = True,
+    project_file: str | Path | None = None,
 ) -> StreamedRelease:
     """Plan from pass 1, write the data in pass 2, finish, re-check and publish the package (and its key).
 
     ``writer`` writes the data file from the verified plan (default: :func:`write_streamed_data`, pass 2 in
     this process); the Dask engine gives its own, which runs pass 2 on the cluster's workers.
+
+    The input file's SHA-256 (recorded in ``release.json`` and the key, with the versions: :mod:`.provenance`) is
+    computed from pass 1's bytes for a CSV file read here; a file read another way (Parquet, the Dask engine's
+    partitions) is hashed in a thread while pass 1 runs. ``project_file``: the project run, whose SHA-256 is
+    recorded too.
     """
     cancel = cancel or CancelToken()
     out = Path(out)
@@ -85,7 +93,15 @@ def write_streamed_release(
     if include_report:
         check_custodian_report(custodian, overwrite)
     clean_stale(out, key)  # what a killed run left behind
-    job, bound, frame, dataset = plan_from_file(source, settings, chunk_size, subrange(progress, 0.0, 0.3), cancel)
+    project_sha256 = file_sha256(project_file) if project_file else None
+    hashing = None if source.hashes_while_reading else BackgroundDigest(source.source)
+    try:
+        job, bound, frame, dataset = plan_from_file(source, settings, chunk_size, subrange(progress, 0.0, 0.3),
+                                                    cancel)
+    except BaseException:
+        if hashing is not None:
+            hashing.stop()
+        raise
     tmp = temp_folder_beside(out)
     spill = temp_folder_beside(out)  # the shuffle's runs: hidden beside the output, cleaned like it
     tmp_key = temp_beside(key) if key is not None else None
@@ -95,7 +111,9 @@ def write_streamed_release(
         data = write(source, job, bound, tmp / DATA_NAME, spill, sep=sep, bom=bom, chunk_size=chunk_size,
                      n_records=len(frame), progress=subrange(progress, 0.3, 0.8), cancel=cancel, sample=sample)
         result = streamed_outcome(job, dataset, frame, data)
-        metadata = release_metadata(result, sep, "csv", bom=bom, written=(data.n_records, data.columns, data.guarded))
+        provenance = current_provenance(source.digest if hashing is None else hashing.result(), project_sha256)
+        metadata = release_metadata(result, sep, "csv", bom=bom, written=(data.n_records, data.columns, data.guarded),
+                                    provenance=provenance)
         if job.needs_pseudonyms:
             metadata["pseudonym_column"] = job.pseudonym_column
         if signer is not None:  # named inside, so README.txt says who signed
@@ -121,12 +139,14 @@ def write_streamed_release(
         cancel.check()
         if key is not None:
             progress(0.95, "Sealing the key")
-            _seal(result, job, data, passphrase, manifest, tmp_key)
+            _seal(result, job, data, passphrase, manifest, tmp_key, metadata[PROVENANCE])
         cancel.check()
         publish(tmp, out, tmp_key, key, hook)
         if include_report:  # the custodian's report, with the original figures, stays outside the package
             write_custodian_report(sampled, reports, custodian, fingerprint)
     finally:
+        if hashing is not None:
+            hashing.stop()  # at once if it is done; a failed or cancelled job does not wait for the whole file
         remove_quietly(tmp, tmp_key, spill)
     progress(1.0, "Exported")
     return StreamedRelease(out, result, data.n_records, data.sha256)
@@ -143,10 +163,11 @@ def _verify_written(written) -> None:
         raise PrivacyError(f"The release as written does not pass its own check ({exc}); nothing was written.") from exc
 
 
-def _seal(result: Anonymization, job, data, passphrase: str, manifest: str, target: Path) -> None:
-    """The sealed key: the payload (the pseudonym key, not the ids) and the record table read back from pass 2's
-    spill a batch at a time (identifiers and record secrets, record order)."""
-    payload = result.key_payload(n_records=data.n_records)
+def _seal(result: Anonymization, job, data, passphrase: str, manifest: str, target: Path,
+          provenance: dict) -> None:
+    """The sealed key: the payload (the pseudonym key, not the ids; the provenance of release.json) and the record
+    table read back from pass 2's spill a batch at a time (identifiers and record secrets, record order)."""
+    payload = {**result.key_payload(n_records=data.n_records), PROVENANCE: provenance}
     if result.pseudonym_key is not None:
         payload["pseudonyms"] = pseudonym_entry(job.pseudonym_column, job.pseudonym_key, data.n_records,
                                                 job.schema.identifiers, data.secrets)

@@ -75,7 +75,7 @@ def run_streamed(dataset: Dataset, settings: AnonymizationSettings, progress: Pr
 
 def export_streamed(result: SampledAnonymization, folder: str | Path, key_path, passphrase, overwrite: bool,
                     progress: Progress, cancel: CancelToken, fmt: str = "csv", zip_file: bool = False,
-                    bom: bool = True, signer=None, **_ignored) -> Path:
+                    bom: bool = True, signer=None, project_file=None, **_ignored) -> Path:
     """Stream the whole file into the release package (the run's seed: the release its report describes)."""
     from ppdp_desktop.core.streaming.release import write_streamed_release
 
@@ -84,7 +84,7 @@ def export_streamed(result: SampledAnonymization, folder: str | Path, key_path, 
                              "choose CSV and no zip.")
     done = write_streamed_release(reopen(result.dataset), result.settings, folder, overwrite=overwrite, bom=bom,
                                   key_path=key_path, passphrase=passphrase, progress=progress, cancel=cancel,
-                                  signer=signer)
+                                  signer=signer, project_file=project_file)
     return done.folder
 
 

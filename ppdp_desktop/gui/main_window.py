@@ -30,6 +30,7 @@ from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.evaluation.figures import warm_up_in_background
+from ppdp_desktop.gui.guide_dialog import GuideDialog
 from ppdp_desktop.gui.lookup_dialog import LookupDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.export_page import ExportPage
@@ -66,6 +67,7 @@ class MainWindow(QMainWindow):
         self.state.confirm_discard = self._confirm_discard
         self.project_path: str | None = None  # the project file in use (File > Save writes it)
         self._warmed_up = False
+        self.guide: GuideDialog | None = None  # the user guide's window, made on first use (F1)
         self.pages: list[WizardPage] = [
             LoadPage(self.state), RolesPage(self.state), SensitivityPage(self.state), MethodPage(self.state),
             RunPage(self.state), ReportPage(self.state), ExportPage(self.state),
@@ -137,7 +139,10 @@ class MainWindow(QMainWindow):
         tools = self.menuBar().addMenu("&Tools")
         self._action(tools, "&Reverse lookup…", self.open_lookup, QKeySequence("Ctrl+L"))
         help_menu = self.menuBar().addMenu("&Help")
-        self._action(help_menu, "The &methods explained", self._on_methods_help, QKeySequence.StandardKey.HelpContents)
+        guide = self._action(help_menu, "&User guide", lambda: self.show_guide(), QKeySequence(Qt.Key.Key_F1))
+        if QKeySequence(QKeySequence.StandardKey.HelpContents) != QKeySequence(Qt.Key.Key_F1):
+            guide.setShortcuts([QKeySequence(Qt.Key.Key_F1), QKeySequence(QKeySequence.StandardKey.HelpContents)])
+        self._action(help_menu, "The &methods explained", self._on_methods_help)
         self._action(help_menu, "&About", self._on_about)
         self._refresh_recent()
 
@@ -279,6 +284,16 @@ class MainWindow(QMainWindow):
         dialog = LookupDialog(self.state.worker, self.state.project.release_folder, self.state.project.key_path, parent=self)
         dialog.show()
         return dialog
+
+    def show_guide(self, anchor: str | None = None) -> GuideDialog:
+        """The user guide (F1), at ``anchor`` or else at the section of the step in view; one window, reused."""
+        if self.guide is None:
+            self.guide = GuideDialog(self)
+        self.guide.show_section(anchor or self.pages[self.stack.currentIndex()].help_anchor)
+        self.guide.show()
+        self.guide.raise_()
+        self.guide.activateWindow()
+        return self.guide
 
     def _on_methods_help(self) -> QDialog:
         """Every registered method in plain words, in a dialog that fits a 1366x768 screen and scrolls."""

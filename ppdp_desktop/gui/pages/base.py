@@ -11,6 +11,7 @@ class WizardPage(QWidget):
     """A step of the wizard. ``complete_changed`` tells the main window to update the step list."""
 
     title = "Step"
+    help_anchor = "start"  # the user guide's section F1 opens on this step (docs/guide)
     complete_changed = Signal()
 
     def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:

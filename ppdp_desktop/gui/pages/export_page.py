@@ -72,6 +72,7 @@ class ExportPage(WizardPage):
     """
 
     title = "Export"
+    help_anchor = "export"  # its section of the user guide (F1)
 
     def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)

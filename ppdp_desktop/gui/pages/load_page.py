@@ -49,6 +49,7 @@ def column_summary(dataset: Dataset, stats: ColumnStats) -> pd.DataFrame:
 
 class LoadPage(WizardPage):
     title = "Load data"
+    help_anchor = "load"  # its section of the user guide (F1)
 
     def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)

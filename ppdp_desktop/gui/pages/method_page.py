@@ -42,6 +42,7 @@ class MethodCard(QFrame):
 
 class MethodPage(WizardPage):
     title = "Method"
+    help_anchor = "method"  # its section of the user guide (F1)
 
     def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)

@@ -164,6 +164,7 @@ class ReportPage(WizardPage):
     """Privacy and utility summaries, a per-value table, figure tabs and a comparison table."""
 
     title = "Report"
+    help_anchor = "report"  # its section of the user guide (F1)
 
     def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)

@@ -36,6 +36,7 @@ ROLE_LABELS = {Role.IDENTIFIER: "Identifier", Role.QUASI_IDENTIFIER: "Quasi-iden
 
 class RolesPage(WizardPage):
     title = "Roles & taxonomies"
+    help_anchor = "roles"  # its section of the user guide (F1)
 
     def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)

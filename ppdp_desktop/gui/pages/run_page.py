@@ -65,6 +65,7 @@ class RunPage(WizardPage):
     """Run button, progress bar (0..1000), stage and time-left labels, Cancel, and a summary."""
 
     title = "Run"
+    help_anchor = "run"  # its section of the user guide (F1)
 
     def __init__(self, state: WizardState, parent: QWidget | None = None, job: RunJob = run_job) -> None:
         super().__init__(state, parent)

@@ -41,6 +41,7 @@ def count_values(dataset: Dataset, column: str) -> CategoricalDomain:
 
 class SensitivityPage(WizardPage):
     title = "Sensitivity & choices"
+    help_anchor = "sensitivity"  # its section of the user guide (F1)
 
     def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)

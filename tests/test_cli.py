@@ -110,7 +110,7 @@ def test_bad_files_give_one_line_and_write_nothing(case, tmp_path, capsys):
     data.write_text(text)
     out = tmp_path / "out"
     code, stdout, err = run(["anonymize", data, "--out", out, "--sensitive", "dx", *extra], capsys)
-    assert code == 2
+    assert code == 3  # an input error (ppdp_desktop.cli.exit_codes)
     assert err.count("\n") == 1 and err.startswith("ppdp: error:")
     assert "bad.csv" in err or case == "single-valued sensitive"
     import re
@@ -123,7 +123,7 @@ def test_undecodable_bytes(tmp_path, capsys):
     data = tmp_path / "bytes.csv"
     data.write_bytes(b"id,dx\n1,\x81\x8d\n2,b\n")
     code, _, err = run(["anonymize", data, "--out", tmp_path / "o", "--sensitive", "dx", "--theta", "3"], capsys)
-    assert code == 2 and "bytes.csv" in err and "encoding" in err.lower()
+    assert code == 3 and "bytes.csv" in err and "encoding" in err.lower()
     assert not (tmp_path / "o").exists()
 
 
@@ -156,7 +156,7 @@ def test_existing_output_is_never_overwritten(good_csv, tmp_path, capsys):
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     code, _, err = run(["anonymize", good_csv, "--out", out, "--sensitive", "dx", "--theta", "3"], capsys)
-    assert code == 2 and "already exists" in err
+    assert code == 3 and "already exists" in err
     assert (out / "keep.txt").read_text() == "mine"
 
 
@@ -180,14 +180,14 @@ def test_verify_fails_on_tampered_release(tmp_path, capsys):
     meta["sensitive"][0]["retention"] = (0.5 * retention + 0.5).tolist()  # more retention than the pairs allow
     (out / "release.json").write_text(json.dumps(meta))
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "release.json does not match its checksum" in err
+    assert code == 1 and "release.json does not match its checksum" in err  # a failed check
     # Even with the checksums recomputed, the guarantee itself fails.
     from ppdp_desktop.core.release.package import write_checksums
 
     (out / "SHA256SUMS").unlink()
     write_checksums(out)
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "amplifies" in err
+    assert code == 1 and "amplifies" in err
 
 
 def test_verify_fails_on_value_outside_domain_and_leaked_identifier(tmp_path, capsys):
@@ -198,13 +198,13 @@ def test_verify_fails_on_value_outside_domain_and_leaked_identifier(tmp_path, ca
     table.to_csv(out / "release.csv", index=False)
     _rehash(out)
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "Plague" in err
+    assert code == 1 and "Plague" in err
     table.loc[0, "diagnosis"] = table.loc[1, "diagnosis"]
     table["name"] = "x"
     table.to_csv(out / "release.csv", index=False)
     _rehash(out)
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "'name'" in err
+    assert code == 1 and "'name'" in err
 
 
 def _rehash(folder):
@@ -216,4 +216,4 @@ def _rehash(folder):
 
 def test_verify_on_a_folder_that_is_not_a_release(tmp_path, capsys):
     code, _, err = run(["verify", tmp_path], capsys)
-    assert code == 2 and "release.json is missing" in err
+    assert code == 1 and "release.json is missing" in err

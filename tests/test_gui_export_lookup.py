@@ -19,7 +19,7 @@ from ppdp_desktop.core.release.lookup import ONE_OF  # noqa: E402
 from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
 from ppdp_desktop.core.release.package import CHECKSUMS_FILE, read_release, write_checksums, write_release  # noqa: E402
 from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path  # noqa: E402
-from ppdp_desktop.gui import passphrase_widget  # noqa: E402
+from ppdp_desktop.core.release import passphrase_policy  # noqa: E402
 from ppdp_desktop.gui.lookup_dialog import LookupDialog  # noqa: E402
 from ppdp_desktop.gui.pages import export_page  # noqa: E402
 from ppdp_desktop.gui.pages.export_page import ExportPage  # noqa: E402
@@ -88,9 +88,9 @@ def test_passphrase_fields_validity_strength_and_messages(qtbot):
     assert fields.first.echoMode() == fields.first.EchoMode.Password
     with qtbot.waitSignal(fields.validity_changed) as blocker:
         fields.first.setText("short")
-        assert "at least 8" in fields.message.text() and fields.strength_label.text() == "too short"
+        assert "at least 8" in fields.message.text() and fields.strength_label.text().startswith("too short")
         fields.first.setText(PASSPHRASE)
-        assert fields.strength_label.text() in {"good", "strong"} and fields.strength_bar.value() >= 3
+        assert fields.strength_label.text() in {"good (3 of 4)", "strong (4 of 4)"} and fields.strength_bar.value() >= 3
         assert "again" in fields.message.text()
         fields.second.setText(PASSPHRASE[:-1] + "X")
         assert "differ" in fields.message.text() and fields.passphrase() is None
@@ -103,12 +103,13 @@ def test_passphrase_fields_validity_strength_and_messages(qtbot):
     assert seen == [False] and fields.passphrase() is None and fields.strength_label.text() == ""
 
 
-def test_passphrase_strength_word_comes_from_core(qtbot, monkeypatch):
-    monkeypatch.setattr(passphrase_widget, "passphrase_strength", lambda text: (2, "fair"))
+def test_passphrase_strength_word_comes_from_core(qtbot):
     fields = PassphraseFields()
     qtbot.addWidget(fields)
     fields.first.setText("whatever")
-    assert fields.strength_label.text() == "fair" and fields.strength_bar.value() == 2
+    found = passphrase_policy.assess("whatever")
+    assert fields.strength_label.text() == f"{found.word} ({found.score} of 4)"
+    assert fields.strength_bar.value() == found.score and fields.feedback_label.text() == found.feedback() != ""
 
 
 # --- export -----------------------------------------------------------------------------------------

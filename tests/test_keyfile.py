@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError
-from ppdp_desktop.core.release.keyfile import KdfParams, KeyHeader, open_key, passphrase_strength, read_header, seal
+from ppdp_desktop.core.release.keyfile import KdfParams, KeyHeader, open_key, read_header, seal
 
 DATA = Path(__file__).parent / "data"
 MANIFEST = "ab12" * 16
@@ -355,21 +355,6 @@ def test_kdf_params_bounds():
         with pytest.raises(ParameterError):
             KdfParams(**bad)
     assert "salt" not in repr(KdfParams())
-
-
-def test_passphrase_strength():
-    assert passphrase_strength("") == (0, "too short")
-    assert passphrase_strength("Ab1!xyz") == (0, "too short")
-    assert passphrase_strength("password")[0] == 1
-    assert passphrase_strength("aaaaaaaaaaaaaaaaaaaa")[0] == 1
-    assert passphrase_strength("abcdefgh") == (1, "weak")
-    assert passphrase_strength("Abcdefg1")[1] == "fair"
-    assert passphrase_strength("correct horse battery staple") == (4, "strong")
-    scores = [passphrase_strength(p)[0] for p in ("abcdefgh", "abcdefgh12", "Abcdefgh12", "Abcd-fgh12!Q", "Abcd-fgh12!Qz9$")]
-    assert scores == sorted(scores) and scores[0] < scores[-1]
-    for p in ("x" * 8, "ünïcødé-pässwörd", "\U0001f600" * 10):
-        score, word = passphrase_strength(p)
-        assert 0 <= score <= 4 and word in {"too short", "weak", "fair", "good", "strong"}
 
 
 # --- fuzzing -----------------------------------------------------------------------------------------

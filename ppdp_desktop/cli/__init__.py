@@ -1,17 +1,22 @@
 """``ppdp``: every job of the wizard from a terminal, for scripts and headless tests.
 
-Errors a user can cause print one line on stderr and exit with status 2; nothing is written.
+Errors a user can cause print one line on stderr and exit with the status of their kind
+(:mod:`ppdp_desktop.cli.exit_codes`: 1 a failed check, 2 usage, 3 input, 4 cancelled); nothing is written.
 """
 from __future__ import annotations
 
 import sys
+import time
 from typing import Sequence
 
-from ppdp_desktop.cli import commands, selftest
-from ppdp_desktop.cli.parser import EXIT_USER_ERROR, build_parser
+from ppdp_desktop.cli import commands, compare, report, selftest
+from ppdp_desktop.cli.exit_codes import ExitCode, exit_code_for
+from ppdp_desktop.cli.output import console
+from ppdp_desktop.cli.parser import build_parser
 from ppdp_desktop.core.errors import PPDPError, os_error_message
 
-EXIT_INTERNAL = 70
+EXIT_USER_ERROR = ExitCode.USAGE  # the former names, kept for callers
+EXIT_INTERNAL = ExitCode.INTERNAL
 
 COMMANDS = {
     "anonymize": commands.run_anonymize,
@@ -19,8 +24,8 @@ COMMANDS = {
     "verify": commands.run_verify,
     "estimate": commands.run_estimate,
     "lookup": commands.run_lookup,
-    "report": commands.run_report,
-    "compare": commands.run_compare,
+    "report": report.run_report,
+    "compare": compare.run_compare,
     "run": commands.run_project_file,
     "risk": commands.run_risk,
     "signing-key": commands.run_signing_key,
@@ -29,32 +34,68 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``ppdp`` command; return its exit status (:class:`~ppdp_desktop.cli.exit_codes.ExitCode`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--selftest"]:  # the bundled executables' spelling
         argv = ["selftest"]
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a malformed command line (already said in one line)
-        return exc.code if isinstance(exc.code, int) else EXIT_USER_ERROR
+        return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
+    if args.quiet and args.verbose:
+        print("ppdp: error: --quiet and --verbose contradict each other; give one. (see ppdp --help)", file=sys.stderr)
+        return ExitCode.USAGE
+    start = time.perf_counter()
+    held = None
     try:
-        return COMMANDS[args.command](args)
-    except PPDPError as exc:
-        print(f"ppdp: error: {exc}", file=sys.stderr)
-        return EXIT_USER_ERROR
+        with console(args) as held:
+            code = int(COMMANDS[args.command](args))
+    except (PPDPError, KeyboardInterrupt) as exc:
+        code = exit_code_for(exc)
+        _replay(held)
+        if isinstance(exc, KeyboardInterrupt):
+            print("ppdp: interrupted; nothing was written.", file=sys.stderr)
+        else:
+            _error(args, code, str(exc))
+        return code
     except OSError as exc:  # a full disk, a read-only folder, a missing folder: the user's to fix
+        _replay(held)
         message = os_error_message(exc)
         if message is None:
-            if args.debug:
-                raise
-            print(f"ppdp: internal error: {type(exc).__name__}: {exc} (run with --debug and report it)", file=sys.stderr)
-            return EXIT_INTERNAL
-        print(f"ppdp: error: {message}", file=sys.stderr)
-        return EXIT_USER_ERROR
-    except KeyboardInterrupt:
-        print("ppdp: interrupted; nothing was written.", file=sys.stderr)
-        return 130
+            return _internal(args, exc)
+        _error(args, ExitCode.INPUT, message)
+        return ExitCode.INPUT
     except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
-        if args.debug:
-            raise
-        print(f"ppdp: internal error: {type(exc).__name__}: {exc} (run with --debug and report it)", file=sys.stderr)
-        return EXIT_INTERNAL
+        _replay(held)
+        return _internal(args, exc)
+    if code != ExitCode.OK:
+        _replay(held)
+    if args.verbose:
+        print(f"ppdp: {args.command} finished in {time.perf_counter() - start:.2f} s, exit status {code} "
+              f"({_name(code)})", file=sys.stderr)
+    return code
+
+
+def _replay(held) -> None:
+    """What ``--quiet`` held back on stderr, shown because the command failed."""
+    if held is not None and held.getvalue():
+        sys.stderr.write(held.getvalue())
+
+
+def _name(code: int) -> str:
+    try:
+        return ExitCode(code).name.lower()
+    except ValueError:
+        return "unknown"
+
+
+def _error(args, code: int, message: str) -> None:
+    detail = f" [exit {int(code)}: {_name(code)}]" if args.verbose else ""
+    print(f"ppdp: error: {message}{detail}", file=sys.stderr)
+
+
+def _internal(args, exc: BaseException) -> int:
+    if args.debug:
+        raise exc
+    print(f"ppdp: internal error: {type(exc).__name__}: {exc} (run with --debug and report it)", file=sys.stderr)
+    return ExitCode.INTERNAL

@@ -2,14 +2,27 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 from pathlib import Path
 
-from ppdp_desktop.cli.passphrase import ENV_VAR, generate_passphrase, read_passphrase
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.cli.exit_codes import CheckFailed, checking
+from ppdp_desktop.cli.output import binary_stdout_of, emit_json, stdout_of, wants_json
+from ppdp_desktop.cli.passphrase import ENV_VAR, generate_passphrase, read_new_passphrase, read_passphrase
+from ppdp_desktop.cli.streams import input_path, is_stdio, output_path, refuse_stdio
+from ppdp_desktop.core.errors import InputError, ParameterError
+
+FOLDER = "a release package is a folder (or a .zip with --zip), not a stream"
+SECRET = "a key file is a secret kept in a file of its own, never sent down a pipe"
+
+
+def _stdin_data(args: argparse.Namespace, run, attr: str = "data") -> int:
+    """Run ``run(args)`` with ``args.<attr>`` read from stdin when it is ``-`` (spooled to a private temporary
+    file, removed afterwards; the format is ``--input-format``, else sniffed)."""
+    with input_path(getattr(args, attr), getattr(args, "input_format", None), verbose=args.verbose) as path:
+        setattr(args, attr, path)
+        return run(args)
 
 
 
@@ -91,6 +104,10 @@ def _protection(args: argparse.Namespace):
 
 def run_risk(args: argparse.Namespace) -> int:
     """``ppdp risk``: the re-identification risk of a data file (or of a release's quasi-identifiers)."""
+    return _stdin_data(args, _risk)
+
+
+def _risk(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.data.released import META_FILE, read_release
     from ppdp_desktop.core.data.schema import parse_column_list
@@ -115,7 +132,7 @@ def run_risk(args: argparse.Namespace) -> int:
             raise ParameterError("Give the quasi-identifier columns: --quasi COLS (e.g. --quasi age,sex,postcode).")
     analysis = analyse_risk(frame, quasi, args.threshold, args.k)
     if args.json:
-        print(json.dumps(analysis.to_json(), indent=2))
+        emit_json(args, analysis.to_json())
     else:
         print(f"Re-identification risk of {label} on {', '.join(quasi)} (records alone or in small groups):")
         for line in analysis.lines():
@@ -124,6 +141,13 @@ def run_risk(args: argparse.Namespace) -> int:
 
 
 def run_anonymize(args: argparse.Namespace) -> int:
+    """``ppdp anonymize DATA --out DIR``: DATA may be ``-`` (stdin); the release, a folder, may not."""
+    refuse_stdio(args.out, "--out", FOLDER)
+    refuse_stdio(args.key, "--key", SECRET)
+    return _stdin_data(args, _anonymize)
+
+
+def _anonymize(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.methods import get_method
     from ppdp_desktop.core.release.package import check_destination, release_target
@@ -139,7 +163,8 @@ def run_anonymize(args: argparse.Namespace) -> int:
     mode = choose_mode(args.data, asked=args.streaming or args.engine == "dask", refused=args.in_memory)
     if mode.streaming:
         _check_streamable(args)
-    passphrase = read_passphrase(args.passphrase_file, confirm=True) if args.key else None
+    passphrase = (read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
+                                      names=(args.data, args.out, args.key)) if args.key else None)
     _warn_seed(args.seed)
     if mode.streaming:
         if mode.reason:
@@ -173,7 +198,7 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
 
     signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
     start = time.perf_counter()
-    stages = StageLines(quiet=getattr(args, "quiet", False))
+    stages = StageLines.from_args(args)
     options = load_options(args)
     source = open_streamed(args.data, **options)
     common = dict(chunk_size=args.chunk_size or CHUNK_SIZE, overwrite=args.overwrite, sep=args.out_sep,
@@ -209,6 +234,12 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
     if custodian.is_file():
         lines.append(f"  custodian's report (original figures on a random sample, not for the recipient): {custodian}")
     print("\n".join(lines))
+    if wants_json(args):
+        from ppdp_desktop.cli.documents import released_document
+
+        emit_json(args, released_document(args.command, result, done.folder, args.key, time.perf_counter() - start,
+                                          signer=signer, n_records=done.n_records, streamed=True,
+                                          custodian_report=custodian))
     return 0
 
 
@@ -218,18 +249,23 @@ def run_demo(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.demo import demo_settings
     from ppdp_desktop.core.release.package import check_destination, release_target
 
+    refuse_stdio(args.out, "--out", FOLDER)
+    refuse_stdio(args.key, "--key", SECRET)
     out = Path(args.out)
     key = Path(args.key) if args.key else out.with_name(out.name + ".ppdpkey")
     check_destination(release_target(out, args.zip), key, args.overwrite)
     if args.passphrase_file or os.environ.get(ENV_VAR):
-        passphrase, made = read_passphrase(args.passphrase_file, confirm=False), False
+        passphrase = read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
+                                         names=(str(out), str(key)))
+        made = False
     else:
         passphrase, made = generate_passphrase(), True
     dataset = load_table(resource_path(DEMO_DATA))
     settings = demo_settings(dataset, args.method, theta=args.theta, seed=args.seed)
-    code = _finish(dataset, settings, args, True, str(key), passphrase)
-    if made:
-        print(f"  key file {key} sealed with the passphrase: {passphrase}  (keep it; it is shown only once)")
+    code = _finish(dataset, settings, args, True, str(key), passphrase, {"passphrase": passphrase} if made else None)
+    if made and not wants_json(args):  # shown also with --quiet: without it the key never opens
+        print(f"  key file {key} sealed with the passphrase: {passphrase}  (keep it; it is shown only once)",
+              file=stdout_of(args))
     return code
 
 
@@ -239,7 +275,8 @@ def _warn_seed(seed: int | None) -> None:
               "use it for testing only.", file=sys.stderr)
 
 
-def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str | None, passphrase: str | None) -> int:
+def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str | None, passphrase: str | None,
+            extra: dict | None = None) -> int:
     from ppdp_desktop.core.anonymize import anonymize
     from ppdp_desktop.core.release.package import write_release
 
@@ -257,14 +294,28 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
     if model_target is not None and args.no_report:
         raise ParameterError("--model-target adds a section to the report; it cannot go with --no-report.")
     start = time.perf_counter()
-    stages = StageLines(quiet=getattr(args, "quiet", False))
+    stages = StageLines.from_args(args)
     result = anonymize(dataset, settings, stages.part(0.0, 0.5))
     folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
                            fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report,
                            bom=not args.no_bom, signer=signer, progress=stages.part(0.5, 1.0),
                            model_target=model_target)
     print_summary(result, folder, key, time.perf_counter() - start, utility, signer)
+    _emit_released(args, result, folder, key, time.perf_counter() - start, utility, signer, extra)
     return 0
+
+
+def _emit_released(args: argparse.Namespace, result, folder, key: str | None, seconds: float, utility: bool, signer,
+                   extra: dict | None = None) -> None:
+    """With ``--json``: the released summary as one document (the sentences went to stderr)."""
+    if not wants_json(args):
+        return
+    from ppdp_desktop.cli.documents import released_document
+    from ppdp_desktop.core.release.package_report import custodian_report_path
+
+    emit_json(args, {**released_document(args.command, result, folder, key, seconds, utility=utility, signer=signer,
+                                         custodian_report=custodian_report_path(Path(folder), Path(key) if key else None)),
+                     **(extra or {})})
 
 
 def print_summary(result, folder: Path, key: str | None, seconds: float, utility: bool, signer=None) -> None:
@@ -317,26 +368,61 @@ def run_project_file(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.project import Project
     from ppdp_desktop.core.release.package import check_destination, release_target
 
+    refuse_stdio(args.project, "PROJECT", "a project names its data file by a path beside it; give the .ppdp file")
+    refuse_stdio(args.out, "--out", FOLDER)
+    refuse_stdio(args.key, "--key", SECRET)
     project = Project.load(args.project)
     out = args.out or project.release_folder
     key = args.key or project.key_path
     if not out:
         raise ParameterError(f"{Path(args.project).name} names no release folder; give --out DIR.")
     check_destination(release_target(out, args.zip), key, args.overwrite, [args.project, project.data_path])
-    passphrase = read_passphrase(args.passphrase_file, confirm=True) if key else None
+    from ppdp_desktop.core.release.provenance import PreviousRelease
+
+    previous = PreviousRelease.read(release_target(out, args.zip))  # before it is replaced: compared at the end
+    passphrase = (read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
+                                      names=(args.project, project.data_path, out, key)) if key else None)
     _warn_seed(args.seed)
     start = time.perf_counter()
     signer = open_signer(args)
     from ppdp_desktop.cli.stages import StageLines
 
-    result, folder = run_project(project, out, key, passphrase, args.overwrite, StageLines(quiet=args.quiet), CancelToken(),
+    result, folder = run_project(project, out, key, passphrase, args.overwrite, StageLines.from_args(args), CancelToken(),
                                  seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom,
                                  project_path=args.project, signer=signer)
     print_summary(result, folder, key, time.perf_counter() - start, False, signer)
+    for line in previous.compare(folder):  # versions, input file or project that differ from the release replaced
+        print(f"ppdp: note: {line}", file=sys.stderr)
+    _emit_released(args, result, folder, key, time.perf_counter() - start, False, signer)
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    """``ppdp verify``: exit 0 if every check passes, 1 if one fails (altered, wrongly signed, guarantee broken),
+    3 if there is no release at that path."""
+    refuse_stdio(args.release, "RELEASE", "a release is a folder or a .zip file")
+    if not Path(args.release).exists():
+        raise InputError(f"{args.release}: no such release folder or .zip file; check the path.")
+    try:
+        with checking():
+            lines, metadata = _verify_release(args)
+    except CheckFailed as exc:
+        if wants_json(args):
+            from ppdp_desktop.cli.documents import verify_document
+
+            emit_json(args, verify_document(args.release, [], None, str(exc)))
+        raise
+    for line in lines:
+        print(f"OK {line}")
+    if wants_json(args):
+        from ppdp_desktop.cli.documents import verify_document
+
+        emit_json(args, verify_document(args.release, lines, metadata, None))
+    return 0
+
+
+def _verify_release(args: argparse.Namespace) -> tuple[list[str], dict]:
+    """The lines of every check that passed and the release's own metadata; raises at the first failure."""
     from ppdp_desktop.core.release.analysis import verify_release
     from ppdp_desktop.core.release.package import read_release
 
@@ -349,13 +435,10 @@ def run_verify(args: argparse.Namespace) -> int:
     if too_large_to_hold(Path(args.release)):  # the data file is read in chunks, only the checked columns kept
         from ppdp_desktop.core.streaming.readback import read_back
 
-        lines = verify_release(read_back(Path(args.release), None), signer=args.signer)
-    else:
-        with read_release(args.release) as release:  # a zip's unpacked copy is removed at once
-            lines = verify_release(release, signer=args.signer)
-    for line in lines:
-        print(f"OK {line}")
-    return 0
+        release = read_back(Path(args.release), None)
+        return verify_release(release, signer=args.signer), release.metadata
+    with read_release(args.release) as release:  # a zip's unpacked copy is removed at once
+        return verify_release(release, signer=args.signer), release.metadata
 
 
 def open_signer(args: argparse.Namespace):
@@ -376,6 +459,7 @@ def run_signing_key(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.release.publish import is_our_key
     from ppdp_desktop.core.release.signing import new_signing_key, open_signing_key
 
+    refuse_stdio(args.file, "FILE", SECRET)
     path = Path(args.file)
     if args.show:
         key = open_signing_key(path, read_passphrase(args.passphrase_file, confirm=False, env_var=SIGNING_ENV_VAR,
@@ -384,7 +468,8 @@ def run_signing_key(args: argparse.Namespace) -> int:
         return 0
     if path.exists() and not (args.overwrite and is_our_key(path)):
         raise ParameterError(f"{path} already exists; choose another file (--overwrite replaces only a key file of ours).")
-    passphrase = read_passphrase(args.passphrase_file, confirm=True, env_var=SIGNING_ENV_VAR, what="the signing key")
+    passphrase = read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
+                                     names=(args.file,), env_var=SIGNING_ENV_VAR, what="the signing key")
     key = new_signing_key(path, passphrase, overwrite=args.overwrite)
     print(f"Signing key written to {path}.\nfingerprint: {key.fingerprint}\n"
           "Give this fingerprint to your recipients by another channel (letter, phone, your web page); keep the key "
@@ -397,8 +482,10 @@ def run_estimate(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.release.analysis import estimate_counts, parse_where
     from ppdp_desktop.core.release.package import read_release
 
+    refuse_stdio(args.release, "RELEASE", "a release is a folder or a .zip file")
     release = read_release(args.release)
-    check_checksums(release.folder)  # estimates from altered files would be silently wrong
+    with checking():  # estimates from altered files would be silently wrong: an altered release fails (exit 1)
+        check_checksums(release.folder)
     if args.table:
         from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
         from ppdp_desktop.core.data.schema import parse_column_list
@@ -410,164 +497,33 @@ def run_estimate(args: argparse.Namespace) -> int:
     else:
         raise ParameterError("Say what to estimate: --sensitive COL, or --table COLS for a randomized-response release.")
     if args.json:
-        print(json.dumps(table.to_dict(orient="records"), indent=2))
+        emit_json(args, table.to_dict(orient="records"))
     else:
         print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     return 0
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.anonymize import anonymize
-    from ppdp_desktop.core.methods.partition.compare import DEFAULT_METHODS, compare_methods, format_table
-    from ppdp_desktop.core.data.loading import load_table
-    from ppdp_desktop.core.data.schema import parse_column_list
-
-    dataset = load_table(args.data, **load_options(args))
-    if args.target:
-        return _compare_models(dataset, args)
-    if args.epsilon is not None:
-        return _compare_dp(dataset, args)
-    if not args.sensitive:
-        raise ParameterError("compare needs --sensitive COL (with --rho1/--rho2 or --l), or --epsilon with --attributes.")
-    if args.l is not None:
-        from ppdp_desktop.core.methods.rr.evaluation import DEFAULT_METHODS as LINKING, compare_linking, format_linking
-
-        if not args.quasi:
-            raise ParameterError("--l needs --quasi COLS (the quasi-identifiers of the linking attack).")
-        methods = parse_column_list(args.methods) or list(LINKING)
-        rows = compare_linking(dataset, args.sensitive, parse_column_list(args.quasi), args.l, methods, seed=args.seed,
-                               run=anonymize)
-        print(f"Reconstruction of the QI x {args.sensitive} table on {dataset.label} at l = {args.l:g} (estimated from each method's release):")
-        print(format_linking(rows))
-        return 0
-    if args.rho1 is None or args.rho2 is None:
-        raise ParameterError("Give --rho1 and --rho2 (randomization methods), or --l with --quasi (linking attacks).")
-    methods = parse_column_list(args.methods) or list(DEFAULT_METHODS)
-    rows = compare_methods(dataset, args.sensitive, methods, args.rho1, args.rho2,
-                           parse_column_list(args.identifier), seed=args.seed, run=anonymize)
-    print(f"Mean relative error of count queries on {dataset.label} (same seeded queries for every method):")
-    print(format_table(rows))
-    return 0
-
-
-def _compare_models(dataset, args: argparse.Namespace) -> int:
-    """``compare --target COL``: does an analysis survive each method? Models trained on the original and on
-    each release, tested on held-out original records."""
-    from ppdp_desktop.core.anonymize import anonymize
-    from ppdp_desktop.core.data.schema import parse_column_list
-    from ppdp_desktop.core.evaluation.model_utility import compare_models
-    from ppdp_desktop.core.methods.partition.compare import MODEL_METHODS
-    from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
-
-    if not args.sensitive or args.rho1 is None or args.rho2 is None:
-        raise ParameterError("--target needs the job to compare: --sensitive COL with --rho1 and --rho2.")
-    if args.target not in dataset.frame.columns:
-        raise ParameterError(f"--target {args.target!r} is not a column of {dataset.label}; choose one of: "
-                             f"{', '.join(map(str, dataset.frame.columns))}.")
-    methods = parse_column_list(args.methods) or list(MODEL_METHODS)
-    unknown = [m for m in methods if m not in MODEL_METHODS]
-    if unknown:
-        raise ParameterError(f"--target compares the methods {', '.join(MODEL_METHODS)}; not {unknown[0]!r}.")
-    identifiers = parse_column_list(args.identifier)
-    for name in methods:
-        settings = AnonymizationSettings(args.sensitive, name, identifiers, [],
-                                         SensitivitySettings(rho1=args.rho1, rho2=args.rho2), seed=args.seed)
-        comparison = compare_models(anonymize(dataset, settings), args.target, seed=args.seed or 0)
-        print(f"{name}: does an analysis of {args.target} survive the release of {dataset.label}?")
-        for line in comparison.lines():
-            print(f"  {line}")
-        rows = comparison.coefficient_rows()
-        if rows:
-            widths = [max(len(str(r[i])) for r in [comparison.COEFFICIENT_HEADER, *rows]) for i in range(len(rows[0]))]
-            for row in [comparison.COEFFICIENT_HEADER, *rows]:
-                print("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
-    return 0
-
-
-def _compare_dp(dataset, args: argparse.Namespace) -> int:
-    """``compare --epsilon``: dp-microagg for each --k against plain Laplace and plain ranking (seed 003)."""
-    from ppdp_desktop.core.anonymize import anonymize
-    from ppdp_desktop.core.methods.dp.evaluation import compare_dp, format_dp_table
-    from ppdp_desktop.core.methods.dp.settings import parse_domains, parse_taxonomies
-    from ppdp_desktop.core.data.schema import parse_column_list
-    from ppdp_desktop.core.settings import MAX_K
-
-    attributes = parse_column_list(args.attributes)
-    if not attributes:
-        raise ParameterError("--epsilon needs --attributes COLS (the columns to protect).")
-    try:
-        ks = [int(k) for k in parse_column_list(args.k)]
-    except ValueError:
-        raise ParameterError(f"--k {args.k!r} must be whole numbers separated by commas, e.g. 10,25,50,100.") from None
-    if not ks:
-        raise ParameterError("--k needs at least one cluster size.")
-    if len(ks) > 20 or not all(1 <= k <= MAX_K for k in ks):
-        raise ParameterError(f"--k takes at most 20 cluster sizes, each from 1 to {MAX_K:,}; got {args.k!r}.")
-    rows = compare_dp(dataset, attributes, args.epsilon, ks, parse_domains(args.domain), parse_taxonomies(args.taxonomy),
-                      seed=args.seed, candidates=args.candidates, run=anonymize)
-    print(f"dp-microagg on {dataset.label} at epsilon = {args.epsilon:g} against its baselines ("
-          "plain Laplace per value at M*Delta/epsilon, individual ranking without noise):")
-    print(format_dp_table(rows))
-    return 0
-
-
-def run_report(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.loading import load_table
-    from ppdp_desktop.core.release.package import read_release
-    from ppdp_desktop.core.report.document import ReportContext
-    from ppdp_desktop.core.report.files import write_html, write_pdf, write_values_csv
-    from ppdp_desktop.core.report.from_release import reports_from_release
-
-    out = Path(args.out)
-    appendix = out.with_name((out.name[: -len(out.suffix)] if out.suffix else out.name) + "-values.csv")
-    targets = [Path(t) for t in (args.out, args.pdf, appendix) if t]
-    if args.pdf and Path(args.out).resolve() == Path(args.pdf).resolve():
-        raise ParameterError(f"--out and --pdf are the same file ({args.out}); give the PDF its own name.")
-    for target in targets:
-        if target.exists():
-            raise ParameterError(f"{target} already exists; choose another file name.")
-        if not target.resolve().parent.is_dir():
-            raise ParameterError(f"The folder {target.resolve().parent} for {target.name} does not exist; create it "
-                                 "first or choose another path.")
-    dataset = load_table(args.data, **load_options(args))
-    release = read_release(args.release)
-    reports = reports_from_release(dataset.frame, release)
-    meta = release.metadata
-    sensitive = ", ".join(e["attribute"] for e in meta.get("sensitive", []) + meta.get("recoded", []))
-    context = ReportContext.from_release(release, data_label=dataset.label)
-    context.sensitive = sensitive
-    context.values_file = appendix.name  # the full per-value table, beside the report
-    written: list[Path] = []
-    try:
-        if write_values_csv(reports, appendix):
-            written.append(appendix)
-        write_html(reports, context, args.out)
-        written.append(out)
-        if args.pdf:
-            write_pdf(reports, context, args.pdf)
-            written.append(Path(args.pdf))
-    except BaseException:
-        for path in written:  # all or nothing
-            path.unlink(missing_ok=True)
-        raise
-    print("Report written to " + ", ".join(str(p) for p in written[1:] + written[:1]) + ".")
-    return 0
-
-
 def run_lookup(args: argparse.Namespace) -> int:
+    """``ppdp lookup``: ``--file -`` reads the results table from stdin, ``--out -`` writes the decoded one to
+    stdout."""
     from ppdp_desktop.core.release.lookup import KeyRing
 
+    refuse_stdio(args.release, "RELEASE", "a release is a folder or a .zip file")
+    refuse_stdio(args.key, "KEY", SECRET)
     if args.value is not None and not args.attribute:
         raise ParameterError("--value needs --attribute COL (the column the value comes from).")
     if args.file and not args.out:
         raise ParameterError("--file needs --out DECODED.csv.")
-    if args.out:
+    if args.out and not is_stdio(args.out):
         from ppdp_desktop.core.release.decoded import check_decoded_destination
 
         check_decoded_destination(args.out, overwrite=args.overwrite, sources=[args.file, args.key, args.release])
     if args.file:
-        results = _read_results(args.file)
+        with input_path(args.file, "csv" if args.file == "-" else None, verbose=args.verbose) as results_path:
+            results = _read_results(results_path)
     ring = KeyRing.open(args.release, args.key, read_passphrase(args.passphrase_file, confirm=False))
+    for line in ring.provenance_notes():  # made with other versions than this app's
+        print(f"ppdp: note: {line}", file=sys.stderr)
     if args.value is not None:
         decoded = ring.decode_value(args.attribute, args.value)
         print(decoded[0] if len(decoded) == 1 else "one of: " + ", ".join(decoded))
@@ -578,8 +534,10 @@ def run_lookup(args: argparse.Namespace) -> int:
         from ppdp_desktop.core.release.decoded import write_decoded
 
         decoded = ring.decode_table(results)
-        write_decoded(decoded, args.out, overwrite=args.overwrite, sources=[args.file, args.key, args.release])
-        print(f"Decoded {len(decoded):,} rows of {Path(args.file).name} into {args.out}.")
+        with output_path(args.out, ".csv", binary_stdout_of(args)) as target:
+            write_decoded(decoded, target, overwrite=args.overwrite, sources=[args.file, args.key, args.release])
+        print(f"Decoded {len(decoded):,} rows of {'stdin' if is_stdio(args.file) else Path(args.file).name} into "
+              f"{'stdout' if is_stdio(args.out) else args.out}.", file=sys.stderr if is_stdio(args.out) else sys.stdout)
     return 0
 
 

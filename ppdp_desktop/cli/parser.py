@@ -4,6 +4,9 @@ from __future__ import annotations
 import argparse
 
 from ppdp_desktop import __version__
+from ppdp_desktop.cli.exit_codes import EPILOG, ExitCode
+from ppdp_desktop.cli.passphrase import add_allow_weak_argument
+from ppdp_desktop.cli.streams import INPUT_FORMATS
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY
 from ppdp_desktop.core.settings import finite_float
 
@@ -18,7 +21,7 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
 
-EXIT_USER_ERROR = 2
+EXIT_USER_ERROR = ExitCode.USAGE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,6 +35,8 @@ class _Parser(argparse.ArgumentParser):
 def _input_args(parser: argparse.ArgumentParser) -> None:
     """How to read DATA: the import options of the window's load step."""
     group = parser.add_argument_group("reading the data file")
+    group.add_argument("--input-format", choices=INPUT_FORMATS, help="format of data read from stdin ('-'); "
+                       "default: sniffed from its first bytes (Excel, Parquet, SPSS, Stata), else CSV")
     group.add_argument("--sep", help="delimiter of a text file (default: sniffed among , ; TAB |)")
     group.add_argument("--encoding", help="encoding of a text file (default: sniffed: UTF-8, UTF-8 with BOM, "
                        "Windows-1252)")
@@ -101,6 +106,7 @@ def _key_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
     g.add_argument("--key", metavar="FILE", required=required, help="write the sealed key file here (outside the release folder)")
     g.add_argument("--passphrase-file", metavar="FILE", help="read the passphrase from this file's first line "
                    "(else PPDP_PASSPHRASE, else a prompt)")
+    add_allow_weak_argument(g)
 
 
 def _package_args(p: argparse.ArgumentParser) -> None:
@@ -117,7 +123,6 @@ def _package_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark "
                    "(by default it has one, so that Excel opens accents correctly)")
     _sign_args(p)
-    p.add_argument("--quiet", action="store_true", help="no stage lines on stderr (shown for jobs over 2 s)")
 
 
 def _sign_args(p: argparse.ArgumentParser) -> None:
@@ -128,14 +133,41 @@ def _sign_args(p: argparse.ArgumentParser) -> None:
                    "PPDP_SIGNING_PASSPHRASE, else a prompt)")
 
 
+#: what each command's --json document holds (docs/cli.md has the full list of keys)
+JSON_RELEASED = ("one object: command, release, key, n_records, seconds, streamed, method, plan (lines), guarantee "
+                 "(the verified claim, numbers as numbers), reidentification, signer, custodian_report, utility, "
+                 "warnings, notes")
+JSON_VERIFY = ("one object: release, verified (true/false), error (null or the reason), checks (one line per check "
+               "passed), n_records, method, signer")
+JSON_COMPARE = "one object: data, mode (workload, linking, dp or models), parameters, rows (one object per method)"
+JSON_REPORT = ("one object: data, release, files (html, pdf, values), reports (per protected attribute: method, "
+               "n_records, guarantee, record_utility, epsilon_ldp, findings, reidentification)")
+
+
+def _json_arg(p: argparse.ArgumentParser, schema: str) -> None:
+    p.add_argument("--json", action="store_true", help=f"print one JSON document on stdout instead of sentences "
+                   f"(sentences go to stderr): {schema}")
+
+
+def _global_args(p: argparse.ArgumentParser, *, default: object) -> None:
+    """--quiet / --verbose, accepted before the command and after it (``default=SUPPRESS`` on the commands, so
+    that a command's parser does not reset what was given before the command)."""
+    p.add_argument("-q", "--quiet", action="store_true", default=default,
+                   help="print nothing but errors (a --json document or a '-' output is still written)")
+    p.add_argument("-v", "--verbose", action="store_true", default=default,
+                   help="print every stage with its time at once, and more detail on stderr")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ppdp", description="PPDP Desktop: privacy-preserving publishing of patient tables.")
+    parser = _Parser(prog="ppdp", description="PPDP Desktop: privacy-preserving publishing of patient tables.",
+                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"ppdp {__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback on unexpected errors")
+    _global_args(parser, default=False)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     an = sub.add_parser("anonymize", help="anonymize a data file and write a release folder (and a sealed key)")
-    an.add_argument("data", help="CSV/TSV/TXT, .xlsx, .sav, .dta or .parquet file")
+    an.add_argument("data", help="CSV/TSV/TXT, .xlsx, .sav, .dta or .parquet file; - reads it from stdin")
     an.add_argument("--out", required=True, help="release folder to create")
     an.add_argument("--sensitive", metavar="COL", help="the sensitive column (not needed for dp-microagg)")
     an.add_argument("--identifier", metavar="COLS", help="comma-separated identifier columns (removed; replaced by pseudonyms)")
@@ -152,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     an.add_argument("--utility", action="store_true", help="also print utility figures (count-query workload, distances)")
     _package_args(an)
+    _json_arg(an, JSON_RELEASED)
     mode = an.add_argument_group("files larger than memory")
     mode.add_argument("--streaming", action="store_true",
                       help="read the file in record batches and write the release through an external shuffle, so the "
@@ -177,9 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--key", metavar="FILE", help="key file (default: OUT.ppdpkey beside the folder)")
     demo.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (default: PPDP_PASSPHRASE, else a "
                       "random passphrase is made and printed)")
+    add_allow_weak_argument(demo)
     demo.add_argument("--seed", type=int, help="fix the random seed (testing only)")
     demo.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     _package_args(demo)
+    _json_arg(demo, JSON_RELEASED + "; passphrase (only when one was made)")
 
     run = sub.add_parser("run", help="run a project file saved by the window (data, roles, taxonomies, sensitivity, "
                          "method and settings) headless, as the window's Run + Export would")
@@ -187,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", help="release folder to create (default: the project's release folder)")
     run.add_argument("--key", metavar="FILE", help="sealed key file (default: the project's key file, if any)")
     run.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_PASSPHRASE, else a prompt)")
+    add_allow_weak_argument(run)
     run.add_argument("--seed", type=int, help="fix the random seed (testing only)")
     run.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     run.add_argument("--format", dest="fmt", choices=("csv", "xlsx", "sav", "parquet"), default="csv",
@@ -194,16 +230,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
     run.add_argument("--no-bom", action="store_true", help="write a CSV release without the UTF-8 byte-order mark")
     _sign_args(run)
-    run.add_argument("--quiet", action="store_true", help="no stage lines on stderr (shown for jobs over 2 s)")
+    _json_arg(run, JSON_RELEASED)
 
     rk = sub.add_parser("risk", help="re-identification risk of a data file or a release: how many records are "
                         "unique on their quasi-identifiers (ARX's prosecutor model)")
-    rk.add_argument("data", help="a data file, or a release folder / .zip")
+    rk.add_argument("data", help="a data file (- reads it from stdin), or a release folder / .zip")
     rk.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (default for a release: those it names)")
     rk.add_argument("--threshold", type=finite_float, default=0.2, help="risk above which a record counts as at risk "
                     "(default 0.2)")
     rk.add_argument("--k", type=int, help="also count records in groups smaller than k")
-    rk.add_argument("--json", action="store_true", help="print JSON instead of sentences")
+    rk.add_argument("--json", action="store_true", help="print one JSON document instead of sentences: model, "
+                    "quasi_identifiers, n_records, n_classes, threshold, k, highest_risk, average_risk, "
+                    "records_above_threshold, share_above_threshold, sample_uniques, share_sample_uniques, "
+                    "records_below_k, marketer_risk, class_size_histogram, missing_as_value, verdict")
     _input_args(rk)
 
     sub.add_parser("selftest", help="run the demo job end to end in a temporary folder (load, plan, verify, apply, "
@@ -213,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("release", help="release folder")
     ver.add_argument("--signer", metavar="FINGERPRINT", help="refuse the release unless it is signed by the key with "
                      "this fingerprint (as the custodian gave it to you)")
+    _json_arg(ver, JSON_VERIFY)
 
     sk = sub.add_parser("signing-key", help="make the custodian's signing key (Ed25519, sealed with a passphrase) and "
                         "print its fingerprint; --show prints the fingerprint of an existing one")
@@ -220,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     sk.add_argument("--show", action="store_true", help="open an existing signing key and print its fingerprint")
     sk.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_SIGNING_PASSPHRASE, else a "
                     "prompt)")
+    add_allow_weak_argument(sk)
     sk.add_argument("--overwrite", action="store_true", help="replace an existing signing key file of ours")
 
     est = sub.add_parser("estimate", help="estimate original counts of a perturbed column")
@@ -234,10 +275,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "inverse of the matrix (can be negative for rare values). Intervals are bootstrapped for "
                           "the estimator shown")
     est.add_argument("--mle", action="store_true", help=argparse.SUPPRESS)  # the former spelling of the default
-    est.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    est.add_argument("--json", action="store_true", help="print JSON instead of a table: a list with one object "
+                     "per row of the table, numbers as numbers")
 
     cp = sub.add_parser("compare", help="compare methods at matched privacy on the count-query workload")
-    cp.add_argument("data", help="the data file")
+    cp.add_argument("data", help="the data file (- reads it from stdin)")
     cp.add_argument("--sensitive", metavar="COL", help="the sensitive column (randomization and linking modes)")
     cp.add_argument("--methods", help="comma-separated; default uniform,partition,anatomy (with --rho1/--rho2) "
                     "or rr,anatomy,mondrian (with --l and --quasi)")
@@ -253,13 +295,16 @@ def build_parser() -> argparse.ArgumentParser:
     _dp_compare_args(cp)
     cp.add_argument("--taxonomy", metavar="COL=FILE", action="append",
                     help="with --epsilon: taxonomy of a categorical column of --attributes (repeat per column)")
+    _json_arg(cp, JSON_COMPARE)
     _input_args(cp)
 
     rp = sub.add_parser("report", help="write the utility and privacy report of a release against its original data")
-    rp.add_argument("data", help="the original data file")
+    rp.add_argument("data", help="the original data file (- reads it from stdin)")
     rp.add_argument("release", help="release folder or .zip")
-    rp.add_argument("--out", required=True, help="report.html to write")
-    rp.add_argument("--pdf", help="also write this PDF")
+    rp.add_argument("--out", required=True, help="report.html to write (- writes the HTML to stdout, without the "
+                    "per-value CSV that goes beside a report file)")
+    rp.add_argument("--pdf", help="also write this PDF (- writes it to stdout)")
+    _json_arg(rp, JSON_REPORT)
     _input_args(rp)
 
     lk = sub.add_parser("lookup", help="authorized reverse lookup with the sealed key")
@@ -268,9 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
     what = lk.add_mutually_exclusive_group(required=True)
     what.add_argument("--value", help="a published value to decode (with --attribute)")
     what.add_argument("--pseudonym", help="a pseudonymous record id")
-    what.add_argument("--file", metavar="RESULTS", help="a results table (CSV) to decode (with --out)")
+    what.add_argument("--file", metavar="RESULTS", help="a results table (CSV) to decode (with --out); - reads it "
+                      "from stdin")
     lk.add_argument("--attribute", help="the column the --value comes from")
-    lk.add_argument("--out", help="where to write the decoded table (with --file)")
+    lk.add_argument("--out", help="where to write the decoded table (with --file); - writes it to stdout")
     lk.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_PASSPHRASE, else a prompt)")
     lk.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    for command in sub.choices.values():
+        _global_args(command, default=argparse.SUPPRESS)
     return parser

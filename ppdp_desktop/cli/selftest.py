@@ -5,6 +5,7 @@ import argparse
 import sys
 import time
 
+from ppdp_desktop.cli.exit_codes import ExitCode
 from ppdp_desktop.core.selftest import SelftestStep, run_selftest
 
 
@@ -20,6 +21,6 @@ def run(args: argparse.Namespace | None = None) -> int:
     total = time.perf_counter() - start
     if failed:
         print(f"selftest FAILED at '{failed[0].name}' after {total:.1f} s", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     print(f"selftest passed: {len(steps)} steps in {total:.1f} s")
-    return 0
+    return ExitCode.OK

@@ -1,19 +1,30 @@
-"""Entering a new passphrase twice, with a strength meter (for sealing a key file)."""
+"""Entering a new passphrase twice, with zxcvbn's rating and feedback (for sealing a key file).
+
+The rule is the core's (:mod:`ppdp_desktop.core.release.passphrase_policy`), the same as the CLI's: a
+passphrase rated below ``MIN_SEALING_SCORE`` seals only when the user ticks "Use this weak passphrase
+anyway", a checkbox shown only while the passphrase is weak.
+"""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QWidget
 
-from ppdp_desktop.core.release.keyfile import MIN_PASSPHRASE, passphrase_strength
+from ppdp_desktop.core.release.keyfile import MIN_PASSPHRASE
+from ppdp_desktop.core.release.passphrase_policy import (
+    MIN_SEALING_SCORE, SCORE_WORDS, PassphraseAssessment, assess, sealing_problem, user_inputs_for,
+)
 
 _COLOURS = ("#c0392b", "#d35400", "#b7950b", "#27ae60", "#1e8449")  # by score 0..4
+WEAK_OVERRIDE = "Use this weak passphrase anyway"
+_OVERRIDE_HOW = f'tick "{WEAK_OVERRIDE}"'
 
 
 class PassphraseFields(QWidget):
-    """Two password fields ("Passphrase", "Repeat"), a strength bar and a message.
+    """Two password fields ("Passphrase", "Repeat"), zxcvbn's rating and feedback, the override and a message.
 
-    The passphrase is valid when it has at least ``MIN_PASSPHRASE`` characters and both fields
-    are equal. Nothing is stored anywhere but in the two fields.
+    The entry is valid when the passphrase has at least ``MIN_PASSPHRASE`` characters, both fields are
+    equal, and it is rated at least ``MIN_SEALING_SCORE`` or the override is ticked. Nothing is stored
+    anywhere but in the two fields.
 
     Signals
     -------
@@ -25,19 +36,33 @@ class PassphraseFields(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._inputs: tuple[str, ...] = ()
+        self._found = assess("")
         self.first = QLineEdit()
         self.second = QLineEdit()
-        for edit, hint in ((self.first, f"at least {MIN_PASSPHRASE} characters"), (self.second, "type it again")):
+        for edit, hint in ((self.first, f"at least {MIN_PASSPHRASE} characters; four or five uncommon words"),
+                           (self.second, "type it again")):
             edit.setEchoMode(QLineEdit.EchoMode.Password)
             edit.setPlaceholderText(hint)
-            edit.textChanged.connect(self._update)
+        self.first.textChanged.connect(self._on_first_changed)
+        self.second.textChanged.connect(self._update)
         self.first.setAccessibleName("Passphrase")
         self.second.setAccessibleName("Repeat passphrase")
+        self.first.setToolTip("Seals the key file. Nobody can recover it: keep it apart from the key file.")
+        self.second.setToolTip("The same passphrase again, to rule out a typing mistake")
         self.strength_bar = QProgressBar()
         self.strength_bar.setRange(0, 4)
         self.strength_bar.setTextVisible(False)
         self.strength_bar.setMaximumHeight(8)
+        self.strength_bar.setAccessibleName("Passphrase strength")
         self.strength_label = QLabel()
+        self.feedback_label = QLabel()  # zxcvbn's warning and suggestions, in words
+        self.feedback_label.setWordWrap(True)
+        self.weak_check = QCheckBox(WEAK_OVERRIDE)
+        self.weak_check.setToolTip(f"Seal the key with a passphrase rated below {SCORE_WORDS[MIN_SEALING_SCORE]}: "
+                                   "anyone who gets the key file may guess it.")
+        self.weak_check.setVisible(False)
+        self.weak_check.toggled.connect(self._update)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #c0392b;")
@@ -49,14 +74,26 @@ class PassphraseFields(QWidget):
         layout.addRow("Passphrase", self.first)
         layout.addRow("Repeat", self.second)
         layout.addRow("Strength", strength)
+        layout.addRow("", self.feedback_label)
+        layout.addRow("", self.weak_check)
         layout.addRow("", self.message)
         self._valid = False
         self._update()
 
+    def set_job_names(self, *names: str | None) -> None:
+        """The job's paths and names (data file, release folder, key file), whose words make a passphrase weak."""
+        words = user_inputs_for(*names)
+        if words != self._inputs:
+            self._inputs = words
+            self._on_first_changed()
+
+    def assessment(self) -> PassphraseAssessment:
+        """zxcvbn's rating of the passphrase as typed in the first field."""
+        return self._found
+
     def passphrase(self) -> str | None:
-        """The passphrase if it is long enough and typed the same twice, else None."""
-        text = self.first.text()
-        return text if self._check(text, self.second.text()) is None else None
+        """The passphrase if the entry is valid (see the class), else None."""
+        return self.first.text() if self._problem() is None else None
 
     def is_valid(self) -> bool:
         """Whether :meth:`passphrase` would return a passphrase."""
@@ -67,23 +104,34 @@ class PassphraseFields(QWidget):
         self.first.clear()
         self.second.clear()
 
-    @staticmethod
-    def _check(first: str, second: str) -> str | None:
-        """What is wrong with the entry (a message), or None when it is valid."""
-        if len(first) < MIN_PASSPHRASE:
-            return f"The passphrase needs at least {MIN_PASSPHRASE} characters ({len(first)} so far)."
-        if first != second:
+    def _problem(self) -> str | None:
+        """What is wrong with the entry (a message), or None when it may seal a key."""
+        problem = sealing_problem(self._found, allow_weak=self.weak_check.isChecked(), override=_OVERRIDE_HOW,
+                                  with_feedback=False)
+        if problem is not None:
+            return problem
+        second = self.second.text()
+        if self.first.text() != second:
             return "The two passphrases differ." if second else "Type the passphrase again in Repeat."
         return None
 
-    def _update(self) -> None:
-        first = self.first.text()
-        score, word = passphrase_strength(first)
-        self.strength_bar.setValue(score if first else 0)
-        self.strength_bar.setStyleSheet(f"QProgressBar::chunk {{ background: {_COLOURS[score]}; }}")
-        self.strength_label.setText(word if first else "")
-        problem = self._check(first, self.second.text())
-        self.message.setText(problem if problem and (first or self.second.text()) else "")
+    def _on_first_changed(self, *_: object) -> None:
+        """Rate the new passphrase; an override given to the previous one does not carry over."""
+        self._found = assess(self.first.text(), self._inputs)
+        self.weak_check.blockSignals(True)
+        self.weak_check.setChecked(False)
+        self.weak_check.blockSignals(False)
+        self._update()
+
+    def _update(self, *_: object) -> None:
+        found, typed = self._found, bool(self.first.text())
+        self.strength_bar.setValue(found.score if typed else 0)
+        self.strength_bar.setStyleSheet(f"QProgressBar::chunk {{ background: {_COLOURS[found.score]}; }}")
+        self.strength_label.setText(f"{found.word} ({found.score} of 4)" if typed else "")
+        self.feedback_label.setText(found.feedback() if typed else "")
+        self.weak_check.setVisible(typed and not found.too_short and not found.strong_enough)
+        problem = self._problem()
+        self.message.setText(problem if problem and (typed or self.second.text()) else "")
         valid = problem is None
         if valid != self._valid:
             self._valid = valid

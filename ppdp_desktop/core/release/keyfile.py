@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
-import string
 import struct
 import tempfile
 import unicodedata
@@ -45,14 +43,13 @@ from ppdp_desktop.core.release.keyheader import (
 )
 from ppdp_desktop.core.release.keyrecords import Records, read_records, record_source, write_records
 from ppdp_desktop.core.release.keystream import PREFIX_BYTES, TAG_BYTES, SegmentReader, SegmentWriter, segment_key
+from ppdp_desktop.core.release.passphrase_policy import MIN_PASSPHRASE  # how strong it must be: that module
 
 KEY_BYTES = 32
 #: the key under which :func:`open_key` returns the record table (a payload may not use it)
 RECORDS = "records"
-MIN_PASSPHRASE = 8
 _PREFIX = struct.Struct(">8sI")
 _LENGTH = struct.Struct(">Q")
-_COMMON = {"password", "password1", "passw0rd", "12345678", "123456789", "1234567890", "qwertyui", "iloveyou"}
 
 
 def _check_manifest(value: Any) -> str:
@@ -321,21 +318,3 @@ def _write_atomic(target: Path, write: Callable[[BinaryIO], None], overwrite: bo
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
 
-
-def passphrase_strength(passphrase: str) -> tuple[int, str]:
-    """A rough 0..4 score and word ("too short", "weak", "fair", "good", "strong") for the GUI.
-
-    From an entropy estimate: length (repeats discounted) times log2 of the size of the
-    character classes used (lower, upper, digits, ASCII punctuation/space, other).
-    """
-    if len(passphrase) < MIN_PASSPHRASE:
-        return 0, "too short"
-    if passphrase.lower() in _COMMON:
-        return 1, "weak"
-    classes = [(string.ascii_lowercase, 26), (string.ascii_uppercase, 26), (string.digits, 10),
-               (string.punctuation + " ", 33), ("".join(c for c in passphrase if ord(c) > 127), 100)]
-    pool = sum(size for chars, size in classes if any(c in chars for c in passphrase))
-    effective = min(len(passphrase), 3 * len(set(passphrase)))
-    bits = effective * math.log2(max(pool, 2))
-    score = 1 if bits < 40 else 2 if bits < 60 else 3 if bits < 80 else 4
-    return score, ("weak", "fair", "good", "strong")[score - 1]

@@ -219,6 +219,8 @@ class ExportPage(WizardPage):
         self.complete_changed.emit()
 
     def _update_button(self) -> None:
+        self.passphrase.set_job_names(self.state.project.data_path, self.folder_edit.text().strip(),
+                                      self.key_edit.text().strip())  # their words make a passphrase weak
         self.export_button.setEnabled(self.can_export())
         if self.state.outcome is None:
             self.export_button.setToolTip("Run the anonymization (previous step) first.")

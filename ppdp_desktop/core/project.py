@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ppdp_desktop.core.data.schema import Role
-from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
 from ppdp_desktop.core.project_check import check_project_data
 from ppdp_desktop.core.settings import (
@@ -144,6 +144,21 @@ class Project:
                                  f"have: {shown}; add them to the taxonomy in the window (step 2) and save the project.")
 
     # --- file ------------------------------------------------------------------------------
+    def is_saved_in(self, path: str | Path | None) -> bool:
+        """Whether the project file at ``path`` holds these very choices (the release folder and key path aside):
+        then a release made with them records the file's SHA-256 (its provenance)."""
+        if not path:
+            return False
+        try:
+            saved = Project.load(path).to_json()
+        except PPDPError:
+            return False
+        mine = json.loads(json.dumps(self.to_json()))  # tuples as lists, as read back
+        for data in (mine, saved):
+            data.pop("release_folder", None)
+            data.pop("key_path", None)
+        return mine == saved
+
     def to_json(self) -> dict[str, Any]:
         return {"format": "ppdp-project", "version": PROJECT_VERSION, **asdict(self)}
 

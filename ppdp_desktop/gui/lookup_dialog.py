@@ -249,7 +249,8 @@ class LookupDialog(QDialog):
         self.attribute_combo.addItems(names)
         self.tabs.setEnabled(True)
         self.opened_label.setText(f"Opened the key of {ring.release.folder} ({len(ring.release.table):,} records).")
-        self._show_info("")
+        notes = ring.provenance_notes()  # made with other versions than this app's: say so
+        self._show_info("\n".join(note[0].upper() + note[1:] for note in notes))
 
     def _file_done(self, rows: int) -> None:
         self.file_button.setEnabled(True)

@@ -17,12 +17,13 @@ import pandas as pd
 import pyarrow as pa
 
 from ppdp_desktop.core.release import keyfile
-from ppdp_desktop.core.errors import KeyFileError, ParameterError
+from ppdp_desktop.core.errors import KeyFileError, ParameterError, ReleaseError
 from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
 from ppdp_desktop.core.privacy.record_table import arrow_column
 from ppdp_desktop.core.methods.personalized.grading import Grading
 from ppdp_desktop.core.data.checksums import check_checksums, manifest_sha256
 from ppdp_desktop.core.data.released import LoadedRelease, read_release
+from ppdp_desktop.core.release.provenance import KEY as PROVENANCE, Provenance, current_provenance, differences
 
 ONE_OF = " | "
 
@@ -102,6 +103,23 @@ class KeyRing:
         return cls(release, payload)
 
     # --- pieces of the payload ---------------------------------------------------------------
+    @property
+    def provenance(self) -> Provenance | None:
+        """What the key's release was made with (None: a key written before provenance was recorded)."""
+        block = self.payload.get(PROVENANCE)
+        return None if block is None else Provenance.from_json(block, "the key")
+
+    def provenance_notes(self) -> list[str]:
+        """What differs between the app that made the key's release and this one, in sentences (the same seed
+        may not give the same release); empty for a key that records none (an older version) or if none does."""
+        try:
+            recorded = self.provenance
+        except ReleaseError as exc:
+            return [str(exc)]
+        if recorded is None:
+            return []
+        return differences(recorded, current_provenance(), recorded="this release")
+
     @property
     def pseudonym_column(self) -> str | None:
         return self.payload.get("pseudonyms", {}).get("column")

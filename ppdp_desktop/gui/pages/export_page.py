@@ -38,7 +38,8 @@ def export_job(result: Anonymization, folder: str, key_path: str | None, passphr
         from ppdp_desktop.core.jobs import export_job as core_export
 
         return core_export(result, folder, key_path, passphrase, overwrite, progress, cancel,
-                           **{k: v for k, v in options.items() if k in ("fmt", "zip_file", "bom", "signer")})
+                           **{k: v for k, v in options.items() if k in ("fmt", "zip_file", "bom", "signer",
+                                                                         "project_file")})
     return write_release(result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase,
                          progress=progress, cancel=cancel, **options)
 
@@ -249,6 +250,9 @@ class ExportPage(WizardPage):
             self.error_label.setText(self.signing.problem())
             return False
         open_signer = self.signing.opener()
+        # the project open in the window, when its file holds the settings run (recorded in the provenance)
+        project_file = getattr(self.window(), "project_path", None)
+        project_file = project_file if self.state.sync_project().is_saved_in(project_file) else None
         self.state.project.release_folder, self.state.project.key_path = folder, key
         self.state.project_changed.emit()  # the chosen paths are saved with the project
         result = self.state.outcome.main
@@ -262,7 +266,7 @@ class ExportPage(WizardPage):
         reports = list(outcome.reports) if outcome is not None else None
         self.state.worker.start(JOB, lambda p, c: export_job(
             result, folder, key, passphrase, overwrite, p, c, fmt=fmt, bom=bom, zip_file=zip_file, reports=reports,
-            signer=open_signer() if open_signer else None))
+            signer=open_signer() if open_signer else None, project_file=project_file))
         return True
 
     def _on_progress(self, fraction: float, message: str, *_: object) -> None:

@@ -1,0 +1,232 @@
+"""Provenance (issue 20.3): release.json and the key record the versions, the input file and the project file;
+``ppdp run`` and the key-opening paths say what differs; ``ppdp verify`` checks the block.
+
+Real files throughout: an older version is simulated by editing the value recorded in a release.json or in a key
+re-sealed with it, never by changing the installed libraries.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp_desktop import __version__
+from ppdp_desktop.cli import main
+from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data.checksums import manifest_sha256, write_checksums
+from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.data.released import read_release
+from ppdp_desktop.core.data.streamed import open_streamed
+from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.project import Project
+from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.release.analysis import verify_release
+from ppdp_desktop.core.release.lookup import KeyRing
+from ppdp_desktop.core.release.package import write_release
+from ppdp_desktop.core.release.provenance import (
+    LIBRARIES, PreviousRelease, Provenance, current_provenance, differences,
+)
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
+from ppdp_desktop.core.streaming.release import write_streamed_release
+
+PASSPHRASE = "provenance test: seven words long enough"
+KINDS = {"id": "text"}
+
+
+def _table(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"id": [f"P{i:05d}" for i in range(n)], "sex": rng.choice(["F", "M"], n),
+                         "dx": rng.choice(list("abcdef"), n, p=[0.3, 0.25, 0.2, 0.1, 0.1, 0.05])})
+
+
+def _settings() -> AnonymizationSettings:
+    return AnonymizationSettings("dx", "uniform", ["id"], [], SensitivitySettings(theta=3.0), seed=3)
+
+
+def _expected_input(path: Path) -> dict:
+    data = path.read_bytes()
+    return {"name": path.name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _check_versions(block: dict) -> None:
+    assert block["app"] == __version__
+    assert block["python"] == platform.python_version()
+    assert block["libraries"] == {name: metadata.version(name) for name in LIBRARIES}
+
+
+def _recorded(folder: Path) -> dict:
+    return json.loads((folder / "release.json").read_text(encoding="utf-8"))["provenance"]
+
+
+@pytest.fixture
+def csv_file(tmp_path) -> Path:
+    path = tmp_path / "patients.csv"
+    _table(400).to_csv(path, index=False)
+    return path
+
+
+def test_in_memory_release_and_key_record_the_versions_and_the_input(csv_file, tmp_path):
+    result = anonymize(load_table(csv_file, kinds=KINDS), _settings())
+    out, key = tmp_path / "release", tmp_path / "release.ppdpkey"
+    write_release(result, out, include_report=False, key_path=key, passphrase=PASSPHRASE)
+    block = _recorded(out)
+    _check_versions(block)
+    assert block["input"] == _expected_input(csv_file)
+    assert block["project_sha256"] is None
+    payload = keyfile.open_key(key, PASSPHRASE, manifest_sha256(out))
+    assert payload["provenance"] == block  # the key says the same
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".xlsx"])
+def test_in_memory_release_of_other_formats_records_the_input(suffix, tmp_path):
+    path = tmp_path / f"patients{suffix}"
+    table = _table(120, seed=1)
+    table.to_parquet(path, index=False) if suffix == ".parquet" else table.to_excel(path, index=False)
+    result = anonymize(load_table(path, kinds=KINDS), _settings())
+    write_release(result, tmp_path / "release", include_report=False)
+    assert _recorded(tmp_path / "release")["input"] == _expected_input(path)
+
+
+def test_a_preview_has_no_digest(csv_file):
+    assert load_table(csv_file, rows=10).digest is None
+    assert load_table(csv_file).digest.sha256 == _expected_input(csv_file)["sha256"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_streamed_release_records_the_input(fmt, csv_file, tmp_path):
+    path = csv_file if fmt == "csv" else tmp_path / "patients.parquet"
+    if fmt == "parquet":
+        _table(400).to_parquet(path, index=False)
+    out, key = tmp_path / "streamed", tmp_path / "streamed.ppdpkey"
+    write_streamed_release(open_streamed(path, kinds=KINDS), _settings(), out, chunk_size=37, include_report=False,
+                           key_path=key, passphrase=PASSPHRASE)
+    block = _recorded(out)
+    _check_versions(block)
+    assert block["input"] == _expected_input(path)
+    assert keyfile.open_key(key, PASSPHRASE, manifest_sha256(out))["provenance"] == block
+
+
+def test_a_streamed_csv_is_hashed_by_its_first_whole_read(csv_file):
+    source = open_streamed(csv_file, kinds=KINDS)
+    assert source.hashes_while_reading and source.digest is None
+    batches = source.batches(50)
+    next(batches)
+    batches.close()  # a read stopped half way: no digest
+    assert source.digest is None
+    for _ in source.batches(50):
+        pass
+    assert source.digest.to_json() == _expected_input(csv_file)
+
+
+def _rewrite(folder: Path, change) -> None:
+    """Edit release.json and write the checksums again (as a careless tool would)."""
+    meta = json.loads((folder / "release.json").read_text(encoding="utf-8"))
+    change(meta)
+    (folder / "release.json").write_text(json.dumps(meta), encoding="utf-8")
+    write_checksums(folder)
+
+
+def test_verify_checks_the_block_and_still_verifies_an_older_release(csv_file, tmp_path, capsys):
+    result = anonymize(load_table(csv_file, kinds=KINDS), _settings())
+    out = tmp_path / "release"
+    write_release(result, out, include_report=False)
+    assert main(["verify", str(out)]) == 0
+    assert f"provenance: made with PPDP Desktop {__version__}" in capsys.readouterr().out
+    _rewrite(out, lambda meta: meta.pop("provenance"))  # a release of an older version
+    assert main(["verify", str(out)]) == 0
+    assert "no provenance recorded" in capsys.readouterr().out
+    _rewrite(out, lambda meta: meta.update(provenance={**current_provenance().to_json(),
+                                                        "input": {"name": "a.csv", "size": 3, "sha256": "xyz"}}))
+    with read_release(out) as release, pytest.raises(ReleaseError, match="input.sha256"):
+        verify_release(release)
+    assert main(["verify", str(out)]) == 1
+
+
+def test_differences_name_each_version_and_the_input():
+    now = current_provenance()
+    old = Provenance.from_json({**now.to_json(), "libraries": {**now.libraries, "numpy": "1.0.0"}})
+    assert differences(old, now) == [f"this release was made with numpy 1.0.0; you have {now.libraries['numpy']}: "
+                                     "the same seed may not give the same release."]
+    assert differences(now, now) == []
+
+
+def _project(tmp_path: Path, data: Path) -> Path:
+    project = Project(data_path=str(data), load_options={"kinds": KINDS}, roles={"id": "identifier", "dx": "sensitive"},
+                      method="uniform", theta=3.0)
+    path = tmp_path / "monthly.ppdp"
+    project.save(path)
+    return path
+
+
+def test_ppdp_run_says_what_differs_from_the_release_it_replaces(csv_file, tmp_path, capsys):
+    project, out = _project(tmp_path, csv_file), tmp_path / "out"
+    assert main(["run", str(project), "--out", str(out), "--seed", "5"]) == 0
+    first = _recorded(out)
+    assert first["input"] == _expected_input(csv_file)
+    assert first["project_sha256"] == hashlib.sha256(project.read_bytes()).hexdigest()
+    assert "ppdp: note" not in capsys.readouterr().err  # no previous release: nothing compared
+
+    meta = json.loads((out / "release.json").read_text(encoding="utf-8"))  # made by an older numpy
+    meta["provenance"]["libraries"]["numpy"] = "1.0.0"
+    (out / "release.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert main(["run", str(project), "--out", str(out), "--seed", "5", "--overwrite"]) == 0
+    err = capsys.readouterr().err
+    assert (f"the previous release was made with numpy 1.0.0; you have {np.__version__}: the same seed may not give "
+            "the same release") in err
+    assert "input file differs" not in err
+
+    with csv_file.open("a", encoding="utf-8") as handle:  # next month's file: one more record
+        handle.write("P99999,F,a\n")
+    assert main(["run", str(project), "--out", str(out), "--seed", "5", "--overwrite"]) == 0
+    err = capsys.readouterr().err
+    assert "the input file differs from the one the previous release was made from" in err
+    assert f"SHA-256 {first['input']['sha256'][:16]}" in err
+    assert "numpy" not in err
+    assert _recorded(out)["input"] == _expected_input(csv_file)
+
+
+def test_ppdp_run_on_a_release_without_provenance_says_so(csv_file, tmp_path, capsys):
+    project, out = _project(tmp_path, csv_file), tmp_path / "out"
+    assert main(["run", str(project), "--out", str(out)]) == 0
+    _rewrite(out, lambda meta: meta.pop("provenance"))
+    capsys.readouterr()
+    assert main(["run", str(project), "--out", str(out), "--overwrite"]) == 0
+    assert "records no provenance" in capsys.readouterr().err
+    assert PreviousRelease.read(tmp_path / "nothing-here").compare(out) == []
+
+
+def test_opening_a_key_of_other_versions_says_so(csv_file, tmp_path, capsys, monkeypatch):
+    result = anonymize(load_table(csv_file, kinds=KINDS), _settings())
+    out, key = tmp_path / "release", tmp_path / "release.ppdpkey"
+    write_release(result, out, include_report=False, key_path=key, passphrase=PASSPHRASE)
+    manifest = manifest_sha256(out)
+    assert KeyRing.open(out, key, PASSPHRASE).provenance_notes() == []
+    payload = keyfile.open_key(key, PASSPHRASE, manifest)  # re-sealed as an older app would have sealed it
+    records = payload.pop(keyfile.RECORDS, None)
+    payload["provenance"]["libraries"]["cryptography"] = "41.0.0"
+    payload["provenance"]["python"] = "3.10.0"
+    key.unlink()
+    keyfile.seal(payload, PASSPHRASE, manifest, key, records=records)
+    notes = KeyRing.open(out, key, PASSPHRASE).provenance_notes()
+    assert notes == [f"this release was made with Python 3.10.0; you have {platform.python_version()}: the same seed "
+                     "may not give the same release.",
+                     f"this release was made with cryptography 41.0.0; you have {metadata.version('cryptography')}: "
+                     "the same seed may not give the same release."]
+    monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)
+    pseudonym = pd.read_csv(out / "release.csv", encoding="utf-8-sig")["pseudonym"].iloc[0]
+    assert main(["lookup", str(out), str(key), "--pseudonym", pseudonym]) == 0
+    captured = capsys.readouterr()
+    assert "ppdp: note: this release was made with cryptography 41.0.0" in captured.err
+    assert "id: P" in captured.out
+
+    payload.pop("provenance")  # a key of an older version (format 2 without provenance) still opens, silently
+    key.unlink()
+    keyfile.seal(payload, PASSPHRASE, manifest, key, records=records)
+    ring = KeyRing.open(out, key, PASSPHRASE)
+    assert ring.provenance is None and ring.provenance_notes() == []

@@ -74,6 +74,8 @@ class MainWindow(QMainWindow):
         ]
         self.steps = QListWidget()
         self.steps.setFixedWidth(200)
+        self.steps.setToolTip("The steps, in order; a step opens once the ones before it are complete. "
+                              "F1: the user guide at the step in view.")
         self.stack = QStackedWidget()
         for number, page in enumerate(self.pages, start=1):
             self.steps.addItem(QListWidgetItem(f"{number}. {page.title}"))
@@ -82,9 +84,11 @@ class MainWindow(QMainWindow):
         self.steps.currentRowChanged.connect(self._on_step_selected)
         self.back = QPushButton("< Back")
         self.back.setShortcut(QKeySequence("Alt+Left"))
+        self.back.setToolTip("The previous step (Alt+Left); your choices stay")
         self.back.clicked.connect(lambda: self.go_to(self.stack.currentIndex() - 1))
         self.next = QPushButton("Next >")
         self.next.setShortcut(QKeySequence("Alt+Right"))
+        self.next.setToolTip("The next step (Alt+Right), once this one is complete")
         self.next.setDefault(True)
         self.next.clicked.connect(lambda: self.go_to(self.stack.currentIndex() + 1))
         self.step_hint = QLabel()

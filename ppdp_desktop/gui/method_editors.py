@@ -72,6 +72,11 @@ class RecodingParameters(MethodEditor):
         self.categories = QSpinBox(minimum=1, maximum=50, value=3)
         self.grading = QComboBox()
         self.grading.addItems(list(GRADINGS))
+        self.graded.setToolTip("Tick the numeric columns to publish as secret grades (1, 2, 3 …) instead of their "
+                               "values; the key file holds what each grade means")
+        self.categories.setToolTip("How many grades each ticked column is cut into")
+        self.grading.setToolTip("Where the grades are cut: at equal shares of the records (quantile) or at equal "
+                                "steps of the value")
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #8a4b00;")
@@ -128,6 +133,8 @@ class LinkingParameters(MethodEditor):
         for text, value in (("quasi-identifiers and sensitive", "both"), ("quasi-identifiers only", "qi"),
                             ("sensitive only", "s")):
             self.randomize.addItem(text, value)
+        self.randomize.setToolTip("Which columns get random noise: the quasi-identifiers (age, sex, postcode …), the "
+                                  "sensitive column, or both")
         form = QFormLayout(self)
         form.addRow("l (risk at most 1/l):", self.l)
         form.addRow("Randomize:", self.randomize)
@@ -175,6 +182,7 @@ class GenericParameters(MethodEditor):
             if not f.metadata.get("json", True):
                 continue
             widget = _field_widget(settings_type.constraints.get(f.name), self._on_edited)
+            widget.setToolTip(f.metadata.get("help") or f"The method's setting '{f.name.replace('_', ' ')}'")
             self.fields[f.name] = widget
             self.defaults[f.name] = _default(f)
             form.addRow(f"{f.name.replace('_', ' ')}:", widget)

@@ -37,6 +37,8 @@ class ModelPanel(QGroupBox):
         self.table.setHorizontalHeaderLabels(list(COEFFICIENT_COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        self.table.setToolTip("The models' coefficients (odds ratios) fitted on the original and on the release, "
+                              "side by side: close values mean the analysis survives")
         self.table.setVisible(False)
         pick = QHBoxLayout()
         pick.addWidget(QLabel("Predict:"))

@@ -36,6 +36,8 @@ class ProtectionSection(QGroupBox):
         intro = QLabel(INTRO)
         intro.setWordWrap(True)
         self.enabled = QCheckBox("Generalize the quasi-identifiers to k-anonymity")
+        self.enabled.setToolTip("Coarsen age, postcode … (e.g. to 10-year bands, a district) just enough that nobody "
+                                "is alone with their quasi-identifiers in the release")
         self.k = QSpinBox(minimum=2, maximum=1_000_000, value=5)
         self.k.setToolTip("Every released record shares its quasi-identifiers with at least k − 1 others")
         self.suppression = QDoubleSpinBox(decimals=1, minimum=0.0, maximum=50.0, singleStep=0.5, value=5.0, suffix=" %")
@@ -95,7 +97,10 @@ class ProtectionSection(QGroupBox):
         layout.setContentsMargins(0, 0, 0, 0)
         mode = QComboBox()
         mode.addItems([WIDTHS, CUTS])
+        mode.setToolTip(f"How {name!r} is coarsened: into bands of equal width, or at cut points you choose")
         edit = QLineEdit()
+        edit.setToolTip("Finest level first. Widths: 5,10,20 (bands of 5, then 10, then 20). Cut points: 18,40,65 "
+                        "(levels separated by /). A numeric quasi-identifier needs one of them.")
         if name in settings.cuts:
             mode.setCurrentText(CUTS)
             edit.setText("/".join(",".join(f"{c:g}" for c in level) for level in settings.cuts[name]))

@@ -21,10 +21,14 @@ class SigningFields(QWidget):
         super().__init__(parent)
         self.key_edit = QLineEdit()
         self.key_edit.setPlaceholderText("optional: sign the release so recipients can check who made it")
+        self.key_edit.setToolTip("Optional: your signing key file, so recipients can check that the release "
+                                 "comes from you and was not changed")
         self.browse = QPushButton("Browse…")
+        self.browse.setToolTip("Choose your signing key file")
         self.passphrase_edit = QLineEdit()
         self.passphrase_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.passphrase_edit.setPlaceholderText("the signing key's passphrase")
+        self.passphrase_edit.setToolTip("The passphrase of the signing key (not the one of the release's key file)")
         self.hint = QLabel("Make a signing key once with  ppdp signing-key FILE  and give its fingerprint to your "
                            "recipients; they check a release with  ppdp verify RELEASE --signer FINGERPRINT.")
         self.hint.setWordWrap(True)

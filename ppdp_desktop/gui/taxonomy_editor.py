@@ -152,6 +152,8 @@ class TaxonomyEditor(QWidget):
         self.tree.setDropIndicatorShown(True)
         self.tree.setUniformRowHeights(True)  # large taxonomies: no per-row size queries
         self.tree.setColumnWidth(LABEL, 240)
+        self.tree.setToolTip("Values grouped under broader labels. Drag a value onto a group to move it; "
+                             "double-click a label or an alias to change it.")
         self.validation_label = QLabel()
         self.validation_label.setWordWrap(True)
         self.validation_label.setTextFormat(Qt.TextFormat.RichText)

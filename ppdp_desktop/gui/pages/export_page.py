@@ -85,8 +85,11 @@ class ExportPage(WizardPage):
 
         self.folder_edit = QLineEdit()
         self.folder_edit.setPlaceholderText("a new folder for release.csv and release.json")
+        self.folder_edit.setToolTip("The new folder that receives the release (the file given to researchers)")
         self.folder_button = QPushButton("Browse…")
+        self.folder_button.setToolTip("Choose the release folder")
         self.format_combo = QComboBox()
+        self.format_combo.setToolTip("The released data file's format: CSV, Excel, SPSS or Parquet")
         for label, fmt in (("CSV (UTF-8)", "csv"), ("Excel (.xlsx)", "xlsx"), ("SPSS (.sav)", "sav"), ("Parquet", "parquet")):
             self.format_combo.addItem(label, fmt)
         self.bom_check = QCheckBox("UTF-8 with BOM for Excel (recommended)")
@@ -97,8 +100,13 @@ class ExportPage(WizardPage):
         )
         self.key_edit = QLineEdit()
         self.key_edit.setPlaceholderText("outside the release folder")
+        self.key_edit.setToolTip("Where the sealed key is written: beside the release, never inside it; keep it "
+                                 "away from the recipients")
         self.key_button = QPushButton("Browse…")
+        self.key_button.setToolTip("Choose where the key file is written")
         self.overwrite_check = QCheckBox("Overwrite an existing release folder and key file")
+        self.overwrite_check.setToolTip("Replace a release folder and key file of the same names (otherwise "
+                                        "Export refuses, so nothing is overwritten by mistake)")
         self.passphrase = PassphraseFields()
         self.export_button = QPushButton("Export")
         self.status_label = QLabel()
@@ -115,6 +123,8 @@ class ExportPage(WizardPage):
         form.addRow("Key file", _path_row(self.key_edit, self.key_button))
         form.addRow("", self.overwrite_check)
         self.zip_check = QCheckBox("Write one .zip file instead of a folder")
+        self.zip_check.setToolTip("Pack the release into one .zip file, easier to send (the key is still "
+                                  "written apart)")
         form.addRow("", self.zip_check)
         self.signing = SigningFields()
         form.addRow("Sign with", self.signing)
@@ -226,7 +236,7 @@ class ExportPage(WizardPage):
         if self.state.outcome is None:
             self.export_button.setToolTip("Run the anonymization (previous step) first.")
         else:
-            self.export_button.setToolTip("")
+            self.export_button.setToolTip("Write the release and seal its key file with the passphrase")
 
     # --- export -------------------------------------------------------------------------------
     def export(self) -> bool:

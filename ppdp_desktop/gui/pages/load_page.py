@@ -73,9 +73,13 @@ class LoadPage(WizardPage):
         self.preview = QTableView()
         self.preview.setModel(self.preview_model)
         self.preview.verticalHeader().setDefaultSectionSize(22)
+        self.preview.setToolTip("The first records exactly as read from the file (it is never changed). "
+                                "If columns look wrong, use Import options.")
         self.summary_model = DataFrameModel()
         self.summary = QTableView()
         self.summary.setModel(self.summary_model)
+        self.summary.setToolTip("Every column, how it is read (its kind) and how many cells are missing; "
+                                "a kind can be changed on the next step")
         self.summary.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_button)

@@ -28,7 +28,10 @@ class MethodCard(QFrame):
         font.setBold(True)
         self.choose.setFont(font)
         group.addButton(self.choose)
+        self.choose.setToolTip(f"Protect the sensitive column with {method.title.lower()} (F1: when to choose it)")
         self.compare = QCheckBox("Also run it to compare in the report")
+        self.compare.setToolTip("Run this method as well, on the same data, so that the report compares it "
+                                "with the one chosen")
         summary = QLabel(method.summary)
         summary.setWordWrap(True)
         layout = QVBoxLayout(self)

@@ -58,12 +58,13 @@ def format_number(value: object, digits: int = 4) -> str:
     return str(value)
 
 
-def _read_only_table(columns: tuple[str, ...] | list[str]) -> QTableWidget:
+def _read_only_table(columns: tuple[str, ...] | list[str], tip: str) -> QTableWidget:
     table = QTableWidget(0, len(columns))
     table.setHorizontalHeaderLabels(list(columns))
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.verticalHeader().setVisible(False)
     table.horizontalHeader().setStretchLastSection(True)
+    table.setToolTip(tip)
     return table
 
 
@@ -173,6 +174,7 @@ class ReportPage(WizardPage):
         self.empty_label.setWordWrap(True)
 
         self.report_choice = QComboBox()
+        self.report_choice.setToolTip("Which method's report to read (when methods were compared)")
         self.report_choice.currentIndexChanged.connect(self._on_report_choice_changed)
         self.brief_label = QLabel()  # the plain first page: what was released, the verdicts, what it is good for
         self.brief_box = QGroupBox()
@@ -186,9 +188,12 @@ class ReportPage(WizardPage):
         QVBoxLayout(self.privacy_box).addWidget(self.privacy_label)
         utility_box = QGroupBox("Utility")
         QVBoxLayout(utility_box).addWidget(self.utility_label)
-        self.value_table = _read_only_table(VALUE_COLUMNS)
+        self.value_table = _read_only_table(VALUE_COLUMNS, "Each value of the sensitive column: its protection and "
+                                            "how well its count can be estimated from the release")
         self.tabs = QTabWidget()
-        self.comparison_table = _read_only_table([heading for _, heading in COMPARISON_COLUMNS])
+        self.comparison_table = _read_only_table([heading for _, heading in COMPARISON_COLUMNS],
+                                                 "The methods run side by side: their protection and how much of the "
+                                                 "data's information each keeps")
         self.comparison_box = QGroupBox("Comparison of the methods")
         QVBoxLayout(self.comparison_box).addWidget(self.comparison_table)
         self.models = ModelPanel()  # does my analysis survive? (its own worker)
@@ -217,6 +222,11 @@ class ReportPage(WizardPage):
         self.sections.addTab(details, "Privacy and utility")
         self.sections.addTab(self.tabs, "Figures")
         self.sections.addTab(analysis, "Does my analysis survive?")
+        for index, tip in enumerate(("What was released and the two verdicts, in plain words",
+                                     "The figures behind the verdicts, value by value",
+                                     "The same as pictures",
+                                     "Would a model fitted on the release give the same results as on the original?")):
+            self.sections.setTabToolTip(index, tip)
         self.content = QWidget()
         body = QVBoxLayout(self.content)
         body.setContentsMargins(0, 0, 0, 0)
@@ -299,7 +309,8 @@ class ReportPage(WizardPage):
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setWidget(image)
-            self.tabs.addTab(scroll, FIGURE_TITLES.get(key, key.capitalize()))
+            tab = self.tabs.addTab(scroll, FIGURE_TITLES.get(key, key.capitalize()))
+            self.tabs.setTabToolTip(tab, f"Figure: {FIGURE_TITLES.get(key, key).lower()}")
 
     def _page_of(self, report: MethodReport) -> FirstPage | None:
         outcome = self.state.outcome

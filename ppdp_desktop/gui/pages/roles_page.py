@@ -45,6 +45,8 @@ class RolesPage(WizardPage):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().setVisible(False)
+        self.table.setToolTip("Every column of the data: choose how it is read (kind) and its role. Select a "
+                              "column to edit its taxonomy on the right.")
         self.table.currentCellChanged.connect(lambda row, *_: self._show_taxonomy(row))
         self.help = QLabel("\n".join(f"• {ROLE_LABELS[r]}: {text}" for r, text in ROLE_HELP.items()))
         self.help.setWordWrap(True)
@@ -93,6 +95,9 @@ class RolesPage(WizardPage):
             self.table.setCellWidget(row, 1, kind)
             self._kind_combos.append(kind)
             combo = QComboBox()
+            combo.setToolTip(f"The role of {name!r}: Identifier (removed, replaced by a pseudonym), "
+                             "Quasi-identifier (could single a person out), Sensitive (must not be learned) "
+                             "or Insensitive (released as it is)")
             for role in Role:
                 combo.addItem(ROLE_LABELS[role], role.value)
                 combo.setItemData(combo.count() - 1, ROLE_HELP[role], Qt.ItemDataRole.ToolTipRole)

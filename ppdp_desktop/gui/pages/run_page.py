@@ -78,6 +78,9 @@ class RunPage(WizardPage):
         self.run_button = QPushButton("Run")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
+        self.run_button.setToolTip("Anonymize the data again with the chosen method and settings (the run checks the "
+                                   "guarantee before anything is shown)")
+        self.cancel_button.setToolTip("Stop the run: nothing is written and your settings stay")
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)

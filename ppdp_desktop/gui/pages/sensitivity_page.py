@@ -49,6 +49,9 @@ class SensitivityPage(WizardPage):
         self.model.validity_changed.connect(self._on_validity_changed)
         self.rule_theta = QRadioButton("Less frequent values are more sensitive, with tolerance theta")
         self.rule_pair = QRadioButton("The same requirement for every value")
+        self.rule_theta.setToolTip("Rare values are protected most: a value seen in a fraction f of the records "
+                                   "gets rho1 = f and rho2 = theta x f")
+        self.rule_pair.setToolTip("One (rho1, rho2) pair for every value of the sensitive column")
         group = QButtonGroup(self)
         group.addButton(self.rule_theta)
         group.addButton(self.rule_pair)
@@ -56,6 +59,8 @@ class SensitivityPage(WizardPage):
         self.theta.setToolTip("theta > 1: how many times an observer's belief in a value may grow")
         self.rho1 = QDoubleSpinBox(decimals=4, minimum=0.0001, maximum=0.9998, singleStep=0.01, value=0.1)
         self.rho2 = QDoubleSpinBox(decimals=4, minimum=0.0002, maximum=0.9999, singleStep=0.01, value=0.3)
+        self.rho1.setToolTip("rho1: a belief that a record holds a value of at most this before the release…")
+        self.rho2.setToolTip("rho2: …must stay below this after reading the release (rho1 < rho2 < 1)")
         for widget in (self.theta, self.rho1, self.rho2):
             widget.valueChanged.connect(self._on_rule_changed)
         self.rule_theta.toggled.connect(self._on_rule_changed)
@@ -73,6 +78,8 @@ class SensitivityPage(WizardPage):
         form.addRow(self.rule_pair, pair)
         self.table = QTableView()
         self.table.setModel(self.model)
+        self.table.setToolTip("One row per value of the sensitive column. Double-click its rho1, rho2 or default "
+                              "choice to change it; the columns on the right show how many records keep their value.")
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         # Columns sized from the rows on screen, not from every value: a column of thousands of values

@@ -4,8 +4,13 @@
 Runs PyInstaller on ``packaging/ppdp.spec`` (work files in ``build/pyinstaller``), puts the
 bundle in ``dist/ppdp-desktop`` (or ``--dist DIR``), adds the ``ppdp`` command-line launcher beside
 the executable (a symbolic link on Linux/macOS, ``ppdp.cmd`` on Windows), prints the folder's size
-and, with ``--selftest``, runs the bundle's self-test. Needs the app installed with its ``package``
-extra (``pip install -e .[package]``: PyInstaller); works the same on Windows, macOS and Linux.
+and, with ``--selftest``, runs the bundle's self-test. Works the same on Windows, macOS and Linux.
+
+The bundle holds the packages of the environment that runs this script, so it first checks them
+against the lock (``packaging/requirements-bundle.txt``, exported from ``uv.lock``) and refuses to
+build from anything else; ``python dev.py bundle`` makes that environment (``.venv-bundle``, installed
+with ``pip --require-hashes`` from the lock). ``--unlocked`` builds from whatever is installed (for
+trying a newer dependency; such a bundle is not a release).
 """
 from __future__ import annotations
 
@@ -15,7 +20,11 @@ import shutil
 import subprocess
 import sys
 import time
+from importlib import metadata
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pins import BUNDLE_REQUIREMENTS, pins_for, read_pins, target_environment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "ppdp-desktop"
@@ -60,6 +69,22 @@ def strip_libraries(bundle: Path) -> int:
     return saved
 
 
+def installed_versions() -> dict[str, str]:
+    """``name: version`` of every distribution this interpreter sees (names lower-case, ``-`` for ``_``)."""
+    return {d.metadata["Name"].lower().replace("_", "-").replace(".", "-"): d.version for d in metadata.distributions()}
+
+
+def lock_mismatches(installed: dict[str, str], requirements: Path = BUNDLE_REQUIREMENTS) -> list[str]:
+    """Every package the lock pins for this machine that ``installed`` lacks or has at another version."""
+    problems = []
+    for pin in pins_for(read_pins(requirements), target_environment()):
+        name = pin.name.replace("_", "-").replace(".", "-")
+        have = installed.get(name)
+        if have != pin.version:
+            problems.append(f"{pin.name}: locked {pin.version}, installed {have or 'nothing'}")
+    return problems
+
+
 def build(dist: Path, work: Path) -> Path:
     """Run PyInstaller and return the bundle folder."""
     start = time.perf_counter()
@@ -80,7 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "pyinstaller", help="PyInstaller's work folder")
     parser.add_argument("--clean", action="store_true", help="start from an empty work folder")
     parser.add_argument("--selftest", action="store_true", help="run the bundle's --selftest after building")
+    parser.add_argument("--unlocked", action="store_true", help="build from the installed packages even if they "
+                                                                "are not the locked ones (not for a release)")
     args = parser.parse_args(argv)
+    mismatches = lock_mismatches(installed_versions())
+    if mismatches and not args.unlocked:
+        print(f"This environment is not the locked one ({BUNDLE_REQUIREMENTS.name}):", *mismatches, sep="\n  ")
+        print("Build with `python dev.py bundle` (it installs the lock into .venv-bundle), or pass --unlocked.")
+        return 2
     if args.clean and args.work.exists():
         shutil.rmtree(args.work)
     bundle = build(args.dist.resolve(), args.work.resolve())

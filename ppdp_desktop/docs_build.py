@@ -10,7 +10,8 @@ test that the shipped file is up to date compares bytes):
 - paragraphs; ``- `` and ``1. `` lists whose items continue on lines indented by two spaces or more;
 - pipe tables (a header row, a ``|---|`` row, body rows);
 - definition lists: a ``**Term**`` line followed by ``: text`` (continued on indented lines);
-- an image alone on its line, ``![caption](../screenshots/NAME.png)``, embedded;
+- an image alone on its line, ``![caption](../screenshots/NAME.png)``, embedded at its own size (a browser
+  fits it to the page with CSS; the window's guide scales it itself, see ``gui/guide_dialog.py``);
 - inline ``**bold**``, ``*emphasis*``, ```code``` and ``[text](#anchor)`` links (only links inside the guide).
 """
 from __future__ import annotations
@@ -26,7 +27,6 @@ from ppdp_desktop.core.errors import InputError
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE_DIR = ROOT / "docs" / "guide"
 OUTPUT = ROOT / "resources" / "guide" / "user-guide.html"
-IMAGE_WIDTH = 760  # pixels: the screenshots are 1280 wide; this fits the help dialog on a 1366x768 screen
 
 CSS = """
 body { font-family: sans-serif; font-size: 11pt; line-height: 1.4; color: #1a1a1a; margin: 1em 2em; max-width: 60em; }
@@ -80,7 +80,7 @@ def _image(alt: str, target: str, source: Path) -> str:
         raise InputError(f"{source.name}: the image {target} is not a PNG file beside the guide.")
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     caption = html.escape(alt)
-    return (f'<p class="figure"><img src="data:image/png;base64,{data}" width="{IMAGE_WIDTH}" alt="{caption}"></p>\n'
+    return (f'<p class="figure"><img src="data:image/png;base64,{data}" alt="{caption}"></p>\n'
             f'<p class="caption">{caption}</p>')
 
 

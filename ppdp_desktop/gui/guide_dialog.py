@@ -6,13 +6,36 @@ file whose pictures are embedded, follows only links inside the guide and never 
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QUrl
+import base64
+
+from PySide6.QtCore import QByteArray, Qt, QUrl
+from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ppdp_desktop.core.data.resources import resource_path
 
 GUIDE = "guide/user-guide.html"
 START = "start"
+IMAGE_WIDTH = 760  # the largest width a screenshot is shown at (they are 1280 wide); fits a 1366x768 screen
+
+
+class GuideBrowser(QTextBrowser):
+    """A QTextBrowser that scales the guide's embedded screenshots smoothly, once, to ``image_width`` (Qt
+    ignores CSS max-width and would show them at 1280 pixels, or scaled pixel by pixel with jagged text)."""
+
+    image_width = IMAGE_WIDTH
+
+    def loadResource(self, kind: int, url: QUrl | str) -> object:  # noqa: N802 - Qt API
+        url = QUrl(url)
+        if kind == QTextDocument.ResourceType.ImageResource.value and url.scheme() == "data":
+            header, _, payload = url.toString().partition(",")
+            image = QImage.fromData(QByteArray(base64.b64decode(payload))) if header.endswith(";base64") else QImage()
+            if not image.isNull() and image.width() > self.image_width:
+                ratio = self.devicePixelRatioF()
+                image = image.scaledToWidth(round(self.image_width * ratio), Qt.TransformationMode.SmoothTransformation)
+                image.setDevicePixelRatio(ratio)
+                return image
+        return super().loadResource(kind, url)
 
 
 class GuideDialog(QDialog):
@@ -22,7 +45,7 @@ class GuideDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("PPDP Desktop — User guide")
         self.path = resource_path(GUIDE)
-        self.browser = QTextBrowser()
+        self.browser = GuideBrowser()
         self.browser.setOpenExternalLinks(False)  # the guide has no outside link; never hand one to a browser
         self.browser.setToolTip("The user guide. Links in it go to other sections; Back returns.")
         self.browser.backwardAvailable.connect(lambda available: self.back_button.setEnabled(available))
@@ -52,6 +75,7 @@ class GuideDialog(QDialog):
         width = min(900, screen.width() - 60) if screen is not None else 900
         height = min(720, screen.height() - 60) if screen is not None else 720
         self.resize(width, height)
+        self.browser.image_width = max(320, min(IMAGE_WIDTH, width - 140))  # the text's margins and a scroll bar
 
     def show_section(self, anchor: str = START) -> None:
         """Show the guide scrolled to ``anchor`` (a heading's id, e.g. ``"load"``)."""

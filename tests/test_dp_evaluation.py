@@ -178,9 +178,11 @@ def test_verify_accepts_a_dp_release_and_refuses_tampered_ones(adult_csv, tmp_pa
     out = _release(adult_csv, tmp_path / "r", capsys, "--no-report")
     readme = (out / "README.txt").read_text(encoding="utf-8")
     assert "epsilon-differential privacy with epsilon = 1" in readme and "Not covered" in readme
-    code, stdout, err = run(["verify", out], capsys)
+    code, stdout, err = run(["verify", out], capsys)  # a failed check exits 1 (cli/exit_codes.py)
     assert code == 0, err
-    assert "OK epsilon split: 2 x 0.5 = 1" in stdout and "OK age: Laplace scale 5.84" in stdout
+    assert "OK epsilon split: 2 x 0.5 = 1" in stdout
+    assert "OK age: discrete Laplace on a grid of step 1, t = 146 = ceil(2*73/1)" in stdout
+    assert "about Laplace scale 5.84 = 2*73/(25*1)" in stdout
     assert "OK occupation:" in stdout
 
     table = pd.read_csv(out / "release.csv", dtype=str, keep_default_na=False)
@@ -189,18 +191,21 @@ def test_verify_accepts_a_dp_release_and_refuses_tampered_ones(adult_csv, tmp_pa
     table.to_csv(out / "release.csv", index=False)
     _rehash(out)
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "outside the domain 17:90" in err and err.count("\n") == 1
+    assert code == 1 and "outside the domain 17:90" in err and err.count("\n") == 1
     table.loc[0, "age"] = "40.5"
     table.to_csv(out / "release.csv", index=False)
     _rehash(out)
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "whole number" in err
+    assert code == 1 and "whole number" in err
+    meta = json.loads((out / "release.json").read_text(encoding="utf-8"))
+    assert meta["protected"][0]["grid"] == {"step": 1, "step_exact": "1", "first": 17, "units": 73}
+    assert meta["protected"][0]["discrete_laplace_t"] == 146 and meta["protected"][0]["privacy_loss"] == 0.5
     table = original.copy()
     table.loc[0, "occupation"] = "Astronaut"
     table.to_csv(out / "release.csv", index=False)
     _rehash(out)
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "'Astronaut'" in err
+    assert code == 1 and "'Astronaut'" in err
     original.to_csv(out / "release.csv", index=False)
     _rehash(out)
     assert run(["verify", out], capsys)[0] == 0
@@ -209,16 +214,16 @@ def test_verify_accepts_a_dp_release_and_refuses_tampered_ones(adult_csv, tmp_pa
     meta["protected"][0]["laplace_scale"] = 1.0  # less noise than epsilon needs
     (out / "release.json").write_text(json.dumps(meta), encoding="utf-8")
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "release.json does not match its checksum" in err
+    assert code == 1 and "release.json does not match its checksum" in err
     _rehash(out)
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "Laplace scale" in err and "M*Delta/(k*epsilon)" in err
+    assert code == 1 and "Laplace scale" in err and "M*Delta/(k*epsilon)" in err
     meta["protected"][0]["laplace_scale"] = 5.84
     meta["protected"][0]["epsilon"] = 0.9  # the split no longer adds up
     (out / "release.json").write_text(json.dumps(meta), encoding="utf-8")
     _rehash(out)
     code, _, err = run(["verify", out], capsys)
-    assert code == 2 and "do not split epsilon" in err
+    assert code == 1 and "do not split epsilon" in err
 
 
 def test_release_with_report_and_report_from_release(adult_csv, tmp_path, capsys):

@@ -1,7 +1,9 @@
 """dp-microaggregation draws from keyed streams addressed by (attribute, cluster in rank order) (issue 19, point 1):
-the same seed gives the same release, the draws keep their laws (Laplace, exponential mechanism), and neither
+the same seed gives the same release, the draws keep their laws (discrete Laplace, exponential mechanism), and neither
 the order in which the records arrive nor the chunks they are released in change a record's value."""
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -12,10 +14,11 @@ from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.methods.dp.categorical import exponential_centroids, plain_exponential, rank_categorical
+from ppdp_desktop.core.methods.dp.grid import Grid, discrete_t
 from ppdp_desktop.core.methods.dp.noise import (
-    CHOICE_DRAW, LAPLACE_DRAW, PLAIN_LAPLACE_DRAW, inverse_cdf_choice, laplace_noise,
+    CHOICE_DRAW, DISCRETE_LAPLACE_DRAW, PLAIN_LAPLACE_DRAW, discrete_laplace, inverse_cdf_choice, laplace_noise,
 )
-from ppdp_desktop.core.methods.dp.numeric import NumericDomain, dp_microaggregate, plain_laplace
+from ppdp_desktop.core.methods.dp.numeric import NumericDomain, dp_microaggregate, grid_means, plain_laplace
 from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 from ppdp_desktop.core.privacy.randomness import RandomSource
@@ -66,17 +69,22 @@ def test_the_same_seed_gives_the_same_release():
 
 
 def test_the_draws_are_words_of_the_streams_named_by_attribute_and_cluster():
-    """Cluster c's noise is word c of (attribute, "laplace"), computed alone or in any range."""
+    """Cluster c's noise is drawn from the words of cluster c in (attribute, "discrete laplace") and its step
+    streams, the same computed alone or in any range."""
     rng = np.random.default_rng(1)
     values = rng.normal(50, 10, 1000)
     domain = NumericDomain("x", -1e6, 1e6)
+    grid = Grid.for_domain(-1e6, 1e6, Fraction(1, 10), False, "x")
     keyed = KeyedRandomness(3)
-    released, clusters, noise = dp_microaggregate(values, domain, 10, 4.0, keyed)
-    stream = keyed.stream("x", LAPLACE_DRAW)
-    np.testing.assert_array_equal(noise, laplace_noise(stream, 0, 100, 4.0))
-    pieces = [laplace_noise(stream, a, min(a + 7, 100), 4.0) for a in range(0, 100, 7)]
+    released, clusters, noise = dp_microaggregate(values, domain, 10, grid, 400, keyed)
+    stream = keyed.stream("x", DISCRETE_LAPLACE_DRAW)
+    np.testing.assert_array_equal(noise, discrete_laplace(stream, 0, 100, 400))
+    pieces = [discrete_laplace(stream, a, min(a + 7, 100), 400) for a in range(0, 100, 7)]
     np.testing.assert_array_equal(np.concatenate(pieces), noise)
-    np.testing.assert_array_equal(released, (clusters.means + noise)[clusters.cluster])
+    alone = [discrete_laplace(stream, c, c + 1, 400)[0] for c in (0, 37, 99)]
+    assert alone == noise[[0, 37, 99]].tolist()
+    sums = np.bincount(clusters.cluster, weights=np.rint(values * 10) + 10_000_000)  # grid units: 10 v - first
+    np.testing.assert_array_equal(released, grid.values(grid_means(sums, clusters.sizes, noise, grid.units))[clusters.cluster])
     # the plain Laplace baseline draws per record: record i owns word i of (x, "plain laplace")
     np.testing.assert_array_equal(plain_laplace(values, domain, 4.0, keyed),
                                   values + laplace_noise(keyed.stream("x", PLAIN_LAPLACE_DRAW), 0, 1000, 4.0))
@@ -95,6 +103,7 @@ class _Words:
 
 
 def test_laplace_inverse_cdf_is_finite_and_exactly_symmetric():
+    """The plain Laplace baseline's floating-point draw (a comparison, never released)."""
     top = [m << 11 for m in (0, (1 << 52) - 1, 1 << 52, (1 << 53) - 1)]  # u = (m + 1/2) 2**-53
     x = laplace_noise(_Words(top), 0, 4, 1.0)
     assert x[0] == pytest.approx(-53 * np.log(2)) and x[3] == -x[0]  # the extremes: +-36.74 b, never infinite
@@ -108,16 +117,37 @@ def test_laplace_inverse_cdf_is_finite_and_exactly_symmetric():
                                   laplace_noise(_Words(list(m << np.uint64(11))), 0, 1000, 2.5))
 
 
-def test_cluster_noise_from_the_keyed_streams_is_laplace_with_the_stated_scale():
+def _discrete_cdf(z: np.ndarray, t: float) -> np.ndarray:
+    """P(Z <= z) of the discrete Laplace exp(-|z|/t) (1 - q) / (1 + q), q = e^(-1/t)."""
+    q = np.exp(-1.0 / t)
+    z = np.floor(z)
+    return np.where(z < 0, q ** -z / (1 + q), 1 - q ** (z + 1) / (1 + q))
+
+
+def _discrete_ks(z: np.ndarray, t: float) -> float:
+    """Kolmogorov distance of the sample from the discrete Laplace CDF (checked at every jump)."""
+    values, counts = np.unique(z, return_counts=True)
+    after = np.cumsum(counts) / len(z)
+    before = after - counts / len(z)
+    return float(max(np.abs(after - _discrete_cdf(values, t)).max(), np.abs(before - _discrete_cdf(values - 1, t)).max()))
+
+
+def test_cluster_noise_from_the_keyed_streams_is_discrete_laplace_with_the_stated_t():
+    """4000 clusters: the draws follow the discrete Laplace CDF of t = ceil(M units / epsilon) (Kolmogorov-Smirnov
+    against the discrete CDF, checked at every jump; a discrete law only makes the test conservative), and t 0.8
+    or 1.25 times as large is rejected."""
     values = np.random.default_rng(4).normal(50, 10, 40_000)
     domain = NumericDomain("x", 0, 100)
-    scale = 2 * 100 / (10 * 1.0)  # M Delta / (k epsilon), M = 2
-    _, _, noise = dp_microaggregate(values, domain, 10, scale, KeyedRandomness(2026))
-    assert len(noise) == 4000  # one draw per cluster
-    assert stats.kstest(noise, "laplace", args=(0, scale)).pvalue > 0.01
-    assert stats.kstest(noise, "laplace", args=(0, scale * 0.8)).pvalue < 1e-6  # the test has power
-    assert stats.kstest(noise, "laplace", args=(0, scale * 1.25)).pvalue < 1e-6
-    assert abs(np.median(noise)) < 0.1 * scale
+    grid = Grid.for_domain(0, 100, Fraction(1, 10), False, "x")
+    t = discrete_t(grid.units, 2, 1.0)  # M = 2: 2 * 1000 / 1
+    assert t == 2000
+    _, _, noise = dp_microaggregate(values, domain, 10, grid, t, KeyedRandomness(2026))
+    assert len(noise) == 4000 and noise.dtype == np.int64  # one whole-number draw per cluster
+    n = len(noise)
+    assert stats.kstwo.sf(_discrete_ks(noise, t), n) > 0.01
+    assert stats.kstwo.sf(_discrete_ks(noise, t * 0.8), n) < 1e-4  # the test has power
+    assert stats.kstwo.sf(_discrete_ks(noise, t * 1.25), n) < 1e-4
+    assert abs(np.median(noise)) < 0.1 * t
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])

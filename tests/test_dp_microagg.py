@@ -5,6 +5,7 @@ import re
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -20,8 +21,10 @@ from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.methods.dp.categorical import (
     check_categorical_structure, exponential_centroids, marginal_centroids, rank_categorical,
 )
+from ppdp_desktop.core.methods.dp.grid import Grid, discrete_t
+from ppdp_desktop.core.methods.dp.noise import DISCRETE_LAPLACE_DRAW, discrete_laplace
 from ppdp_desktop.core.methods.dp.numeric import (
-    NumericDomain, check_shared_structure, dp_microaggregate, laplace_scale, microaggregate, plain_ranking,
+    NumericDomain, check_shared_structure, dp_microaggregate, grid_means, laplace_scale, microaggregate, plain_ranking,
 )
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
 from ppdp_desktop.core.methods import get_method
@@ -50,8 +53,9 @@ def test_clusters_are_k_consecutive_ranks_sharing_one_released_value(values, k, 
             microaggregate(values, k)
         return
     domain = NumericDomain("x", -50, 50, integer=True)
+    grid = Grid.for_domain(-50, 50, Fraction(1), True, "x")
     keyed = KeyedRandomness(seed)
-    released, clusters, noise = dp_microaggregate(values, domain, k, laplace_scale(domain.delta, 1, k, 1.0), keyed)
+    released, clusters, noise = dp_microaggregate(values, domain, k, grid, discrete_t(grid.units, 1, 1.0), keyed)
     check_shared_structure(released, clusters, domain, k)  # raises if not
     sizes = np.bincount(clusters.cluster)
     assert (sizes[:-1] == k).all() and k <= sizes[-1] <= 2 * k - 1
@@ -59,8 +63,10 @@ def test_clusters_are_k_consecutive_ranks_sharing_one_released_value(values, k, 
     hi = pd.Series(values).groupby(clusters.cluster).max().to_numpy()
     lo = pd.Series(values).groupby(clusters.cluster).min().to_numpy()
     assert (hi[:-1] <= lo[1:]).all()
-    # one draw per cluster, shared; clamped to the domain and rounded
-    np.testing.assert_array_equal(released, np.clip(np.rint(np.clip(clusters.means + noise, -50, 50)), -50, 50)[clusters.cluster])
+    # one whole-number draw per cluster, shared, on the cluster's sum; the mean rounded (halves up) and clamped
+    sums = clusters.means * clusters.sizes + 50 * clusters.sizes  # grid units: v - (-50)
+    expected = np.clip(np.floor((sums + noise) / clusters.sizes + 0.5), 0, 100) - 50
+    np.testing.assert_array_equal(released, expected[clusters.cluster])
     assert released.min() >= -50 and released.max() <= 50 and (released == np.round(released)).all()
     # microaggregation alone keeps the total (the cluster means are the cluster averages)
     assert plain_ranking(values, NumericDomain("x", -60, 60), k).sum() == pytest.approx(values.sum())
@@ -75,7 +81,8 @@ def test_the_last_cluster_absorbs_the_remainder():
 def test_structure_check_fails_closed_on_a_broken_cluster():
     values = np.arange(30, dtype=float)
     domain = NumericDomain("x", 0, 29)
-    released, clusters, _ = dp_microaggregate(values, domain, 10, 1.0, KeyedRandomness(0))
+    grid = Grid.for_domain(0, 29, Fraction(1, 10), False, "x")
+    released, clusters, _ = dp_microaggregate(values, domain, 10, grid, 3, KeyedRandomness(0))
     broken = released.copy()
     broken[3] = released[3] + 0.5 if released[3] < 29 else released[3] - 0.5  # one record leaves its cluster's value
     with pytest.raises(PrivacyError, match="share one released value"):
@@ -89,28 +96,49 @@ def test_structure_check_fails_closed_on_a_broken_cluster():
 
 # --- the noise ------------------------------------------------------------------------------------
 
-def test_cluster_noise_is_laplace_with_the_stated_scale():
+def _chi_square_discrete_laplace(noise: np.ndarray, t: float, bins: int = 40) -> float:
+    """p-value of a chi-square test of whole-number draws against the discrete Laplace law of ``t``: bins of equal
+    width over the central 98 % and the two tails, expected counts from the exact pmf."""
+    q = np.exp(-1.0 / t)
+    cdf = lambda z: np.where(z < 0, q ** -np.floor(z) / (1 + q), 1 - q ** (np.floor(z) + 1) / (1 + q))  # P(Z <= z)
+    edge = int(np.ceil(t * np.log(50 / (1 + q))))  # P(|Z| > edge) about 2 %
+    cuts = np.unique(np.linspace(-edge, edge, bins + 1).round().astype(np.int64))
+    expected = np.diff(np.concatenate([[0.0], cdf(cuts), [1.0]])) * len(noise)
+    observed = np.bincount(np.searchsorted(cuts, noise, side="left"), minlength=len(cuts) + 1)
+    return float(stats.chisquare(observed, expected).pvalue)
+
+
+def test_cluster_noise_is_discrete_laplace_with_the_stated_t():
+    """The noise on a cluster's sum is discrete Laplace of t = ceil(M units / epsilon), which on a cluster mean of k
+    records is about the Laplace scale M Delta / (k epsilon) of SPEC 5 (chi-square over grid bins)."""
     rng = np.random.default_rng(2026)
     values = rng.normal(50, 10, 20_000)
     domain = NumericDomain("x", 0, 100)
     k, epsilon, m = 10, 1.0, 2
     scale = laplace_scale(domain.delta, m, k, epsilon)
     assert scale == pytest.approx(m * 100 / (k * epsilon))
-    _, clusters, noise = dp_microaggregate(values, domain, k, scale, KeyedRandomness(2026))  # keyed: word c of ("x", "laplace")
+    grid = Grid.for_domain(0, 100, Fraction(1, 10), False, "x")
+    t = discrete_t(grid.units, m, epsilon)
+    assert grid.h * t / k == pytest.approx(scale)  # the same noise on a mean of k records
+    _, clusters, noise = dp_microaggregate(values, domain, k, grid, t, KeyedRandomness(2026))
     assert len(noise) == 2000  # one draw per cluster, not per record
-    assert stats.kstest(noise, "laplace", args=(0, scale)).pvalue > 0.01
-    # the test has power: the per-record scale or half the scale is rejected
-    assert stats.kstest(noise, "laplace", args=(0, scale / 2)).pvalue < 1e-6
-    assert stats.kstest(noise, "laplace", args=(0, m * 100 / epsilon)).pvalue < 1e-6
+    assert _chi_square_discrete_laplace(noise, t) > 0.01
+    # the test has power: half the parameter or the per-record one (k times as large) is rejected
+    assert _chi_square_discrete_laplace(noise, t / 2) < 1e-6
+    assert _chi_square_discrete_laplace(noise, t * k) < 1e-6
 
 
-def _pair_histogram(values: np.ndarray, scale: float, runs: int, seed: int) -> np.ndarray:
-    """Released multisets of 4 records (k = 2: two cluster values) binned on a 4 x 4 grid over [0, 10]^2."""
-    domain = NumericDomain("x", 0, 10)
-    pairs = np.empty((runs, 2))
-    for r in range(runs):  # one key per run (distinct across the calls: seed * runs + r)
-        released, clusters, _ = dp_microaggregate(values, domain, 2, scale, KeyedRandomness(seed * runs + r))
-        pairs[r] = np.sort(released[[np.flatnonzero(clusters.cluster == c)[0] for c in (0, 1)]])
+def _pair_histogram(values: np.ndarray, t: int, runs: int, seed: int) -> np.ndarray:
+    """Released multisets of 4 records (k = 2: two cluster values) binned on a 4 x 4 grid over [0, 10]^2.
+
+    ``runs`` independent releases through the released mechanism's own steps (grid snap, cluster sums, the keyed
+    discrete Laplace sampler, rounding, clamping): run ``r`` takes clusters ``2r`` and ``2r + 1`` of one stream
+    (each cluster's draw is independent of every other's), so 12,000 runs cost one vectorized call."""
+    grid = Grid.for_domain(0, 10, Fraction(1, 10), False, "x")
+    clusters = microaggregate(values, 2)
+    sums = np.bincount(clusters.cluster, weights=grid.snap(values)).astype(np.int64)
+    noise = discrete_laplace(KeyedRandomness(seed).stream("x", DISCRETE_LAPLACE_DRAW), 0, 2 * runs, t).reshape(runs, 2)
+    pairs = np.sort(grid.values(grid_means(sums[None, :], clusters.sizes[None, :], noise, grid.units)), axis=1)
     return np.histogram2d(pairs[:, 0], pairs[:, 1], bins=4, range=[[0, 10], [0, 10]])[0]
 
 
@@ -125,16 +153,17 @@ def test_empirical_dp_on_neighbouring_data_sets():
     Clusters of D = {1, 2 | 8, 9} have means 1.5, 8.5; of D' = {0, 1 | 2, 8}: 0.5, 5. The released table
     is shuffled, so what an attacker sees is the multiset of released values: the two cluster values.
     """
-    epsilon, k, delta = 1.0, 2, 10.0
-    scale = laplace_scale(delta, 1, k, epsilon)
+    epsilon, k = 1.0, 2
+    t = discrete_t(100, 1, epsilon)  # 100 grid units of 0.1 over [0, 10]
+    assert 0.1 * t / k == laplace_scale(10.0, 1, k, epsilon)  # the Laplace scale 5 on a cluster mean
     runs = 12_000
-    d = _pair_histogram(np.array([1.0, 2.0, 8.0, 9.0]), scale, runs, 1)
-    d_prime = _pair_histogram(np.array([1.0, 2.0, 8.0, 0.0]), scale, runs, 2)
+    d = _pair_histogram(np.array([1.0, 2.0, 8.0, 9.0]), t, runs, 1)
+    d_prime = _pair_histogram(np.array([1.0, 2.0, 8.0, 0.0]), t, runs, 2)
     # sampling error of a log-ratio of two counts >= 400 is at most about sqrt(2/400) = 0.07
     assert _max_log_ratio(d, d_prime) <= epsilon + 0.25
-    # ... and the check can fail: a tenth of the scale breaks epsilon
-    weak = _max_log_ratio(_pair_histogram(np.array([1.0, 2.0, 8.0, 9.0]), scale / 10, runs, 3),
-                          _pair_histogram(np.array([1.0, 2.0, 8.0, 0.0]), scale / 10, runs, 4), floor=30)
+    # ... and the check can fail: a tenth of the noise breaks epsilon
+    weak = _max_log_ratio(_pair_histogram(np.array([1.0, 2.0, 8.0, 9.0]), t // 10, runs, 3),
+                          _pair_histogram(np.array([1.0, 2.0, 8.0, 0.0]), t // 10, runs, 4), floor=30)
     assert weak > epsilon + 0.5
 
 

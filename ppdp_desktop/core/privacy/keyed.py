@@ -54,7 +54,10 @@ relies on a library's behaviour at the wrap. The draws made from ``w``:
   words, so it stays addressable. A half is rejected with probability below ``high / 2**32``
   (below 2e-8 for 50 values).
 
-One stream serves one kind of draw; two draws for a record take two streams.
+One stream serves one kind of draw; two draws for a record take two streams. A draw that needs a
+variable number of words per record (the exact discrete Laplace sampler of dp-microaggregation) reads its
+``j``-th word from word ``i`` of the sub-stream ``(column, draw, "step", j)`` (:meth:`RecordStream.substream`,
+:meth:`RecordStream.words_at`), so a record's result still depends on its own words only.
 """
 from __future__ import annotations
 
@@ -242,6 +245,37 @@ class RecordStream:
         for offset, words in self._chunks(start, stop):
             result[offset : offset + len(words)] = words
         return result
+
+    def words_at(self, indices: np.ndarray) -> np.ndarray:
+        """The raw 64-bit words of the records at ``indices`` (ascending, no repeats), uint64.
+
+        Reads one range when the indices are dense, else one page of 64 words (512 bytes of keystream)
+        per page that holds an index, so that a few stragglers far apart do not cost the whole range.
+        """
+        idx = np.asarray(indices, dtype=np.int64)
+        if len(idx) == 0:
+            return np.empty(0, dtype=np.uint64)
+        first, last = int(idx[0]), int(idx[-1])
+        _check_range(first, last + 1)
+        if last + 1 - first <= 16 * len(idx):  # dense
+            return self.words(first, last + 1)[idx - first]
+        pages = np.unique(idx >> 6)
+        if last + 1 - first <= 1024 * len(pages):  # dense: one pass costs less than a call per page
+            return self.words(first, last + 1)[idx - first]
+        result = np.empty(len(idx), dtype=np.uint64)
+        bounds = np.searchsorted(idx, np.append(pages, pages[-1] + 1) << 6)
+        for page, a, b in zip(pages.tolist(), bounds[:-1].tolist(), bounds[1:].tolist()):  # one call per page
+            result[a:b] = self.words(page << 6, (page + 1) << 6)[idx[a:b] - (page << 6)]
+        return result
+
+    def substream(self, *labels: str | int) -> RecordStream:
+        """The stream named by this stream's labels followed by ``labels`` (e.g. ``("step", 3)``): an
+        independent stream for the ``j``-th draw of a record that needs a variable number of draws.
+        (The retry streams of :meth:`integers` append one integer; a sub-stream that starts with a text
+        label never coincides with one of them.)"""
+        if not labels or not isinstance(labels[0], str):
+            raise ParameterError(f"A sub-stream's first label must be a text; got {labels!r}.")
+        return RecordStream(self._key, self._labels + tuple(labels))
 
     # -- draws -------------------------------------------------------------------------------------
     def uniforms(self, start: int, stop: int) -> np.ndarray:

@@ -1,8 +1,9 @@
 """Differential privacy by individual-ranking microaggregation (seed 003, SPEC 5).
 
 Each protected attribute is microaggregated on its own (clusters of ``k`` consecutive records in its
-order) and its cluster centroids are randomized once per cluster: Laplace noise of scale
-``M * Delta_j / (k * epsilon)`` for numeric attributes, the exponential mechanism with ``epsilon / M``
+order) and its cluster centroids are randomized once per cluster: discrete Laplace noise on a grid of
+step ``h`` (on the cluster's sum in grid units, parameter ``t = ceil(M * units / epsilon)``; about the Laplace
+scale ``M * Delta_j / (k * epsilon)`` on its mean; :mod:`~ppdp_desktop.core.methods.dp.numeric`) for numeric attributes, the exponential mechanism with ``epsilon / M``
 over the covering sub-taxonomy for categorical ones. By sequential composition over the ``M``
 attributes the release is epsilon-differentially private (for the numeric part, the seed's
 sensitivity argument). The categorical mechanism follows the seed too, but its epsilon accounting does
@@ -28,7 +29,10 @@ import pandas as pd
 from ppdp_desktop.core.methods.dp.categorical import (
     CANDIDATES, CategoricalRanking, check_categorical_structure, exponential_centroids, rank_categorical, released_labels,
 )
-from ppdp_desktop.core.methods.dp.numeric import NumericDomain, check_shared_structure, cluster_count, dp_microaggregate, laplace_scale
+from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, discrete_t
+from ppdp_desktop.core.methods.dp.numeric import (
+    NumericDomain, check_grid, check_shared_structure, cluster_count, dp_microaggregate, laplace_scale,
+)
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.dp import settings as dp_settings
@@ -75,14 +79,19 @@ class DPAttribute:
     kind: str  # "numeric" or "categorical"
     epsilon: float
     domain: NumericDomain | None = None
-    scale: float | None = None  # Laplace scale (numeric)
+    scale: float | None = None  # nominal Laplace scale on a cluster mean, M Delta / (k epsilon) (numeric)
     taxonomy: Taxonomy | None = None
     taxonomy_from_data: bool = False
+    grid: Grid | None = None  # the grid the values are released on (numeric)
+    t: int | None = None  # the discrete Laplace parameter on the cluster sums, in grid units (numeric)
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"attribute": self.attribute, "kind": self.kind, "epsilon": self.epsilon}
         if self.domain is not None:
-            entry.update(domain=self.domain.to_json(), laplace_scale=self.scale, noise="Laplace, one draw per cluster")
+            entry.update(domain=self.domain.to_json(), laplace_scale=self.scale,
+                         noise=f"discrete Laplace on a grid of step {self.grid.h:g}, one draw per cluster (exact integer "
+                               "sampler on the cluster's sum in grid units)",
+                         grid=self.grid.to_json(), discrete_laplace_t=self.t, privacy_loss=self.grid.units / self.t)
         else:
             entry.update(mechanism="exponential, one draw per cluster", quality_sensitivity=1.0,
                          taxonomy=to_dict(self.taxonomy), taxonomy_source="data (discloses the values)"
@@ -131,6 +140,7 @@ class DPMicroaggPlan:
                 expected = laplace_scale(a.domain.delta, m, self.k, self.epsilon)
                 if a.scale is None or not abs(a.scale - expected) <= RELATIVE_TOLERANCE * expected:
                     raise PrivacyError(f"The Laplace scale of {a.attribute!r} is {a.scale}, not M*Delta/(k*epsilon) = {expected}.")
+                check_grid(a.attribute, a.domain, a.grid, a.t, m, self.k, self.epsilon)
         categorical = any(a.domain is None for a in self.attributes)
         not_covered = [NOT_COVERED_CATEGORICAL] if categorical else []
         if categorical and self.candidates == "covering":
@@ -153,7 +163,7 @@ class DPMicroaggPlan:
         for a in self.attributes:
             if a.domain is not None:
                 values = frame[a.attribute].to_numpy(dtype=np.float64)
-                released, clusters, _noise = dp_microaggregate(values, a.domain, self.k, a.scale, keyed)
+                released, clusters, _noise = dp_microaggregate(values, a.domain, self.k, a.grid, a.t, keyed)
                 check_shared_structure(released, clusters, a.domain, self.k)
                 self.clusterings[a.attribute] = clusters
                 columns[a.attribute] = released.astype(np.int64) if a.domain.integer else released
@@ -198,7 +208,8 @@ class DPMicroaggPlan:
         for a in self.attributes:
             if a.domain is not None:
                 lines.append(f"{a.attribute}: domain {a.domain.lo:g}:{a.domain.hi:g} (Delta {a.domain.delta:g}), "
-                             f"Laplace scale {a.scale:.4g} per cluster")
+                             f"discrete Laplace on a grid of step {a.grid.h:g} (t = {a.t:,} grid units on a cluster's sum; "
+                             f"about Laplace scale {a.scale:.4g} on its mean) per cluster")
             else:
                 lines.append(f"{a.attribute}: exponential mechanism over {len(a.taxonomy) - 1} taxonomy labels, "
                              f"epsilon {a.epsilon:g} per cluster")
@@ -273,6 +284,9 @@ class DPMicroaggregation(Method):
         extra = sorted(set(dp.domains) - set(dp.attributes))
         if extra:
             raise ParameterError(f"--domain names {', '.join(map(repr, extra))}, which is not among --attributes.")
+        extra = sorted(set(dp.grids) - set(dp.attributes))
+        if extra:
+            raise ParameterError(f"--grid names {', '.join(map(repr, extra))}, which is not among --attributes.")
         cluster_count(len(frame), dp.k)
         m = len(dp.attributes)
         share = dp.epsilon / m
@@ -281,10 +295,16 @@ class DPMicroaggregation(Method):
             column = frame[name]
             if dataset.schema.attributes[name].kind is Kind.NUMERIC and name not in taxonomies:
                 domain = numeric_domain(column, dp.domains.get(name), dataset.label)
-                attributes.append(DPAttribute(name, "numeric", share, domain, laplace_scale(domain.delta, m, dp.k, dp.epsilon)))
+                scale = laplace_scale(domain.delta, m, dp.k, dp.epsilon)
+                step = as_fraction(dp.grids[name]) if name in dp.grids else default_step(scale, domain.delta, domain.integer)
+                grid = Grid.for_domain(domain.lo, domain.hi, step, domain.integer, name)
+                attributes.append(DPAttribute(name, "numeric", share, domain, scale, grid=grid,
+                                              t=discrete_t(grid.units, m, dp.epsilon)))
+                check_grid(name, domain, grid, attributes[-1].t, m, dp.k, dp.epsilon, ParameterError)
             else:
-                if name in dp.domains:
-                    raise ParameterError(f"{name!r} is categorical: it takes a taxonomy (--taxonomy {name}=FILE), not --domain.")
+                if name in dp.domains or name in dp.grids:
+                    raise ParameterError(f"{name!r} is categorical: it takes a taxonomy (--taxonomy {name}=FILE), not "
+                                         f"--{'domain' if name in dp.domains else 'grid'}.")
                 taxonomy, from_data = _taxonomy(column, taxonomies.get(name))
                 attributes.append(DPAttribute(name, "categorical", share, taxonomy=taxonomy, taxonomy_from_data=from_data))
         if dp.candidates not in CANDIDATES:

@@ -1,18 +1,28 @@
-"""Individual-ranking microaggregation with shared Laplace noise for numeric attributes (SPEC 5).
+"""Individual-ranking microaggregation with shared discrete Laplace noise for numeric attributes (SPEC 5,
+issue 20 point 4).
 
-For one attribute with declared domain ``[lo, hi]`` (``Delta = hi - lo``): sort the records by it,
-cut the sorted list into clusters of ``k`` consecutive records (the last holds ``k..2k-1``), replace
-each value by its cluster mean, add ONE Laplace draw of scale ``b = M * Delta / (k * epsilon)`` per
-cluster (shared by its records), clamp to ``[lo, hi]`` and round integer attributes.
+For one attribute with declared domain ``[lo, hi]`` (``Delta = hi - lo``) and its grid of step ``h``
+(:mod:`~ppdp_desktop.core.methods.dp.grid`, ``units`` grid steps across the domain): sort the records by it, cut
+the sorted list into clusters of ``k`` consecutive records (the last holds ``k..2k-1``), snap each value to its
+nearest grid point (in grid units ``0 .. units``), sum the units of each cluster (``S_c``, an integer), add ONE
+discrete Laplace draw ``Z_c`` of parameter ``t = ceil(M * units / epsilon)`` per cluster (shared by its records),
+and release the grid point ``round((S_c + Z_c) / s_c)`` (``s_c`` the cluster's size), clamped to the domain's
+grid points. On a cluster mean the noise is ``h Z_c / s_c``: about the Laplace scale ``b = M Delta / (k epsilon)``
+of SPEC 5 (``h t ~ M Delta / epsilon``).
 
-The ranking breaks ties by record index (a stable sort), and cluster ``c`` (in rank order) takes word
-``c`` of the keyed stream ``(attribute, "laplace")`` (:mod:`~ppdp_desktop.core.methods.dp.noise`): each
-cluster's members, mean and draw are the same however the records are processed.
+Privacy: changing one record moves the sorted snapped values monotonically, by ``units`` in total at most
+(the 1-D order telescopes), so the vector of cluster sums has L1 sensitivity ``units`` (whole grid units),
+and discrete Laplace with ``units / t <= epsilon / M`` makes it exactly ``epsilon / M``-DP: the integer
+sampler is exact (:func:`~ppdp_desktop.core.methods.dp.noise.discrete_laplace`). Snapping is a function of each
+record alone (neighbours stay neighbours); the division, rounding, clamping and writing ``(first + j) h`` are
+post-processing of the noisy integers, so they cost nothing and no released bit depends on the true value
+except through ``S_c + Z_c``. Noise drawn per record would be averaged by no one and would need the full
+``Delta`` (seed 003, section 3.3).
 
-Why one draw per cluster: changing one record moves the cluster means by at most ``Delta / k`` in
-total (the 1-D order telescopes), so the vector of means has L1 sensitivity ``Delta / k``; noise drawn
-per record would be averaged by no one and would need the full ``Delta`` (seed 003, section 3.3).
-Everything here is vectorized: one stable argsort per attribute and bincounts.
+The ranking breaks ties by record index (a stable sort), and cluster ``c`` (in rank order) draws from the keyed
+stream ``(attribute, "discrete laplace")`` (:mod:`~ppdp_desktop.core.methods.dp.noise`): each cluster's
+members, sum and draw are the same however the records are processed. Everything here is vectorized: one
+stable argsort per attribute, bincounts, and the sampler's rounds over the clusters still drawing.
 """
 from __future__ import annotations
 
@@ -22,7 +32,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
-from ppdp_desktop.core.methods.dp.noise import LAPLACE_DRAW, PLAIN_LAPLACE_DRAW, laplace_noise
+from ppdp_desktop.core.methods.dp.grid import Grid, discrete_t
+from ppdp_desktop.core.methods.dp.noise import MAX_T, DISCRETE_LAPLACE_DRAW, PLAIN_LAPLACE_DRAW, discrete_laplace, laplace_noise
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
@@ -118,30 +129,43 @@ def finish(values: np.ndarray, domain: NumericDomain) -> np.ndarray:
 
 
 def dp_microaggregate(
-    values: np.ndarray, domain: NumericDomain, k: int, scale: float, keyed: "KeyedRandomness"
+    values: np.ndarray, domain: NumericDomain, k: int, grid: Grid, t: int, keyed: "KeyedRandomness"
 ) -> tuple[np.ndarray, RankedMicroaggregation, np.ndarray]:
-    """Release one attribute: cluster means plus one Laplace draw of ``scale`` per cluster.
+    """Release one attribute: per cluster, the grid point nearest to (its grid-unit sum plus ONE discrete
+    Laplace draw of parameter ``t``) divided by its size.
 
-    Cluster ``c`` (in rank order) draws word ``c`` of the keyed stream ``(domain.attribute, "laplace")``.
+    Cluster ``c`` (in rank order) draws from the keyed stream ``(domain.attribute, "discrete laplace")``.
 
     Returns
     -------
     released : numpy.ndarray
-        Per record (original order), clamped and rounded as the domain says.
+        Per record (original order): grid points inside the domain (whole numbers for an integer domain).
     clusters : RankedMicroaggregation
         The clustering, for the structure check and the report.
     noise : numpy.ndarray
-        The draw of each cluster (before clamping).
+        The draw ``Z_c`` of each cluster (int64, in grid units, added to the cluster's sum).
     """
     clusters = microaggregate(values, k)
-    noise = laplace_noise(keyed.stream(domain.attribute, LAPLACE_DRAW), 0, len(clusters.means), scale)
-    released = finish((clusters.means + noise)[clusters.cluster], domain)
+    sums = np.bincount(clusters.cluster, weights=grid.snap(values), minlength=len(clusters.sizes))
+    noise = discrete_laplace(keyed.stream(domain.attribute, DISCRETE_LAPLACE_DRAW), 0, len(clusters.sizes), t)
+    shown = grid_means(sums.astype(np.int64), clusters.sizes, noise, grid.units)
+    released = grid.values(shown)[clusters.cluster]
     return released, clusters, noise
+
+
+def grid_means(sums: np.ndarray, sizes: np.ndarray, noise: np.ndarray, units: int) -> np.ndarray:
+    """``round((S_c + Z_c) / s_c)`` (halves up) clipped to ``[0, units]``, in exact integer arithmetic."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    total = np.asarray(sums, dtype=np.int64) + np.asarray(noise, dtype=np.int64)
+    return np.clip(np.floor_divide(2 * total + sizes, 2 * sizes), 0, units)
 
 
 def plain_laplace(values: np.ndarray, domain: NumericDomain, scale: float, keyed: "KeyedRandomness") -> np.ndarray:
     """Baseline: independent Laplace noise per value (scale ``M * Delta / epsilon``), clamped, rounded;
-    record ``i`` draws word ``i`` of the keyed stream ``(domain.attribute, "plain laplace")``."""
+    record ``i`` draws word ``i`` of the keyed stream ``(domain.attribute, "plain laplace")``.
+
+    A comparison baseline only (seed 003's "plain Laplace"), computed under a public evaluation key and never
+    released: it stays the textbook floating-point Laplace mechanism on purpose."""
     values = np.asarray(values, dtype=np.float64)
     noise = laplace_noise(keyed.stream(domain.attribute, PLAIN_LAPLACE_DRAW), 0, len(values), scale)
     return finish(values + noise, domain)
@@ -177,3 +201,20 @@ def check_shared_structure(
     check_cluster_shape(released, clusters.cluster, clusters.sizes, k, domain.attribute, "value")
     if not np.all((released >= domain.lo) & (released <= domain.hi)):  # NaN fails
         raise PrivacyError(f"{domain.attribute!r}: a released value lies outside {domain.lo}:{domain.hi}.")
+
+
+def check_grid(attribute: str, domain: NumericDomain, grid: Grid | None, t: int | None, m: int, k: int, epsilon: float,
+               error: type[Exception] = PrivacyError) -> None:
+    """Fail unless ``grid`` is the grid of its step inside the domain, ``t = ceil(M units / epsilon)`` (so that
+    ``units / t <= epsilon / M``), the sampler takes ``t`` and the cluster sums stay exact."""
+    if grid is None or grid != Grid.for_domain(domain.lo, domain.hi, grid.step, domain.integer, attribute):
+        raise error(f"The grid of {attribute!r} is not the grid of its step inside {domain.lo:g}:{domain.hi:g}.")
+    expected = discrete_t(grid.units, m, epsilon)
+    if t != expected:
+        raise error(f"The discrete Laplace parameter of {attribute!r} is {t}, not ceil(M*units/epsilon) = {expected}.")
+    if t > MAX_T:
+        raise error(f"{attribute!r}: epsilon {epsilon:g} over a grid of {grid.units:,} units needs t = {t:,} > 2**52; "
+                    "choose a coarser grid (--grid) or a larger epsilon.")
+    if (2 * k - 1) * grid.units >= 1 << 53:
+        raise error(f"{attribute!r}: clusters of up to {2 * k - 1} records over {grid.units:,} grid units overflow exact "
+                    "sums; choose a coarser grid (--grid).")

@@ -1,10 +1,12 @@
 """A written dp-microagg release: re-verification from release.json and the data alone, and the
 report rebuilt from the original table (SPEC 5, SPEC 7).
 
-The recipient's check (:func:`verify_dp_release`) recomputes every Laplace scale
-``M * Delta / (k * epsilon)`` from the published parameters, checks the epsilon split, and checks that
-every released value lies in its published domain (integral for integer domains) or is a label of the
-published taxonomy, and that no attribute shows more distinct values than there are clusters.
+The recipient's check (:func:`verify_dp_release`) recomputes every nominal Laplace scale
+``M * Delta / (k * epsilon)``, every grid (its points inside the domain) and discrete Laplace parameter
+``t = ceil(M * units / epsilon)`` from the published parameters, checks the epsilon split, and checks that
+every released number is a point of its published grid (so inside its domain, integral for integer domains)
+and every released label one of the published taxonomy, and that no attribute shows more distinct values
+than there are clusters.
 """
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.methods.dp.numeric import NumericDomain, laplace_scale
+from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction
+from ppdp_desktop.core.methods.dp.numeric import NumericDomain, check_grid, laplace_scale
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
@@ -48,6 +51,24 @@ def entry_domain(entry: dict) -> NumericDomain:
     if not abs(delta - domain.delta) <= TOLERANCE * max(domain.delta, 1.0):  # NaN fails
         raise PrivacyError(f"{entry['attribute']!r}: published Delta {delta:g} is not hi - lo = {domain.delta:g}.")
     return domain
+
+
+def entry_grid(entry: dict, domain: NumericDomain, m: int, k: int, epsilon: float) -> tuple[Grid, int]:
+    """The published grid and discrete Laplace parameter of a numeric entry, checked against the domain and
+    ``t = ceil(M * units / epsilon)``."""
+    try:
+        g = entry["grid"]
+        step = as_fraction(str(g["step_exact"]))
+        grid, t = Grid(step, int(g["first"]), int(g["units"])), entry["discrete_laplace_t"]
+    except (KeyError, TypeError, ValueError, PPDPError) as exc:
+        raise ReleaseError(f"release.json: the grid of {entry.get('attribute')!r} is missing or malformed ({exc}).") from exc
+    if not isinstance(t, int) or isinstance(t, bool):
+        raise PrivacyError(f"{entry['attribute']!r}: the discrete Laplace parameter {t!r} is not a whole number.")
+    try:
+        check_grid(entry["attribute"], domain, grid, t, m, k, epsilon)
+    except PPDPError as exc:
+        raise PrivacyError(str(exc)) from None
+    return grid, t
 
 
 def entry_taxonomy(entry: dict) -> Taxonomy:
@@ -100,6 +121,7 @@ def verify_dp_release(release: LoadedRelease) -> list[str]:
             scale = entry.get("laplace_scale")
             if not isinstance(scale, (int, float)) or not abs(scale - expected) <= TOLERANCE * expected:
                 raise PrivacyError(f"{name!r}: published Laplace scale {scale!r} is not M*Delta/(k*epsilon) = {expected:.6g}.")
+            grid, t = entry_grid(entry, domain, m, k, epsilon)
             values = released_numbers(release, name)
             outside = np.flatnonzero((values < domain.lo) | (values > domain.hi))
             if len(outside):
@@ -107,8 +129,14 @@ def verify_dp_release(release: LoadedRelease) -> list[str]:
                                    f"{domain.lo:g}:{domain.hi:g}.")
             if domain.integer and not np.all(values == np.round(values)):
                 raise PrivacyError(f"{name!r}: a released value is not a whole number although the domain is integer.")
+            off = np.flatnonzero(~grid.on_grid(values))
+            if len(off):
+                raise PrivacyError(f"{name!r}: released value {values[off[0]]!r} is not a point of the grid of step "
+                                   f"{grid.h:g} (its low digits would not come from the mechanism).")
             distinct = len(np.unique(values))
-            what = f"Laplace scale {scale:.6g} = {m}*{domain.delta:g}/({k}*{epsilon:g}); values in {domain.lo:g}:{domain.hi:g}"
+            what = (f"discrete Laplace on a grid of step {grid.h:g}, t = {t:,} = ceil({m}*{grid.units:,}/{epsilon:g}) "
+                    f"(about Laplace scale {scale:.6g} = {m}*{domain.delta:g}/({k}*{epsilon:g}) on a cluster mean); "
+                    f"values on the grid in {domain.lo:g}:{domain.hi:g}")
         elif entry.get("kind") == "categorical":
             taxonomy = entry_taxonomy(entry)
             if name not in release.table.columns:
@@ -169,7 +197,9 @@ def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, titl
             domain, taxonomy = entry_domain(entry), None
             x = original[name].to_numpy(dtype=np.float64)
             released: Any = released_numbers(release, name)
-            report.lines.append(f"{name}: domain {domain.lo:g}:{domain.hi:g}, Laplace scale {entry.get('laplace_scale')}")
+            report.lines.append(f"{name}: domain {domain.lo:g}:{domain.hi:g}, discrete Laplace on a grid of step "
+                                f"{entry.get('grid', {}).get('step')} (about Laplace scale {entry.get('laplace_scale')} "
+                                "on a cluster mean)")
             rows.append(ev.DPRow(ev.METHOD, name, k, float("nan"), ev.variance_variation(x, released),
                                  ev.histogram_jsd(x, released, domain)))
             clustering = None
@@ -195,8 +225,9 @@ What was done
   Differential privacy by individual-ranking microaggregation (epsilon = {epsilon:g}, k = {k}).
   Each of the columns {names} was handled on its own: the records were sorted by it and cut
   into clusters of {k} neighbouring records (the last cluster up to {k2}); every record of a cluster
-  got the cluster's centre plus ONE random shift shared by the whole cluster (numbers: Laplace noise,
-  then kept inside the published range and rounded for whole-number columns) or ONE randomly chosen
+  got the cluster's centre plus ONE random shift shared by the whole cluster (numbers: discrete Laplace
+  noise on a grid of step h, so every released number is a point of that grid inside the published
+  range) or ONE randomly chosen
   label of the column's taxonomy (categories). The other columns are unchanged, identifier columns
   were removed and rows are in random order.
 {details}
@@ -222,7 +253,8 @@ def readme_text(metadata: dict[str, Any]) -> str:
     for e in protected:
         d = e.get("domain")
         if d:
-            details.append(f"  {e.get('attribute')}: range {d.get('lo')} to {d.get('hi')}, Laplace scale "
+            details.append(f"  {e.get('attribute')}: range {d.get('lo')} to {d.get('hi')}, discrete Laplace on a grid of "
+                           f"step h = {e.get('grid', {}).get('step')}, about Laplace scale "
                            f"{e.get('laplace_scale', float('nan')):.4g} per cluster (M*Delta/(k*epsilon)).")
         else:
             details.append(f"  {e.get('attribute')}: a label of the taxonomy in release.json, drawn once per cluster.")

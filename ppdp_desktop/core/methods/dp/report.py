@@ -41,7 +41,9 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
         if a.domain is not None:
             report.lines.append(
                 f"{a.attribute}: b = M*Delta/(k*epsilon) = {m}*{a.domain.delta:g}/({plan.k}*{plan.epsilon:g}) = {a.scale:.4g}, "
-                f"shared by each cluster of k = {plan.k}; plain Laplace per value would need {m * a.domain.delta / plan.epsilon:.4g}."
+                f"shared by each cluster of k = {plan.k}; plain Laplace per value would need {m * a.domain.delta / plan.epsilon:.4g}. "
+                f"Drawn as discrete Laplace on a grid of step h = {a.grid.h:g} (t = {a.t:,} grid units on the cluster's "
+                "sum, exact integer sampler): every released value is a grid point, so its last digits reveal nothing."
             )
     if public:
         report.lines.append("This report ships with the release, so it shows only the released data: measures "

@@ -16,6 +16,10 @@ def _domains(value: Any) -> dict[str, tuple[float, float]]:
     return {str(c): (float(v[0]), float(v[1])) for c, v in dict(value or {}).items()}
 
 
+def _grids(value: Any) -> dict[str, float]:
+    return {str(c): float(v) for c, v in dict(value or {}).items()}
+
+
 @dataclass
 class DPSettings(MethodSettings):
     """Differential privacy by individual-ranking microaggregation (SPEC 5).
@@ -24,7 +28,9 @@ class DPSettings(MethodSettings):
     discloses min and max); ``taxonomies`` maps categorical columns to a declared Taxonomy or file
     (step 2's edited trees are used too, when they group values); ``candidates`` is where a
     categorical cluster's centroid is drawn from ("covering": the smallest sub-taxonomy covering the
-    cluster, as in the paper; "taxonomy": every label).
+    cluster, as in the paper; "taxonomy": every label); ``grids`` maps numeric columns to the step of the
+    grid their values are released on (absent: the largest power of ten at most the noise scale / 100, see
+    :mod:`~ppdp_desktop.core.methods.dp.grid`).
     """
 
     attributes: list[str] = field(default_factory=list)
@@ -33,6 +39,7 @@ class DPSettings(MethodSettings):
     domains: dict[str, tuple[float, float]] = field(default_factory=dict, metadata={"from_json": _domains})
     taxonomies: dict[str, Any] = field(default_factory=dict, metadata={"json": False})
     candidates: str = "covering"
+    grids: dict[str, float] = field(default_factory=dict, metadata={"from_json": _grids})
 
     constraints: ClassVar = {
         "epsilon": Interval(low=0.0, open_low=True, optional=True),
@@ -50,6 +57,7 @@ class DPSettings(MethodSettings):
         ranges of the protected columns are declared."""
         settings = super().from_json(data, where)
         settings.domains = {c: v for c, v in settings.domains.items() if c in settings.attributes}
+        settings.grids = {c: v for c, v in settings.grids.items() if c in settings.attributes}
         return settings
 
 
@@ -65,6 +73,10 @@ def add_arguments(group: argparse._ArgumentGroup, *, k_list: bool = False) -> No
     group.add_argument("--domain", metavar="COL=LO:HI", action="append", default=[],
                        help="declared domain of a numeric column (repeat per column); without it the data's min and "
                             "max are used and disclosed")
+    if not k_list:  # compare --epsilon keeps the default grids
+        group.add_argument("--grid", metavar="COL=STEP", action="append", default=[],
+                           help="step of the grid a numeric column is released on (repeat per column; default: the "
+                                "largest power of ten at most the noise scale / 100, 1 at least for whole numbers)")
     group.add_argument("--candidates", choices=CANDIDATES, default="covering",
                        help="categorical centroids drawn from the cluster's covering sub-taxonomy (the paper's rule, "
                             "default) or from every taxonomy label (no data-dependent candidate set)")
@@ -74,7 +86,7 @@ def from_args(args: argparse.Namespace) -> DPSettings:
     from ppdp_desktop.core.data.schema import parse_column_list
 
     return DPSettings(parse_column_list(args.attributes), args.epsilon, args.k, parse_domains(args.domain),
-                      parse_taxonomies(args.taxonomy), args.candidates)
+                      parse_taxonomies(args.taxonomy), args.candidates, parse_grids(getattr(args, "grid", None)))
 
 
 def parse_domains(items: list[str]) -> dict[str, tuple[float, float]]:
@@ -90,6 +102,22 @@ def parse_domains(items: list[str]) -> dict[str, tuple[float, float]]:
         except ValueError:
             raise ParameterError(f"--domain {item!r} must look like COL=LO:HI, e.g. age=0:120.") from None
     return domains
+
+
+def parse_grids(items: list[str] | None) -> dict[str, float]:
+    """``--grid COL=STEP`` (repeated) as ``{COL: STEP}``."""
+    grids = {}
+    for item in items or []:
+        column, eq, step = item.rpartition("=")
+        try:
+            if not (eq and column):
+                raise ValueError
+            grids[column] = float(step)
+        except ValueError:
+            raise ParameterError(f"--grid {item!r} must look like COL=STEP, e.g. weight=0.1.") from None
+        if not grids[column] > 0:
+            raise ParameterError(f"--grid {item!r}: the step must be a positive number.")
+    return grids
 
 
 def parse_taxonomies(items: list[str] | None) -> dict[str, str]:

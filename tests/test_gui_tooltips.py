@@ -91,3 +91,17 @@ def test_the_check_finds_a_control_without_a_tooltip(window):
     button = QPushButton("Untipped", window.pages[0])
     button.show()
     assert any("Untipped" in line for line in _untipped(window))
+
+
+def test_every_control_of_the_import_options_has_a_tooltip(window, qtbot, tmp_path):
+    """Step 1's import options, opened by themselves for a file with a title above its column names."""
+    path = tmp_path / "export.csv"
+    path.write_text("Export vom 01.03.2024\n\nFall;Gewicht;Ort\n1;70,5;Köln\n2;82;Bonn\n3;90,25;Köln\n", encoding="utf-8")
+    window.load_data(path)
+    page = window.pages[0]
+    qtbot.waitUntil(lambda: page.import_dialog is not None and page.import_dialog.isVisible(), timeout=10_000)
+    dialog = page.import_dialog
+    qtbot.waitUntil(lambda: dialog.preview_dataset is not None and dialog.kind_table.rowCount() > 0, timeout=10_000)
+    assert dialog.delimiter.isVisible() and dialog.header_row.isVisible()
+    assert _untipped(dialog) == []
+    dialog.reject()

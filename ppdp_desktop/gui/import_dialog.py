@@ -71,6 +71,12 @@ class ImportDialog(QDialog):
         self.delimiter = self._combo(DELIMITERS, start.get("sep", AUTO))
         self.encoding = self._combo(ENCODINGS, start.get("encoding", AUTO))
         self.decimal = self._combo(DECIMALS, start.get("decimal", "."))
+        self.sheet.setToolTip("The sheet of the workbook that holds the table")
+        self.delimiter.setToolTip("The character between two cells of a row (comma, semicolon, tab …); "
+                                  "automatic guesses it from the file")
+        self.encoding.setToolTip("How the file's letters are stored; choose another one if accented letters "
+                                 "look wrong in the preview")
+        self.decimal.setToolTip("Whether numbers are written 1.5 or 1,5")
         self.header_row = QSpinBox()
         self.header_row.setRange(1, 1000)
         self.header_row.setValue(int(start.get("header_row", 1) or 1))
@@ -91,11 +97,14 @@ class ImportDialog(QDialog):
         self.preview = QTableView()
         self.preview.setModel(self.preview_model)
         self.preview.verticalHeader().setDefaultSectionSize(22)
+        self.preview.setToolTip("The first rows as they will be loaded with these options")
         self.kind_table = QTableWidget(0, 3)
         self.kind_table.setHorizontalHeaderLabels(["Column", "Kind", "First values"])
         self.kind_table.verticalHeader().setVisible(False)
         self.kind_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.kind_table.horizontalHeader().setStretchLastSection(True)
+        self.kind_table.setToolTip("Each column's kind (how it is read) and its first values; change a kind if the "
+                                   "guess is wrong")
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.preview)
         split.addWidget(self.kind_table)
@@ -104,6 +113,8 @@ class ImportDialog(QDialog):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Load")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setToolTip("Load the file with these options")
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setToolTip("Close without loading anything")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
 

@@ -73,6 +73,13 @@ def test_f1_on_each_step_opens_the_guide_at_that_step(window, qtbot, tmp_path):
             block = block.next()
         assert block.text().startswith(f"Step {index + 1}"), (anchor, block.text())
         guide.close()
+    # Help > User guide opens it too, at the step in view, with the guide window already open (no close between)
+    window.go_to(2)
+    action = next(a for a in window.menuBar().actions() if a.text() == "&Help").menu().actions()[0]
+    assert action.text() == "&User guide" and action.shortcut().toString() == "F1"
+    action.trigger()
+    assert window.guide.current_anchor() == "sensitivity"
+    window.go_to(6)
     # the guide's own controls: Contents, then Back returns
     qtbot.keyClick(window, Qt.Key.Key_F1)
     qtbot.mouseClick(window.guide.contents_button, Qt.MouseButton.LeftButton)

@@ -4,7 +4,9 @@
 (a) 1,000,000 rows x 8 numeric attributes through ``anonymize`` (plan + verify + apply + release
 table) under 3 s; (b) 100,000 rows of a categorical attribute over a 500-leaf taxonomy under 5 s;
 (c) adult ``age`` relative error for epsilon in {1, 10} and k in {10, 25, 50, 100} against plain
-Laplace (seed 003 section 4; mean of 3 seeds).
+Laplace (seed 003 section 4; mean of 3 seeds); (d) the cost of the exact discrete Laplace sampler (issue 20,
+point 4) against the floating-point inverse-CDF Laplace it replaced, per draw and per 1M-row column
+(``python benchmarks/bench_dp.py noise`` runs (d) alone).
 """
 from __future__ import annotations
 
@@ -90,7 +92,8 @@ def adult_age() -> dict[str, object]:
     dataset = load_table(ADULT)
     out: dict[str, object] = {}
     for epsilon in (1.0, 10.0):
-        rows = [r for s in (0, 1, 2) for r in compare_dp(dataset, ["age"], epsilon, [10, 25, 50, 100], {"age": (17, 90)}, seed=s)]
+        rows = [r for s in (0, 1, 2) for r in compare_dp(dataset, ["age"], epsilon, [10, 25, 50, 100], {"age": (17, 90)}, seed=s,
+                                                      run=anonymize)]
 
         def mean(method: str, field: str, k: int | None = None) -> float:
             return round(float(np.mean([getattr(r, field) for r in rows if r.method == method and (k is None or r.k == k)])), 4)
@@ -104,8 +107,34 @@ def adult_age() -> dict[str, object]:
     return out
 
 
+def noise() -> dict[str, object]:
+    """Draws per second of the released discrete Laplace (exact, integers, keyed; about 8 words per draw) and of the
+    floating-point Laplace (one word per draw, kept for the plain baseline), for the clusters of a 1M-row column at
+    k = 25 (40,000) and k = 10 (100,000) and for 1,000,000 draws; t = 146 (adult age, epsilon 1, M 2: grid step 1)
+    and t = 20,000 (a default grid of about b / 100 to b / 1000)."""
+    from ppdp_desktop.core.methods.dp.noise import DISCRETE_LAPLACE_DRAW, LAPLACE_DRAW, discrete_laplace, laplace_noise
+    from ppdp_desktop.core.privacy.keyed import KeyedRandomness
+
+    keyed = KeyedRandomness(1)
+    out: dict[str, object] = {}
+    for n in (40_000, 100_000, 1_000_000):
+        row: dict[str, object] = {}
+        floating = best(lambda: laplace_noise(keyed.stream("x", LAPLACE_DRAW), 0, n, 5.84))[0]
+        row["float_laplace_s"] = round(floating, 4)
+        for t in (146, 20_000):
+            exact = best(lambda: discrete_laplace(keyed.stream("x", DISCRETE_LAPLACE_DRAW), 0, n, t))[0]
+            row[f"discrete_t={t}_s"] = round(exact, 4)
+            row[f"discrete_t={t}_us_per_draw"] = round(exact / n * 1e6, 2)
+            row[f"discrete_t={t}_vs_float"] = round(exact / floating, 1)
+        out[f"draws={n}"] = row
+    return out
+
+
 def main() -> int:
-    out: dict[str, object] = {"numeric": numeric(), "categorical": categorical()}
+    if sys.argv[1:] == ["noise"]:
+        print(json.dumps({"noise": noise()}, indent=2))
+        return 0
+    out: dict[str, object] = {"numeric": numeric(), "categorical": categorical(), "noise": noise()}
     if ADULT.is_file():
         out["adult_age"] = adult_age()
     out["targets"] = TARGETS

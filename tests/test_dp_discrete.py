@@ -231,3 +231,26 @@ def test_the_cli_takes_a_grid_and_the_project_file_keeps_it():
     dp = DPSettings(["weight"], 1.0, 10, {"weight": (20, 200)}, grids={"weight": 0.25, "gone": 1.0})
     again = DPSettings.from_json(json.loads(json.dumps(dp.to_json())))
     assert again.grids == {"weight": 0.25}
+
+
+def test_a_release_with_floating_point_laplace_no_longer_verifies(tmp_path):
+    """A release.json without a grid (made with the floating-point Laplace of before) fails closed, saying why."""
+    from ppdp_desktop.core.data.checksums import write_checksums
+    from ppdp_desktop.core.data.released import read_release
+    from ppdp_desktop.core.errors import PrivacyError
+    from ppdp_desktop.core.methods.dp.release import verify_dp_release
+    from ppdp_desktop.core.release.package import write_release
+
+    dp = DPSettings(["weight"], 1.0, 10, {"weight": (20, 200)})
+    out = write_release(anonymize(Dataset(_frame()), AnonymizationSettings("", "dp-microagg", options=dp, seed=4)),
+                        tmp_path / "r", include_report=False)
+    meta = json.loads((out / "release.json").read_text(encoding="utf-8"))
+    assert meta["parameters"]["grids"] == {"weight": 0.1}
+    for key in ("grid", "discrete_laplace_t", "privacy_loss"):
+        del meta["protected"][0][key]
+    meta["protected"][0]["noise"] = "Laplace, one draw per cluster"
+    (out / "release.json").write_text(json.dumps(meta), encoding="utf-8")
+    (out / "SHA256SUMS").unlink()
+    write_checksums(out)
+    with read_release(out) as release, pytest.raises(PrivacyError, match="floating-point Laplace.*Mironov"):
+        verify_dp_release(release)

@@ -2,7 +2,8 @@
 
 A grid of step ``h`` is the set of numbers ``i * h`` for whole ``i``; an attribute with domain ``[lo, hi]``
 uses the points ``first * h ... (first + units) * h`` with ``first = ceil(lo / h)`` and
-``units = floor(hi / h) - first`` (exact rational arithmetic: ``h`` is kept as a fraction ``p / q``).
+``units = floor(hi / h) - first`` (exact rational arithmetic: ``h`` is kept as a fraction ``p / q``, and ``lo``,
+``hi`` are read as the decimals they print as).
 
 Why a grid: the released value of a cluster is a function of integers only (its grid-unit sum plus a discrete
 Laplace draw, see :mod:`~ppdp_desktop.core.methods.dp.numeric`), written as ``(i * p) / q`` - one correctly rounded
@@ -63,8 +64,9 @@ class Grid:
         """The grid of ``step`` inside ``[lo, hi]``; a whole-number attribute needs a whole-number step."""
         if integer and step.denominator != 1:
             raise ParameterError(f"{attribute!r} holds whole numbers: its grid step must be a whole number; got {float(step):g}.")
-        first = math.ceil(Fraction(lo) / step)
-        units = math.floor(Fraction(hi) / step) - first
+        # the bounds as their decimals say (0.1 is 1/10): a grid point >= that decimal rounds to a float >= lo
+        first = math.ceil(Fraction(repr(float(lo))) / step)
+        units = math.floor(Fraction(repr(float(hi))) / step) - first
         if units < 1:
             raise ParameterError(f"The grid step {float(step):g} of {attribute!r} leaves fewer than two grid points in "
                                  f"its domain {lo:g}:{hi:g}; choose a smaller step.")

@@ -192,7 +192,8 @@ class DPMicroaggPlan:
     def release_json(self) -> dict[str, Any]:
         return {
             "parameters": {"epsilon": self.epsilon, "k": self.k, "attributes": [a.attribute for a in self.attributes],
-                           "candidates": self.candidates},
+                           "candidates": self.candidates,
+                           "grids": {a.attribute: a.grid.to_json()["step"] for a in self.attributes if a.grid is not None}},
             "protected": [a.to_json() for a in self.attributes],
             "guarantee": self.verify(),
             "reconstruction": "Released values are cluster centroids plus noise; analyse them as they are. "

@@ -56,6 +56,10 @@ def entry_domain(entry: dict) -> NumericDomain:
 def entry_grid(entry: dict, domain: NumericDomain, m: int, k: int, epsilon: float) -> tuple[Grid, int]:
     """The published grid and discrete Laplace parameter of a numeric entry, checked against the domain and
     ``t = ceil(M * units / epsilon)``."""
+    if "grid" not in entry and "discrete_laplace_t" not in entry:
+        raise PrivacyError(f"{entry.get('attribute')!r} was released with floating-point Laplace noise (a release made "
+                           "before discrete noise on a grid): the low digits of its values can reveal the cluster "
+                           "means (Mironov 2012), so its epsilon does not hold. Make the release again.")
     try:
         g = entry["grid"]
         step = as_fraction(str(g["step_exact"]))
@@ -122,6 +126,9 @@ def verify_dp_release(release: LoadedRelease) -> list[str]:
             if not isinstance(scale, (int, float)) or not abs(scale - expected) <= TOLERANCE * expected:
                 raise PrivacyError(f"{name!r}: published Laplace scale {scale!r} is not M*Delta/(k*epsilon) = {expected:.6g}.")
             grid, t = entry_grid(entry, domain, m, k, epsilon)
+            declared = meta["parameters"].get("grids", {}).get(name, grid.to_json()["step"])
+            if declared != grid.to_json()["step"]:
+                raise PrivacyError(f"{name!r}: parameters.grids says step {declared!r}, its entry {grid.h:g}.")
             values = released_numbers(release, name)
             outside = np.flatnonzero((values < domain.lo) | (values > domain.hi))
             if len(outside):

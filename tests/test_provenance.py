@@ -230,3 +230,13 @@ def test_opening_a_key_of_other_versions_says_so(csv_file, tmp_path, capsys, mon
     keyfile.seal(payload, PASSPHRASE, manifest, key, records=records)
     ring = KeyRing.open(out, key, PASSPHRASE)
     assert ring.provenance is None and ring.provenance_notes() == []
+
+
+def test_a_project_is_saved_in_its_file_only_with_the_same_choices(csv_file, tmp_path):
+    path = _project(tmp_path, csv_file)
+    project = Project.load(path)
+    project.roles["sex"] = "insensitive"  # the window lists every column: the default changes nothing
+    project.release_folder, project.key_path = "elsewhere", "elsewhere.ppdpkey"
+    assert project.is_saved_in(path)
+    project.theta = 5.0  # a choice not saved: the file does not describe the release
+    assert not project.is_saved_in(path) and not project.is_saved_in(None)

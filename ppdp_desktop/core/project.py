@@ -150,14 +150,20 @@ class Project:
         if not path:
             return False
         try:
-            saved = Project.load(path).to_json()
+            return Project.load(path)._choices() == self._choices()
         except PPDPError:
             return False
-        mine = json.loads(json.dumps(self.to_json()))  # tuples as lists, as read back
-        for data in (mine, saved):
-            data.pop("release_folder", None)
-            data.pop("key_path", None)
-        return mine == saved
+
+    def _choices(self) -> dict[str, Any]:
+        """What decides a release: every field but the release paths and the compared methods, the chosen
+        method's settings and the re-identification settings in their full form, roles without the default."""
+        data = self.to_json()
+        for name in ("release_folder", "key_path", "compare"):
+            data.pop(name, None)
+        data["roles"] = {c: r for c, r in self.roles.items() if r != Role.INSENSITIVE.value}  # the default
+        data["options"] = self.method_settings().to_json()
+        data["protection"] = self.protection_settings().to_json()
+        return json.loads(json.dumps(data))  # tuples as lists, as read back
 
     def to_json(self) -> dict[str, Any]:
         return {"format": "ppdp-project", "version": PROJECT_VERSION, **asdict(self)}

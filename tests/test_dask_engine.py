@@ -244,3 +244,15 @@ def test_the_job_pickles_with_its_keyed_randomness(data_file):
         np.testing.assert_array_equal(copy.rng.keyed.stream(*stream).words(10, 20),
                                       job.rng.keyed.stream(*stream).words(10, 20))
     assert copy.pseudonym_key == job.pseudonym_key
+
+
+def test_the_dask_release_records_the_input_files_sha256(data_file, cluster, tmp_path):
+    """The workers read byte ranges, so this computer hashes the file in a thread during pass 1 (provenance)."""
+    import hashlib
+    import json
+
+    _on_dask(data_file, _settings("uniform"), tmp_path / "out", cluster)
+    block = json.loads((tmp_path / "out" / "release.json").read_text(encoding="utf-8"))["provenance"]
+    content = data_file.read_bytes()
+    assert block["input"] == {"name": data_file.name, "size": len(content),
+                              "sha256": hashlib.sha256(content).hexdigest()}

@@ -134,9 +134,9 @@ def test_out_holding_the_input_is_refused_even_with_overwrite(tmp_path: Path, ca
     monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)
     data = _data(tmp_path)
     same = _unchanged(data)
-    assert main(_anonymize(data, data.parent, "--overwrite")) == 2
+    assert main(_anonymize(data, data.parent, "--overwrite")) == 3
     assert "would replace or delete the input file" in capsys.readouterr().err
-    assert main(_anonymize(data, tmp_path / "rel", "--key", str(data), "--overwrite")) == 2
+    assert main(_anonymize(data, tmp_path / "rel", "--key", str(data), "--overwrite")) == 3
     assert "would replace the input file" in capsys.readouterr().err
     assert same() and sorted(p.name for p in data.parent.iterdir()) == ["d.csv"]
 
@@ -147,12 +147,12 @@ def test_overwrite_replaces_only_a_release_or_key_of_ours(tmp_path: Path, capsys
     foreign = tmp_path / "photos"
     foreign.mkdir()
     (foreign / "holiday.jpg").write_bytes(b"\xff\xd8")
-    assert main(_anonymize(data, foreign, "--overwrite")) == 2
+    assert main(_anonymize(data, foreign, "--overwrite")) == 3
     assert "is not a release written by PPDP Desktop" in capsys.readouterr().err
     assert (foreign / "holiday.jpg").exists()
     notes = tmp_path / "notes.txt"
     notes.write_text("mine")
-    assert main(_anonymize(data, tmp_path / "rel", "--key", str(notes), "--overwrite")) == 2
+    assert main(_anonymize(data, tmp_path / "rel", "--key", str(notes), "--overwrite")) == 3
     assert "is not a key file written by PPDP Desktop" in capsys.readouterr().err
     assert notes.read_text() == "mine"
     # a release and key of ours are replaced
@@ -173,11 +173,11 @@ def test_decoded_files_never_replace_a_key_or_land_in_a_release(tmp_path: Path, 
     released[["pseudonym"]].head(5).to_csv(results, index=False)
     key_bytes = key.read_bytes()
     base = ["lookup", str(out), str(key), "--file", str(results), "--overwrite", "--out"]
-    assert main([*base, str(key)]) == 2
+    assert main([*base, str(key)]) == 3
     assert "is a sealed key file" in capsys.readouterr().err and key.read_bytes() == key_bytes
-    assert main([*base, str(out / "decoded.csv")]) == 2
+    assert main([*base, str(out / "decoded.csv")]) == 3
     assert "inside the release folder" in capsys.readouterr().err
-    assert main([*base, str(results)]) == 2
+    assert main([*base, str(results)]) == 3
     capsys.readouterr()
     decoded = tmp_path / "decoded.csv"
     assert main([*base, str(decoded)]) == 0
@@ -328,7 +328,7 @@ def test_a_full_or_read_only_disk_is_a_user_error_and_leaves_nothing(tmp_path: P
         raise OSError(getattr(errno, code), os.strerror(getattr(errno, code)), str(tmp_path / "rel"))
 
     monkeypatch.setattr(formats, "write_table", full)
-    assert main(_anonymize(data, tmp_path / "rel")) == 2
+    assert main(_anonymize(data, tmp_path / "rel")) == 3
     err = capsys.readouterr().err
     assert err.startswith("ppdp: error: Cannot write") and "internal" not in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
@@ -350,7 +350,7 @@ def test_report_paths_are_checked_and_a_failed_pdf_leaves_no_html(tmp_path: Path
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "r.pdf"))
 
     monkeypatch.setattr(files, "render_pdf", full)
-    assert main(["report", str(data), str(out), "--out", str(html), "--pdf", str(tmp_path / "r.pdf")]) == 2
+    assert main(["report", str(data), str(out), "--out", str(html), "--pdf", str(tmp_path / "r.pdf")]) == 3
     assert "free some disk space" in capsys.readouterr().err
     assert not html.exists() and not (tmp_path / "r.pdf").exists() and not (tmp_path / "r-values.csv").exists()
 
@@ -361,11 +361,11 @@ def test_nested_parquet_and_non_text_encodings_are_refused_by_name(tmp_path: Pat
 
     nested = tmp_path / "n.parquet"
     pq.write_table(pa.table({"a": [1, 2], "s": [{"x": 1}, {"x": 2}]}), nested)
-    assert main(["risk", str(nested), "--quasi", "a"]) == 2
+    assert main(["risk", str(nested), "--quasi", "a"]) == 3
     assert "column 's' holds nested values" in capsys.readouterr().err
     data = _data(tmp_path)
     for codec in ("rot13", "hex", "base64"):
-        assert main(["risk", str(data), "--quasi", "sex", "--encoding", codec]) == 2
+        assert main(["risk", str(data), "--quasi", "sex", "--encoding", codec]) == 3
         assert f"{codec!r} is not a known text encoding" in capsys.readouterr().err
 
 
@@ -387,7 +387,7 @@ def test_a_damaged_release_json_or_sums_file_is_a_user_error(tmp_path: Path, cap
         (out / "SHA256SUMS").write_bytes(b"\xff\xfe not text\n")
     capsys.readouterr()
     for command in (["verify", str(out)], ["estimate", str(out), "--sensitive", "diagnosis"]):
-        assert main(command) == 2
+        assert main(command) == 1
         err = capsys.readouterr().err
         assert err.startswith("ppdp: error:") and "internal" not in err
 
@@ -443,12 +443,12 @@ def test_formulas_never_start_a_cell_of_a_csv_release(tmp_path: Path, capsys) ->
 def test_mixed_encodings_and_late_nul_bytes_are_refused_by_line(tmp_path: Path, capsys) -> None:
     mixed = tmp_path / "mixed.csv"
     mixed.write_bytes(b"dx,city\nHipertensi\xc3\xb3n,a\nHipertensi\xf3n,b\nflu,c\n")
-    assert main(["risk", str(mixed), "--quasi", "city"]) == 2
+    assert main(["risk", str(mixed), "--quasi", "city"]) == 3
     err = capsys.readouterr().err
     assert "mixes two encodings" in err and "line 2 is UTF-8 but line 3 is not" in err
     late = tmp_path / "late.csv"
     late.write_bytes(b"a,b\n" + b"x,y\n" * 20_000 + b"z,\x00\n")  # the NUL lies beyond the first 64 KiB
-    assert main(["risk", str(late), "--quasi", "a"]) == 2
+    assert main(["risk", str(late), "--quasi", "a"]) == 3
     assert "NUL bytes" in capsys.readouterr().err
 
 
@@ -480,7 +480,7 @@ def test_zip_destination_is_checked_at_the_zip_path(tmp_path: Path, capsys) -> N
     assert main(_anonymize(data, tmp_path / "rel", "--zip")) == 0
     assert (tmp_path / "rel.zip").is_file() and (tmp_path / "rel" / "mine.txt").read_text() == "keep"
     (tmp_path / "other.zip").write_bytes(b"PK\x05\x06" + b"\x00" * 18)  # someone's empty zip
-    assert main(_anonymize(data, tmp_path / "other", "--zip", "--overwrite")) == 2
+    assert main(_anonymize(data, tmp_path / "other", "--zip", "--overwrite")) == 3
     assert "not a release written by PPDP Desktop" in capsys.readouterr().err
 
 
@@ -552,7 +552,7 @@ def test_a_very_long_row_is_read_or_refused_in_words(tmp_path: Path, capsys, mon
     assert main(["risk", str(long), "--quasi", "b"]) == 0
     capsys.readouterr()
     monkeypatch.setattr(loading, "MAX_ROW_BYTES", 1 << 20)  # as a row beyond the declared limit would be
-    assert main(["risk", str(long), "--quasi", "b"]) == 2
+    assert main(["risk", str(long), "--quasi", "b"]) == 3
     assert "a row is longer than 1 MiB" in capsys.readouterr().err
 
 
@@ -560,5 +560,5 @@ def test_verify_checks_the_checksums_before_reading_release_json(tmp_path: Path,
     _data_, out = _release(tmp_path)
     (out / "release.json").write_text("{ not json", encoding="utf-8")
     capsys.readouterr()
-    assert main(["verify", str(out)]) == 2
+    assert main(["verify", str(out)]) == 1
     assert "release.json does not match its checksum" in capsys.readouterr().err

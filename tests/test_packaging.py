@@ -52,7 +52,7 @@ def test_bundle_runs_the_command_line_and_the_window(bundle, tmp_path):
     verify = subprocess.run([str(launcher), "verify", str(out)], capture_output=True, text=True, timeout=120)
     assert verify.returncode == 0 and "OK" in verify.stdout, verify.stderr
     bad = subprocess.run([str(launcher), "verify", str(tmp_path / "missing")], capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+    assert bad.returncode == 3 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr  # input error
     shown = subprocess.run([str(bundle / EXE), "--demo", "--quit-when-shown"], env=OFFSCREEN,
                            capture_output=True, text=True, timeout=120)
     assert shown.returncode == 0 and "shown" in shown.stdout, shown.stderr

@@ -122,17 +122,17 @@ def test_lookup_value_and_pseudonym(released, capsys):
 def test_key_fails_closed_from_the_command_line(released, tmp_path, capsys, monkeypatch):
     out, key = released
     monkeypatch.setenv("PPDP_PASSPHRASE", "not the passphrase")
-    assert main(["lookup", str(out), str(key), "--value", "x", "--attribute", "diagnosis"]) == 2
+    assert main(["lookup", str(out), str(key), "--value", "x", "--attribute", "diagnosis"]) == 3
     assert "Wrong passphrase" in capsys.readouterr().err
     monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)
     other = tmp_path / "other"
     assert main(["demo", "--out", str(other), "--method", "uniform"]) == 0
     capsys.readouterr()
-    assert main(["lookup", str(other), str(key), "--pseudonym", "Rx"]) == 2
+    assert main(["lookup", str(other), str(key), "--pseudonym", "Rx"]) == 3
     assert "belongs to another release" in capsys.readouterr().err
     # An altered release no longer opens its key either.
     (out / "release.csv").write_bytes((out / "release.csv").read_bytes() + b"\n")
-    assert main(["lookup", str(out), str(key), "--pseudonym", "Rx"]) == 2
+    assert main(["lookup", str(out), str(key), "--pseudonym", "Rx"]) == 1
     assert "checksum" in capsys.readouterr().err
 
 
@@ -143,7 +143,7 @@ def test_key_inside_release_folder_and_missing_key_are_refused(tmp_path, capsys,
     out = tmp_path / "rel"
     code = main(["anonymize", str(data), "--out", str(out), "--method", "personalized", "--sensitive", "dx",
                  "--key", str(out / "inside.ppdpkey")])
-    assert code == 2 and "inside the release folder" in capsys.readouterr().err and not out.exists()
+    assert code == 3 and "inside the release folder" in capsys.readouterr().err and not out.exists()
     code = main(["anonymize", str(data), "--out", str(out), "--method", "personalized", "--sensitive", "dx"])
     assert code == 2 and "needs --key" in capsys.readouterr().err and not out.exists()
 
@@ -155,7 +155,7 @@ def test_invalid_choices_name_the_rows(tmp_path, capsys, monkeypatch):
     code = main(["anonymize", str(data), "--out", str(tmp_path / "r"), "--method", "personalized", "--sensitive", "dx",
                  "--choice-column", "choice", "--key", str(tmp_path / "k")])
     err = capsys.readouterr().err
-    assert code == 2 and "row 2 ('4'), row 3 ('x'), row 4 ('')" in err
+    assert code == 3 and "row 2 ('4'), row 3 ('x'), row 4 ('')" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
 
 

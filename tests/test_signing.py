@@ -72,7 +72,7 @@ def test_demo_sign_writes_a_signature_that_verifies_with_the_fingerprint(signed,
 def test_another_fingerprint_is_refused(signed, tmp_path, capsys) -> None:
     other = new_signing_key(tmp_path / "other.ppdpsign", "another passphrase 42")
     code, _, err = _verify(signed[0] / "release", capsys, "--signer", other.fingerprint)
-    assert code == 2 and f"not by {other.fingerprint}" in err and err.count("\n") == 1
+    assert code == 1 and f"not by {other.fingerprint}" in err and err.count("\n") == 1
 
 
 def test_a_malformed_fingerprint_is_one_clear_line(signed, capsys) -> None:
@@ -97,7 +97,7 @@ def test_a_release_re_signed_by_someone_else_is_refused_with_the_custodians_fing
     code, out, err = _verify(release, capsys)
     assert code == 0 and forger.fingerprint in out and signed[1].fingerprint not in out
     code, _, err = _verify(release, capsys, "--signer", signed[1].fingerprint)
-    assert code == 2 and f"signed by {forger.fingerprint}, not by {signed[1].fingerprint}" in err
+    assert code == 1 and f"signed by {forger.fingerprint}, not by {signed[1].fingerprint}" in err
 
 
 @pytest.mark.parametrize("damage", ["not json", "bad base64", "other algorithm", "transplanted", "lying fingerprint",
@@ -128,7 +128,7 @@ def test_a_damaged_or_foreign_signature_is_refused(signed, tmp_path, capsys, dam
             entry["signature"] = entry["signature"][:20]
         path.write_text(json.dumps(entry), encoding="utf-8")
     code, _, err = _verify(release, capsys)
-    assert code == 2 and err.startswith("ppdp: error:") and err.count("\n") == 1, err
+    assert code == 1 and err.startswith("ppdp: error:") and err.count("\n") == 1, err
     assert "Traceback" not in err
     with pytest.raises(ReleaseError):  # the signature alone, whatever release.json says
         check_signature(release)
@@ -138,7 +138,7 @@ def test_a_signature_removed_is_refused_when_release_json_names_a_signer(signed,
     release = _copy(signed, tmp_path)
     (release / SIGNATURE_FILE).unlink()
     code, _, err = _verify(release, capsys)
-    assert code == 2 and "has no SIGNATURE" in err
+    assert code == 1 and "has no SIGNATURE" in err
 
 
 def test_the_api_signs_through_write_release(tmp_path) -> None:
@@ -182,7 +182,7 @@ def test_a_wrong_signing_passphrase_writes_nothing(signed, tmp_path, capsys, mon
     monkeypatch.setenv("PPDP_PASSPHRASE", PASSPHRASE)
     code = main(["demo", "--out", str(tmp_path / "release"), "--quiet", "--sign", str(signed[0] / "custodian.ppdpsign")])
     err = capsys.readouterr().err
-    assert code == 2 and "Wrong passphrase" in err and err.count("\n") == 1
+    assert code == 3 and "Wrong passphrase" in err and err.count("\n") == 1
     assert not (tmp_path / "release").exists() and list(tmp_path.iterdir()) == []
 
 
@@ -203,7 +203,7 @@ def test_run_signs_a_saved_project(signed, tmp_path, capsys, monkeypatch) -> Non
     project.set_taxonomy(demo_taxonomy())
     project.save(tmp_path / "study.ppdp")
     monkeypatch.setenv("PPDP_SIGNING_PASSPHRASE", SIGNING)
-    code = main(["run", str(tmp_path / "study.ppdp"), "--out", str(tmp_path / "rel"), "--seed", "4", "--quiet",
+    code = main(["run", str(tmp_path / "study.ppdp"), "--out", str(tmp_path / "rel"), "--seed", "4",
                  "--sign", str(signed[0] / "custodian.ppdpsign")])
     out = capsys.readouterr()
     assert code == 0, out.err

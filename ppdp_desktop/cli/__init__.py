@@ -52,23 +52,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = int(COMMANDS[args.command](args))
     except (PPDPError, KeyboardInterrupt) as exc:
         code = exit_code_for(exc)
-        _replay(held)
         if isinstance(exc, KeyboardInterrupt):
             print("ppdp: interrupted; nothing was written.", file=sys.stderr)
         else:
             _error(args, code, str(exc))
         return code
     except OSError as exc:  # a full disk, a read-only folder, a missing folder: the user's to fix
-        _replay(held)
         message = os_error_message(exc)
         if message is None:
             return _internal(args, exc)
         _error(args, ExitCode.INPUT, message)
         return ExitCode.INPUT
     except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
-        _replay(held)
         return _internal(args, exc)
-    if code != ExitCode.OK:
+    if code != ExitCode.OK:  # a command that reports its own failure (selftest): its lines are the error
         _replay(held)
     if args.verbose:
         print(f"ppdp: {args.command} finished in {time.perf_counter() - start:.2f} s, exit status {code} "
@@ -77,7 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _replay(held) -> None:
-    """What ``--quiet`` held back on stderr, shown because the command failed."""
+    """What ``--quiet`` held back on stderr, shown because the command failed without raising (the lines that
+    say why). A raised error prints its own one line; the warnings before it stay held back."""
     if held is not None and held.getvalue():
         sys.stderr.write(held.getvalue())
 

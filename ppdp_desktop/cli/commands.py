@@ -17,6 +17,14 @@ FOLDER = "a release package is a folder (or a .zip with --zip), not a stream"
 SECRET = "a key file is a secret kept in a file of its own, never sent down a pipe"
 
 
+def _existing_release(path: str) -> None:
+    """A path that names nothing is an input error (exit 3); a folder that is there but fails as a release
+    fails the check (exit 1, :func:`~ppdp_desktop.cli.exit_codes.checking`)."""
+    refuse_stdio(path, "RELEASE", "a release is a folder or a .zip file")
+    if not Path(path).exists():
+        raise InputError(f"{path}: no such release folder or .zip file; check the path.")
+
+
 def _stdin_data(args: argparse.Namespace, run, attr: str = "data") -> int:
     """Run ``run(args)`` with ``args.<attr>`` read from stdin when it is ``-`` (spooled to a private temporary
     file, removed afterwards; the format is ``--input-format``, else sniffed)."""
@@ -400,9 +408,15 @@ def run_project_file(args: argparse.Namespace) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     """``ppdp verify``: exit 0 if every check passes, 1 if one fails (altered, wrongly signed, guarantee broken),
     3 if there is no release at that path."""
-    refuse_stdio(args.release, "RELEASE", "a release is a folder or a .zip file")
-    if not Path(args.release).exists():
-        raise InputError(f"{args.release}: no such release folder or .zip file; check the path.")
+    _existing_release(args.release)
+    if args.signer:  # a mistyped fingerprint is the command line's fault, not the release's
+        from ppdp_desktop.core.errors import ReleaseError
+        from ppdp_desktop.core.release.signing import normalize_fingerprint
+
+        try:
+            normalize_fingerprint(args.signer)
+        except ReleaseError as exc:
+            raise ParameterError(f"--signer {exc}") from None
     try:
         with checking():
             lines, metadata = _verify_release(args)
@@ -482,9 +496,9 @@ def run_estimate(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.release.analysis import estimate_counts, parse_where
     from ppdp_desktop.core.release.package import read_release
 
-    refuse_stdio(args.release, "RELEASE", "a release is a folder or a .zip file")
-    release = read_release(args.release)
+    _existing_release(args.release)
     with checking():  # estimates from altered files would be silently wrong: an altered release fails (exit 1)
+        release = read_release(args.release)
         check_checksums(release.folder)
     if args.table:
         from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
@@ -508,7 +522,7 @@ def run_lookup(args: argparse.Namespace) -> int:
     stdout."""
     from ppdp_desktop.core.release.lookup import KeyRing
 
-    refuse_stdio(args.release, "RELEASE", "a release is a folder or a .zip file")
+    _existing_release(args.release)
     refuse_stdio(args.key, "KEY", SECRET)
     if args.value is not None and not args.attribute:
         raise ParameterError("--value needs --attribute COL (the column the value comes from).")
@@ -521,7 +535,9 @@ def run_lookup(args: argparse.Namespace) -> int:
     if args.file:
         with input_path(args.file, "csv" if args.file == "-" else None, verbose=args.verbose) as results_path:
             results = _read_results(results_path)
-    ring = KeyRing.open(args.release, args.key, read_passphrase(args.passphrase_file, confirm=False))
+    passphrase = read_passphrase(args.passphrase_file, confirm=False)
+    with checking():  # an altered release fails (exit 1); a key that does not open is an input error (exit 3)
+        ring = KeyRing.open(args.release, args.key, passphrase)
     for line in ring.provenance_notes():  # made with other versions than this app's
         print(f"ppdp: note: {line}", file=sys.stderr)
     if args.value is not None:

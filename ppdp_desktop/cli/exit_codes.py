@@ -10,8 +10,7 @@ from contextlib import contextmanager
 from enum import IntEnum
 from typing import Iterator
 
-from ppdp_desktop.core.errors import (Cancelled, KeyFileError, ParameterError, PPDPError, PrivacyError,
-                                      ReleaseError)
+from ppdp_desktop.core.errors import Cancelled, ParameterError, PPDPError, PrivacyError, ReleaseError
 
 
 class ExitCode(IntEnum):
@@ -55,12 +54,13 @@ class CheckFailed(PPDPError):
 @contextmanager
 def checking() -> Iterator[None]:
     """Around a verification: a release that is malformed, altered or wrongly signed *failed* the check (exit 1),
-    rather than being an unreadable input (exit 3). A bad parameter stays a usage error."""
+    rather than being an unreadable input (exit 3). A bad parameter stays a usage error, and a key file that
+    does not open (wrong passphrase, another release's key) an input error."""
     try:
         yield
     except (ParameterError, CheckFailed):
         raise
-    except (ReleaseError, PrivacyError, KeyFileError) as exc:
+    except (ReleaseError, PrivacyError) as exc:
         raise CheckFailed(str(exc)) from exc
 
 

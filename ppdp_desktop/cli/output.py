@@ -3,8 +3,8 @@
 The commands print their sentences with plain ``print``; :func:`console` decides where those go for the
 command's whole run, so that every line (also one added later) obeys the options:
 
-* ``--quiet``: stdout is dropped and stderr is held back; the held lines are shown only if the command fails
-  (so the warning that led to a failure is not lost), never on success.
+* ``--quiet``: stdout is dropped and stderr is held back: only the one-line error of a failure is shown (and
+  the held lines of a command that reports its own failure, such as ``selftest``), nothing on success.
 * ``--json``: the sentences go to stderr, and stdout carries exactly one JSON document (:func:`emit_json`).
 
 Documents and data meant for stdout (``--json``, an output file given as ``-``) are written to the stream

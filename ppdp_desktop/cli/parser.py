@@ -24,6 +24,20 @@ def positive_int(text: str) -> int:
 EXIT_USER_ERROR = ExitCode.USAGE
 
 
+def header_row(text: str) -> int:
+    """A row number from 1 to the loader's declared limit (argparse type: a usage error, before any work)."""
+    from ppdp_desktop.core.data.loading import MAX_HEADER_ROW
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= MAX_HEADER_ROW:
+        raise argparse.ArgumentTypeError(f"{text!r}: the header row must be a whole number from 1 to "
+                                         f"{MAX_HEADER_ROW:,}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports errors as one line (and the same exit status as other user errors)."""
 
@@ -42,7 +56,7 @@ def _input_args(parser: argparse.ArgumentParser) -> None:
                        "Windows-1252)")
     group.add_argument("--sheet", help="worksheet of an Excel file, by name or number from 0 (default: the first)")
     group.add_argument("--decimal", choices=(".", ","), help="decimal mark of numbers in a text file (default: .)")
-    group.add_argument("--header-row", type=int, metavar="N", help="the row holding the column names, from 1, blank "
+    group.add_argument("--header-row", type=header_row, metavar="N", help="the row holding the column names, from 1, blank "
                        "rows not counted (default 1; rows above it, such as a title, are skipped)")
     group.add_argument("--kind", action="append", metavar="COL=KIND", help="the kind of a column: categorical, "
                        "numeric, date or text (codes and identifiers, kept as written, e.g. leading zeros); repeat "

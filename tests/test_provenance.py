@@ -138,6 +138,12 @@ def test_verify_checks_the_block_and_still_verifies_an_older_release(csv_file, t
     write_release(result, out, include_report=False)
     assert main(["verify", str(out)]) == 0
     assert f"provenance: made with PPDP Desktop {__version__}" in capsys.readouterr().out
+    original = (out / "release.json").read_bytes()
+    text = original.decode("utf-8").replace(f'"numpy": "{np.__version__}"', '"numpy": "1.0.0"')
+    (out / "release.json").write_text(text, encoding="utf-8")  # the checksums cover the provenance
+    assert text.encode("utf-8") != original and main(["verify", str(out)]) == 1
+    assert "release.json" in capsys.readouterr().err
+    (out / "release.json").write_bytes(original)
     _rewrite(out, lambda meta: meta.pop("provenance"))  # a release of an older version
     assert main(["verify", str(out)]) == 0
     assert "no provenance recorded" in capsys.readouterr().out

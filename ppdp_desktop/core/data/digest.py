@@ -15,7 +15,6 @@ done on the bytes as they are read, not in an extra pass, wherever the reader re
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path

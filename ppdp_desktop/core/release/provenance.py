@@ -12,8 +12,10 @@ silently. A release written before provenance was recorded has none; it still ve
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 import re
+import zipfile
 from dataclasses import dataclass, field
 from importlib import metadata as distributions
 from pathlib import Path
@@ -21,7 +23,9 @@ from typing import Any
 
 from ppdp_desktop import __version__
 from ppdp_desktop.core.data.digest import FileDigest
+from ppdp_desktop.core.data.released import META_FILE
 from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.release.publish import is_our_release
 
 #: the libraries whose versions are recorded, in the order they are shown
 LIBRARIES = ("numpy", "pandas", "pyarrow", "cryptography")
@@ -154,11 +158,6 @@ def check_provenance(metadata: dict[str, Any]) -> str:
 def release_provenance(path: str | Path) -> Provenance | None:
     """The provenance recorded in the release folder or ``.zip`` at ``path`` (None without one, or when ``path``
     holds no readable ``release.json``: nothing to compare with). Only ``release.json`` is read."""
-    import json
-    import zipfile
-
-    from ppdp_desktop.core.data.released import META_FILE
-
     source = Path(path)
     try:
         if source.is_dir():
@@ -174,7 +173,6 @@ def release_provenance(path: str | Path) -> Provenance | None:
     return recorded(meta.get(KEY), f"{source.name}/{META_FILE}") if isinstance(meta, dict) else None
 
 
-
 @dataclass(frozen=True)
 class PreviousRelease:
     """The provenance of the release at a destination, read before a run replaces it (``ppdp run``)."""
@@ -185,8 +183,6 @@ class PreviousRelease:
 
     @classmethod
     def read(cls, path: str | Path) -> "PreviousRelease":
-        from ppdp_desktop.core.release.publish import is_our_release
-
         source = Path(path)
         if not is_our_release(source):
             return cls(source, None)

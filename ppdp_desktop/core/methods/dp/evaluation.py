@@ -13,7 +13,9 @@ for a categorical attribute its counterpart, the exponential mechanism per recor
 
 The baselines are simulations, never released: they draw per record from keyed streams (record ``i``
 owns word ``i`` of ``(attribute, "plain laplace")`` / ``(attribute, "plain choice")``) under a key
-derived from the public :data:`EVALUATION_SEED`, never from the release's secret seed.
+derived from the public :data:`EVALUATION_SEED`, never from the release's secret seed. Plain Laplace stays
+the textbook floating-point mechanism on purpose (seed 003's baseline): it is a comparison, whereas the method's
+own release draws exact discrete Laplace noise on a grid (issue 20).
 """
 from __future__ import annotations
 
@@ -266,6 +268,8 @@ def format_dp_table(rows: list[DPRow]) -> str:
 
 #: what each measure of :func:`format_dp_table` means (0 = unchanged for each)
 TABLE_LEGEND = (
+    "plain Laplace: the textbook floating-point Laplace noise added to each value, a comparison baseline computed "
+    "under a public key and never released (dp-microagg itself releases discrete Laplace noise on a grid).",
     "relative error: mean distance between a record's original and released value, relative to the value "
     "(categories: mean distance in the taxonomy, 0 to 1).",
     "variance change: |original variance - released variance| / original variance.",

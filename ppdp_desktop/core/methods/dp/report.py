@@ -73,7 +73,7 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
 #: what the measure rows say, one line per measure (then one row per method and attribute)
 MEASURES_LEGEND = [
     "Measures against the original records, for this release and two baselines at the same epsilon (plain Laplace: "
-    "noise added to each value on its own; individual ranking: the clusters' averages without noise). 0 means "
+    "floating-point noise added to each value on its own, a comparison that is never released; individual ranking: the clusters' averages without noise). 0 means "
     "unchanged for each:",
     "relative error: how far a record's released value is from its own, relative to that value (for a categorical "
     "attribute: the mean distance between the two values in its taxonomy, 0 to 1);",

@@ -147,8 +147,13 @@ def _discrete_laplace_chunk(stream: "RecordStream", start: int, stop: int, tu: n
 
 def _uniform_below(w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``w mod b`` (uniform in ``[0, b)``) and whether it is accepted: ``w < 2**64 - (2**64 mod b)``."""
-    rest = (_ZERO - b) % b  # 2**64 mod b, in uint64 arithmetic (0 - b wraps to 2**64 - b)
-    return w % b, (rest == _ZERO) | (w < _ZERO - rest)
+    limit = _ZERO - b  # 2**64 - b (uint64 wraps); 2**64 mod b = limit mod b < b, so w < limit is accepted
+    ok = w < limit
+    edge = np.flatnonzero(~ok)  # rare (probability b / 2**64): the exact test w < 2**64 - (limit mod b)
+    if len(edge):
+        base = limit[edge] - limit[edge] % b[edge]  # 2**64 - b - rest; accepted iff w - base < b
+        ok[edge] = (w[edge] - base) < b[edge]
+    return w % b, ok
 
 
 def discrete_laplace_pmf(z: np.ndarray, t: float) -> np.ndarray:

@@ -232,11 +232,11 @@ What was done
   Differential privacy by individual-ranking microaggregation (epsilon = {epsilon:g}, k = {k}).
   Each of the columns {names} was handled on its own: the records were sorted by it and cut
   into clusters of {k} neighbouring records (the last cluster up to {k2}); every record of a cluster
-  got the cluster's centre plus ONE random shift shared by the whole cluster (numbers: discrete Laplace
-  noise on a grid of step h, so every released number is a point of that grid inside the published
-  range) or ONE randomly chosen
-  label of the column's taxonomy (categories). The other columns are unchanged, identifier columns
-  were removed and rows are in random order.
+  got the cluster's centre plus ONE random shift shared by the whole cluster (numbers: discrete
+  Laplace noise on a grid of step h, so every released number is a point of that grid inside the
+  published range and its last digits reveal nothing) or ONE randomly chosen label of the column's
+  taxonomy (categories). The other columns are unchanged, identifier columns were removed and rows
+  are in random order.
 {details}
 What it guarantees
   epsilon-differential privacy with epsilon = {epsilon:g} for the protected columns: adding, removing

@@ -254,3 +254,31 @@ def test_a_release_with_floating_point_laplace_no_longer_verifies(tmp_path):
     write_checksums(out)
     with read_release(out) as release, pytest.raises(PrivacyError, match="floating-point Laplace.*Mironov"):
         verify_dp_release(release)
+
+
+def test_the_grid_sums_do_not_depend_on_the_snap_blocks(monkeypatch):
+    from ppdp_desktop.core.methods.dp import numeric
+    from ppdp_desktop.core.methods.dp.numeric import NumericDomain, dp_microaggregate
+
+    values = _frame(5000)["weight"].to_numpy()
+    domain, grid = NumericDomain("weight", 20, 200), Grid.for_domain(20, 200, Fraction(1, 10), False, "weight")
+    whole = dp_microaggregate(values, domain, 7, grid, 2000, KeyedRandomness(9))[0]
+    monkeypatch.setattr(numeric, "SNAP_BLOCK", 333)
+    np.testing.assert_array_equal(dp_microaggregate(values, domain, 7, grid, 2000, KeyedRandomness(9))[0], whole)
+
+
+def test_ppdp_anonymize_takes_grid(tmp_path, capsys):
+    from ppdp_desktop.cli import main
+
+    path = tmp_path / "data.csv"
+    _frame(300).to_csv(path, index=False)
+    out = tmp_path / "r"
+    code = main(["anonymize", str(path), "--out", str(out), "--method", "dp-microagg", "--attributes", "weight,age",
+                 "--epsilon", "1", "--k", "10", "--domain", "weight=20:200", "--domain", "age=17:90",
+                 "--grid", "weight=0.5", "--seed", "1", "--no-report"])
+    assert code == 0, capsys.readouterr().err
+    meta = json.loads((out / "release.json").read_text(encoding="utf-8"))
+    assert meta["parameters"]["grids"] == {"weight": 0.5, "age": 1}
+    table = pd.read_csv(out / "release.csv")
+    assert ((table["weight"] * 2) % 1 == 0).all() and (table["age"] % 1 == 0).all()
+    assert main(["verify", str(out)]) == 0

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 
 
+SNAP_BLOCK = 1 << 22  # records snapped to the grid at a time
+
+
 @dataclass(frozen=True)
 class NumericDomain:
     """The declared range of a numeric attribute.
@@ -146,7 +149,11 @@ def dp_microaggregate(
         The draw ``Z_c`` of each cluster (int64, in grid units, added to the cluster's sum).
     """
     clusters = microaggregate(values, k)
-    sums = np.bincount(clusters.cluster, weights=grid.snap(values), minlength=len(clusters.sizes))
+    c = len(clusters.sizes)
+    sums = np.zeros(c)  # whole numbers below 2**53 (check_grid): float64 sums are exact
+    block = max(SNAP_BLOCK, c)  # a block's snapped values at a time, not a second copy of the column
+    for a in range(0, len(clusters.cluster), block):
+        sums += np.bincount(clusters.cluster[a:a + block], weights=grid.snap(values[a:a + block]), minlength=c)
     noise = discrete_laplace(keyed.stream(domain.attribute, DISCRETE_LAPLACE_DRAW), 0, len(clusters.sizes), t)
     shown = grid_means(sums.astype(np.int64), clusters.sizes, noise, grid.units)
     released = grid.values(shown)[clusters.cluster]

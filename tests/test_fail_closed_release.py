@@ -343,7 +343,7 @@ def test_report_paths_are_checked_and_a_failed_pdf_leaves_no_html(tmp_path: Path
     html = tmp_path / "r.html"
     assert main(["report", str(data), str(out), "--out", str(html), "--pdf", str(html)]) == 2
     assert "same file" in capsys.readouterr().err
-    assert main(["report", str(data), str(out), "--out", str(tmp_path / "nodir" / "r.html")]) == 2
+    assert main(["report", str(data), str(out), "--out", str(tmp_path / "nodir" / "r.html")]) == 3
     assert "does not exist" in capsys.readouterr().err
 
     def full(*_args, **_kwargs):

@@ -165,7 +165,7 @@ def test_cli_formats_zip_and_report_command(tmp_path, capsys, monkeypatch):
     html = (tmp_path / "rep.html").read_text()
     assert "data:image/png" in html and "http://" not in html
     assert (tmp_path / "rep.pdf").read_bytes().startswith(b"%PDF")
-    assert main(["report", str(resource_path(DEMO_DATA)), str(tmp_path / "r.zip"), "--out", str(tmp_path / "rep.html")]) == 2
+    assert main(["report", str(resource_path(DEMO_DATA)), str(tmp_path / "r.zip"), "--out", str(tmp_path / "rep.html")]) == 3
     assert "already exists" in capsys.readouterr().err
 
 

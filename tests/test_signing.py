@@ -172,7 +172,7 @@ def test_signing_key_command_makes_a_sealed_private_file(tmp_path, capsys, monke
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert main(["signing-key", str(path), "--show"]) == 0
     assert f"fingerprint: {key.fingerprint}" in capsys.readouterr().out
-    assert main(["signing-key", str(path)]) == 2  # never over an existing key without --overwrite
+    assert main(["signing-key", str(path)]) == 3  # never over an existing key without --overwrite
     assert "already exists" in capsys.readouterr().err
     assert open_signing_key(path, SIGNING).fingerprint == key.fingerprint
 

@@ -186,7 +186,7 @@ def test_a_value_that_does_not_fit_the_kind_names_its_record(tmp_path, monkeypat
 def test_the_cli_switches_to_streaming_for_a_file_larger_than_memory_allows(data_file, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PPDP_AVAILABLE_MEMORY", "1000")
     args = ["anonymize", str(data_file), "--out", str(tmp_path / "auto"), "--sensitive", "dx", "--identifier", "id",
-            "--theta", "3", "--seed", "11", "--method", "finegrain", "--quiet"]
+            "--theta", "3", "--seed", "11", "--method", "finegrain"]
     assert main(args) == 0
     captured = capsys.readouterr()
     assert "larger than a third of the free memory" in captured.err and "streamed in chunks" in captured.out
@@ -286,7 +286,7 @@ def test_ppdp_run_streams_a_project_whose_file_is_too_large(data_file, tmp_path,
     path = tmp_path / "job.ppdp.json"
     project.save(path)
     monkeypatch.setenv("PPDP_AVAILABLE_MEMORY", "1000")
-    assert main(["run", str(path), "--out", str(tmp_path / "release"), "--seed", "3", "--quiet"]) == 0
+    assert main(["run", str(path), "--out", str(tmp_path / "release"), "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "Released 600 records" in out and "streamed)" in out
     with read_release(tmp_path / "release") as release:

@@ -89,7 +89,7 @@ def test_a_manifest_of_another_shape_or_extra_content_is_refused(made, tmp_path,
     else:
         sums.write_text(text.replace(first[:64], first[:64].upper(), 1))
     code, err = _verify(release, capsys)
-    assert code == 2 and err.startswith("ppdp: error:") and "internal" not in err, err
+    assert code == 1 and err.startswith("ppdp: error:") and "internal" not in err, err
 
 
 def _zip(folder: Path, target: Path, duplicate: str | None = None) -> Path:
@@ -108,7 +108,7 @@ def _zip(folder: Path, target: Path, duplicate: str | None = None) -> Path:
 def test_a_zip_with_duplicate_names_is_refused(made, tmp_path, capsys) -> None:
     archive = _zip(made[0] / "plain", tmp_path / "dup.zip", duplicate="release.csv")
     code, err = _verify(archive, capsys)
-    assert code == 2 and "'release.csv' twice" in err
+    assert code == 1 and "'release.csv' twice" in err
 
 
 def test_a_zip_bomb_stops_at_the_cap_and_leaves_no_folder(made, tmp_path, capsys, monkeypatch) -> None:
@@ -118,7 +118,7 @@ def test_a_zip_bomb_stops_at_the_cap_and_leaves_no_folder(made, tmp_path, capsys
     monkeypatch.setattr(released, "MAX_UNZIPPED_BYTES", 1000)
     before = set(Path(tempfile.gettempdir()).glob("ppdp-release-*"))
     code, err = _verify(archive, capsys)
-    assert code == 2 and "unpacks to more than" in err
+    assert code == 1 and "unpacks to more than" in err
     assert set(Path(tempfile.gettempdir()).glob("ppdp-release-*")) == before
 
 
@@ -158,10 +158,10 @@ def test_forgeries_with_rewritten_checksums_fail_the_signature(made, tmp_path, c
     release = _copy(made, name, tmp_path)
     _forge(release, how, made[1])
     code, err = _verify(release, capsys, "--signer", made[2])
-    assert code == 2 and "altered after it was signed" in err, err
+    assert code == 1 and "altered after it was signed" in err, err
     (release / "SIGNATURE").unlink()  # dropping the signature does not help either
     code, err = _verify(release, capsys, "--signer", made[2])
-    assert code == 2 and ("not signed" in err or "has no SIGNATURE" in err), err
+    assert code == 1 and ("not signed" in err or "has no SIGNATURE" in err), err
 
 
 def test_a_signed_release_verifies_with_its_fingerprint_only(made, tmp_path, capsys) -> None:
@@ -170,9 +170,9 @@ def test_a_signed_release_verifies_with_its_fingerprint_only(made, tmp_path, cap
     assert code == 0, err
     other = new_signing_key(tmp_path / "other.key", "another passphrase 42")
     code, err = _verify(release, capsys, "--signer", other.fingerprint)
-    assert code == 2 and f"signed by {made[2]}, not by {other.fingerprint}" in err
+    assert code == 1 and f"signed by {made[2]}, not by {other.fingerprint}" in err
     code, err = _verify(made[0] / "plain", capsys, "--signer", made[2])
-    assert code == 2 and "not signed" in err
+    assert code == 1 and "not signed" in err
     readme = (release / "README.txt").read_text(encoding="utf-8")
     assert made[2] in readme and "--signer" in readme
 
@@ -243,7 +243,7 @@ def test_an_unsigned_rr_release_with_identity_matrices_is_refused(tmp_path, caps
     (release / "SHA256SUMS").unlink()
     write_checksums(release)
     code, err = _verify(release, capsys)
-    assert code == 2 and "recomputed from the released data and matrices" in err, err
+    assert code == 1 and "recomputed from the released data and matrices" in err, err
 
 
 # --- unsigned forgeries: what verify recomputes from the released data and matrices ----------------------
@@ -314,7 +314,7 @@ def test_the_true_sensitive_column_put_back_is_refused_without_a_signature(unsig
 
     release = _forged(unsigned, method, tmp_path, restore)
     code, err = _verify(release, capsys)
-    assert code == 2 and "'cancer' is released" in err and "not randomized with this matrix" in err, err
+    assert code == 1 and "'cancer' is released" in err and "not randomized with this matrix" in err, err
 
 
 @pytest.mark.parametrize("how", ["attribute dropped", "role changed"])
@@ -330,13 +330,13 @@ def test_identifiers_put_back_are_refused_without_a_signature(unsigned, tmp_path
 
     release = _forged(unsigned, "uniform", tmp_path, restore)
     code, err = _verify(release, capsys)
-    assert code == 2 and "has a column 'name'" in err, err
+    assert code == 1 and "has a column 'name'" in err, err
 
 
 def test_an_undescribed_column_is_refused(unsigned, tmp_path, capsys) -> None:
     release = _forged(unsigned, "uniform", tmp_path, lambda meta, table: table.insert(1, "postcode", "12345"))
     code, err = _verify(release, capsys)
-    assert code == 2 and "'postcode', which release.json does not describe" in err, err
+    assert code == 1 and "'postcode', which release.json does not describe" in err, err
 
 
 def test_a_doctored_rr_risk_is_refused_without_a_signature(unsigned, tmp_path, capsys) -> None:
@@ -345,7 +345,7 @@ def test_a_doctored_rr_risk_is_refused_without_a_signature(unsigned, tmp_path, c
 
     release = _forged(unsigned, "rr", tmp_path, lower)
     code, err = _verify(release, capsys)
-    assert code == 2 and "largest attribute-disclosure risk of 0.01" in err and "altered" in err, err
+    assert code == 1 and "largest attribute-disclosure risk of 0.01" in err and "altered" in err, err
 
 
 @pytest.mark.parametrize("how", ["epsilon", "gamma", "no pairs", "retention"])
@@ -368,7 +368,7 @@ def test_doctored_perturbation_figures_are_refused(unsigned, tmp_path, capsys, h
     code, err = _verify(release, capsys)
     expected = {"epsilon": "states epsilon-LDP 0.01", "gamma": "states gammas", "no pairs": "protects nothing",
                 "retention": "amplifies"}[how]
-    assert code == 2 and expected in err, err
+    assert code == 1 and expected in err, err
 
 
 def test_records_moved_to_an_unpublished_subtable_are_refused(unsigned, tmp_path, capsys) -> None:
@@ -379,7 +379,7 @@ def test_records_moved_to_an_unpublished_subtable_are_refused(unsigned, tmp_path
 
     release = _forged(unsigned, "partition", tmp_path, move)
     code, err = _verify(release, capsys)
-    assert code == 2 and "sub-table '99', which release.json does not publish" in err, err
+    assert code == 1 and "sub-table '99', which release.json does not publish" in err, err
 
 
 def test_dp_values_published_as_they_were_are_refused(unsigned, tmp_path, capsys) -> None:
@@ -387,7 +387,7 @@ def test_dp_values_published_as_they_were_are_refused(unsigned, tmp_path, capsys
     release = _forged(unsigned, "dp-microagg", tmp_path,
                       lambda meta, table: table.__setitem__("age", unsigned[1]["age"].to_numpy()))
     code, err = _verify(release, capsys)
-    assert code == 2 and "not a multiple of k = 5" in err, err
+    assert code == 1 and "not a multiple of k = 5" in err, err
 
 
 @pytest.mark.parametrize("figure", ["sample_uniques", "highest_risk", "verdict"])
@@ -403,7 +403,7 @@ def test_doctored_reidentification_figures_are_refused(unsigned, tmp_path, capsy
 
     release = _forged(unsigned, "rr", tmp_path, doctor)
     code, err = _verify(release, capsys)
-    assert code == 2 and "the released data gives" in err, err
+    assert code == 1 and "the released data gives" in err, err
 
 
 def test_a_zip_with_names_differing_only_in_case_is_refused(made, tmp_path, capsys) -> None:
@@ -414,7 +414,7 @@ def test_a_zip_with_names_differing_only_in_case_is_refused(made, tmp_path, caps
             zipped.write(path, path.name)
         zipped.writestr("RELEASE.csv", (folder / "release.csv").read_bytes())  # one file on Windows and macOS
     code, err = _verify(archive, capsys)
-    assert code == 2 and "twice" in err, err
+    assert code == 1 and "twice" in err, err
 
 
 def test_a_verified_zip_leaves_no_unpacked_copy(made, tmp_path, capsys) -> None:
@@ -490,7 +490,7 @@ def test_a_zip_other_tools_could_read_differently_is_refused(made, tmp_path, cap
                 zipped.write(path, path.name)
             zipped.writestr(odd, b"x")
     code, err = _verify(archive, capsys)
-    assert code == 2 and err.startswith("ppdp: error:") and err.count("\n") == 1, err
+    assert code == 1 and err.startswith("ppdp: error:") and err.count("\n") == 1, err
     assert {"encrypted entry": "encrypted", "trailing dot": "plain files only", "colon": "plain files only"}.get(
         how, "other tools could read") in err, err
 

@@ -481,7 +481,7 @@ def run_signing_key(args: argparse.Namespace) -> int:
         print(f"fingerprint: {key.fingerprint}")
         return 0
     if path.exists() and not (args.overwrite and is_our_key(path)):
-        raise ParameterError(f"{path} already exists; choose another file (--overwrite replaces only a key file of ours).")
+        raise InputError(f"{path} already exists; choose another file (--overwrite replaces only a key file of ours).")
     passphrase = read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
                                      names=(args.file,), env_var=SIGNING_ENV_VAR, what="the signing key")
     key = new_signing_key(path, passphrase, overwrite=args.overwrite)

@@ -23,8 +23,9 @@ class ExitCode(IntEnum):
     #: the command line is wrong: an unknown or malformed flag (argparse's own), a missing or contradictory
     #: option, a value out of range
     USAGE = 2
-    #: an input cannot be used: a missing or unreadable file, a value that does not fit its column, a release
-    #: that is incomplete, a key file that does not open (wrong passphrase), a disk that is full or read-only
+    #: an input or output file cannot be used: a missing or unreadable file, a value that does not fit its
+    #: column, no release at the path given, a key file that does not open (wrong passphrase), an output that
+    #: already exists, a disk that is full or read-only
     INPUT = 3
     #: cancelled or interrupted (Ctrl+C); nothing was written
     CANCELLED = 4
@@ -37,8 +38,8 @@ EPILOG = """exit status:
   1   failed check: the guarantee does not hold, verification failed, the release was altered
       or its signature is wrong, the selftest failed
   2   usage: unknown or malformed flag, missing or contradictory option, value out of range
-  3   input: missing or unreadable file, bad value in the data, incomplete release, wrong
-      passphrase, full or read-only disk
+  3   input/output: missing or unreadable file, bad value in the data, no release at that
+      path, wrong passphrase, output already exists, full or read-only disk
   4   cancelled or interrupted (Ctrl+C); nothing was written
   70  internal error (a bug: run again with --debug and report it)
 

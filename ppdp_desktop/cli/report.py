@@ -10,7 +10,7 @@ from pathlib import Path
 from ppdp_desktop.cli.commands import _stdin_data, load_options
 from ppdp_desktop.cli.output import binary_stdout_of, emit_json, wants_json
 from ppdp_desktop.cli.streams import is_stdio, output_path
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import InputError, ParameterError
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -28,9 +28,9 @@ def _check_targets(args: argparse.Namespace, appendix: Path | None) -> None:
         raise ParameterError(f"--out and --pdf are the same file ({args.out}); give the PDF its own name.")
     for target in [Path(t) for t in (args.out, args.pdf, appendix) if t and not is_stdio(t)]:
         if target.exists():
-            raise ParameterError(f"{target} already exists; choose another file name.")
+            raise InputError(f"{target} already exists; choose another file name.")
         if not target.resolve().parent.is_dir():
-            raise ParameterError(f"The folder {target.resolve().parent} for {target.name} does not exist; create it "
+            raise InputError(f"The folder {target.resolve().parent} for {target.name} does not exist; create it "
                                  "first or choose another path.")
 
 

@@ -142,3 +142,16 @@ def test_the_lock_command_refreshes_all_three_files():
     assert lock_[1:] == ["lock", "--upgrade"]
     assert "--frozen" in wheelhouse and wheelhouse[-1] == "packaging/requirements-wheelhouse.txt"
     assert "--extra" in bundle and bundle[-1] == "packaging/requirements-bundle.txt"
+
+
+def test_the_lowest_stage_installs_at_the_declared_minimums():
+    command = dev.lowest_install_command(Path("python"))
+    assert command[command.index("--resolution") + 1] == "lowest-direct" and "--no-build" in command
+    assert command[-1].endswith("[test]")
+    minimums = dev.declared_minimums()
+    assert minimums["pandas"] == "2.1" and minimums["dask"] == "2024.1" and "ppdp-desktop" not in minimums
+    assert dev.minimums_not_installed({"pandas": "2.1.0", "dask": "2024.1.0"}, {"pandas": "2.1", "dask": "2024.1"}) == []
+    # a bound with no wheel for this Python: uv took a higher version, and the stage says so
+    raised = dev.minimums_not_installed({"zxcvbn": "4.5.0"}, {"zxcvbn": "4.4.28"})
+    assert raised and raised[0].startswith("zxcvbn>=4.4.28: 4.5.0 installed")
+    assert all((ROOT / "tests" / name).is_file() for name in dev.LOWEST_TESTS)

@@ -1,8 +1,10 @@
 """Differential privacy's parameters on the method page: the columns to protect, epsilon, k, the
-numeric domains and the plan figures (epsilon per attribute, Laplace scales), checked live.
+numeric domains, the grid step h each numeric column is released on (:mod:`~ppdp_desktop.gui.dp_grid_steps`) and
+the plan figures (epsilon per attribute, noise scales, grid steps), checked live.
 
 The widget edits the method's settings in the project (``project.options[method]``) only; it computes nothing heavier than a column's
-min and max (once per data set), so the GUI thread stays free. The job runs through the worker.
+min and max (once per data set) and whether a ticked column holds whole numbers (once per column), so the GUI thread
+stays free. The job runs through the worker.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from ppdp_desktop.core.methods.dp.numeric import laplace_scale
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.gui.dp_grid_steps import GridStepField, PlannedStep, planned_step, step_text, whole_numbers
 
 WARNING_STYLE = "QLabel { color: #7a4a00; background: #fff4e0; border: 1px solid #c77800; padding: 4px; }"
 ERROR_STYLE = "color: #b71c1c;"
@@ -40,7 +43,10 @@ FLAT_TAXONOMY = ("{name}: no taxonomy was edited in step 2, so a flat taxonomy w
                  "(disclosing its values).")
 EDITED_TAXONOMY = "{name}: uses the taxonomy edited in step 2 ({labels} labels)."
 UNPROTECTED = "{name} is tagged sensitive in step 2 but not ticked here: it is released as it is."
-LO, HI, SCALE = 1, 2, 3
+LO, HI, SCALE, STEP = 1, 2, 3, 4
+DOMAINS_TIP = ("The true range (lo, hi) of each numeric column: one person's value can move at most hi - lo. "
+               "Noise scale b = M·Δ/(k·ε) is the typical size of the random shift of a cluster's value; "
+               "grid step h is what released values are rounded to (empty: automatic)")
 
 
 def _number(value: float) -> str:
@@ -48,7 +54,7 @@ def _number(value: float) -> str:
 
 
 def _scale(value: float) -> str:
-    """A Laplace scale for people: 4.8, 0.012, 39,790."""
+    """A noise scale for people: 4.8, 0.012, 39,790."""
     return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
 
 
@@ -70,6 +76,7 @@ class DPParameters(QWidget):
         self.dataset: Dataset | None = None
         self.taxonomies: dict[str, Taxonomy] = {}
         self.stats: ColumnStats | None = None  # from the load worker: missing cells, numeric (min, max)
+        self._whole: dict[str, bool] = {}  # column -> holds whole numbers (computed once per data set)
         self._filling = False
         self.attributes = QListWidget()
         self.attributes.setMaximumHeight(110)
@@ -80,13 +87,13 @@ class DPParameters(QWidget):
         self.k = QSpinBox(minimum=1, maximum=10_000_000, value=10)
         self.k.setToolTip("Records per cluster (at least 1, at most the number of records): "
                           "larger k means less noise and coarser values")
-        self.domains = QTableWidget(0, 4)
-        self.domains.setHorizontalHeaderLabels(["Numeric column", "lo", "hi", "Laplace scale"])
+        self.domains = QTableWidget(0, 5)
+        self.domains.setHorizontalHeaderLabels(["Numeric column", "lo", "hi", "Noise scale b", "Grid step h"])
         self.domains.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.domains.verticalHeader().setVisible(False)
         self.domains.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.domains.setMaximumHeight(130)
-        self.domains.setToolTip("The true range of each numeric column: one person's value can move at most hi - lo")
+        self.domains.setToolTip(DOMAINS_TIP)
         self.warning = QLabel()
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet(WARNING_STYLE)
@@ -105,7 +112,10 @@ class DPParameters(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
-        layout.addWidget(QLabel("Domain of each numeric column (lo, hi):"))
+        intro = QLabel("Each numeric column: its true range (lo, hi), and the grid step h its released values are "
+                       "rounded to (the noise is discrete Laplace on that grid: whole steps of h):")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
         layout.addWidget(self.domains)
         for label in (self.warning, self.taxonomy_note, self.plan, self.message):
             layout.addWidget(label)
@@ -119,6 +129,8 @@ class DPParameters(QWidget):
                  stats: ColumnStats | None = None) -> None:
         """Show the project's settings for ``dataset`` (``stats``: its column figures from the load
         worker); unset attributes default to the sensitive column."""
+        if dataset is not self.dataset:
+            self._whole = {}
         self.project, self.dataset, self.taxonomies, self.stats = project, dataset, taxonomies, stats
         full = project.method_settings(self.method).to_json()  # every key, the suggested values filling gaps
         self.options = project.options.setdefault(self.method, full)
@@ -188,6 +200,24 @@ class DPParameters(QWidget):
             if item.data(Qt.ItemDataRole.UserRole) == column:
                 item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
 
+    def grid_field(self, column: str) -> GridStepField:
+        """The grid step field of a chosen numeric column."""
+        return self.domains.cellWidget(self.domain_row(column), STEP)
+
+    def is_whole(self, column: str) -> bool:
+        """Whether the job treats the column as whole numbers (its grid step must then be whole)."""
+        if column not in self._whole:
+            self._whole[column] = whole_numbers(self.dataset.frame[column])
+        return self._whole[column]
+
+    def planned_step(self, column: str) -> PlannedStep | None:
+        """The grid step the job will use for ``column`` (typed or automatic); None while its domain is not usable."""
+        lo, hi = self.typed_domain(column)
+        if lo is None or hi is None or not hi > lo:
+            return None
+        return planned_step(column, self.grid_field(column).text(), lo, hi, self.is_whole(column), len(self.chosen()),
+                            self.k.value(), self.epsilon.value())
+
     def typed_domain(self, column: str) -> tuple[float | None, float | None]:
         row = self.domain_row(column)
         return tuple(_parse(self.domains.item(row, c).text()) for c in (LO, HI))
@@ -210,6 +240,10 @@ class DPParameters(QWidget):
             self.domains.setItem(row, LO, QTableWidgetItem(_number(lo)))
             self.domains.setItem(row, HI, QTableWidgetItem(_number(hi)))
             self.domains.setItem(row, SCALE, scale)
+            declared_step = self.options['grids'].get(column)
+            field = GridStepField(column, step_text(declared_step) if declared_step is not None else "")
+            field.textEdited.connect(self._on_edited)  # the user's typing only (not setText)
+            self.domains.setCellWidget(row, STEP, field)
         self._filling = False
 
     def _on_attributes_changed(self, _item: QListWidgetItem) -> None:
@@ -226,7 +260,8 @@ class DPParameters(QWidget):
         self._on_edited()
 
     def _store_domains(self) -> None:
-        """Keep a domain only when the user changed it from the data's min and max (else it is from the data)."""
+        """Keep a domain only when the user changed it from the data's min and max (else it is from the data),
+        and a grid step only when one is typed (else the job takes the automatic one)."""
         domains = {c: v for c, v in self.options['domains'].items()
                    if c in self.options['attributes'] and self.is_numeric(c)}
         for row in range(self.domains.rowCount()):
@@ -239,6 +274,13 @@ class DPParameters(QWidget):
             else:
                 domains[column] = [lo, hi]
         self.options['domains'] = domains
+        grids = {}
+        for row in range(self.domains.rowCount()):
+            column = self.domains.item(row, 0).text()
+            step = _parse(self.domains.cellWidget(row, STEP).text())
+            if column in self.options['attributes'] and step is not None and step > 0:
+                grids[column] = step  # a bad step (0, text) is not stored; problems() names it
+        self.options['grids'] = grids
 
     def _on_edited(self, *_args) -> None:
         if self._filling or self.project is None:
@@ -275,6 +317,9 @@ class DPParameters(QWidget):
                 if low < lo or high > hi:
                     out.append(f"{column} has values from {_number(low)} to {_number(high)}, outside {_number(lo)} "
                                f"to {_number(hi)}: widen its domain.")
+            planned = self.planned_step(column) if not missing else None
+            if planned is not None and planned.problem:
+                out.append(planned.problem)
         return out
 
     def from_data(self) -> list[str]:
@@ -286,7 +331,7 @@ class DPParameters(QWidget):
         m = len(chosen)
         epsilon, k = self.epsilon.value(), self.k.value()
         self._filling = True
-        scales = []
+        scales, steps = [], []
         for column in self.numeric_chosen():
             lo, hi = self.typed_domain(column)
             ok = lo is not None and hi is not None and hi > lo
@@ -294,6 +339,14 @@ class DPParameters(QWidget):
             self.domains.item(self.domain_row(column), SCALE).setText(_scale(scale) if ok else "—")
             if ok:
                 scales.append(f"{column} {_scale(scale)}")
+            planned = self.planned_step(column)
+            field = self.grid_field(column)
+            if planned is not None and planned.automatic:
+                field.show_automatic(planned.step)
+            elif planned is None or planned.step is None:
+                field.show_automatic(None)
+            if planned is not None and planned.step is not None:
+                steps.append(f"{column} {step_text(planned.step)} ({'automatic' if planned.automatic else 'yours'})")
         self._filling = False
         warnings = [FROM_DATA.format(name=c) for c in self.from_data()]
         self.warning.setText("\n".join(warnings))
@@ -312,7 +365,10 @@ class DPParameters(QWidget):
         if m:
             text = f"epsilon per column: {epsilon:g} / {m} = {epsilon / m:.4g}"
             if scales:
-                text += f". Laplace scale M·Δ/(k·ε) shared by each cluster: {', '.join(scales)}"
+                text += (f". Noise: discrete Laplace on a grid of step h, one shared draw per cluster, of typical size "
+                         f"b = M·Δ/(k·ε): {', '.join(scales)}")
+            if steps:
+                text += f". Released values are multiples of the grid step h: {', '.join(steps)}"
             self.plan.setText(text + ".")
         self.plan.setVisible(bool(m))
         problems = self.problems()

@@ -1,0 +1,101 @@
+"""The grid step ``h`` of each numeric column on differential privacy's page: the field a step is typed into,
+and the step the job will use, checked as the job checks it.
+
+A numeric column of dp-microagg is released on a grid: every released value is a multiple of ``h``, and the
+noise is discrete Laplace, a random whole number of grid steps (see :mod:`~ppdp_desktop.core.methods.dp.grid`).
+An empty field means the core's automatic step (:func:`~ppdp_desktop.core.methods.dp.grid.default_step`,
+shown greyed in the field); a typed step is stored in the method's settings as ``grids`` (what ``--grid COL=STEP``
+sets), so a project saved from the window runs the same release from the command line.
+
+The field is a line edit rather than a spin box: a step spans many orders of magnitude (0.001 to 10,000) and has
+no natural "one click up", and a line edit never changes under a mouse wheel.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+from PySide6.QtWidgets import QLineEdit
+
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, discrete_t
+from ppdp_desktop.core.methods.dp.numeric import NumericDomain, check_grid, laplace_scale
+
+GRID_TIP = ("Grid step h of {name}: released values are rounded to multiples of h (h = 1: whole numbers, "
+            "h = 0.1: one decimal, h = 5: multiples of five). The noise added to each cluster is a random whole "
+            "number of such steps (discrete Laplace). Leave it empty for the automatic step shown in grey, which "
+            "moves a value by far less than the noise; a coarser step is less precise, a finer one only adds "
+            "digits. Must be above 0, and a whole number for a column of whole numbers.")
+BAD_STEP = ("The grid step of {name} must be a number above 0 (e.g. 0.1 or 5), or empty for the automatic step; "
+            "now {text!r}.")
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """The step a column will be released with: ``step`` (None when the typed one cannot be used, then
+    ``problem`` says why) and whether it is the automatic one."""
+
+    step: Fraction | None
+    automatic: bool
+    problem: str | None = None
+
+
+def step_text(step: Fraction | float) -> str:
+    """A step as people write it: 1, 0.1, 250, 1e-05."""
+    value = float(step)
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
+
+
+def whole_numbers(column: pd.Series) -> bool:
+    """Whether the job treats ``column`` as whole numbers (the core's rule in ``method.numeric_domain``: an
+    integer type, or every value whole); missing cells are skipped (the page refuses them anyway)."""
+    if pd.api.types.is_integer_dtype(column):
+        return True
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    values = values[~np.isnan(values)]
+    return bool(np.all(values == np.round(values)))
+
+
+def planned_step(name: str, typed: str, lo: float, hi: float, integer: bool, m: int, k: int,
+                 epsilon: float) -> PlannedStep:
+    """The grid step of column ``name`` for the domain ``[lo, hi]`` (``lo < hi``) and the plan ``M = m``, ``k``,
+    ``epsilon``: the typed one, or the core's default when ``typed`` is empty; checked with the core's own grid
+    checks (a whole-number step for whole numbers, at least two grid points, at most 2**32 units, exact sums)."""
+    text = typed.strip()
+    automatic = not text
+    if not automatic:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > 0):
+            return PlannedStep(None, False, BAD_STEP.format(name=name, text=text))
+    try:
+        scale = laplace_scale(hi - lo, m, k, epsilon)
+        step = default_step(scale, hi - lo, integer) if automatic else as_fraction(text)
+        grid = Grid.for_domain(lo, hi, step, integer, name)
+        check_grid(name, NumericDomain(name, lo, hi, integer), grid, discrete_t(grid.units, m, epsilon), m, k,
+                   epsilon, ParameterError)
+    except ParameterError as exc:
+        where = "The automatic grid step" if automatic else "The grid step"
+        return PlannedStep(None, automatic, f"{where} of {name}: {str(exc).replace(' (--grid)', '')}")
+    return PlannedStep(step, automatic)
+
+
+class GridStepField(QLineEdit):
+    """One numeric column's grid step: empty for the automatic step (shown greyed), or the step typed."""
+
+    def __init__(self, name: str, text: str = "") -> None:
+        super().__init__(text)
+        self.name = name
+        self.setObjectName(f"grid-step-{name}")
+        self.setToolTip(GRID_TIP.format(name=name))
+        self.setClearButtonEnabled(True)
+
+    def show_automatic(self, step: Fraction | None) -> None:
+        """Show the automatic step in grey while the field is empty."""
+        self.setPlaceholderText(f"{step_text(step)} (automatic)" if step is not None else "automatic")

@@ -123,7 +123,7 @@ def test_run_refuses_data_that_lost_a_column(tmp_path, capsys):
     saved_project(tmp_path, original.drop(columns=["sex"]))
     before = (tmp_path / "patients.csv").read_bytes()
     code, stdout, err = run(["run", tmp_path / "study.ppdp", "--out", tmp_path / "out"], capsys)
-    assert code == 2 and err.count("\n") == 1
+    assert code == 3 and err.count("\n") == 1
     assert "no longer has column 'sex'" in err
     assert not (tmp_path / "out").exists() and (tmp_path / "patients.csv").read_bytes() == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
@@ -134,7 +134,7 @@ def test_run_refuses_values_the_taxonomy_does_not_hold(tmp_path, capsys):
     original.loc[3, "diagnosis"] = "Dragon pox"
     saved_project(tmp_path, original)
     code, _, err = run(["run", tmp_path / "study.ppdp", "--out", tmp_path / "out"], capsys)
-    assert code == 2 and err.count("\n") == 1
+    assert code == 3 and err.count("\n") == 1
     assert "'diagnosis'" in err and "'Dragon pox'" in err and "taxonomy" in err
     assert not (tmp_path / "out").exists()
 

@@ -200,7 +200,7 @@ def test_a_value_missing_from_a_hierarchy_file_is_named(tmp_path, capsys):
     code, _, err = run(["anonymize", resource_path(DEMO_DATA), "--out", tmp_path / "r", "--sensitive", "diagnosis",
                         "--quasi", "age,sex", "--theta", "3", "--k-anonymity", "5", "--intervals", "age=10",
                         "--hierarchy", f"sex={hierarchy}"], capsys)
-    assert code == 2 and err.count("\n") == 1 and "'M'" in err and "sex" in err
+    assert code == 3 and err.count("\n") == 1 and "'M'" in err and "sex" in err
     assert not (tmp_path / "r").exists()
 
 

@@ -28,7 +28,8 @@ def _existing_release(path: str) -> None:
 def _stdin_data(args: argparse.Namespace, run, attr: str = "data") -> int:
     """Run ``run(args)`` with ``args.<attr>`` read from stdin when it is ``-`` (spooled to a private temporary
     file, removed afterwards; the format is ``--input-format``, else sniffed)."""
-    with input_path(getattr(args, attr), getattr(args, "input_format", None), verbose=args.verbose) as path:
+    with input_path(getattr(args, attr), getattr(args, "input_format", None),
+                    verbose=getattr(args, "verbose", False)) as path:
         setattr(args, attr, path)
         return run(args)
 
@@ -533,7 +534,8 @@ def run_lookup(args: argparse.Namespace) -> int:
 
         check_decoded_destination(args.out, overwrite=args.overwrite, sources=[args.file, args.key, args.release])
     if args.file:
-        with input_path(args.file, "csv" if args.file == "-" else None, verbose=args.verbose) as results_path:
+        with input_path(args.file, "csv" if is_stdio(args.file) else None,
+                        verbose=getattr(args, "verbose", False)) as results_path:
             results = _read_results(results_path)
     passphrase = read_passphrase(args.passphrase_file, confirm=False)
     with checking():  # an altered release fails (exit 1); a key that does not open is an input error (exit 3)

@@ -9,12 +9,13 @@ from pathlib import Path
 
 from ppdp_desktop.cli.commands import _stdin_data, load_options
 from ppdp_desktop.cli.output import binary_stdout_of, emit_json, wants_json
-from ppdp_desktop.cli.streams import is_stdio, output_path
+from ppdp_desktop.cli.streams import is_stdio, output_path, refuse_stdio
 from ppdp_desktop.core.errors import InputError, ParameterError
 
 
 def run_report(args: argparse.Namespace) -> int:
     """``ppdp report``: refuse a clash of outputs before reading anything, then run on the (spooled) data."""
+    refuse_stdio(args.release, "RELEASE", "a release is a folder or a .zip file (the data may come from stdin)")
     if is_stdio(args.out) and is_stdio(args.pdf):
         raise ParameterError("--out and --pdf cannot both be '-': stdout carries one file; give one of them a path.")
     if wants_json(args) and (is_stdio(args.out) or is_stdio(args.pdf)):

@@ -8,7 +8,15 @@ import json
 import numpy as np
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication, QLineEdit
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QHeaderView,
+    QLineEdit,
+    QWidget,
+)
 
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.gui.main_window import MainWindow
@@ -154,4 +162,15 @@ def test_the_grid_fields_explain_themselves(window, qtbot):
     assert "grid step h" in dp.domains.toolTip() and "Noise scale b" in dp.domains.toolTip()
     headers = [dp.domains.horizontalHeaderItem(c).text() for c in range(dp.domains.columnCount())]
     assert headers == ["Numeric column", "lo", "hi", "Noise scale b", "Grid step h"]
-    assert not any("Laplace scale" in w.text() for w in dp.findChildren(QLineEdit))
+    _type(qtbot, dp.grid_field("age"), "5")  # the clear button shows, and says what it does
+    untipped = [f"{type(w).__name__} {w.objectName()!r}" for w in dp.findChildren(QWidget)
+                if isinstance(w, (QAbstractButton, QLineEdit, QAbstractSpinBox, QAbstractItemView))
+                and not isinstance(w, QHeaderView) and w.objectName() != "qt_tableview_cornerbutton"
+                and not isinstance(w.parentWidget(), QAbstractSpinBox)
+                and w.isVisibleTo(window) and not w.toolTip().strip()]
+    assert untipped == []  # test_gui_tooltips walks the default method; this is the dp card with grid steps
+    buttons = [b for b in dp.grid_field("age").findChildren(QAbstractButton) if b.isVisibleTo(window)]
+    assert buttons and all("automatic grid step" in b.toolTip() for b in buttons)
+    qtbot.mouseClick(buttons[0], Qt.MouseButton.LeftButton)
+    assert dp.grid_field("age").text() == "" and window.state.project.options["dp-microagg"]["grids"] == {}
+    assert "Laplace scale" not in dp.plan.text() and "age 1 (automatic)" in dp.plan.text()

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QAbstractButton, QLineEdit
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, discrete_t
@@ -94,7 +94,9 @@ class GridStepField(QLineEdit):
         self.name = name
         self.setObjectName(f"grid-step-{name}")
         self.setToolTip(GRID_TIP.format(name=name))
-        self.setClearButtonEnabled(True)
+        self.setClearButtonEnabled(True)  # emptied: back to the automatic step
+        for button in self.findChildren(QAbstractButton):
+            button.setToolTip(f"Empty the field: {name} goes back to the automatic grid step")
 
     def show_automatic(self, step: Fraction | None) -> None:
         """Show the automatic step in grey while the field is empty."""

@@ -112,8 +112,9 @@ class DPParameters(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
-        intro = QLabel("Each numeric column: its true range (lo, hi), and the grid step h its released values are "
-                       "rounded to (the noise is discrete Laplace on that grid: whole steps of h):")
+        intro = QLabel("For each numeric column, its true range (lo, hi) and its grid step h: released values are "
+                       "multiples of h, and the noise (discrete Laplace) moves them by whole steps of h. Leave h "
+                       "empty for the automatic step.")
         intro.setWordWrap(True)
         layout.addWidget(intro)
         layout.addWidget(self.domains)

@@ -42,7 +42,7 @@ def test_every_step_and_topic_has_a_section(shipped):
     for anchor in PAGE_ANCHORS + ["methods", "glossary", "key-file", "large-files", "verdicts", "contents"]:
         assert anchor in ids, anchor
     for term in ("rho1, rho2", "Gamma", "Differential privacy, epsilon", "k (k-anonymity)", "l (linking", "Quasi-identifier",
-                 "Sensitive attribute", "Alias", "Pseudonym"):
+                 "Sensitive attribute", "Alias", "Pseudonym", "Grid step h"):
         assert f"<dt>{term}" in shipped, term
 
 

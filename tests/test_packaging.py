@@ -84,8 +84,11 @@ def test_offline_wheelhouse_installs_with_no_index(tmp_path):
     env_dir = tmp_path / "env"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    # every wheel checked against the hash the wheelhouse's requirements.txt pins (the lock's, the app's own)
     install = subprocess.run([str(python), "-m", "pip", "install", "--no-index", "--find-links",
-                              str(tmp_path / "wheelhouse"), "ppdp-desktop"], capture_output=True, text=True, timeout=900)
+                              str(tmp_path / "wheelhouse"), "--require-hashes", "-r",
+                              str(tmp_path / "wheelhouse" / "requirements.txt")], capture_output=True, text=True,
+                             timeout=900)
     assert install.returncode == 0, install.stderr[-2000:]
     selftest = subprocess.run([str(python), "-m", "ppdp_desktop", "selftest"], env=OFFSCREEN, capture_output=True,
                               text=True, timeout=300, cwd=tmp_path)

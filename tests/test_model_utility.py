@@ -153,3 +153,19 @@ def test_separation_is_marked_not_counted(uniform):
     sex = next(o for o in comparison.odds if o.term.startswith("sex = "))
     assert sex.unstable and any("No usable odds ratio for sex = " in line for line in comparison.lines())
     assert any(row[0].endswith("(unstable)") for row in comparison.coefficient_rows())
+
+
+def test_numbers_held_as_text_are_numbers_whatever_pandas_keeps_text_in():
+    """pandas 2 reads text as object columns, pandas 3 as its string dtype: numbers held as text are numbers in both,
+    and so are a randomized column's text categories; generalized ranges are not."""
+    import pandas as pd
+
+    from ppdp_desktop.core.evaluation.model_data import _numeric
+
+    for dtype in (object, "string"):
+        values = pd.Series(["30", "41.5", "52"] * 30 + [None], dtype=dtype)  # 1% missing
+        assert np.allclose(_numeric(values)[:2], [30.0, 41.5])
+        categories = pd.Series(pd.Categorical(values.astype(object),
+                                              categories=pd.Index(["30", "41.5", "52"], dtype=dtype)))
+        assert np.allclose(_numeric(categories)[:2], [30.0, 41.5])
+        assert _numeric(pd.Series(["30-39", "40-49"] * 20, dtype=dtype)) is None

@@ -111,6 +111,14 @@ def _text(series: pd.Series) -> np.ndarray:
     return labels[codes] if len(uniques) else np.array([], dtype=object)
 
 
+def _is_text(values: pd.Series | pd.Index) -> bool:
+    """Whether ``values`` hold text: pandas' string dtype, or (pandas 2 reads text as objects) an object column of
+    strings."""
+    if isinstance(values.dtype, pd.StringDtype):
+        return True
+    return values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) == "string"
+
+
 def _numeric(series: pd.Series) -> np.ndarray | None:
     """The column as numbers (missing as NaN), or None if it is not a numeric column (text that is not all
     numbers, e.g. generalized ranges "30-39"). Text is cast by pyarrow, which stops at the first non-number."""
@@ -118,12 +126,12 @@ def _numeric(series: pd.Series) -> np.ndarray | None:
         categories = series.cat.categories
         if pd.api.types.is_numeric_dtype(categories.dtype) and not pd.api.types.is_bool_dtype(categories.dtype):
             return _numeric(pd.Series(np.asarray(series.astype(float))))
-        return _numeric(series.astype("str")) if isinstance(categories.dtype, pd.StringDtype) else None
+        return _numeric(series.astype("str")) if _is_text(categories) else None
     if pd.api.types.is_bool_dtype(series.dtype):
         return None
     if pd.api.types.is_numeric_dtype(series.dtype):
         values = series.to_numpy(dtype=float, na_value=np.nan)
-    elif isinstance(series.dtype, pd.StringDtype):
+    elif _is_text(series):
         try:
             values = pc.cast(pa.array(series, from_pandas=True), pa.float64()).to_numpy(zero_copy_only=False)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):

@@ -215,7 +215,10 @@ def test_ctrl_c_exits_cancelled_and_leaves_nothing(tmp_path) -> None:
     spool.mkdir()
     job = subprocess.Popen([sys.executable, "-m", "ppdp_desktop", "anonymize", "-", "--out", str(tmp_path / "rel"),
                             *JOB], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
-                           env={**os.environ, "TMPDIR": str(spool)})
+                           env={**os.environ, "TMPDIR": str(spool)},
+                           # a job started in the background by a shell inherits SIGINT ignored (as CI may run us);
+                           # Ctrl+C reaches a job in the foreground, which this one stands for
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         job.stdin.write(CSV[:200].encode())  # part of the file; the rest never comes
         job.stdin.flush()

@@ -157,12 +157,14 @@ def run_tasks(client: Client, calls: Iterable[Call], *, window: int, cancel: Can
 def _wait_stopped(client: Client, keys: list) -> None:
     """Wait until no worker still runs the tasks of ``keys`` (a cancelled task runs to its end on its worker, and
     may be writing in the folder the caller is about to remove); give up after :data:`STOP_TIMEOUT` seconds."""
-    keys, deadline = set(keys), time.monotonic() + STOP_TIMEOUT
+    keys, deadline, quiet = set(keys), time.monotonic() + STOP_TIMEOUT, 0
     while time.monotonic() < deadline:
         try:  # every worker's running tasks (the scheduler forgets a cancelled task at once: ask the workers)
             running = {key for stacks in client.call_stack().values() for key in stacks}
         except Exception:  # noqa: BLE001 - a cluster that cannot answer runs nothing more for us
             return
-        if not running & keys:
+        # twice in a row: a task handed to a worker just before the cancel may not be on its call stack yet
+        quiet = 0 if running & keys else quiet + 1
+        if quiet >= 2:
             return
         time.sleep(POLL)

@@ -124,8 +124,45 @@ def _unguard_text(value: str) -> str:
     return value
 
 
+_STARTS = np.zeros(256, dtype=bool)
+_STARTS[[ord(c) for c in FORMULA_STARTS]] = True
+_AFTER_GUARD = _STARTS.copy()
+_AFTER_GUARD[ord(FORMULA_GUARD)] = True
+
+
+def _byte_at(array: pa.Array, position: int) -> np.ndarray:
+    """Each string's byte at ``position`` (a UTF-8 code unit), 0 where the string is shorter or missing: read
+    from the array's offsets and data buffers, with no string made."""
+    offsets_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    _, offsets_buffer, data_buffer = array.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=offsets_type)[array.offset:array.offset + len(array) + 1]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    starts = offsets[:-1].astype(np.int64) + position
+    present = starts < offsets[1:]
+    if array.null_count:
+        present &= array.is_valid().to_numpy(zero_copy_only=False)
+    out = np.zeros(len(array), dtype=np.uint8)
+    out[present] = data[starts[present]]
+    return out
+
+
 def _needs_guard(text: pd.Series) -> np.ndarray:
-    """Which cells :func:`_guard_text` changes, vectorized (pyarrow string kernels, no Python per cell)."""
+    """Which cells :func:`_guard_text` changes, vectorized: the first two bytes of each cell looked up in a table
+    (the formula characters and the guard are ASCII, which no other UTF-8 character's bytes can be)."""
+    try:
+        values = pa.array(text, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        values = None
+    if values is not None:
+        chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+        if all(pa.types.is_string(c.type) or pa.types.is_large_string(c.type) for c in chunks):
+            first = np.concatenate([_byte_at(c, 0) for c in chunks]) if chunks else np.zeros(0, np.uint8)
+            risky = _STARTS[first]
+            guarded = first == ord(FORMULA_GUARD)
+            if guarded.any():
+                second = np.concatenate([_byte_at(c, 1) for c in chunks])
+                risky |= guarded & _AFTER_GUARD[second]
+            return risky
     starts = np.array(text.str.startswith(FORMULA_STARTS).fillna(False), dtype=bool)  # a writable copy
     guarded = text.str.startswith(FORMULA_GUARD).fillna(False).to_numpy(dtype=bool)
     if guarded.any():

@@ -16,8 +16,6 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-import pandas as pd
 from PySide6.QtWidgets import QAbstractButton, QLineEdit
 
 from ppdp_desktop.core.errors import ParameterError
@@ -48,16 +46,6 @@ def step_text(step: Fraction | float) -> str:
     value = float(step)
     short = f"{value:g}"
     return short if float(short) == value else repr(value)
-
-
-def whole_numbers(column: pd.Series) -> bool:
-    """Whether the job treats ``column`` as whole numbers (the core's rule in ``method.numeric_domain``: an
-    integer type, or every value whole); missing cells are skipped (the page refuses them anyway)."""
-    if pd.api.types.is_integer_dtype(column):
-        return True
-    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-    values = values[~np.isnan(values)]
-    return bool(np.all(values == np.round(values)))
 
 
 def planned_step(name: str, typed: str, lo: float, hi: float, integer: bool, m: int, k: int,

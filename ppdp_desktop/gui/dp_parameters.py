@@ -28,11 +28,12 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.data.column_stats import ColumnStats
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.methods.dp.method import whole_numbers
 from ppdp_desktop.core.methods.dp.numeric import laplace_scale
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
-from ppdp_desktop.gui.dp_grid_steps import GridStepField, PlannedStep, planned_step, step_text, whole_numbers
+from ppdp_desktop.gui.dp_grid_steps import GridStepField, PlannedStep, planned_step, step_text
 
 WARNING_STYLE = "QLabel { color: #7a4a00; background: #fff4e0; border: 1px solid #c77800; padding: 4px; }"
 ERROR_STYLE = "color: #b71c1c;"

@@ -217,6 +217,16 @@ class DPMicroaggPlan:
         return lines + [f"warning: {w}" for w in self.warnings]
 
 
+def whole_numbers(column: pd.Series) -> bool:
+    """Whether ``column`` is treated as whole numbers (an integer type, or every value whole; missing cells are
+    skipped): its grid step is then a whole number too. The window asks the same before a job is run."""
+    if pd.api.types.is_integer_dtype(column):
+        return True
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    values = values[~np.isnan(values)]
+    return bool(np.all(values == np.round(values)))
+
+
 def numeric_domain(column: pd.Series, declared: tuple[float, float] | None, source: str) -> NumericDomain:
     """The declared domain (refusing data outside it), or the data's min:max marked as disclosed."""
     name = str(column.name)
@@ -226,7 +236,7 @@ def numeric_domain(column: pd.Series, declared: tuple[float, float] | None, sour
         rows = ", ".join(str(r + 1) for r in missing[:5])
         raise ParameterError(f"Column {name!r} of {source} has {len(missing)} missing values (data rows {rows}); "
                              "fill or remove them before differential privacy.")
-    integer = bool(pd.api.types.is_integer_dtype(column) or np.all(values == np.round(values)))
+    integer = whole_numbers(column)
     if declared is None:
         return NumericDomain(name, float(values.min()), float(values.max()), integer, from_data=True)
     domain = NumericDomain(name, float(declared[0]), float(declared[1]), integer)

@@ -5,6 +5,7 @@ import hashlib
 import re
 from pathlib import Path
 
+from ppdp_desktop.core.data.digest import sha256_of
 from ppdp_desktop.core.errors import ReleaseError
 
 CHECKSUMS_FILE = "SHA256SUMS"
@@ -99,8 +100,4 @@ def check_checksums(folder: Path) -> None:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256_of(path)[0]

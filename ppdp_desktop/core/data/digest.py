@@ -43,20 +43,27 @@ def digest_of_bytes(path: str | Path, data: bytes) -> FileDigest:
     return FileDigest(Path(path).name, len(data), hashlib.sha256(data).hexdigest())
 
 
+def sha256_of(path: str | Path, stop: threading.Event | None = None) -> tuple[str, int] | None:
+    """The SHA-256 (hex) and size of the file at ``path``, read a block at a time; None if ``stop`` is set
+    meanwhile. Raises OSError as reading does."""
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as handle:
+        while block := handle.read(BLOCK_BYTES):
+            if stop is not None and stop.is_set():
+                return None
+            digest.update(block)
+            size += len(block)
+    return digest.hexdigest(), size
+
+
 def digest_file(path: str | Path, stop: threading.Event | None = None) -> FileDigest | None:
     """The digest of the file at ``path``, read a block at a time (None if ``stop`` is set meanwhile)."""
     source = Path(path)
-    digest, size = hashlib.sha256(), 0
     try:
-        with source.open("rb") as handle:
-            while block := handle.read(BLOCK_BYTES):
-                if stop is not None and stop.is_set():
-                    return None
-                digest.update(block)
-                size += len(block)
+        found = sha256_of(source, stop)
     except OSError as exc:
         raise InputError(f"{source.name}: cannot be read to compute its SHA-256 ({exc.strerror or exc}).") from None
-    return FileDigest(source.name, size, digest.hexdigest())
+    return None if found is None else FileDigest(source.name, found[1], found[0])
 
 
 class HashingReader:

@@ -11,7 +11,6 @@ silently. A release written before provenance was recorded has none; it still ve
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
 import re
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ppdp_desktop import __version__
-from ppdp_desktop.core.data.digest import FileDigest
+from ppdp_desktop.core.data.digest import FileDigest, sha256_of
 from ppdp_desktop.core.data.released import META_FILE
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.release.publish import is_our_release
@@ -112,9 +111,9 @@ def current_provenance(input_file: FileDigest | None = None, project_sha256: str
 
 
 def file_sha256(path: str | Path) -> str:
-    """The SHA-256 of a small file (a project file), read whole."""
+    """The SHA-256 of a file (a project file)."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return sha256_of(path)[0]
     except OSError as exc:
         raise ReleaseError(f"{Path(path).name}: cannot be read to compute its SHA-256 ({exc.strerror or exc}).") from None
 

@@ -103,6 +103,12 @@ def lowest_install_command(python: Path) -> list[str]:
             "--resolution", "lowest-direct", "--no-build", "-e", f"{ROOT}[test]"]
 
 
+def _uv_env() -> dict[str, str]:
+    """uv's environment: the system's certificate store, which pip uses too (uv's own bundled roots refuse a
+    site's TLS-inspecting proxy that the system trusts; seen on a build machine with a clean environment)."""
+    return {**os.environ, "UV_NATIVE_TLS": "1"}
+
+
 def _ensure_lowest_env() -> Path:
     """``.venv-lowest``: uv installed with pip, then the project at the lower bounds of pyproject.toml."""
     python = _create(LOWEST_VENV)
@@ -111,7 +117,7 @@ def _ensure_lowest_env() -> Path:
     if not stamp.exists() or stamp.read_text() != wanted:
         print("Installing PPDP Desktop with every direct dependency at its declared minimum ...", flush=True)
         subprocess.check_call([str(python), "-m", "pip", "install", "--quiet", UV])
-        subprocess.check_call(lowest_install_command(python))
+        subprocess.check_call(lowest_install_command(python), env=_uv_env())
         stamp.write_text(wanted)
     return python
 
@@ -209,7 +215,7 @@ def main(argv: list[str]) -> int:
         if not uv.exists():
             subprocess.check_call([str(python), "-m", "pip", "install", "--quiet", UV])
         for step in lock_commands(uv, upgrade="--upgrade" in rest):
-            code = subprocess.call(step, cwd=ROOT)
+            code = subprocess.call(step, cwd=ROOT, env=_uv_env())
             if code != 0:
                 return code
         return subprocess.call([str(python), str(ROOT / "packaging" / "lock_check.py")], cwd=ROOT)

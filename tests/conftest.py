@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# this run's own provenance secret (core/release/installation.py), never the user's
+os.environ.setdefault("PPDP_CONFIG_DIR", tempfile.mkdtemp(prefix="ppdp-test-config-"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -1,5 +1,5 @@
-"""Provenance in the window (issue 20.3): an export with a project open records the project file's SHA-256, and
-the reverse lookup says when the key's release was made with other versions (a key re-sealed with an older
+"""Provenance in the window (issue 20.3, 28.1): an export with a project open records the project file's SHA-256
+(sealed in the key; keyed with this installation's secret in release.json, never plain), and the reverse lookup says when the key's release was made with other versions (a key re-sealed with an older
 recorded version: real files, the real dialog)."""
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ from ppdp_desktop.core.release.package import write_release  # noqa: E402
 from ppdp_desktop.gui.lookup_dialog import LookupDialog  # noqa: E402
 from ppdp_desktop.gui.worker import Worker  # noqa: E402
 
-from tests.test_provenance import KINDS, PASSPHRASE, _expected_input, _project, _settings, _table  # noqa: E402
+from tests.test_provenance import (  # noqa: E402
+    KINDS, PASSPHRASE, _check_key, _check_public, _project, _settings, _table,
+)
 
 RUN_STEP, EXPORT_STEP = 4, 6
 TIMEOUT = 60_000
@@ -43,8 +45,10 @@ def test_an_export_with_a_project_open_records_the_project_file(window, qtbot, t
     assert export.export()
     qtbot.waitUntil(lambda: (tmp_path / "release" / "release.json").is_file(), timeout=TIMEOUT)
     block = json.loads((tmp_path / "release" / "release.json").read_text(encoding="utf-8"))["provenance"]
-    assert block["project_sha256"] == hashlib.sha256(project.read_bytes()).hexdigest()
-    assert block["input"] == _expected_input(data)
+    _check_public(block, data, project)
+    _check_key(tmp_path / "release.ppdpkey", tmp_path / "release", data)
+    payload = keyfile.open_key(tmp_path / "release.ppdpkey", PASSPHRASE, manifest_sha256(tmp_path / "release"))
+    assert payload["provenance"]["project_sha256"] == hashlib.sha256(project.read_bytes()).hexdigest()
 
 
 def test_the_reverse_lookup_says_the_key_was_made_with_other_versions(qtbot, tmp_path):

@@ -1,5 +1,7 @@
-"""Provenance (issue 20.3): release.json and the key record the versions, the input file and the project file;
-``ppdp run`` and the key-opening paths say what differs; ``ppdp verify`` checks the block.
+"""Provenance (issue 20.3, 28.1): release.json and the key record the versions, the input file and the project
+file; ``ppdp run`` and the key-opening paths say what differs; ``ppdp verify`` checks the block. The plain digests
+(the input's SHA-256 and size, the project file's SHA-256) are sealed in the key only: release.json holds them keyed
+with this installation's secret (the attack they would allow: tests/test_claims_oracle.py).
 
 Real files throughout: an older version is simulated by editing the value recorded in a release.json or in a key
 re-sealed with it, never by changing the installed libraries.
@@ -9,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import re
 from importlib import metadata
 from pathlib import Path
 
@@ -29,9 +32,9 @@ from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.analysis import verify_release
 from ppdp_desktop.core.release.lookup import KeyRing
 from ppdp_desktop.core.release.package import write_release
-from ppdp_desktop.core.release.provenance import (
-    LIBRARIES, PreviousRelease, Provenance, current_provenance, differences,
-)
+from ppdp_desktop.core.release.installation import CONFIG_VARIABLE
+from ppdp_desktop.core.release.provenance import LIBRARIES, Provenance, current_provenance
+from ppdp_desktop.core.release.provenance_compare import PreviousRelease, differences
 from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 from ppdp_desktop.core.streaming.release import write_streamed_release
 
@@ -64,6 +67,28 @@ def _recorded(folder: Path) -> dict:
     return json.loads((folder / "release.json").read_text(encoding="utf-8"))["provenance"]
 
 
+def _check_public(block: dict, path: Path, project: Path | None = None) -> None:
+    """release.json's block names the input and holds its digests keyed with this installation's secret only."""
+    expected = _expected_input(path)
+    assert block["input"] == {"name": path.name} and "project_sha256" not in block
+    text = json.dumps(block)
+    assert expected["sha256"] not in text and not re.search(rf"(?<![0-9a-f]){expected['size']}(?![0-9a-f])", text)
+    keyed = Provenance.from_json(block).keyed
+    assert keyed.matches("input", expected["sha256"], expected["size"]) is True
+    assert keyed.matches("input", expected["sha256"], expected["size"] + 1) is False  # the size is keyed too
+    if project is not None:
+        assert keyed.matches("project", hashlib.sha256(project.read_bytes()).hexdigest()) is True
+    else:
+        assert keyed.project is None
+
+
+def _check_key(key: Path, folder: Path, path: Path) -> None:
+    """The sealed key holds the plain digest, and the same public block as release.json."""
+    payload = keyfile.open_key(key, PASSPHRASE, manifest_sha256(folder))["provenance"]
+    assert payload["input"] == _expected_input(path)
+    assert Provenance.from_json(payload, "the key").public_json() == _recorded(folder)
+
+
 @pytest.fixture
 def csv_file(tmp_path) -> Path:
     path = tmp_path / "patients.csv"
@@ -77,10 +102,8 @@ def test_in_memory_release_and_key_record_the_versions_and_the_input(csv_file, t
     write_release(result, out, include_report=False, key_path=key, passphrase=PASSPHRASE)
     block = _recorded(out)
     _check_versions(block)
-    assert block["input"] == _expected_input(csv_file)
-    assert block["project_sha256"] is None
-    payload = keyfile.open_key(key, PASSPHRASE, manifest_sha256(out))
-    assert payload["provenance"] == block  # the key says the same
+    _check_public(block, csv_file)
+    _check_key(key, out, csv_file)
 
 
 @pytest.mark.parametrize("suffix", [".parquet", ".xlsx"])
@@ -90,7 +113,7 @@ def test_in_memory_release_of_other_formats_records_the_input(suffix, tmp_path):
     table.to_parquet(path, index=False) if suffix == ".parquet" else table.to_excel(path, index=False)
     result = anonymize(load_table(path, kinds=KINDS), _settings())
     write_release(result, tmp_path / "release", include_report=False)
-    assert _recorded(tmp_path / "release")["input"] == _expected_input(path)
+    _check_public(_recorded(tmp_path / "release"), path)
 
 
 def test_a_preview_has_no_digest(csv_file):
@@ -108,8 +131,8 @@ def test_streamed_release_records_the_input(fmt, csv_file, tmp_path):
                            key_path=key, passphrase=PASSPHRASE)
     block = _recorded(out)
     _check_versions(block)
-    assert block["input"] == _expected_input(path)
-    assert keyfile.open_key(key, PASSPHRASE, manifest_sha256(out))["provenance"] == block
+    _check_public(block, path)
+    _check_key(key, out, path)
 
 
 def test_a_streamed_csv_is_hashed_by_its_first_whole_read(csv_file):
@@ -152,6 +175,30 @@ def test_verify_checks_the_block_and_still_verifies_an_older_release(csv_file, t
     with read_release(out) as release, pytest.raises(ReleaseError, match="input.sha256"):
         verify_release(release)
     assert main(["verify", str(out)]) == 1
+    capsys.readouterr()
+    _rewrite(out, lambda meta: meta.update(provenance={**current_provenance().to_json(), "keyed": {
+        "algorithm": "HMAC-SHA256", "installation": "00" * 8, "nonce": "00" * 16, "input": "0" * 63, "project": None}}))
+    assert main(["verify", str(out)]) == 1  # a keyed digest that is not one
+    assert "keyed.input" in capsys.readouterr().err
+
+
+def test_a_release_of_an_earlier_version_with_the_plain_digest_verifies_and_is_called_an_oracle(csv_file, tmp_path,
+                                                                                               capsys):
+    out = tmp_path / "release"
+    write_release(anonymize(load_table(csv_file, kinds=KINDS), _settings()), out, include_report=False)
+    assert main(["verify", str(out)]) == 0
+    assert "warning" not in capsys.readouterr().err  # this version's release publishes no digest
+    legacy = {**current_provenance().to_json(), "input": _expected_input(csv_file), "project_sha256": "ab" * 32}
+    legacy.pop("keyed")
+    _rewrite(out, lambda meta: meta.update(provenance=legacy))  # as releases before issue 28 were written
+    assert main(["verify", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert ("ppdp: warning: this release publishes its input file's SHA-256 and size (and its project file's "
+            "SHA-256): anyone who knows every cell of the input but one can rebuild the file for each guess of that "
+            "cell and test the guess against them") in captured.err
+    line = next(line for line in captured.out.splitlines() if line.startswith("OK provenance:"))
+    assert "WARNING: this release publishes its input file's SHA-256 and size" in line
+    assert legacy["input"]["sha256"] not in captured.out + captured.err  # not repeated
 
 
 def test_differences_name_each_version_and_the_input():
@@ -173,10 +220,10 @@ def _project(tmp_path: Path, data: Path) -> Path:
 def test_ppdp_run_says_what_differs_from_the_release_it_replaces(csv_file, tmp_path, capsys):
     project, out = _project(tmp_path, csv_file), tmp_path / "out"
     assert main(["run", str(project), "--out", str(out), "--seed", "5"]) == 0
-    first = _recorded(out)
-    assert first["input"] == _expected_input(csv_file)
-    assert first["project_sha256"] == hashlib.sha256(project.read_bytes()).hexdigest()
+    _check_public(_recorded(out), csv_file, project)
     assert "ppdp: note" not in capsys.readouterr().err  # no previous release: nothing compared
+    assert main(["run", str(project), "--out", str(out), "--seed", "5", "--overwrite"]) == 0
+    assert "ppdp: note" not in capsys.readouterr().err  # the same input, project and versions: nothing to say
 
     meta = json.loads((out / "release.json").read_text(encoding="utf-8"))  # made by an older numpy
     meta["provenance"]["libraries"]["numpy"] = "1.0.0"
@@ -191,10 +238,40 @@ def test_ppdp_run_says_what_differs_from_the_release_it_replaces(csv_file, tmp_p
         handle.write("P99999,F,a\n")
     assert main(["run", str(project), "--out", str(out), "--seed", "5", "--overwrite"]) == 0
     err = capsys.readouterr().err
-    assert "the input file differs from the one the previous release was made from" in err
-    assert f"SHA-256 {first['input']['sha256'][:16]}" in err
-    assert "numpy" not in err
-    assert _recorded(out)["input"] == _expected_input(csv_file)
+    assert "ppdp: note: the input file differs from the one the previous release was made from." in err
+    assert "numpy" not in err and "project file" not in err and "cannot tell" not in err
+    _check_public(_recorded(out), csv_file, project)
+
+    project.write_text(project.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # the project edited
+    assert main(["run", str(project), "--out", str(out), "--seed", "5", "--overwrite"]) == 0
+    err = capsys.readouterr().err
+    assert "ppdp: note: the project file has changed since the previous release was made." in err
+    assert "input file" not in err
+
+
+def test_ppdp_run_on_another_computer_cannot_tell_whether_the_input_changed(csv_file, tmp_path, capsys, monkeypatch):
+    project, out = _project(tmp_path, csv_file), tmp_path / "out"
+    assert main(["run", str(project), "--out", str(out)]) == 0
+    monkeypatch.setenv(CONFIG_VARIABLE, str(tmp_path / "another-computer"))  # another installation's secret
+    capsys.readouterr()
+    assert main(["run", str(project), "--out", str(out), "--overwrite"]) == 0
+    assert ("ppdp: note: cannot tell whether the input file or the project file changed since the previous release "
+            "was made: it was made on another computer") in capsys.readouterr().err
+
+
+def test_ppdp_run_compares_with_the_plain_digest_of_a_release_of_an_earlier_version(csv_file, tmp_path, capsys):
+    project, out = _project(tmp_path, csv_file), tmp_path / "out"
+    assert main(["run", str(project), "--out", str(out)]) == 0
+    legacy = {**current_provenance().to_json(), "input": _expected_input(csv_file),
+              "project_sha256": hashlib.sha256(project.read_bytes()).hexdigest()}
+    _rewrite(out, lambda meta: meta.update(provenance={k: v for k, v in legacy.items() if k != "keyed"}))
+    capsys.readouterr()
+    assert main(["run", str(project), "--out", str(out), "--overwrite"]) == 0
+    assert "ppdp: note" not in capsys.readouterr().err  # unchanged
+    _rewrite(out, lambda meta: meta.update(provenance={**legacy, "keyed": None, "input": {
+        **legacy["input"], "sha256": "0" * 64}}))
+    assert main(["run", str(project), "--out", str(out), "--overwrite"]) == 0
+    assert "the input file differs from the one the previous release was made from" in capsys.readouterr().err
 
 
 def test_ppdp_run_on_a_release_without_provenance_says_so(csv_file, tmp_path, capsys):

@@ -120,32 +120,48 @@ def _risk(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.data.released import META_FILE, read_release
     from ppdp_desktop.core.data.schema import parse_column_list
-    from ppdp_desktop.core.privacy.risk import analyse_risk
+    from ppdp_desktop.core.privacy.risk import analyse_risk, suppressed_records
+    from ppdp_desktop.core.privacy.verdict import risk_verdict
 
     path = Path(args.data)
     quasi = parse_column_list(args.quasi)
+    k, threshold, claimed = args.k, args.threshold, None
     if path.is_dir() or (path.suffix.lower() == ".zip" and path.is_file()):
         release = read_release(path)
         frame, label = release.table, f"the release {path.name}"
-        named = (release.metadata.get("reidentification") or {}).get("quasi_identifiers") or [
+        entry = release.metadata.get("reidentification") or {}
+        named = entry.get("quasi_identifiers") or [
             n for n, a in release.metadata.get("attributes", {}).items() if a.get("role") == "quasi-identifier"]
         quasi = quasi or list(named)
         if not quasi:
             raise ParameterError(f"{META_FILE} of {path.name} names no quasi-identifier; give --quasi COLS.")
-        suppressed = frame[quasi].eq("*").all(axis=1)
-        frame = frame[~suppressed]  # suppressed records cannot be linked by their quasi-identifiers
+        claimed = entry.get("generalization") if set(quasi) == set(named) else None
+        k = k if k is not None or not claimed else int(claimed["k"])  # the release's own k and threshold by default
+        threshold = threshold if threshold is not None else (entry.get("release") or {}).get("threshold")
     else:
         dataset = load_table(path, **load_options(args))
         frame, label = dataset.frame, dataset.label
         if not quasi:
             raise ParameterError("Give the quasi-identifier columns: --quasi COLS (e.g. --quasi age,sex,postcode).")
-    analysis = analyse_risk(frame, quasi, args.threshold, args.k)
+    # Suppressed records (every quasi-identifier "*") cannot be linked by their quasi-identifiers: left out, as ARX
+    # does, whether the release is read as a folder or as its data file alone.
+    suppressed = suppressed_records(frame, quasi)
+    analysis = analyse_risk(frame[~suppressed], quasi, 0.2 if threshold is None else threshold, k)
+    checked = True  # a release's own k is checked with its suppression limit, as verify does
+    if claimed and k == int(claimed["k"]):
+        from ppdp_desktop.core.generalization import check_k_anonymity
+
+        checked = check_k_anonymity(frame[quasi], k, float(claimed.get("suppression_limit", 0.0)))[0]
+    verdict = risk_verdict(analysis, k_checked=checked, suppressed=int(suppressed.sum()) if claimed else None)
     if args.json:
-        emit_json(args, analysis.to_json())
+        emit_json(args, {**analysis.to_json(), "verdict": verdict.code, "suppressed_left_out": int(suppressed.sum())})
     else:
         print(f"Re-identification risk of {label} on {', '.join(quasi)} (records alone or in small groups):")
-        for line in analysis.lines():
+        for line in [verdict.text, *(line for line in analysis.lines() if line not in verdict.text)]:
             print(f"  {line}")
+        if suppressed.any():
+            print(f"  {int(suppressed.sum()):,} suppressed records (every quasi-identifier '*') are left out: nobody "
+                  "can be singled out by them.")
     return 0
 
 
@@ -386,7 +402,8 @@ def run_project_file(args: argparse.Namespace) -> int:
     if not out:
         raise ParameterError(f"{Path(args.project).name} names no release folder; give --out DIR.")
     check_destination(release_target(out, args.zip), key, args.overwrite, [args.project, project.data_path])
-    from ppdp_desktop.core.release.provenance import PreviousRelease
+    from ppdp_desktop.core.release.provenance import current_provenance, file_sha256
+    from ppdp_desktop.core.release.provenance_compare import PreviousRelease
 
     previous = PreviousRelease.read(release_target(out, args.zip))  # before it is replaced: compared at the end
     passphrase = (read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
@@ -400,7 +417,8 @@ def run_project_file(args: argparse.Namespace) -> int:
                                  seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom,
                                  project_path=args.project, signer=signer)
     print_summary(result, folder, key, time.perf_counter() - start, False, signer)
-    for line in previous.compare(folder):  # versions, input file or project that differ from the release replaced
+    run = current_provenance(result.dataset.digest, file_sha256(args.project))  # the plain digests: never published
+    for line in previous.compare(run, input_path=project.data_path):  # versions, input or project that differ
         print(f"ppdp: note: {line}", file=sys.stderr)
     _emit_released(args, result, folder, key, time.perf_counter() - start, False, signer)
     return 0
@@ -429,6 +447,10 @@ def run_verify(args: argparse.Namespace) -> int:
         raise
     for line in lines:
         print(f"OK {line}")
+    from ppdp_desktop.core.release.provenance import oracle_warning
+
+    if (warning := oracle_warning(metadata)) is not None:  # an earlier version's release: verifies, but say it
+        print(f"ppdp: warning: {warning}", file=sys.stderr)
     if wants_json(args):
         from ppdp_desktop.cli.documents import verify_document
 
@@ -529,6 +551,8 @@ def run_lookup(args: argparse.Namespace) -> int:
         raise ParameterError("--value needs --attribute COL (the column the value comes from).")
     if args.file and not args.out:
         raise ParameterError("--file needs --out DECODED.csv.")
+    if wants_json(args) and is_stdio(args.out):
+        raise ParameterError("--json prints its document on stdout, so it cannot go with --out -.")
     if args.out and not is_stdio(args.out):
         from ppdp_desktop.core.release.decoded import check_decoded_destination
 
@@ -544,19 +568,52 @@ def run_lookup(args: argparse.Namespace) -> int:
         print(f"ppdp: note: {line}", file=sys.stderr)
     if args.value is not None:
         decoded = ring.decode_value(args.attribute, args.value)
-        print(decoded[0] if len(decoded) == 1 else "one of: " + ", ".join(decoded))
+        if wants_json(args):
+            emit_json(args, {"release": str(args.release), "attribute": args.attribute, "value": args.value,
+                             "stands_for": decoded, "exact": len(decoded) == 1})
+        else:
+            print(decoded[0] if len(decoded) == 1 else "one of: " + ", ".join(decoded))
     elif args.pseudonym is not None:
-        for name, value in ring.lookup_pseudonym(args.pseudonym).items():
-            print(f"{name}: {'' if value is None else value}")
+        _print_looked_up(args, ring.lookup_pseudonym(args.pseudonym))
     else:
         from ppdp_desktop.core.release.decoded import write_decoded
 
-        decoded = ring.decode_table(results)
+        decoded = ring.decode_marked(results)
         with output_path(args.out, ".csv", binary_stdout_of(args)) as target:
-            write_decoded(decoded, target, overwrite=args.overwrite, sources=[args.file, args.key, args.release])
-        print(f"Decoded {len(decoded):,} rows of {'stdin' if is_stdio(args.file) else Path(args.file).name} into "
-              f"{'stdout' if is_stdio(args.out) else args.out}.", file=sys.stderr if is_stdio(args.out) else sys.stdout)
+            write_decoded(decoded.headed(), target, overwrite=args.overwrite,
+                          sources=[args.file, args.key, args.release])
+        print(f"Decoded {len(decoded.table):,} rows of {'stdin' if is_stdio(args.file) else Path(args.file).name} "
+              f"into {'stdout' if is_stdio(args.out) else args.out}; each column's header says what it is.",
+              file=sys.stderr if is_stdio(args.out) else sys.stdout)
+        released = [n for n, m in decoded.marks.items() if not m.is_original and m.status != "pseudonym"]
+        if released:
+            print("The release's values, not the patients': " + "; ".join(
+                f"{n}: {decoded.marks[n].what}" for n in released), file=sys.stderr if is_stdio(args.out) else sys.stdout)
+        if wants_json(args):
+            emit_json(args, {"release": str(args.release), "file": str(args.file), "out": str(args.out),
+                             "rows": len(decoded.table),
+                             "columns": {n: {**m.to_json(), "header": f"{n} [{m.label}]"}
+                                         for n, m in decoded.marks.items()}})
     return 0
+
+
+def _print_looked_up(args: argparse.Namespace, row) -> None:
+    """One record, each value with what it is (``--json``: ``{value, status, is_original, what}`` per column); the
+    values that are the release's and not the patient's are named again at the end."""
+    not_original = row.not_original()
+    if wants_json(args):
+        emit_json(args, {"release": str(args.release), "pseudonym": args.pseudonym, "not_original": not_original,
+                         "columns": {name: {"value": value, **(row.marks[name].to_json() if row.marks[name] else
+                                                               {"status": None, "is_original": None, "what": None})}
+                                     for name, value in row.items()}})
+        return
+    for name, value in row.items():
+        mark = row.marks[name]
+        print(f"{name}: {'' if value is None else value}" + (f"  [{mark.label}]" if mark is not None else ""))
+    if not_original:
+        print("\nThe release's values, not the patient's (check the patient's file before acting on them):")
+        for name in not_original:
+            print(f"  {name}: {row.marks[name].what}")
 
 
 def _read_results(path: str):

@@ -127,7 +127,8 @@ def export_job(
     """Write the release package (data, release.json, README, report, checksums) and its sealed key
     atomically; a cancel leaves nothing behind. Neither may touch the data file or ``inputs``. The outcome of a
     streamed run holds a sample of the records: the whole file is streamed into the package again.
-    ``project_file``: the project run (its SHA-256 goes into the release's provenance)."""
+    ``project_file``: the project run (its SHA-256 goes into the key's provenance, and into release.json only
+    keyed with this computer's secret: :mod:`~ppdp_desktop.core.release.installation`)."""
     cancel.check()
     from ppdp_desktop.core.streaming.sample import SampledAnonymization
 

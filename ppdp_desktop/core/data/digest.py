@@ -1,7 +1,9 @@
 """The SHA-256 of an input file, computed while the file is read where possible.
 
 A release records the name, size and SHA-256 of the file it was made from (its provenance,
-:mod:`ppdp_desktop.core.release.provenance`), so that a later run can say when the input differs. Hashing is
+:mod:`ppdp_desktop.core.release.provenance`), so that a later run can say when the input differs: in the sealed
+key, and in ``release.json`` only keyed with this computer's secret (published, they would let anyone who knows
+every cell but one test guesses of that cell: :mod:`ppdp_desktop.core.release.installation`). Hashing is
 done on the bytes as they are read, not in an extra pass, wherever the reader reads the file from start to end:
 
 * the in-memory loader hashes the bytes it read (a text file) — :func:`digest_of_bytes`;

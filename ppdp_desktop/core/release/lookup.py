@@ -23,7 +23,11 @@ from ppdp_desktop.core.privacy.record_table import arrow_column
 from ppdp_desktop.core.methods.personalized.grading import Grading
 from ppdp_desktop.core.data.checksums import check_checksums, manifest_sha256
 from ppdp_desktop.core.data.released import LoadedRelease, read_release
-from ppdp_desktop.core.release.provenance import KEY as PROVENANCE, Provenance, current_provenance, differences
+from ppdp_desktop.core.release.lookup_marks import (
+    IDENTIFIER, NOT_FOUND, ONE_OF_CELL, SUPPRESSED_CELL, Decoded, Mark, column_marks, suppressed_cells,
+)
+from ppdp_desktop.core.release.provenance import KEY as PROVENANCE, Provenance, current_provenance
+from ppdp_desktop.core.release.provenance_compare import differences
 
 ONE_OF = " | "
 
@@ -162,39 +166,74 @@ class KeyRing:
             return [text]  # published as is (choice 1)
         raise ParameterError(f"{text!r} is neither a value nor an alias of {attribute!r}.")
 
-    def lookup_pseudonym(self, pseudonym: str) -> dict[str, object]:
-        """The removed identifiers and the decoded released row of one pseudonymous record."""
+    def lookup_pseudonym(self, pseudonym: str) -> "LookedUp":
+        """The removed identifiers and the decoded released row of one pseudonymous record, each value with its
+        mark (:attr:`LookedUp.marks`): the patient's own value, or the release's (randomized, noised, ...)."""
         column = self.pseudonym_column
         table = self.release.table
         rows = table.index[table[column] == pseudonym] if column in table.columns else []
         if len(rows) == 0:
             raise ParameterError(f"Pseudonym {pseudonym!r} is not in this release.")
-        decoded = self.decode_table(table.loc[rows])
-        return decoded.iloc[0].to_dict()
+        decoded = self.decode_marked(table.loc[rows[:1]])
+        return LookedUp(decoded.table.iloc[0].to_dict(), marks=decoded.cell_marks(0))
 
     def decode_table(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """Decode every alias, graded value and pseudonym found in a results table (vectorized)."""
+        """Decode every alias, graded value and pseudonym found in a results table (vectorized). The values
+        only: :meth:`decode_marked` says which of them are the patients' own."""
+        return self._decode(frame)[0]
+
+    def decode_marked(self, frame: pd.DataFrame) -> Decoded:
+        """:meth:`decode_table` with what each column (and each cell that differs from its column) is."""
+        out, added, ambiguous, unknown = self._decode(frame)
+        marks = column_marks(self.release.metadata, list(out.columns))
+        keyed = {"recoded": self.payload.get("aliases", {}), "graded": self.payload.get("graded", {})}
+        for entry, entries in keyed.items():  # published as aliases or grades the key cannot decode
+            for attribute in [e.get("attribute") for e in self.release.metadata.get(entry) or [] if isinstance(e, dict)]:
+                if attribute in marks and attribute not in entries:
+                    marks[attribute] = Mark("unknown", False, f"published as {'an alias' if entry == 'recoded' else 'a grade'}"
+                                                              " that this key cannot decode: not the patient's value")
+        cells: dict[str, list[tuple[np.ndarray, Mark]]] = {}
+        for name, rows in suppressed_cells(self.release.metadata, out).items():
+            cells.setdefault(name, []).append((rows, SUPPRESSED_CELL))
+        for name, rows in ambiguous.items():
+            cells.setdefault(name, []).append((rows, ONE_OF_CELL))
+        for name in added:
+            marks[name] = IDENTIFIER
+            cells.setdefault(name, []).append((unknown, NOT_FOUND))
+        return Decoded(out, marks, cells)
+
+    def _decode(self, frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str], dict[str, np.ndarray], np.ndarray]:
+        """The decoded table, the identifier columns added, the cells of each recoded column left as "one of"
+        several values, and the rows whose pseudonym is not in the key."""
         out = frame.copy()
         column = self.pseudonym_column
         records, rows = None, None
+        added: list[str] = []
+        ambiguous: dict[str, np.ndarray] = {}
+        unknown = np.zeros(len(out), dtype=bool)
         if column is not None and column in out.columns:
             records = self.records
             rows = records.rows(out[column])
+            unknown = rows < 0
             position = list(out.columns).index(column) + 1
             for offset, name in enumerate(records.identifiers):
-                out.insert(position + offset, name if name not in out.columns else f"{name}_identifier",
-                           records.values(offset, rows))
+                added.append(name if name not in out.columns else f"{name}_identifier")
+                out.insert(position + offset, added[-1], records.values(offset, rows))
         for attribute in self.payload.get("aliases", {}):
             if attribute not in out.columns:
                 continue
             alias1, alias2 = self._aliases(attribute)
             text = out[attribute].astype(object).where(out[attribute].notna(), "").astype(str)
             decoded = text.map(alias2)
-            decoded = decoded.fillna(text.map({k: ONE_OF.join(v) for k, v in alias1.items()}))
+            shared = {k: ONE_OF.join(v) for k, v in alias1.items()}
+            several = text.map({k: len(v) > 1 for k, v in alias1.items()}).fillna(False).astype(bool) & decoded.isna()
+            decoded = decoded.fillna(text.map(shared))
             exact = records.secret(attribute, rows) if records is not None else None
             if exact is not None:
                 exact = pd.Series(exact, index=out.index, dtype=object)
                 decoded = exact.where(exact.notna(), decoded)
+                several &= exact.isna()
+            ambiguous[attribute] = several.to_numpy(dtype=bool)
             out[attribute] = decoded.fillna(text)
         for attribute in self.payload.get("graded", {}):
             if attribute in out.columns:
@@ -206,7 +245,21 @@ class KeyRing:
                 if grading.integer:
                     values[valid] = values[valid].astype(float).astype(np.int64)
                 out[attribute] = values
-        return out
+        return out, added, ambiguous, unknown
+
+
+class LookedUp(dict):
+    """One record's values by column (a ``dict``), and :attr:`marks`: what each value is (None for a column the
+    release does not have)."""
+
+    def __init__(self, values: dict[str, object], marks: dict[str, Mark | None]) -> None:
+        super().__init__(values)
+        self.marks = marks
+
+    def not_original(self) -> list[str]:
+        """The columns whose shown value is not the patient's own (randomized, noised, generalized, ...)."""
+        return [name for name, mark in self.marks.items() if mark is not None and not mark.is_original
+                and mark.status != "pseudonym"]
 
 
 def _format(value: float, integer: bool) -> str:

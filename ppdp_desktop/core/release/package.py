@@ -55,8 +55,10 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: 
     ``csv.encoding`` is ``utf-8-sig`` for a CSV written with the byte-order mark (``bom``), else ``utf-8``.
     ``written``: ``(records, columns, columns with guarded formulas)`` of a table written in chunks (a streamed
     job, whose ``result.table`` holds none of the records); by default they are read from ``result.table``.
-    ``provenance``: what the release was made with (:mod:`.provenance`); by default the running app's, with the
-    input file's digest taken while the loader read it (``result.dataset.digest``).
+    ``provenance``: what the release was made with (:mod:`.provenance`), its plain digests keyed already
+    (:meth:`~.provenance.Provenance.sealed`); by default the running app's, with the input file's digest taken while
+    the loader read it (``result.dataset.digest``), keyed here. Only its public form is written: the input's name
+    and keyed digests, never its SHA-256 or size (they would let anyone test guesses of a cell).
     """
     schema = result.dataset.schema
     n_records, columns, guarded = written if written is not None else (
@@ -69,7 +71,7 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: 
         "format_version": FORMAT_VERSION,
         "app": f"PPDP Desktop {__version__}",
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        PROVENANCE: (provenance or current_provenance(result.dataset.digest)).to_json(),
+        PROVENANCE: (provenance or current_provenance(result.dataset.digest).sealed()).public_json(),
         "method": result.plan.method,
         "n_records": int(n_records),
         "data_file": data_file_name(fmt),
@@ -160,8 +162,9 @@ def write_release(
     A CSV starts with the UTF-8 byte-order mark unless ``bom`` is false: Excel on Windows needs it to
     show accented text ("Besançon") and every reader here skips it (``csv.encoding`` in release.json).
 
-    ``project_file``: the project the job was run from (``ppdp run``, the window with a project open); its
-    SHA-256 is recorded in the provenance of ``release.json`` and of the key.
+    ``project_file``: the project the job was run from (``ppdp run``, the window with a project open). Its
+    SHA-256 and the input file's are sealed into the key (``provenance``); ``release.json`` gets them only as
+    digests keyed with this computer's secret (:mod:`.installation`).
     """
     cancel = cancel or CancelToken()
     out = release_target(out_dir, zip_file)
@@ -176,7 +179,8 @@ def write_release(
         check_custodian_report(custodian, overwrite)
     clean_stale(out, key)  # what a killed run left behind
     parent = out.resolve().parent
-    provenance = current_provenance(result.dataset.digest, file_sha256(project_file) if project_file else None)
+    provenance = current_provenance(result.dataset.digest,
+                                    file_sha256(project_file) if project_file else None).sealed()
     metadata = release_metadata(result, sep, fmt, bom=bom, provenance=provenance)
     if signer is not None:  # named inside, so README.txt and the report say who signed
         metadata["signer"] = {"algorithm": ALGORITHM, "fingerprint": signer.fingerprint}
@@ -212,7 +216,7 @@ def write_release(
         cancel.check()
         if key is not None:
             progress(0.9, "Sealing the key")
-            payload = {**result.key_payload(), PROVENANCE: metadata[PROVENANCE]}  # the key says what made it too
+            payload = {**result.key_payload(), PROVENANCE: provenance.to_json()}  # with the plain digests
             keyfile.seal(payload, passphrase, manifest, tmp_key, records=result.key_records())
         cancel.check()
         if tmp_zip is not None:

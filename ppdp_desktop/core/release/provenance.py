@@ -3,55 +3,138 @@ the project file.
 
 The release's draws are keyed ChaCha20/AES streams (``cryptography``) shaped into values by numpy; pandas and
 pyarrow read, type and write the records. A fixed seed gives the same release only with the same versions of
-these, so ``release.json`` and the sealed key record them (``provenance``), with the input file's name, size and
-SHA-256 and the project file's SHA-256. :func:`differences` says, in words, what differs between a recorded
-provenance and another (the one of this run, or of the running app): ``ppdp run`` compares the release it
-replaces, and the key-opening paths compare the key, so that a release that differs says why instead of differing
-silently. A release written before provenance was recorded has none; it still verifies.
+these, so ``release.json`` and the sealed key record them (``provenance``).
+
+The input file is the other half: did it change since the last release? Its SHA-256 and size must not be public
+(they let anyone who knows every cell but one test guesses of that cell: :mod:`.installation`), so
+
+* the sealed key holds them (the input's name, size and SHA-256, the project file's SHA-256): only the custodian,
+  with the passphrase, reads them;
+* ``release.json`` holds the input's *name* and ``keyed``: HMAC-SHA256 of the input's (SHA-256, size) and of the
+  project file's SHA-256 under this installation's secret, with a fresh nonce, and the installation's public id.
+
+:mod:`.provenance_compare` says, in words, what differs between a recorded provenance and another: ``ppdp run``
+compares the release it replaces (on this computer through the keyed digests), the key-opening paths compare the
+key's versions with the running app's. Releases of earlier versions published the plain digest:
+they still verify, and :func:`oracle_warning` says what that field gives away. A release written before provenance
+was recorded has none; it still verifies.
 """
 from __future__ import annotations
 
-import json
 import platform
 import re
-import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata as distributions
 from pathlib import Path
 from typing import Any
 
 from ppdp_desktop import __version__
 from ppdp_desktop.core.data.digest import FileDigest, sha256_of
-from ppdp_desktop.core.data.released import META_FILE
-from ppdp_desktop.core.errors import ReleaseError
-from ppdp_desktop.core.release.publish import is_our_release
+from ppdp_desktop.core.errors import PPDPError, ReleaseError
+from ppdp_desktop.core.release import installation
 
 #: the libraries whose versions are recorded, in the order they are shown
 LIBRARIES = ("numpy", "pandas", "pyarrow", "cryptography")
 #: the key of the provenance block in ``release.json`` and in the key's payload
 KEY = "provenance"
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-_SAME_SEED = "the same seed may not give the same release"
+_HEX = {16: re.compile(r"[0-9a-f]{16}"), 32: re.compile(r"[0-9a-f]{32}"), 64: re.compile(r"[0-9a-f]{64}")}
+
+
+def _hex(value: object, digits: int) -> bool:
+    return isinstance(value, str) and _HEX[digits].fullmatch(value) is not None
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """The keyed digests of ``release.json`` (:mod:`.installation`): which installation made them, the release's
+    nonce, and the MACs of the input file and of the project file (None: not recorded)."""
+
+    installation: str
+    nonce: str
+    input: str | None = None
+    project: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"algorithm": installation.ALGORITHM, "installation": self.installation, "nonce": self.nonce,
+                "input": self.input, "project": self.project}
+
+    @classmethod
+    def from_json(cls, data: object, bad) -> "Keyed":
+        if not isinstance(data, dict) or data.get("algorithm") != installation.ALGORITHM:
+            raise bad(f"'keyed' must be an object with \"algorithm\": \"{installation.ALGORITHM}\"")
+        if not _hex(data.get("installation"), 16) or not _hex(data.get("nonce"), 32):
+            raise bad("'keyed' needs an installation of 16 and a nonce of 32 lower-case hexadecimal digits")
+        for name in ("input", "project"):
+            if data.get(name) is not None and not _hex(data[name], 64):
+                raise bad(f"'keyed.{name}' must be 64 lower-case hexadecimal digits or null")
+        return cls(data["installation"], data["nonce"], data.get("input"), data.get("project"))
+
+    def matches(self, label: str, sha256: str, size: int | None = None) -> bool | None:
+        """Whether the file of this ``sha256`` (and ``size``) is the one keyed as ``label``; None when this
+        computer cannot tell (the release was made on another one: its secret is not this computer's)."""
+        secret = installation.installation_secret(create=False)
+        if secret is None or installation.installation_id(secret) != self.installation:
+            return None
+        recorded = self.input if label == "input" else self.project
+        return recorded == installation.keyed_digest(secret, label, self.nonce, sha256, size)
 
 
 @dataclass(frozen=True)
 class Provenance:
-    """The versions a release was made with, its input file and its project file (when run from one)."""
+    """The versions a release was made with, its input file and its project file (when run from one).
+
+    ``input`` and ``project_sha256`` are the plain digests: the key's payload holds them (and releases of earlier
+    versions published them); ``release.json`` now holds the input's name (``input_name``) and ``keyed``."""
 
     app: str
     python: str
     libraries: dict[str, str] = field(default_factory=dict)
     input: FileDigest | None = None
     project_sha256: str | None = None
+    input_name: str | None = None
+    keyed: Keyed | None = None
+
+    @property
+    def name(self) -> str | None:
+        """The input file's name (no folder), however recorded."""
+        return self.input.name if self.input is not None else self.input_name
+
+    @property
+    def publishes_digest(self) -> bool:
+        """Whether this block holds a plain digest (in a ``release.json``: an oracle for the input)."""
+        return self.input is not None or self.project_sha256 is not None
+
+    def public_json(self) -> dict[str, Any]:
+        """The block of ``release.json``: versions, the input's name and the keyed digests, no plain digest."""
+        return {"app": self.app, "python": self.python, "libraries": dict(self.libraries),
+                "input": {"name": self.name} if self.name is not None else None,
+                "keyed": self.keyed.to_json() if self.keyed is not None else None}
 
     def to_json(self) -> dict[str, Any]:
-        return {"app": self.app, "python": self.python, "libraries": dict(self.libraries),
-                "input": self.input.to_json() if self.input is not None else None,
-                "project_sha256": self.project_sha256}
+        """The block of the sealed key: the public one with the plain digests."""
+        block = self.public_json()
+        block["input"] = self.input.to_json() if self.input is not None else block["input"]
+        block["project_sha256"] = self.project_sha256
+        return block
+
+    def sealed(self) -> "Provenance":
+        """This provenance with the keyed digests of its input and project file under this installation's secret
+        (made on first use) and a fresh nonce; unchanged when it records neither."""
+        if self.input is None and self.project_sha256 is None:
+            return self
+        secret = installation.installation_secret()
+        nonce = installation.new_nonce()
+        mac_input = (installation.keyed_digest(secret, "input", nonce, self.input.sha256, self.input.size)
+                     if self.input is not None else None)
+        mac_project = (installation.keyed_digest(secret, "project", nonce, self.project_sha256)
+                       if self.project_sha256 is not None else None)
+        keyed = Keyed(installation.installation_id(secret), nonce, mac_input, mac_project)
+        return replace(self, input_name=self.name, keyed=keyed)
 
     @classmethod
     def from_json(cls, data: object, where: str = "release.json") -> "Provenance":
-        """Read a provenance block; :class:`ReleaseError` naming the field if it is not well formed."""
+        """Read a provenance block (of ``release.json``, this version's or an earlier one's, or of a key);
+        :class:`ReleaseError` naming the field if it is not well formed."""
         def bad(what: str) -> ReleaseError:
             return ReleaseError(f"{where}: the provenance block is malformed ({what}).")
 
@@ -67,32 +150,36 @@ class Provenance:
         missing = [name for name in LIBRARIES if name not in libraries]
         if missing:
             raise bad(f"no version of {missing[0]}")
-        entry, digest = data.get("input"), None
+        entry, digest, name = data.get("input"), None, None
         if entry is not None:
             if not isinstance(entry, dict):
                 raise bad("'input' must be an object or null")
-            name, size, sha = entry.get("name"), entry.get("size"), entry.get("sha256")
+            name = entry.get("name")
             if not isinstance(name, str) or not name or "/" in name or "\\" in name:
                 raise bad("'input.name' must be a file name")
-            if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-                raise bad("'input.size' must be a number of bytes")
-            if not isinstance(sha, str) or not _HEX64.fullmatch(sha):
-                raise bad("'input.sha256' must be 64 lower-case hexadecimal digits")
-            digest = FileDigest(name, size, sha)
+            if "size" in entry or "sha256" in entry:  # the plain digest: a key's, or an earlier release's
+                size, sha = entry.get("size"), entry.get("sha256")
+                if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+                    raise bad("'input.size' must be a number of bytes")
+                if not _hex(sha, 64):
+                    raise bad("'input.sha256' must be 64 lower-case hexadecimal digits")
+                digest = FileDigest(name, size, sha)
         project = data.get("project_sha256")
-        if project is not None and (not isinstance(project, str) or not _HEX64.fullmatch(project)):
+        if project is not None and not _hex(project, 64):
             raise bad("'project_sha256' must be 64 lower-case hexadecimal digits or null")
-        return cls(data["app"], data["python"], dict(libraries), digest, project)
+        keyed = Keyed.from_json(data["keyed"], bad) if data.get("keyed") is not None else None
+        return cls(data["app"], data["python"], dict(libraries), digest, project, name, keyed)
 
     def describe(self) -> str:
-        """One line: the versions, and the input file when recorded."""
+        """One line: the versions, and the input file's name and how its digest is kept (never the digest)."""
         versions = ", ".join([f"PPDP Desktop {self.app}", f"Python {self.python}",
                               *(f"{name} {self.libraries[name]}" for name in LIBRARIES if name in self.libraries)])
         made = f"made with {versions}"
-        if self.input is not None:
-            made += f"; input {self.input.name} ({self.input.size:,} bytes, SHA-256 {self.input.sha256})"
-        if self.project_sha256 is not None:
-            made += f"; project file SHA-256 {self.project_sha256}"
+        if self.name is not None:
+            made += f"; input {self.name}"
+        if self.keyed is not None:
+            made += (f"; the input's and project file's digests are keyed (HMAC-SHA256) with the secret of "
+                     f"installation {self.keyed.installation}, which only that computer holds")
         return made
 
 
@@ -105,7 +192,8 @@ def _version(name: str) -> str:
 
 
 def current_provenance(input_file: FileDigest | None = None, project_sha256: str | None = None) -> Provenance:
-    """The running app's provenance, with the input file's and project file's digests when known."""
+    """The running app's provenance, with the input file's and project file's plain digests when known (sealed
+    into the key; ``release.json`` gets :meth:`Provenance.public_json` of :meth:`Provenance.sealed`)."""
     return Provenance(__version__, platform.python_version(), {name: _version(name) for name in LIBRARIES},
                       input_file, project_sha256)
 
@@ -118,86 +206,36 @@ def file_sha256(path: str | Path) -> str:
         raise ReleaseError(f"{Path(path).name}: cannot be read to compute its SHA-256 ({exc.strerror or exc}).") from None
 
 
-def differences(old: Provenance, new: Provenance, *, recorded: str = "this release",
-                current: str = "you have") -> list[str]:
-    """What differs from the recorded provenance ``old`` in ``new``, one sentence each (empty: nothing).
-
-    ``recorded`` names what ``old`` belongs to ("the previous release", "the key's release") and ``current``
-    introduces ``new``'s versions ("you have", "this run used"). Versions, then the input file, then the project.
-    """
-    lines = []
-    versions = [("PPDP Desktop", old.app, new.app), ("Python", old.python, new.python)]
-    versions += [(name, old.libraries.get(name), new.libraries.get(name)) for name in LIBRARIES]
-    for name, before, now in versions:
-        if before is not None and now is not None and before != now:
-            lines.append(f"{recorded} was made with {name} {before}; {current} {now}: {_SAME_SEED}.")
-    if old.input is not None and new.input is not None and old.input.sha256 != new.input.sha256:
-        was, now = old.input, new.input
-        renamed = f" (it was {was.name}, now {now.name})" if was.name != now.name else ""
-        lines.append(f"the input file differs from the one {recorded} was made from{renamed}: {was.size:,} bytes, "
-                     f"SHA-256 {was.sha256[:16]}…, now {now.size:,} bytes, SHA-256 {now.sha256[:16]}….")
-    if old.project_sha256 and new.project_sha256 and old.project_sha256 != new.project_sha256:
-        lines.append(f"the project file has changed since {recorded} was made.")
-    return lines
-
-
 def recorded(block: object, where: str) -> Provenance | None:
     """The provenance block of a release's metadata or a key's payload (None: none recorded, an older version)."""
     return None if block is None else Provenance.from_json(block, where)
 
 
+def oracle_warning(metadata: dict[str, Any]) -> str | None:
+    """What the plain digest published by a release of an earlier version gives away (None: it publishes none)."""
+    try:
+        found = recorded(metadata.get(KEY), "release.json")
+    except PPDPError:
+        return None
+    if found is None or not found.publishes_digest:
+        return None
+    if found.input is not None:
+        published = "its input file's SHA-256 and size" + (
+            " (and its project file's SHA-256)" if found.project_sha256 else "")
+        attack = ("anyone who knows every cell of the input but one can rebuild the file for each guess of that cell "
+                  "and test the guess against them")
+    else:
+        published = "its project file's SHA-256"
+        attack = "anyone who knows the project file but one setting can test guesses of that setting against it"
+    return (f"this release publishes {published}: {attack} (it was written by an earlier version; PPDP Desktop "
+            f"{__version__} keeps them in the sealed key and publishes only keyed digests)")
+
+
 def check_provenance(metadata: dict[str, Any]) -> str:
-    """``ppdp verify``'s line: the block is present and well formed, or there is none (an older release)."""
+    """``ppdp verify``'s line: the block is present and well formed, or there is none (an older release); a
+    block that publishes a plain digest (an earlier version) still verifies, with the warning that it is one."""
     found = recorded(metadata.get(KEY), "release.json")
     if found is None:
         return "provenance: no provenance recorded (a release written by an older version)"
-    return f"provenance: {found.describe()}"
-
-
-def release_provenance(path: str | Path) -> Provenance | None:
-    """The provenance recorded in the release folder or ``.zip`` at ``path`` (None without one, or when ``path``
-    holds no readable ``release.json``: nothing to compare with). Only ``release.json`` is read."""
-    source = Path(path)
-    try:
-        if source.is_dir():
-            text = (source / META_FILE).read_text(encoding="utf-8")
-        elif source.is_file() and zipfile.is_zipfile(source):
-            with zipfile.ZipFile(source) as archive:
-                text = archive.read(META_FILE).decode("utf-8")
-        else:
-            return None
-        meta = json.loads(text)
-    except (OSError, KeyError, UnicodeDecodeError, ValueError, zipfile.BadZipFile):
-        return None
-    return recorded(meta.get(KEY), f"{source.name}/{META_FILE}") if isinstance(meta, dict) else None
-
-
-@dataclass(frozen=True)
-class PreviousRelease:
-    """The provenance of the release at a destination, read before a run replaces it (``ppdp run``)."""
-
-    path: Path
-    provenance: Provenance | None
-    problem: str | None = None  # why there is nothing to compare with, in a sentence (None: nothing to say)
-
-    @classmethod
-    def read(cls, path: str | Path) -> "PreviousRelease":
-        source = Path(path)
-        if not is_our_release(source):
-            return cls(source, None)
-        try:
-            found = release_provenance(source)
-        except ReleaseError as exc:
-            return cls(source, None, f"the previous release's provenance cannot be read ({exc}); nothing compared.")
-        if found is None:
-            return cls(source, None, "the previous release records no provenance (written by an older version); "
-                                     "nothing compared.")
-        return cls(source, found)
-
-    def compare(self, new: Provenance | str | Path | None) -> list[str]:
-        """What differs in ``new`` (a provenance, or the release folder just written, whose own is read)."""
-        if self.provenance is None:
-            return [self.problem] if self.problem else []
-        if not isinstance(new, Provenance):
-            new = release_provenance(new) if new is not None else None
-        return differences(self.provenance, new, recorded="the previous release") if new is not None else []
+    warning = oracle_warning(metadata)
+    return f"provenance: {found.describe()}" + (f"; WARNING: {warning}" if warning else "")

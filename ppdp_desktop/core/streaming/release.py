@@ -74,10 +74,10 @@ def write_streamed_release(
     ``writer`` writes the data file from the verified plan (default: :func:`write_streamed_data`, pass 2 in
     this process); the Dask engine gives its own, which runs pass 2 on the cluster's workers.
 
-    The input file's SHA-256 (recorded in ``release.json`` and the key, with the versions: :mod:`.provenance`) is
-    computed from pass 1's bytes for a CSV file read here; a file read another way (Parquet, the Dask engine's
-    partitions) is hashed in a thread while pass 1 runs. ``project_file``: the project run, whose SHA-256 is
-    recorded too.
+    The input file's SHA-256 and size (sealed into the key, with the versions: :mod:`.provenance`; ``release.json``
+    gets them only keyed with this computer's secret) are computed from pass 1's bytes for a CSV file read here; a
+    file read another way (Parquet, the Dask engine's partitions) is hashed in a thread while pass 1 runs.
+    ``project_file``: the project run, whose SHA-256 is recorded the same way.
     """
     cancel = cancel or CancelToken()
     out = Path(out)
@@ -111,7 +111,8 @@ def write_streamed_release(
         data = write(source, job, bound, tmp / DATA_NAME, spill, sep=sep, bom=bom, chunk_size=chunk_size,
                      n_records=len(frame), progress=subrange(progress, 0.3, 0.8), cancel=cancel, sample=sample)
         result = streamed_outcome(job, dataset, frame, data)
-        provenance = current_provenance(source.digest if hashing is None else hashing.result(), project_sha256)
+        digest = source.digest if hashing is None else hashing.result()
+        provenance = current_provenance(digest, project_sha256).sealed()
         metadata = release_metadata(result, sep, "csv", bom=bom, written=(data.n_records, data.columns, data.guarded),
                                     provenance=provenance)
         if job.needs_pseudonyms:
@@ -139,7 +140,7 @@ def write_streamed_release(
         cancel.check()
         if key is not None:
             progress(0.95, "Sealing the key")
-            _seal(result, job, data, passphrase, manifest, tmp_key, metadata[PROVENANCE])
+            _seal(result, job, data, passphrase, manifest, tmp_key, provenance.to_json())
         cancel.check()
         publish(tmp, out, tmp_key, key, hook)
         if include_report:  # the custodian's report, with the original figures, stays outside the package
@@ -165,7 +166,7 @@ def _verify_written(written) -> None:
 
 def _seal(result: Anonymization, job, data, passphrase: str, manifest: str, target: Path,
           provenance: dict) -> None:
-    """The sealed key: the payload (the pseudonym key, not the ids; the provenance of release.json) and the record
+    """The sealed key: the payload (the pseudonym key, not the ids; the provenance with its plain digests) and the record
     table read back from pass 2's spill a batch at a time (identifiers and record secrets, record order)."""
     payload = {**result.key_payload(n_records=data.n_records), PROVENANCE: provenance}
     if result.pseudonym_key is not None:

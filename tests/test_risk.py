@@ -160,7 +160,7 @@ def test_golden_six_records_by_hand():
     assert (a.records_above_threshold, a.share_above_threshold) == (3, 0.5)  # 1/2 and 1 exceed 0.4; 1/3 does not
     assert a.records_below_k == 3
     assert a.class_size_histogram == {1: 1, 2: 2, 3: 3}
-    assert a.verdict() == "high"
+    assert a.verdict() == "not protected"  # k = 3 does not hold: 3 records in groups smaller than 3
     assert analyse_risk(frame, quasi, threshold=0.5).records_above_threshold == 1  # 1/2 is not above 0.5
     assert analyse_risk(frame, quasi).records_below_k is None
     lines = a.lines()
@@ -171,16 +171,18 @@ def test_golden_six_records_by_hand():
     assert any("missing value counts as a value of its own" in line for line in lines)
     data = json.loads(json.dumps(a.to_json(), allow_nan=False))
     assert data["class_size_histogram"] == {"1": 1, "2": 2, "3": 3}
-    assert data["sample_uniques"] == 1 and data["verdict"] == "high" and data["quasi_identifiers"] == quasi
+    assert data["sample_uniques"] == 1 and data["verdict"] == "not protected" and data["quasi_identifiers"] == quasi
 
 
 def test_verdict_levels():
+    """The one rule: green only when the stated k holds and every record is within the threshold."""
     fours = pd.DataFrame({"a": np.repeat([1, 2, 3], 4)})
     threes = pd.DataFrame({"a": np.repeat([1, 2], 3)})
-    assert analyse_risk(fours, ["a"], threshold=0.5).verdict() == "low"        # 0.25 <= 0.5 / 2
-    assert analyse_risk(threes, ["a"], threshold=0.5).verdict() == "elevated"  # 1/3 in (0.25, 0.5]
-    assert analyse_risk(fours, ["a"], threshold=0.5, k=5).verdict() == "elevated"  # groups smaller than k
-    assert analyse_risk(threes, ["a"], threshold=0.3).verdict() == "high"
+    assert analyse_risk(fours, ["a"], threshold=0.5).verdict() == "not protected"  # no k stated
+    assert analyse_risk(fours, ["a"], threshold=0.25, k=4).verdict() == "protected"  # 1/4 is not above 0.25
+    assert analyse_risk(threes, ["a"], threshold=0.3, k=3).verdict() == "above threshold"  # 1/3 > 0.3
+    assert analyse_risk(fours, ["a"], threshold=0.5, k=5).verdict() == "not protected"  # groups smaller than k
+    assert analyse_risk(threes, [], threshold=0.3, k=3).verdict() == "not measured"
 
 
 def test_empty_table_has_zeros_and_no_division_error():
@@ -188,7 +190,7 @@ def test_empty_table_has_zeros_and_no_division_error():
     for quasi in (["age", "sex"], []):
         a = check_against_groupby(frame, quasi, k=2)
         assert (a.n_classes, a.sample_uniques, a.records_below_k, a.class_size_histogram) == (0, 0, 0, {})
-        assert a.verdict() == "low" and "no records" in a.lines()[0]
+        assert a.verdict() == ("protected" if quasi else "not measured") and "no records" in a.lines()[0]
 
 
 @pytest.mark.parametrize("threshold", [0, 0.0, -0.1, 1.5, float("nan"), float("inf"), "0.2", True])

@@ -399,7 +399,7 @@ def test_doctored_reidentification_figures_are_refused(unsigned, tmp_path, capsy
         elif figure == "highest_risk":
             stated[figure] /= 2
         else:
-            stated[figure] = meta["reidentification"]["verdict"] = "low" if stated["verdict"] != "low" else "high"
+            stated[figure] = meta["reidentification"]["verdict"] = "protected"  # no k: the rule says "not protected"
 
     release = _forged(unsigned, "rr", tmp_path, doctor)
     code, err = _verify(release, capsys)

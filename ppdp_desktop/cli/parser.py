@@ -250,13 +250,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "unique on their quasi-identifiers (ARX's prosecutor model)")
     rk.add_argument("data", help="a data file (- reads it from stdin), or a release folder / .zip")
     rk.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (default for a release: those it names)")
-    rk.add_argument("--threshold", type=finite_float, default=0.2, help="risk above which a record counts as at risk "
-                    "(default 0.2)")
-    rk.add_argument("--k", type=int, help="also count records in groups smaller than k")
+    rk.add_argument("--threshold", type=finite_float, help="risk above which a record counts as at risk "
+                    "(default: a release's own, else 0.2)")
+    rk.add_argument("--k", type=int, help="the k to check: records in groups smaller than k (default: a release's own)")
     rk.add_argument("--json", action="store_true", help="print one JSON document instead of sentences: model, "
                     "quasi_identifiers, n_records, n_classes, threshold, k, highest_risk, average_risk, "
                     "records_above_threshold, share_above_threshold, sample_uniques, share_sample_uniques, "
-                    "records_below_k, marketer_risk, class_size_histogram, missing_as_value, verdict")
+                    "records_below_k, marketer_risk, class_size_histogram, missing_as_value, verdict, suppressed_left_out")
     _input_args(rk)
 
     sub.add_parser("selftest", help="run the demo job end to end in a temporary folder (load, plan, verify, apply, "

@@ -145,11 +145,10 @@ class MethodReport:
 
     @property
     def risk_level(self) -> str:
-        """The re-identification verdict's colour: ``ok`` (k verified), ``warning`` or ``danger``."""
+        """The re-identification verdict's colour by the one rule (``Reidentification.level``): ``ok``,
+        ``warning`` (also when not measured) or ``danger``."""
         r = self.reidentification
-        if r is None or not r.quasi:
-            return "warning"
-        return "ok" if r.protected else "warning" if r.verdict == "low" else "danger"
+        return "warning" if r is None else r.level
 
     def reidentification_lines(self) -> list[str]:
         """The second verdict in plain words: who can be singled out by their quasi-identifiers."""

@@ -19,6 +19,7 @@ from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.errors import ParameterError
 
 _KEY_LIMIT = 1 << 63  # a mixed-radix key must stay below this to fit in int64
+SUPPRESSED = "*"  # every quasi-identifier of a record suppressed by k-anonymity shows this
 
 
 def _names(quasi: Sequence[str] | str) -> list[str]:
@@ -121,13 +122,27 @@ class RiskAnalysis:
     missing_as_value: bool = True
 
     def verdict(self) -> str:
-        """``"high"`` if any record's risk is above the threshold; ``"elevated"`` if the highest risk is
-        above half the threshold or a record is in a class smaller than k; else ``"low"``."""
-        if self.records_above_threshold > 0:
-            return "high"
-        if self.highest_risk > self.threshold / 2 or (self.records_below_k or 0) > 0:
-            return "elevated"
-        return "low"
+        """The verdict of the one rule (:func:`~ppdp_desktop.core.privacy.verdict.risk_verdict`) with ``k`` as
+        the stated k: ``"protected"``, ``"above threshold"``, ``"not protected"`` or ``"not measured"``."""
+        from ppdp_desktop.core.privacy.verdict import risk_verdict
+
+        return risk_verdict(self).code
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "RiskAnalysis":
+        """The analysis :meth:`to_json` wrote (release.json's ``original`` or ``release``)."""
+        return cls(
+            quasi=tuple(str(q) for q in data["quasi_identifiers"]), n_records=int(data["n_records"]),
+            n_classes=int(data["n_classes"]), threshold=float(data["threshold"]),
+            k=None if data.get("k") is None else int(data["k"]), highest_risk=float(data["highest_risk"]),
+            average_risk=float(data["average_risk"]), records_above_threshold=int(data["records_above_threshold"]),
+            share_above_threshold=float(data["share_above_threshold"]), sample_uniques=int(data["sample_uniques"]),
+            share_sample_uniques=float(data["share_sample_uniques"]),
+            records_below_k=None if data.get("records_below_k") is None else int(data["records_below_k"]),
+            marketer_risk=float(data["marketer_risk"]),
+            class_size_histogram={int(size): int(n) for size, n in (data.get("class_size_histogram") or {}).items()},
+            missing_as_value=bool(data.get("missing_as_value", True)),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values (finite floats; histogram keys as text so a JSON round trip keeps them)."""
@@ -195,6 +210,17 @@ def _check_k(k: int | None) -> int | None:
     if isinstance(k, bool) or not integral or k < 1:
         raise ParameterError(f"The 'k' parameter must be a whole number of at least 1 (or none); got {k!r}.")
     return int(k)
+
+
+def suppressed_records(frame: pd.DataFrame, quasi: Sequence[str]) -> np.ndarray:
+    """True for each record whose every quasi-identifier is ``"*"`` (suppressed by k-anonymity): nobody can
+    be singled out by such a record's quasi-identifiers, so, as in ARX, it is left out of the release's risk.
+    All False without quasi-identifiers."""
+    quasi = _names(quasi)
+    _check_columns(frame, quasi)
+    if not quasi:
+        return np.zeros(len(frame), dtype=bool)
+    return frame[quasi].eq(SUPPRESSED).all(axis=1).to_numpy()
 
 
 def analyse_risk(frame: pd.DataFrame, quasi: Sequence[str], threshold: float = 0.2,

@@ -1,13 +1,18 @@
 """``README.txt`` for the recipient of a release: what was done, what it guarantees, how to use it.
 
-The common head (files, checksums) is written here; each method writes its own sections through
-``Method.readme_text`` (the registry), from the content of ``release.json``.
+The common head (files, checksums, the two verdicts, what was done to each column) is written here; each
+method writes its own sections through ``Method.readme_text`` (the registry), from the content of
+``release.json``.
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
+from ppdp_desktop.core.evaluation.reidentification import entry_verdict
 from ppdp_desktop.core.methods import get_method
+
+WIDTH = 100  # README lines wrap here
 
 COMMON = """\
 PPDP Desktop release
@@ -38,7 +43,7 @@ def recipient_readme(metadata: dict[str, Any]) -> str:
         text += (f"Signed\n  The manifest (SHA256SUMS) is signed ({signer.get('algorithm', 'Ed25519')}) by the key with\n"
                  f"  fingerprint {signer['fingerprint']}. Ask the custodian for that fingerprint by another\n"
                  f"  channel, then check:  ppdp verify THIS_FOLDER --signer \"{signer['fingerprint']}\"\n\n")
-    text += _verdicts(metadata)
+    text += _verdicts(metadata) + column_treatments(metadata)
     return text + get_method(str(metadata.get("method", ""))).readme_text(metadata)
 
 
@@ -67,23 +72,131 @@ def _format(metadata: dict[str, Any]) -> tuple[str, str]:
 
 
 def _verdicts(metadata: dict[str, Any]) -> str:
-    """The two verdicts side by side: the sensitive values' guarantee and the re-identification risk."""
+    """The two verdicts side by side: the sensitive values' guarantee and the re-identification verdict (the one
+    rule, :func:`~ppdp_desktop.core.evaluation.reidentification.entry_verdict`, on the figures release.json states)."""
     guarantee = metadata.get("guarantee") or next(
         (e.get("guarantee") for e in metadata.get("sensitive", []) if e.get("guarantee")), {})
     kind = guarantee.get("kind", "none")
     sensitive = (f"guarantee verified ({kind})" if guarantee.get("verified") else
                  "no formal guarantee" if kind == "none" else f"guarantee stated ({kind})")
-    risk = metadata.get("reidentification")
-    if not risk:
-        reid = "not measured"
-    elif not risk.get("quasi_identifiers"):
-        reid = "not measured: no quasi-identifiers were named"
-    elif risk.get("generalization"):
-        g = risk["generalization"]
-        reid = (f"protected: k-anonymity with k = {g.get('k')} verified ({g.get('suppressed', 0):,} records "
-                f"suppressed)")
-    else:
-        after = risk.get("release", {})
-        reid = (f"NOT protected: {after.get('sample_uniques', 0):,} of {after.get('n_records', 0):,} records are "
-                f"the only one with their {', '.join(risk['quasi_identifiers'])}")
-    return f"Two verdicts\n  Sensitive values: {sensitive}.\n  Re-identification: {reid}.\n\n"
+    reid = entry_verdict(metadata.get("reidentification")).text
+    return (f"Two verdicts\n  Sensitive values: {sensitive}.\n"
+            + _fill(reid, "  ", "    ") + "\n\n")
+
+
+#: how each method of the app randomizes the columns its release.json lists under "sensitive"
+PERTURBED = {
+    "uniform": "uniform perturbation (each record kept its value with one probability for every value, else got "
+               "a value drawn uniformly from the column's values)",
+    "finegrain": "fine-grain perturbation (each record kept its value with a probability set per value, else got a "
+                 "value drawn uniformly from the column's values)",
+    "partition": "perturbation within its sub-table (each record kept its value with the sub-table's probability, "
+                 "else got one of the sub-table's values drawn uniformly)",
+}
+#: the methods whose release.json says which columns they changed (for any other, a column it may have changed
+#: is never called unchanged)
+DECLARED = (*PERTURBED, "rr", "personalized", "dp-microagg")
+
+
+def _changed_by_method(metadata: dict[str, Any]) -> dict[str, str]:
+    """What the method did to each column it changed, as release.json declares it."""
+    method = str(metadata.get("method", ""))
+    params = metadata.get("parameters") if isinstance(metadata.get("parameters"), dict) else {}
+    out: dict[str, str] = {}
+    for entry in _entries(metadata, "sensitive"):
+        retention = [float(sub.get("retention", 0.0)) for sub in entry.get("subtables") or []] or [
+            float(r) for r in entry.get("retention") or [0.0]]
+        out[str(entry.get("attribute"))] = (
+            "unchanged (every retention is 1)" if min(retention) >= 1.0 else
+            f"randomized: {PERTURBED.get(method, 'perturbation with the matrix release.json publishes')}")
+    for entry in _entries(metadata, "randomized"):
+        p = float(entry.get("p", 1.0))
+        out[str(entry.get("attribute"))] = ("unchanged (kept with probability p = 1)" if p >= 1.0 else
+                                            f"randomized: randomized response (each record kept its value with "
+                                            f"probability p = {p:.4g}, else got another of its values drawn uniformly)")
+    for entry in _entries(metadata, "recoded"):
+        out[str(entry.get("attribute"))] = ("recoded record by record (personalized recoding): "
+                                            f"{entry.get('published', 'the value or a code')}")
+    for entry in _entries(metadata, "graded"):
+        out[str(entry.get("attribute"))] = ("graded (personalized recoding): a category number and the position "
+                                            "within it; the category bounds are secret")
+    for entry in _entries(metadata, "protected"):
+        how = ("a noisy cluster value (microaggregation plus discrete Laplace noise)" if entry.get("kind") == "numeric"
+               else "a label of its taxonomy drawn once per cluster")
+        out[str(entry.get("attribute"))] = (f"protected by differential privacy (dp-microagg, epsilon = "
+                                            f"{float(entry.get('epsilon', params.get('epsilon', float('nan')))):g} "
+                                            f"for this column): each cluster of k = {params.get('k', '?')} records "
+                                            f"shows {how}")
+    return out
+
+
+def _fill(text: str, first: str, rest: str) -> str:
+    """``text`` wrapped at :data:`WIDTH` (never inside a hyphenated word such as quasi-identifier)."""
+    return textwrap.fill(text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False)
+
+
+def _entries(metadata: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    return [e for e in metadata.get(key) or [] if isinstance(e, dict) and e.get("attribute") is not None]
+
+
+def _generalized(metadata: dict[str, Any]) -> tuple[dict[str, str], int]:
+    """What k-anonymity did to each quasi-identifier (its hierarchy level), and how many records it suppressed."""
+    risk = metadata.get("reidentification") if isinstance(metadata.get("reidentification"), dict) else {}
+    g = risk.get("generalization") if isinstance(risk.get("generalization"), dict) else {}
+    levels, heights, suppressed = g.get("levels") or {}, g.get("heights") or {}, int(g.get("suppressed", 0) or 0)
+    out = {}
+    for name, level in levels.items():
+        level, height = int(level), int(heights.get(name, level))
+        if level == 0:
+            out[name] = "unchanged (level 0 of its hierarchy: the values themselves)"
+        elif level >= height:
+            out[name] = (f"generalized to level {level} of {height}, the top of its hierarchy: one label for every "
+                         "record, which says nothing")
+        else:
+            out[name] = (f"generalized to level {level} of {height} of its hierarchy (level 0 is the value itself, "
+                         f"level {height} one label for all): coarser categories")
+    return out, suppressed
+
+
+def column_treatments(metadata: dict[str, Any]) -> str:
+    """README's list of what was done to every column, from release.json: removed (identifier), pseudonymized,
+    randomized (how), generalized (to which level), suppressed (how many records), protected by differential
+    privacy, recoded or unchanged — one common section whatever the method."""
+    attributes = metadata.get("attributes") if isinstance(metadata.get("attributes"), dict) else {}
+    pseudonyms = metadata.get("pseudonym_column")
+    changed = _changed_by_method(metadata)
+    generalized, suppressed = _generalized(metadata)
+    declared = str(metadata.get("method", "")) in DECLARED
+    rows = []
+    for name, attribute in attributes.items():
+        attribute = attribute if isinstance(attribute, dict) else {}
+        role = attribute.get("role")
+        if role == "identifier":
+            what = ("pseudonymized: removed (identifier); each record carries a random pseudonym in column "
+                    f"{pseudonyms!r} instead, which only the custodian's sealed key links back" if pseudonyms
+                    else "removed (identifier)")
+        elif not attribute.get("released", True):
+            what = "removed (not released)"
+        else:
+            parts = [p for p in (generalized.get(name), changed.get(name)) if p]
+            if name in generalized and suppressed:
+                parts.append(f"suppressed ('*') in {suppressed:,} records")
+            if not parts:
+                parts = ["unchanged" if declared or role not in ("sensitive",) else
+                         "released as the method made it (see below)"]
+            what = "; ".join(parts)
+        rows.append((name, what))
+    if pseudonyms and pseudonyms not in attributes:
+        rows.append((pseudonyms, "added: a random pseudonym per record"))
+    for entry in _entries(metadata, "sensitive"):
+        column = entry.get("subtable_column")
+        if column and column not in attributes:
+            rows.append((column, f"added: each record's sub-table (which few values of {entry['attribute']!r} "
+                                 "it can hold)"))
+    width = min(max((len(str(n)) for n, _ in rows), default=0), 22) + 2
+    lines = [_fill(what, f"  {str(name):<{width}}", " " * (width + 2)) for name, what in rows]
+    if suppressed:
+        lines.append(_fill(f"{suppressed:,} records were suppressed to reach k-anonymity: every quasi-identifier of "
+                           "theirs shows '*'; their other columns are released as for every record.", "  ", "  "))
+    lines.append("  Rows are in random order.")
+    return "What was done to each column\n" + "\n".join(lines) + "\n\n"

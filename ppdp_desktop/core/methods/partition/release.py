@@ -23,8 +23,7 @@ What was done
   The records were split into {k:,} sub-tables (column {column!r} holds each record's sub-table), each
   holding only a few of the values of {attribute!r}. Within its sub-table, each record kept its value with
   the sub-table's probability ("retention" in release.json) and otherwise received one of that sub-table's
-  values drawn uniformly. Every other column is unchanged, except that identifier columns were removed and
-  rows are in random order.
+  values drawn uniformly. What was done to every other column is listed above.
 
 What it guarantees
   Upward (rho1, rho2)-privacy within every sub-table (rho2 = {rho2:g}): whatever released value you see,

@@ -10,8 +10,8 @@ from ppdp_desktop.core.errors import ReleaseError
 PERSONALIZED = """\
 What was done
   Personalized recoding: each record of {attribute!r} shows its actual value, a generalized value or
-  a meaningless code, as chosen for that record.{graded} Identifier columns were replaced by random
-  pseudonyms and rows are in random order.
+  a meaningless code, as chosen for that record.{graded} What was done to every other column is
+  listed above.
 
 What it guarantees
   No formal privacy guarantee. It protects only as far as the meaning of the codes and the category

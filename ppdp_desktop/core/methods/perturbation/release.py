@@ -37,8 +37,7 @@ PERTURBATION = """\
 What was done
   The column {attribute!r} was randomized: each record kept its value with a probability set per
   value (listed as "retention" in release.json) and otherwise received a value drawn uniformly from
-  the column's values. Every other column is unchanged, except that identifier columns were removed
-  and rows are in random order.
+  the column's values. What was done to every other column is listed above.
 
 What it guarantees
   Upward (rho1, rho2)-privacy for each value listed with a pair in release.json: whatever released
@@ -49,7 +48,7 @@ What it guarantees
 How to estimate counts
   The matrix is published through its parameters: with the m values and their retentions p of
   release.json, Pr[value i released as value j] = P[j][i] = p_i [j = i] + (1 - p_i) / m.
-  For the records matching any condition on the unchanged columns, count each released value of
+  For the records matching any condition on the other columns, count each released value of
   {attribute!r} (vector o) and solve  P @ f = o;  f estimates the original counts without bias.
   With PPDP Desktop:  ppdp estimate THIS_FOLDER --sensitive {attribute} --where "col=value"
   (95 % intervals included; --mle for estimates that stay non-negative).

@@ -1,0 +1,104 @@
+"""The one rule for the re-identification verdict, which every face shows (window, CLI, README.txt,
+release.json, the report, ``ppdp verify``).
+
+The attacker: someone who knows that a person is in the release and knows their quasi-identifiers
+(age, sex, postcode ...). They pick one record of the person's group, so a record's risk is one over
+its group's size (the prosecutor model of :mod:`.risk`). The custodian states two things: ``k`` (every
+group has at least k records) and a threshold (no record's risk may be above it). The verdict is:
+
+* **protected** (green): the stated k holds *and* every record's risk is within the threshold;
+* **k-anonymous, but above the threshold** (amber): k holds but some records are above the threshold
+  (k = 3 means a record's risk can be 1/3 = 33 %, above a threshold of 20 %);
+* **NOT protected** (red): no k was stated, or it does not hold;
+* **not measured**: no quasi-identifier was named, so nothing was measured (never "low").
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ppdp_desktop.core.privacy.risk import _pct, _records
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.privacy.risk import RiskAnalysis
+
+PROTECTED = "protected"
+ABOVE_THRESHOLD = "above threshold"
+NOT_PROTECTED = "not protected"
+NOT_MEASURED = "not measured"
+#: each verdict's colour: ``ok`` green, ``warning`` amber, ``danger`` red
+LEVELS = {PROTECTED: "ok", ABOVE_THRESHOLD: "warning", NOT_PROTECTED: "danger", NOT_MEASURED: "warning"}
+NOT_MEASURED_TEXT = ("Re-identification: not measured — no quasi-identifiers were named, so the risk of singling "
+                     "someone out by age, sex, postcode and the like was not measured.")
+
+
+def safe_k(threshold: float) -> int:
+    """The smallest k whose groups keep every record's risk (at most ``1/k``) within ``threshold``."""
+    k = max(1, math.ceil(1.0 / threshold))
+    while k > 1 and 1.0 / (k - 1) <= threshold:  # 1 / 0.2 may round either way
+        k -= 1
+    while 1.0 / k > threshold:
+        k += 1
+    return k
+
+
+@dataclass(frozen=True)
+class RiskVerdict:
+    """One verdict: ``code`` (one of the four above, as release.json states it) and ``text``, the sentence
+    every face shows (it starts with ``"Re-identification: "``)."""
+
+    code: str
+    text: str
+
+    @property
+    def level(self) -> str:
+        """The verdict's colour: ``ok``, ``warning`` or ``danger``."""
+        return LEVELS[self.code]
+
+
+def _others(k: int) -> str:
+    return f"at least {k - 1:,} other{'' if k == 2 else 's'}"
+
+
+def risk_verdict(analysis: RiskAnalysis | None, k_checked: bool = True, suppressed: int | None = None) -> RiskVerdict:
+    """The verdict on the table ``analysis`` measured, under the stated k ``analysis.k``.
+
+    Parameters
+    ----------
+    analysis : RiskAnalysis or None
+        The risk of the table (the release's, suppressed records left out); None or no quasi-identifier:
+        not measured.
+    k_checked : bool
+        Whether what k-anonymity needs besides group sizes was checked (the suppression limit); the group
+        sizes themselves are read from ``analysis.records_below_k``.
+    suppressed : int, optional
+        Records suppressed to reach k (named in the sentence).
+    """
+    if analysis is None or not analysis.quasi:
+        return RiskVerdict(NOT_MEASURED, NOT_MEASURED_TEXT)
+    k, threshold = analysis.k, analysis.threshold
+    tail = "" if suppressed is None else f"; {suppressed:,} records suppressed (every quasi-identifier '*')"
+    if k is None:
+        return RiskVerdict(NOT_PROTECTED, f"Re-identification: NOT protected — {analysis.lines()[0]} No k was stated, "
+                                          "so no smallest group size is guaranteed.")
+    below = analysis.records_below_k or 0
+    if below or not k_checked:
+        why = (f"{_records(below)} {'is' if below == 1 else 'are'} in groups smaller than {k}" if below
+               else "it was not verified")
+        return RiskVerdict(NOT_PROTECTED, f"Re-identification: NOT protected — k = {k} does not hold: {why}.")
+    shares = f"every record shares its quasi-identifiers with {_others(k)} (k = {k}, verified)"
+    above = analysis.records_above_threshold
+    if not above:
+        highest = f" (the highest is {_pct(analysis.highest_risk)})" if analysis.n_records else ""
+        return RiskVerdict(PROTECTED, f"Re-identification: protected — {shares}, and no record's risk is above the "
+                                      f"threshold of {_pct(threshold)}{highest}{tail}.")
+    smallest = round(1.0 / analysis.highest_risk)
+    means = (f"k = {k} means a record's risk can be 1/{k} = {_pct(1.0 / k)}" if smallest == k else
+             f"the smallest group has {smallest:,} records, so a record's risk can be 1/{smallest:,} = "
+             f"{_pct(1.0 / smallest)}")
+    verb = "is" if above == 1 else "are"
+    return RiskVerdict(ABOVE_THRESHOLD, (
+        f"Re-identification: k-anonymous, but above the threshold — {shares}, but {means}, above the threshold of "
+        f"{_pct(threshold)}: {_records(above)} ({_pct(analysis.share_above_threshold)}) {verb} above it. A k of at "
+        f"least {safe_k(threshold):,} would keep every record within {_pct(threshold)}{tail}."))

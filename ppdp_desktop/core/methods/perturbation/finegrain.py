@@ -20,7 +20,7 @@ class FineGrainPerturbation(PerturbationFamily):
     title = "Fine-grain perturbation"
     summary = (
         "Each value gets its own retention probability, the largest its own (rho1, rho2) pair allows, so "
-        "common, less sensitive values stay mostly intact while rare, sensitive ones are hidden. Protects "
+        "common, less sensitive values are kept more often than rare, sensitive ones. Protects "
         "against raising belief in a value above its rho2 (upward breaches); it does not rule out lowering "
         "belief in a common value (downward breaches are reported, not prevented)."
     )

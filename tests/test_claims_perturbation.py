@@ -1,0 +1,321 @@
+"""Claims battery, uniform and fine-grain perturbation (issue 28): every privacy sentence the app prints about
+such a release — the CLI summary and its ``--json`` document, README.txt, release.json's guarantee, the report's
+lines and per-value table, the window's method description — checked on a slice of the real Adult data by an
+exact computation from the published matrix, and by a Monte-Carlo Bayes attacker over many keyed releases.
+
+The attacker of (rho1, rho2)-privacy: someone who, before the release, believes a person holds value x with
+probability at most rho1 (for the data's own prior: the share of records holding x), reads the person's released
+value and updates by Bayes' rule with the published matrix. Every figure is parsed from the outputs.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp_desktop.core.anonymize import anonymize, plan_job
+from ppdp_desktop.core.methods import get_method
+from tests.claims_helpers import (
+    RELEASES, Z, adult_slice, anonymize_faces, cli_job, empirical_agrees, flat, joint_counts, keyed_releases, ldp_epsilon,
+    number, one, percent_of, posterior, retention_matrix, same_release, worst_posterior,
+)
+
+N_RECORDS = 2000
+#: name -> (sensitive column, arguments of ppdp anonymize); the last one has a downward breach (a frequent value
+#: given a pair of its own, as the SPEC's caution on fine-grain perturbation describes)
+CONFIGS = {
+    "uniform": ("occupation", ["--method", "uniform", "--theta", "3"]),
+    "finegrain": ("occupation", ["--method", "finegrain", "--theta", "3"]),
+    "finegrain-downward": ("sex", ["--method", "finegrain", "--theta", "3", "--pairs", "{pairs}"]),
+}
+
+
+@pytest.fixture(scope="module")
+def slice_csv(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("claims-perturbation")
+    (folder / "pairs.csv").write_text("Male,0.1,0.3\n", encoding="utf-8")
+    return adult_slice(folder, N_RECORDS)
+
+
+@pytest.fixture(scope="module", params=list(CONFIGS))
+def case(request, slice_csv):
+    """One release per configuration, its faces, the in-process job with the same settings and the truth."""
+    attribute, extra = CONFIGS[request.param]
+    args = ["--sensitive", attribute, *[a.format(pairs=slice_csv.parent / "pairs.csv") for a in extra], "--seed", "7"]
+    faces = anonymize_faces(slice_csv, slice_csv.parent / request.param, args)
+    dataset, settings = cli_job(slice_csv, args)
+    entry = faces.meta["sensitive"][0]
+    values = [str(v) for v in entry["values"]]
+    # the data's own prior, counted here with pandas (the prior the sentences name: each value's share)
+    counts = dataset.frame[attribute].astype(str).value_counts().reindex(values, fill_value=0).to_numpy(dtype=float)
+    pairs = entry["guarantee"]["pairs"]
+    rho1 = np.array([np.nan if p["rho1"] is None else p["rho1"] for p in pairs], dtype=float)
+    rho2 = np.array([np.nan if p["rho2"] is None else p["rho2"] for p in pairs], dtype=float)
+    matrix = retention_matrix(np.asarray(entry["retention"], dtype=float))
+    return dict(name=request.param, attribute=attribute, faces=faces, dataset=dataset, settings=settings,
+                entry=entry, values=values, prior=counts / counts.sum(), rho1=rho1, rho2=rho2, matrix=matrix)
+
+
+def _protected(case) -> np.ndarray:
+    return np.isfinite(case["rho1"])
+
+
+def test_the_published_matrix_is_the_one_the_release_was_drawn_with(case):
+    """The in-process job with the CLI's settings writes the same release (same seed), so the attacks below
+    run the release's own sampler; its plan publishes exactly release.json's retentions."""
+    result = anonymize(case["dataset"], case["settings"])
+    assert same_release(result, case["faces"].table)
+    np.testing.assert_array_equal(result.plan.retention, case["entry"]["retention"])
+
+
+def test_upward_bound_holds_for_every_prior_up_to_rho1(case):
+    """README: "whatever released value you see, your belief that a record really holds such a value cannot rise
+    above its rho2 if it was at most rho1 before"; the report: "N of M values are protected: ... (for any prior up
+    to its rho1)"; the window: no observed value raises belief in a value above its rho2. Exact worst case over
+    every prior, from the published matrix and pairs."""
+    faces = case["faces"]
+    assert ("whatever released value you see, your belief that a record really holds such a value cannot rise above "
+            "its rho2 if it was at most rho1 before") in flat(faces.readme)
+    found = one(r"(\d+) of (\d+) values are protected: whatever released value an adversary sees, a protected "
+                r"value's posterior stays at or below its rho2 \(for any prior up to its rho1\)\.",
+                "\n".join(faces.custodian))
+    protected = _protected(case)
+    assert (int(found[1]), int(found[2])) == (int(protected.sum()), len(case["values"]))
+    worst = worst_posterior(case["matrix"], case["rho1"])
+    assert np.all(worst[protected] <= case["rho2"][protected] * (1 + 1e-9)), (worst, case["rho2"])
+    # the bound is the matrix's, not a slack one: the strictest value reaches its rho2
+    assert np.max(worst[protected] / case["rho2"][protected]) > 0.999
+
+
+def test_first_page_bounds_are_the_pairs(case):
+    """First page: "Someone who was at most A sure that a given person has each protected value cannot become more
+    than B sure by reading the release." A and B are the pairs' ranges (the bound itself is checked above)."""
+    for lines in (case["faces"].report, case["faces"].custodian):
+        found = one(r"Someone who was at most (.+?) sure that a given person has (?:each|a) protected value cannot "
+                    r"become more than (.+?) sure by reading the release\.", "\n".join(lines))
+        protected = _protected(case)
+        for said, bound in zip(found.groups(), (case["rho1"][protected], case["rho2"][protected])):
+            lo, hi = percent_of(bound.min()), percent_of(bound.max())
+            assert said == (lo if lo == hi else f"{lo} to {hi} (depending on the value)")
+
+
+def test_epsilon_ldp_is_the_published_matrix(case):
+    """The epsilon-LDP equivalent every face states is ln of the matrix's largest ratio in one released value."""
+    faces = case["faces"]
+    exact = ldp_epsilon(case["matrix"])
+    said = [
+        one(r"Sensitive values: guarantee verified: upward \(rho1, rho2\)-privacy per value \(gamma-amplification\); "
+            r"epsilon-LDP equivalent ([\d.]+)$", "\n".join(faces.cli), re.M)[1],
+        one(r"Equivalent to epsilon-local differential privacy with epsilon = ([\d.]+)\.", flat(faces.readme))[1],
+        one(r"Equivalent to epsilon-local differential privacy with epsilon = ([\d.]+)\.", "\n".join(faces.custodian))[1],
+        one(r"Equivalent to epsilon-local differential privacy with epsilon = ([\d.]+)\.", "\n".join(faces.report))[1],
+    ]
+    for text in said:
+        assert float(text) == pytest.approx(exact, abs=5e-4)
+    for stated in (faces.document["guarantee"]["epsilon_ldp"], case["entry"]["guarantee"]["epsilon_ldp"]):
+        assert stated == pytest.approx(exact, rel=1e-12)
+
+
+def test_stated_gammas_and_pairs(case):
+    """release.json: each value's gamma is its pair's (thesis Eq. 6) and bounds the matrix's amplification of it;
+    the pairs are the rule's, recomputed from the data (theta: rho1 = share, rho2 = theta * share, protected only
+    below 1/theta), and the CLI's "(N values, K protected; ...)" counts them."""
+    rho1, rho2, prior = case["rho1"], case["rho2"], case["prior"]
+    gamma = np.array([np.inf if g is None else g for g in case["entry"]["guarantee"]["gamma"]], dtype=float)
+    protected = _protected(case)
+    np.testing.assert_allclose(gamma[protected], (rho2 * (1 - rho1) / (rho1 * (1 - rho2)))[protected], rtol=1e-12)
+    matrix = case["matrix"]
+    amplification = (matrix / matrix.min(axis=1, keepdims=True)).max(axis=0)
+    assert np.all(amplification[protected] <= gamma[protected] * (1 + 1e-9))
+    theta = case["settings"].sensitivity.theta
+    overrides = case["settings"].sensitivity.overrides
+    rule = prior < 1 / theta
+    for j, value in enumerate(case["values"]):
+        if value in overrides:
+            assert (rho1[j], rho2[j]) == overrides[value]
+        elif rule[j]:
+            assert rho1[j] == pytest.approx(prior[j], rel=1e-12) and rho2[j] == pytest.approx(theta * prior[j], rel=1e-12)
+        else:
+            assert np.isnan(rho1[j])
+    found = one(rf"sensitive: {case['attribute']} \((\d+) values, (\d+) protected;", "\n".join(case["faces"].cli))
+    assert (int(found[1]), int(found[2])) == (len(case["values"]), int(protected.sum()))
+
+
+@pytest.fixture(scope="module")
+def attacker(case):
+    """The Monte-Carlo Bayes attacker: the release's own keyed sampler run with RELEASES seeds on the slice; for
+    every (record, release) it sees the released value next to the truth."""
+    job = plan_job(case["dataset"], case["settings"])
+    np.testing.assert_array_equal(job.plan.retention, case["entry"]["retention"])
+    m = len(case["values"])
+    counts = np.zeros((m, m), dtype=np.int64)
+    for applied in keyed_releases(job, case["dataset"].frame, case["attribute"], range(RELEASES)):
+        true_codes, released = applied.codes[case["attribute"]]
+        counts += joint_counts(true_codes, released, m)
+    # the plan's codes follow release.json's value order
+    return counts
+
+
+def test_the_release_is_drawn_with_the_published_matrix(case, attacker):
+    """README "What was done": each record kept its value with the published retention, else got a value drawn
+    uniformly from the column's values. The keyed releases' transition frequencies match P within sampling error."""
+    assert ("each record kept its value with a probability set per value (listed as \"retention\" in release.json) "
+            "and otherwise received a value drawn uniformly from the column's values") in flat(case["faces"].readme)
+    ok, worst = empirical_agrees(attacker.T, case["matrix"].T)  # rows: the true value; shares: where it went
+    assert ok, f"transition frequencies off by {worst:.1f} standard errors"
+
+
+def test_bayes_attacker_posterior_is_the_exact_one_and_within_rho2(case, attacker):
+    """The attacker's empirical Pr[original = x | released = y] over the keyed releases equals Bayes' rule with the
+    published matrix and the data's prior (within sampling error); the custodian's per-value table states that
+    exact maximum, and for every protected value whose prior is at most rho1 it stays within rho2."""
+    exact = posterior(case["matrix"], case["prior"])
+    ok, worst = empirical_agrees(attacker, exact)
+    assert ok, f"empirical posterior off by {worst:.1f} standard errors"
+    stated = case["faces"].values.set_index("Value").reindex(case["values"])
+    np.testing.assert_allclose(stated["Max posterior"].to_numpy(dtype=float), exact.max(axis=0), rtol=1e-9)
+    protected = _protected(case)
+    # "protected (verified)" where the largest posterior is within rho2, "NOT within bound" where it is not (a value
+    # already believed above rho1 is outside its pair's promise), "; downward breach" added where there is one
+    within = exact.max(axis=0) <= case["rho2"] + 1e-9
+    status = stated["Status"].str.replace("; downward breach", "", regex=False).to_numpy()
+    assert np.all(status[protected & within] == "protected (verified)")
+    assert np.all(status[protected & ~within] == "NOT within bound")
+    assert np.all(case["prior"][protected & ~within] > case["rho1"][protected & ~within])
+    exposed = protected & (case["prior"] <= case["rho1"] * (1 + 1e-9))
+    seen = attacker.sum(axis=1)
+    empirical = attacker / seen[:, None]
+    se = np.sqrt(exact * (1 - exact) / seen[:, None])
+    assert np.all((empirical - Z * se)[:, exposed] <= case["rho2"][exposed])
+
+
+def test_closest_to_bound_line(case):
+    """Report: "Closest to its bound: 'X', max posterior A (rho2 B)." X is the protected value whose exact largest
+    posterior (data's prior) comes nearest its rho2; A and B are those figures."""
+    found = one(r"Closest to its bound: '(.+?)', max posterior ([\d.]+) \(rho2 ([\d.]+)\)\.", "\n".join(case["faces"].custodian))
+    largest = posterior(case["matrix"], case["prior"]).max(axis=0)
+    protected = _protected(case)
+    j = int(np.argmax(np.where(protected, largest / case["rho2"], -np.inf)))
+    assert found[1] == case["values"][j]
+    assert float(found[2]) == pytest.approx(largest[j], abs=5e-5) and float(found[3]) == pytest.approx(case["rho2"][j], abs=5e-5)
+
+
+def test_downward_breaches_are_the_exact_ones_and_the_attacker_sees_them(case, attacker):
+    """Every face names the same downward breaches (a value believed at least rho2 before whose posterior can fall
+    to rho1 or below), and they are exactly those Bayes' rule gives for the data's prior; the attacker observes each."""
+    faces = case["faces"]
+    exact = posterior(case["matrix"], case["prior"])
+    protected = _protected(case)
+    breach = protected & (case["prior"] >= case["rho2"]) & (exact.min(axis=0) <= case["rho1"])
+    expected = [v for v, b in zip(case["values"], breach) if b]
+    readme = re.search(r"Downward breaches were reported for: (.+?)\. ", flat(faces.readme) + " ")
+    cli = re.search(r"downward breaches reported for: (.+)$", "\n".join(faces.cli), re.M)
+    report = re.search(r"Downward breaches \(not covered by the guarantee; .*?\): (.+?)\.$", "\n".join(faces.custodian), re.M)
+    for found in (readme, cli, report):
+        assert (found[1].split(", ") if found else []) == expected
+    assert faces.document["guarantee"]["downward_breaches"] == expected == case["entry"]["guarantee"]["downward_breaches"]
+    assert ("No downward breach for the data's own frequencies." in faces.custodian) == (not expected)
+    if case["name"] == "finegrain-downward":
+        assert expected, "this configuration was chosen for its downward breach"
+    seen = attacker.sum(axis=1)
+    empirical = attacker / seen[:, None]
+    se = np.sqrt(exact * (1 - exact) / seen[:, None])
+    for j in np.flatnonzero(breach):
+        assert np.min(empirical[:, j] - Z * se[:, j]) <= case["rho1"][j]
+
+
+def test_the_share_replaced_and_no_one_can_tell_which(case):
+    """First page: "X of the values were deliberately replaced by random ones; the rest are the original values,
+    and no one can tell which is which." X is this release's share of changed values (checked against the
+    in-process run and its expectation), and no released value is certainly the original one."""
+    found = one(rf"{re.escape(case['attribute'])} \(sensitive\): (.+?) of the values were deliberately replaced by "
+                r"random ones; the rest are the original values, and no one can tell which is which\.",
+                "\n".join(case["faces"].report))
+    result = anonymize(case["dataset"], case["settings"])
+    true_codes, released = result.applied.codes[case["attribute"]]
+    changed = float(np.mean(true_codes != released))
+    assert found[1] == percent_of(changed)
+    p, m = np.asarray(case["entry"]["retention"]), len(case["values"])
+    expected = float(np.dot(case["prior"], (1 - p) * (m - 1) / m))
+    assert abs(changed - expected) <= Z * np.sqrt(expected * (1 - expected) / len(true_codes))
+    assert np.all(np.diag(posterior(case["matrix"], case["prior"])) < 1.0)
+
+
+def test_columns_called_unchanged_are_unchanged_and_rows_shuffled(case):
+    """README: every column it calls unchanged holds the original values (as a multiset: rows are shuffled), and
+    "rows are in random order" (the rows are not in the original order)."""
+    readme = case["faces"].readme
+    listed = re.findall(r"^  (\S+) +unchanged$", readme, re.M)  # "What was done to each column"
+    if "Every other column is unchanged" in flat(readme):  # the wording before issue 28
+        listed = [c for c in case["faces"].table.columns if c != case["attribute"]]
+    assert listed and case["attribute"] not in listed
+    assert re.search(r"[Rr]ows are in random order", flat(readme))
+    original = case["dataset"].frame.astype(str)
+    table = case["faces"].table
+    for column in listed:
+        assert sorted(table[column]) == sorted(original[column]), column
+    assert (table[listed].to_numpy() != original[listed].to_numpy()).any(axis=1).mean() > 0.5
+
+
+def test_uniform_strictest_value_sets_the_noise_for_all(case):
+    """Window (uniform): "the strictest value sets the noise for all"; report: "Every value is kept with the same
+    probability p = ...". One retention, the uniform matrix of the smallest gamma, whose value reaches rho2."""
+    if case["name"] != "uniform":
+        pytest.skip("uniform perturbation's sentences")
+    assert "the strictest value sets the noise for all" in get_method("uniform").summary
+    p = np.asarray(case["entry"]["retention"])
+    found = one(r"Every value is kept with the same probability p = ([\d.]+);", "\n".join(case["faces"].custodian))
+    assert np.all(p == p[0]) and float(found[1]) == pytest.approx(p[0], abs=5e-5)
+    rho1, rho2 = case["rho1"], case["rho2"]
+    gamma = np.nanmin(rho2 * (1 - rho1) / (rho1 * (1 - rho2)))
+    m = len(p)
+    assert p[0] == pytest.approx((gamma - 1) / (m - 1 + gamma), rel=1e-12)
+    worst = worst_posterior(case["matrix"], rho1)
+    strictest = int(np.nanargmin(rho2 * (1 - rho1) / (rho1 * (1 - rho2))))
+    assert worst[strictest] == pytest.approx(rho2[strictest], rel=1e-9)
+
+
+def test_finegrain_retention_is_the_best_the_pairs_allow(case):
+    """Window (fine-grain): "Each value gets its own retention probability, the largest its own (rho1, rho2) pair
+    allows, so common, less sensitive values are kept more often than rare, sensitive ones." The published
+    retentions are the exact solver's for the data's prior (SPEC 2.2; its golden values have their own tests) and
+    reach the linear program's optimum, solved here independently; a value with a looser bound is kept at least as
+    often as one with a stricter bound."""
+    if not case["name"].startswith("finegrain"):
+        pytest.skip("fine-grain perturbation's sentences")
+    from scipy.optimize import linprog
+
+    from ppdp_desktop.core.methods.perturbation.solver import solve_exact
+
+    summary = get_method("finegrain").summary
+    assert "the largest its own (rho1, rho2) pair allows" in summary
+    p = np.asarray(case["entry"]["retention"])
+    rho1, rho2, prior = case["rho1"], case["rho2"], case["prior"]
+    gamma = np.where(np.isfinite(rho1), rho2 * (1 - rho1) / (rho1 * (1 - rho2)), np.inf)
+    np.testing.assert_allclose(p, solve_exact(prior, gamma), rtol=0, atol=1e-12)
+    m = len(p)
+    rows, bounds = [], []
+    for i in np.flatnonzero(np.isfinite(gamma)):  # (m - 1) p_i + gamma_i p_j <= gamma_i - 1, j != i
+        for j in range(m):
+            if j != i:
+                row = np.zeros(m)
+                row[i], row[j] = m - 1, gamma[i]
+                rows.append(row)
+                bounds.append(gamma[i] - 1)
+    lp = linprog(-prior * (1 - 1 / m), A_ub=np.array(rows), b_ub=np.array(bounds), bounds=[(0, 1)] * m, method="highs")
+    assert lp.status == 0
+    assert float(np.dot(prior, p + (1 - p) / m)) == pytest.approx(float(np.dot(prior, lp.x + (1 - lp.x) / m)), abs=1e-9)
+    # "the largest its own pair allows": no retention can be raised alone without breaking a pair's constraint
+    largest_other = np.array([np.max(np.delete(p, i)) for i in range(m)])
+    own_slack = np.where(np.isfinite(gamma), gamma - 1 - (m - 1) * p - gamma * largest_other, np.inf)
+    for i in range(m):
+        others = [gamma[k] - 1 - (m - 1) * p[k] - gamma[k] * p[i] for k in range(m) if k != i and np.isfinite(gamma[k])]
+        assert p[i] >= 1 - 1e-12 or min([own_slack[i], *others]) <= 1e-9, f"value {case['values'][i]!r} could be kept more"
+    if "kept more often than rare, sensitive ones" in summary:  # more common and less strict: kept at least as often
+        dominates = (prior[:, None] >= prior[None, :]) & (gamma[:, None] >= gamma[None, :])
+        assert np.all((p[:, None] >= p[None, :] - 1e-12)[dominates])
+    diagonal = p + (1 - p) / m
+    if "stay mostly intact" in summary:  # the words before issue 28: a common value kept most of the time
+        assert diagonal[np.argmax(prior)] > 0.5, f"the most common value is kept with probability {diagonal[np.argmax(prior)]:.2f}"

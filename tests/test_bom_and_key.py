@@ -18,6 +18,7 @@ from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.demo import demo_settings
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.release.analysis import verify_release
+from ppdp_desktop.core.release.decoded import column_name
 from ppdp_desktop.core.release.lookup import KeyRing
 from ppdp_desktop.core.release.package import key_description, key_parts, read_release, write_release
 from ppdp_desktop.core.settings import SensitivitySettings
@@ -105,7 +106,7 @@ def test_cli_verify_estimate_and_lookup_read_a_marked_release(result, tmp_path, 
     decoded = tmp_path / "decoded.csv"
     assert main(["lookup", str(folder), str(tmp_path / "r.ppdpkey"), "--file", str(folder / "release.csv"),
                  "--out", str(decoded), "--passphrase-file", str(passphrase_file)]) == 0
-    back = pd.read_csv(decoded, dtype=str, keep_default_na=False)
+    back = pd.read_csv(decoded, dtype=str, keep_default_na=False).rename(columns=column_name)
     assert list(back.columns)[:2] == ["pseudonym", "patient_id"] and "Besançon" in set(back["city"])
 
 

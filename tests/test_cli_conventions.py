@@ -16,6 +16,7 @@ import pytest
 
 from ppdp_desktop.cli import main
 from ppdp_desktop.cli.exit_codes import EPILOG, ExitCode
+from ppdp_desktop.core.release.decoded import column_name
 
 REPO = Path(__file__).resolve().parents[1]
 CSV = "id,sex,age,dx\n" + "".join(f"{i},{'FM'[i % 2]},{20 + i % 50},{'abcd'[i % 4]}\n" for i in range(300))
@@ -102,6 +103,8 @@ def test_lookup_reads_results_from_stdin_and_writes_decoded_to_stdout(tmp_path, 
     assert main(["lookup", str(out), str(key), "--file", "-", "--out", "-"]) == ExitCode.OK
     captured = capsys.readouterr()
     decoded = pd.read_csv(io.StringIO(captured.out.lstrip("\ufeff")), dtype=str)
+    assert "id [original, from the key]" in decoded.columns  # each header says what its column is
+    decoded = decoded.rename(columns=column_name)
     assert len(decoded) == 4 and "id" in decoded.columns
     original = pd.read_csv(data, dtype=str).set_index("id")
     assert set(decoded["id"]) <= set(original.index)

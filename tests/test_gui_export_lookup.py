@@ -15,6 +15,7 @@ from ppdp_desktop.core.release.analysis import verify_release  # noqa: E402
 from ppdp_desktop.core.errors import ReleaseError  # noqa: E402
 from ppdp_desktop.core.jobs import RunOutcome, run_job  # noqa: E402
 from ppdp_desktop.core.data.loading import load_table  # noqa: E402
+from ppdp_desktop.core.release.decoded import column_name  # noqa: E402
 from ppdp_desktop.core.release.lookup import ONE_OF  # noqa: E402
 from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
 from ppdp_desktop.core.release.package import CHECKSUMS_FILE, read_release, write_checksums, write_release  # noqa: E402
@@ -265,6 +266,9 @@ def test_lookup_decodes_values_and_pseudonyms(qtbot, dialog, release, outcome):
              for r in range(dialog.pseudonym_table.rowCount())}
     row = outcome.main.dataset.frame.set_index("patient_id").loc[shown["patient_id"]]
     assert shown["name"] == row["name"] and shown["diagnosis"] == row["diagnosis"]
+    what = {dialog.pseudonym_table.item(r, 0).text(): dialog.pseudonym_table.item(r, 2).text()
+            for r in range(dialog.pseudonym_table.rowCount())}
+    assert what["diagnosis"] == "original, decoded with the key" and what["name"] == "original, from the key"
     assert dialog.message.text() == ""
     dialog.pseudonym_edit.setText("Rnope")
     dialog.decode_pseudonym()
@@ -282,6 +286,9 @@ def test_lookup_decodes_a_results_file(qtbot, dialog, release, tmp_path):
     qtbot.waitUntil(lambda: dialog.file_button.isEnabled(), timeout=TIMEOUT)
     assert "Decoded 50 rows" in dialog.file_result.text(), dialog.message.text()
     decoded = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert "diagnosis [original, decoded with the key]" in decoded.columns  # each header says what it is
+    assert "header says what it is" in dialog.file_result.text()
+    decoded = decoded.rename(columns=column_name)
     assert {"patient_id", "name"} <= set(decoded.columns) and len(decoded) == 50
     assert not decoded["diagnosis"].str.contains(ONE_OF, regex=False).any()  # exact via the pseudonyms
     qtbot.mouseClick(dialog.file_button, Qt.MouseButton.LeftButton)  # the output exists now

@@ -26,6 +26,7 @@ from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
 from ppdp_desktop.core.privacy.record_table import pseudonym_entry, record_batch
 from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.release.decoded import column_name
 from ppdp_desktop.core.release.lookup import KeyRecords, KeyRing
 from ppdp_desktop.core.release.package import write_release
 from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings
@@ -119,10 +120,12 @@ def test_command_line_lookup(released, tmp_path, monkeypatch, capsys, frame):
     release = pd.read_csv(out / "release.csv")
     assert main(["lookup", str(out), str(key), "--pseudonym", release["pseudonym"][0]]) == 0
     printed = capsys.readouterr().out
-    assert "patient_id: P" in printed and "name: " in printed
+    assert "patient_id: P" in printed and "name: " in printed and "[original, from the key]" in printed
     decoded_path = tmp_path / "decoded.csv"
     assert main(["lookup", str(out), str(key), "--file", str(out / "release.csv"), "--out", str(decoded_path)]) == 0
-    decoded = pd.read_csv(decoded_path).sort_values("patient_id").reset_index(drop=True)
+    decoded = pd.read_csv(decoded_path)
+    assert "diagnosis [original, decoded with the key]" in decoded.columns  # each header says what it is
+    decoded = decoded.rename(columns=column_name).sort_values("patient_id").reset_index(drop=True)
     original = frame.sort_values("patient_id").reset_index(drop=True)
     for column in ("patient_id", "name", "diagnosis"):
         pd.testing.assert_series_equal(decoded[column], original[column], check_dtype=False)

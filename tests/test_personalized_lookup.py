@@ -13,6 +13,7 @@ from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings
 from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.release.decoded import column_name
 from ppdp_desktop.core.release.lookup import KeyRing
 from ppdp_desktop.core.release.package import write_release
 from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
@@ -46,7 +47,12 @@ def test_round_trip_gives_back_every_value_and_identifier(released, demo_with_ch
     out, key = released
     decoded_path = tmp_path / "decoded.csv"
     assert main(["lookup", str(out), str(key), "--file", str(out / "release.csv"), "--out", str(decoded_path)]) == 0
-    decoded = pd.read_csv(decoded_path).sort_values("patient_id").reset_index(drop=True)
+    decoded = pd.read_csv(decoded_path)
+    marks = dict(zip(map(column_name, decoded.columns), decoded.columns))  # each header says what it is
+    assert marks["diagnosis"] == "diagnosis [original, decoded with the key]"
+    assert marks["income"] == "income [original, decoded with the key]"
+    assert marks["age"] == "age [original, released unchanged]" and marks["name"] == "name [original, from the key]"
+    decoded = decoded.rename(columns=column_name).sort_values("patient_id").reset_index(drop=True)
     original = demo_with_choices.sort_values("patient_id").reset_index(drop=True)
     for column in ["patient_id", "name", "age", "sex", "postcode", "diagnosis", "length_of_stay", "income"]:
         pd.testing.assert_series_equal(decoded[column], original[column], check_dtype=False)
@@ -116,7 +122,9 @@ def test_lookup_value_and_pseudonym(released, capsys):
     assert main(["lookup", str(out), str(key), "--value", "Cardiovascular", "--attribute", "diagnosis"]) == 0
     assert capsys.readouterr().out.startswith("one of: ")
     assert main(["lookup", str(out), str(key), "--pseudonym", release["pseudonym"][0]]) == 0
-    assert "patient_id: P" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "patient_id: P" in printed and "[original, decoded with the key]" in printed
+    assert "not the patient's" not in printed  # personalized recoding: every value decodes to the patient's
 
 
 def test_key_fails_closed_from_the_command_line(released, tmp_path, capsys, monkeypatch):

@@ -154,6 +154,10 @@ JSON_RELEASED = ("one object: command, release, key, n_records, seconds, streame
 JSON_VERIFY = ("one object: release, verified (true/false), error (null or the reason), checks (one line per check "
                "passed), n_records, method, signer")
 JSON_COMPARE = "one object: data, mode (workload, linking, dp or models), parameters, rows (one object per method)"
+JSON_LOOKUP = ("one object: release, then with --pseudonym: pseudonym, not_original (the columns whose value is the "
+               "release's, not the patient's), columns (per column: value, status, is_original, what); with --value: "
+               "attribute, value, stands_for, exact; with --file: file, out, rows, columns (per column: status, "
+               "is_original, what, header)")
 JSON_REPORT = ("one object: data, release, files (html, pdf, values), reports (per protected attribute: method, "
                "n_records, guarantee, record_utility, epsilon_ldp, findings, reidentification)")
 
@@ -333,6 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     lk.add_argument("--out", help="where to write the decoded table (with --file); - writes it to stdout")
     lk.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_PASSPHRASE, else a prompt)")
     lk.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    _json_arg(lk, JSON_LOOKUP)
     for command in sub.choices.values():
         _global_args(command, default=argparse.SUPPRESS)
     return parser

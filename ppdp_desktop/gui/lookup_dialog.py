@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
     QLabel, QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
@@ -11,13 +12,18 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.data.loading import load_table
-from ppdp_desktop.core.release.lookup import KeyRing
+from ppdp_desktop.core.release.lookup import KeyRing, LookedUp
+from ppdp_desktop.core.release.lookup_marks import Decoded
 from ppdp_desktop.core.progress import CancelToken, no_progress
 from ppdp_desktop.core.release.decoded import write_decoded
 from ppdp_desktop.gui.worker import Worker, describe_error
 
 OPEN_JOB, FILE_JOB = "lookup-open", "lookup-file"
 ERROR_STYLE = "color: #c0392b;"
+#: a value that is the release's, not the patient's: a warning colour, with words (the colour is never alone)
+NOT_ORIGINAL_BACKGROUND, NOT_ORIGINAL_TEXT = QColor("#fff4e0"), QColor("#7a4a00")
+WARNING_STYLE = "QLabel { color: #7a4a00; background: #fff4e0; border: 1px solid #c77800; padding: 4px; }"
+PSEUDONYM_COLUMNS = ["Column", "Value", "What this is"]
 KEY_FILTER = "PPDP key files (*.ppdpkey);;All files (*)"
 TABLE_FILTER = "Tables (*.csv *.tsv *.txt *.xlsx);;All files (*)"
 
@@ -45,13 +51,13 @@ def _path_row(parent: QWidget, edit: QLineEdit, title: str, mode: str, filters: 
 
 
 def decode_file(ring: KeyRing, source: str | Path, out: str | Path, key: str | Path | None = None,
-                overwrite: bool = False) -> int:
+                overwrite: bool = False) -> Decoded:
     """Decode a results table (any format :func:`load_table` reads) into the CSV ``out`` (0600, never inside a
-    release or over a key); its row count."""
+    release or over a key), each column's header followed by what it is; the decoded table with its marks."""
     frame = load_table(source).frame.astype("string").fillna("").astype(object)
-    decoded = ring.decode_table(frame)
-    write_decoded(decoded, out, overwrite=overwrite, sources=[source, key, ring.release.folder])
-    return len(decoded)
+    decoded = ring.decode_marked(frame)
+    write_decoded(decoded.headed(), out, overwrite=overwrite, sources=[source, key, ring.release.folder])
+    return decoded
 
 
 class LookupDialog(QDialog):
@@ -135,7 +141,7 @@ class LookupDialog(QDialog):
         form.addRow("Attribute", self.attribute_combo)
         form.addRow("Value", self.value_edit)
         form.addRow("", button)
-        form.addRow("Original", self.value_result)
+        form.addRow("Stands for", self.value_result)
         return tab
 
     def _pseudonym_tab(self) -> QWidget:
@@ -144,8 +150,8 @@ class LookupDialog(QDialog):
         self.pseudonym_edit.returnPressed.connect(self.decode_pseudonym)
         button = QPushButton("Decode")
         button.clicked.connect(self.decode_pseudonym)
-        self.pseudonym_table = QTableWidget(0, 2)
-        self.pseudonym_table.setHorizontalHeaderLabels(["Column", "Value"])
+        self.pseudonym_table = QTableWidget(0, len(PSEUDONYM_COLUMNS))
+        self.pseudonym_table.setHorizontalHeaderLabels(PSEUDONYM_COLUMNS)
         self.pseudonym_table.horizontalHeader().setStretchLastSection(True)
         self.pseudonym_table.verticalHeader().setVisible(False)
         self.pseudonym_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -153,9 +159,14 @@ class LookupDialog(QDialog):
         row.addWidget(QLabel("Pseudonym"))
         row.addWidget(self.pseudonym_edit, 1)
         row.addWidget(button)
+        self.pseudonym_note = QLabel()
+        self.pseudonym_note.setWordWrap(True)
+        self.pseudonym_note.setStyleSheet(WARNING_STYLE)
+        self.pseudonym_note.setVisible(False)
         layout = QVBoxLayout(tab)
         layout.addLayout(row)
         layout.addWidget(self.pseudonym_table, 1)
+        layout.addWidget(self.pseudonym_note)
         return tab
 
     def _file_tab(self) -> QWidget:
@@ -211,13 +222,38 @@ class LookupDialog(QDialog):
             row = self.ring.lookup_pseudonym(self.pseudonym_edit.text().strip())
         except PPDPError as exc:
             self.pseudonym_table.setRowCount(0)
+            self.pseudonym_note.setVisible(False)
             self._show_error(str(exc))
             return
-        self.pseudonym_table.setRowCount(len(row))
-        for i, (name, value) in enumerate(row.items()):
-            self.pseudonym_table.setItem(i, 0, QTableWidgetItem(str(name)))
-            self.pseudonym_table.setItem(i, 1, QTableWidgetItem("" if value is None else str(value)))
+        self._show_row(row)
         self._show_info("")
+
+    def _show_row(self, row: LookedUp) -> None:
+        """One row per column: its name, its value and what the value is; a value that is the release's and not
+        the patient's (randomized, noised, generalized, ...) in a warning colour, its words in bold, and named
+        again below the table."""
+        self.pseudonym_table.setRowCount(len(row))
+        bold = QFont()
+        bold.setBold(True)
+        for i, (name, value) in enumerate(row.items()):
+            mark = row.marks.get(name)
+            texts = [str(name), "" if value is None else str(value), "" if mark is None else mark.label]
+            for j, text in enumerate(texts):
+                item = QTableWidgetItem(text)
+                if mark is not None:
+                    item.setToolTip(f"{name}: {mark.what}")
+                    if not mark.is_original and mark.status != "pseudonym":
+                        item.setBackground(QBrush(NOT_ORIGINAL_BACKGROUND))
+                        item.setForeground(QBrush(NOT_ORIGINAL_TEXT))
+                        if j == 2:
+                            item.setFont(bold)
+                self.pseudonym_table.setItem(i, j, item)
+        self.pseudonym_table.resizeColumnToContents(0)
+        released = row.not_original()
+        self.pseudonym_note.setText(
+            "Not the patient's values — " + "; ".join(f"{name}: {row.marks[name].what}" for name in released)
+            + ". Check the patient's file before acting on them." if released else "")
+        self.pseudonym_note.setVisible(bool(released))
 
     def decode_file(self) -> None:
         """Decode a whole results file into a CSV (written atomically)."""
@@ -252,9 +288,16 @@ class LookupDialog(QDialog):
         notes = ring.provenance_notes()  # made with other versions than this app's: say so
         self._show_info("\n".join(note[0].upper() + note[1:] for note in notes))
 
-    def _file_done(self, rows: int) -> None:
+    def _file_done(self, decoded: Decoded) -> None:
         self.file_button.setEnabled(True)
-        self.file_result.setText(f"Decoded {rows:,} rows into {self.out_edit.text().strip()}.")
+        released = [n for n, m in decoded.marks.items() if not m.is_original and m.status != "pseudonym"]
+        text = (f"Decoded {len(decoded.table):,} rows into {self.out_edit.text().strip()}; each column's header says "
+                "what it is.")
+        if released:
+            text += " Not the patients' values (the release's): " + ", ".join(
+                f"{n} ({decoded.marks[n].status})" for n in released) + "."
+        self.file_result.setText(text)
+        self.file_result.setStyleSheet(WARNING_STYLE if released else "")
         self._show_info("")
 
     def _failed(self, message: str) -> None:

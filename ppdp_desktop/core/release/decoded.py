@@ -1,5 +1,9 @@
 """Writing decoded results (identities, original values) where they cannot do harm.
 
+Each column's header of a decoded file says what its values are (``diagnosis [RANDOMIZED, not the patient's
+value]``; :class:`~ppdp_desktop.core.release.lookup_marks.Decoded.headed`): :func:`column_name` gives back the
+column's name.
+
 A decoded table is the most sensitive file the app writes: it is created readable by its owner only
 (0600), never inside a release folder (a release is meant to be handed on), and never over a sealed key,
 the release, or the results file it was decoded from — ``overwrite`` replaces only an ordinary file.
@@ -17,6 +21,14 @@ from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.release.publish import is_our_key, is_our_release, temp_beside
 
 PRIVATE = 0o600
+#: what separates a column's name from its mark in a decoded file's header
+MARK_SEPARATOR = " ["
+
+
+def column_name(header: str) -> str:
+    """The column's name in a decoded file's ``header`` (``"diagnosis [RANDOMIZED, ...]"`` -> ``"diagnosis"``)."""
+    name, separator, mark = str(header).rpartition(MARK_SEPARATOR)
+    return name if separator and mark.endswith("]") else str(header)
 
 
 def check_decoded_destination(out: str | Path, *, overwrite: bool, sources: Iterable[str | Path | None] = ()) -> Path:

@@ -226,7 +226,7 @@ class KeyRing:
             text = out[attribute].astype(object).where(out[attribute].notna(), "").astype(str)
             decoded = text.map(alias2)
             shared = {k: ONE_OF.join(v) for k, v in alias1.items()}
-            several = text.map({k: len(v) > 1 for k, v in alias1.items()}).fillna(False).astype(bool) & decoded.isna()
+            several = text.isin([k for k, v in alias1.items() if len(v) > 1]) & decoded.isna()
             decoded = decoded.fillna(text.map(shared))
             exact = records.secret(attribute, rows) if records is not None else None
             if exact is not None:

@@ -138,8 +138,8 @@ def column_marks(metadata: dict[str, Any], columns: list[str]) -> dict[str, Mark
 def _treatments(metadata: dict[str, Any], method: str) -> dict[str, Mark]:
     """The columns the method says it changed, with their marks."""
     out: dict[str, Mark] = {}
-    randomized = Mark("randomized", False, f"released value, randomized by {method} — not the patient's value "
-                                           f"({NOT_IN_KEY})")
+    randomized = Mark("randomized", False, f"released value, randomized in the release (method {method}) — not "
+                                           f"the patient's value ({NOT_IN_KEY})")
     for entry in _entries(metadata, "sensitive"):
         out[str(entry["attribute"])] = randomized
         if entry.get("subtable_column"):
@@ -223,6 +223,7 @@ class Decoded:
         """The table with each marked column's header followed by its label in brackets:
         ``diagnosis [RANDOMIZED, not the patient's value]`` (for a decoded file)."""
         names = {name: f"{name} [{self.marks[name].label}]" for name in self.table.columns if name in self.marks}
+        # (ppdp_desktop.core.release.decoded.column_name gives the name back)
         return self.table.rename(columns=names)
 
 

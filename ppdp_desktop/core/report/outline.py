@@ -12,6 +12,7 @@ from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.report.document import (
     VALUE_HEADER, ReportContext, caption, comparison_table, guarantee_headline, utility_rows, value_rows,
 )
+from ppdp_desktop.core.report import groups
 from ppdp_desktop.core.report.summary import first_page
 from ppdp_desktop.core.report.values import hidden_sentence, shown_values
 
@@ -67,6 +68,8 @@ MEANINGS = {
     "method": "How the release was made, with every parameter, for a statistician who wants to check or repeat it.",
     "comparison": "The methods side by side on the same data.",
     "data": "Every column of the input with its role and what the release did to it.",
+    "groups": "The most frequent sensitive value of each group of records sharing their quasi-identifiers, as the "
+              "release's statistics show it.",
 }
 
 
@@ -86,6 +89,7 @@ def build_outline(reports: list[MethodReport], context: ReportContext) -> list[B
         if len(reports) > 1:
             blocks.append(Heading(title, 3))
         blocks += [Paragraph(v.text, v.level) for v in verdicts]
+    blocks += first_page_groups(reports)
     blocks.append(Heading("What the release is good for"))
     for title, sentences in page.good_for:
         if len(reports) > 1:
@@ -112,16 +116,17 @@ def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
             Paragraph(guarantee_headline(r), "ok" if r.has_guarantee and r.guarantee.get("verified") else "danger"),
             Bullets(tuple(r.privacy_lines()))]
     if r.has_guarantee and r.kind.startswith("upward"):
+        downward = "are not covered" if "not_covered" in r.guarantee else "are reported, not prevented"  # partition
         out.append(Paragraph(
             "The guarantee is upward: for each protected value, no released value can raise an adversary's belief "
             "above rho2 when the prior belief is at most rho1. It was verified numerically on the published matrix "
-            "before the release was written. Downward breaches (belief in a common value falling) are reported, "
-            "not prevented."))
+            f"before the release was written. Downward breaches (belief in a common value falling) {downward}."))
     verdict = r.reidentification_lines()
     out += [Heading("Re-identification"), Paragraph(MEANINGS["reidentification"], "meaning"),
             Paragraph(verdict[0], r.risk_level)]
     if len(verdict) > 1:
         out.append(Bullets(tuple(verdict[1:])))
+    out += group_blocks(r)
     out += value_blocks(r, values_file)
     analysis = getattr(r, "analysis", None)
     if analysis is not None:
@@ -139,6 +144,39 @@ def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
         out += [Heading("Figures"), Paragraph(MEANINGS["figures"], "meaning")]
         out += [Image(name, r, caption(name, r)) for name in r.figures]
     out += [Heading("Method and parameters"), Paragraph(MEANINGS["method"], "meaning"), Bullets(tuple(r.lines))]
+    return out
+
+
+def first_page_groups(reports: list[MethodReport]) -> list[Block]:
+    """The first page's words on what the release reveals about a group: the headline and the clinician's example
+    of each report (the technical section follows with the method)."""
+    found = [(r.title, r.group_disclosure) for r in reports if r.group_disclosure is not None]
+    if not found:
+        return []
+    blocks: list[Block] = [Heading(groups.TITLE), Paragraph(groups.MEANING, "meaning")]
+    for title, d in found:
+        if len(found) > 1:
+            blocks.append(Heading(title, 3))
+        blocks.append(Paragraph(groups.headline(d), groups.level(d)))
+        if groups.example(d):
+            blocks.append(Paragraph(groups.example(d)))
+    return blocks
+
+
+def group_blocks(r: MethodReport) -> list[Block]:
+    """The section on what the release reveals about a group: the headline, the sentences and the groups above
+    the bound (most records first)."""
+    d = r.group_disclosure
+    if d is None:
+        return []
+    out: list[Block] = [Heading(groups.TITLE), Paragraph(groups.MEANING, "meaning"),
+                        Paragraph(groups.headline(d), groups.level(d))]
+    sentences = groups.lines(d)
+    if sentences:
+        out.append(Bullets(tuple(sentences)))
+    rows = groups.table(d)
+    if rows:
+        out.append(Table(groups.TABLE_HEADER, tuple(rows), widths=(3.4, 0.9, 1.6, 0.7)))
     return out
 
 

@@ -124,8 +124,9 @@ def _upward_sentence(r: MethodReport) -> str:
     before = _range(rho1)
     after = _range(rho2)
     subject = "each protected value" if n > 1 else "a protected value"
+    caveat = f" {g['not_covered']}" if isinstance(g.get("not_covered"), str) else ""  # partition: the sub-table
     return (f"Someone who was at most {before} sure that a given person has {subject} cannot become more than "
-            f"{after} sure by reading the release.")
+            f"{after} sure by reading the release.{caveat}")
 
 
 def _range(values: list[float]) -> str:

@@ -47,7 +47,8 @@ def partition_part(report: MethodReport, result: Anonymization, progress: Progre
 
 
 def subtable_findings(plan: "PartitionPlan") -> list[str]:
-    """Beyond the counts per value: the released sub-table number makes counts over its groups of values exact."""
+    """Beyond the counts per value: what the released sub-table numbers tell exactly (when no value's records are
+    spread over several sub-tables, the counts over each sub-table's group of values)."""
     sizes = plan.blocks.sizes.tolist()
     if len(sizes) < 2:
         return []
@@ -55,10 +56,17 @@ def subtable_findings(plan: "PartitionPlan") -> list[str]:
         listed = ", ".join(str(s) for s in sizes[:-1]) + f" and {sizes[-1]}"
     else:  # thousands of sub-tables on a diagnosis column: their range, not each
         listed = f"from {min(sizes)} to {max(sizes)}, {int(np.median(sizes))} in the middle"
-    return [f"Counts over groups of {plan.attribute} values are exact: each record carries the number of its "
-            f"sub-table, and the number of records in each of the {len(sizes)} sub-tables ({listed} values; "
-            "release.json lists them) is the true number of records holding one of its values. Within a sub-table a "
-            f"record's {plan.attribute} was randomized only among that sub-table's values."]
+    within = (f"Within a sub-table a record's {plan.attribute} was randomized only among that sub-table's values.")
+    split = int(np.count_nonzero(np.bincount(plan.blocks.values, minlength=plan.domain.m) > 1))
+    if not split:
+        return [f"Counts over groups of {plan.attribute} values are exact: each record carries the number of its "
+                f"sub-table, and the number of records in each of the {len(sizes)} sub-tables ({listed} values; "
+                f"release.json lists them) is the true number of records holding one of its values. {within}"]
+    return [f"Each record carries the number of its sub-table, and release.json gives the true number of records in "
+            f"each of the {len(sizes)} sub-tables ({listed} values); every one of them holds one of its sub-table's "
+            f"values. The records of {split} {plan.attribute} value{'s are' if split > 1 else ' are'} spread over "
+            "several sub-tables, so a sub-table's count is a lower bound on the records holding its values, not their "
+            f"number. {within}"]
 
 
 def _mle_with_interval(plan, released: np.ndarray, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,0 +1,224 @@
+"""Claims battery, perturbation partitioning (issue 28): every privacy sentence the app prints about such a
+release — the CLI summary and ``--json``, README.txt, release.json's guarantee and sub-tables, the reports, the
+window's method description — checked on a slice of the real Adult data, sub-table by sub-table, by exact
+computation from the published retentions and by a Monte-Carlo Bayes attacker over many keyed releases.
+
+The attacker: someone who reads a person's released sub-table number and value, and whose prior is the share of
+each value among the records (the prior the method's guarantee is stated for); within a sub-table, the guarantee
+covers any prior up to that sub-table's rho1. An attacker with another prior learns from the sub-table number
+itself which few values the person can hold: every face must say that this is not covered.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from ppdp_desktop.core.anonymize import anonymize, plan_job
+from ppdp_desktop.core.methods import get_method
+from tests.claims_helpers import (
+    RELEASES, Z, adult_slice, anonymize_faces, cli_job, flat, keyed_releases, number, one, percent_of, posterior,
+    retention_matrix, same_release, worst_posterior,
+)
+
+N_RECORDS = 2000
+ATTRIBUTE = "native-country"  # 36 values on the slice, one of them (United-States) far above rho1
+ARGS = ["--method", "partition", "--sensitive", ATTRIBUTE, "--rho1", "0.02", "--rho2", "0.1", "--seed", "5"]
+SUB_TABLE_CAVEAT = "sub-table"  # the word a face must use to say what the sub-table number itself reveals
+
+
+@pytest.fixture(scope="module")
+def case(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("claims-partition")
+    data = adult_slice(folder, N_RECORDS)
+    faces = anonymize_faces(data, folder / "release", ARGS)
+    dataset, settings = cli_job(data, ARGS)
+    result = anonymize(dataset, settings)
+    assert same_release(result, faces.table)  # the in-process run is the written release (same seed)
+    entry = faces.meta["sensitive"][0]
+    values = [str(v) for v in entry["values"]]
+    true_codes, _ = result.applied.codes[ATTRIBUTE]
+    sub = np.asarray(result.applied.columns[entry["subtable_column"]])
+    subtables = entry["subtables"]
+    members = [[values.index(str(v)) for v in s["values"]] for s in subtables]
+    counts = np.bincount(true_codes, minlength=len(values)).astype(float)
+    protected = counts <= 0.02 * counts.sum()  # SA': the values the requirement protects (f/n <= rho1)
+    return dict(faces=faces, dataset=dataset, settings=settings, result=result, entry=entry, values=values,
+                true=true_codes, sub=sub, subtables=subtables, members=members, protected=protected,
+                rho1=float(entry["guarantee"]["rho1"]), rho2=float(entry["guarantee"]["rho2"]))
+
+
+def _within(case, s: int) -> np.ndarray:
+    """Sub-table ``s``'s original counts of its own values (its members' order), counted from the records."""
+    codes = case["true"][case["sub"] == s]
+    return np.array([np.sum(codes == v) for v in case["members"][s]], dtype=float)
+
+
+def test_the_configuration_splits_values_over_several_subtables(case):
+    """The slice is chosen so that the sentences meet a real partition: several sub-tables, values split."""
+    assert len(case["subtables"]) >= 3
+    assert sum(len(m) for m in case["members"]) > len(set(v for m in case["members"] for v in m))
+
+
+def test_each_subtable_holds_only_its_values_and_its_stated_count(case):
+    """README: "a record's sub-table tells which few values it can hold"; release.json: each sub-table's values and
+    record count. Every record of a sub-table holds (and is released as) one of its values; counts are exact."""
+    table = case["faces"].table
+    column = case["entry"]["subtable_column"]
+    for s, sub in enumerate(case["subtables"]):
+        mine = case["sub"] == s
+        assert int(mine.sum()) == sub["n_records"] == int((table[column] == str(sub["id"])).sum())
+        assert np.isin(case["true"][mine], case["members"][s]).all()
+        released = table.loc[table[column] == str(sub["id"]), ATTRIBUTE]
+        assert set(released) <= {str(v) for v in sub["values"]}
+    assert "a record's sub-table tells which few values it can hold" in flat(case["faces"].readme)
+
+
+def test_upward_bound_holds_in_every_subtable(case):
+    """README: "Upward (rho1, rho2)-privacy within every sub-table (rho2 = R): whatever released value you see, your
+    belief that a record holds a protected value cannot rise above rho2 if it was at most the sub-table's rho1
+    before." Exact worst case over every prior up to each sub-table's rho1, from its published retention; its rho1
+    is the largest share of a protected value in it, counted from the records, and its gamma is Eq. 9's."""
+    readme = flat(case["faces"].readme)
+    found = one(r"Upward \(rho1, rho2\)-privacy within every sub-table \(rho2 = ([\d.]+)\): whatever released value "
+                r"you see, your belief that a record holds a protected value cannot rise above rho2 if it was at most "
+                r"the sub-table's rho1 before\.", readme)
+    rho2 = float(found[1])
+    assert rho2 == case["rho2"]
+    for s, sub in enumerate(case["subtables"]):
+        within = _within(case, s)
+        protected = case["protected"][case["members"][s]]
+        rho1_s = float(np.max(np.where(protected, within, 0)) / within.sum())
+        assert sub["rho1"] == pytest.approx(rho1_s, rel=1e-12) and rho1_s < rho2
+        assert sub["gamma"] == pytest.approx(rho2 * (1 - rho1_s) / (rho1_s * (1 - rho2)), rel=1e-12)
+        matrix = retention_matrix(np.full(len(within), sub["retention"]))
+        worst = worst_posterior(matrix, np.where(protected, rho1_s, np.nan))
+        assert np.all(worst[protected] <= rho2 * (1 + 1e-9)), (s, worst)
+
+
+def test_epsilon_ldp_is_the_largest_subtables(case):
+    """CLI, --json, README, release.json and the report: the largest epsilon-LDP equivalent over the sub-tables."""
+    exact = max(np.log((s["retention"] + (1 - s["retention"]) / len(s["values"])) / ((1 - s["retention"]) / len(s["values"])))
+                for s in case["subtables"])
+    faces = case["faces"]
+    said = [
+        one(r"epsilon-LDP equivalent ([\d.]+)$", "\n".join(faces.cli), re.M)[1],
+        one(r"Largest epsilon-local differential privacy equivalent: ([\d.]+)\.", flat(faces.readme))[1],
+        one(r"Equivalent to epsilon-local differential privacy with epsilon = ([\d.]+)\.", "\n".join(faces.custodian))[1],
+    ]
+    for text in said:
+        assert float(text) == pytest.approx(exact, abs=5e-4)
+    for stated in (faces.document["guarantee"]["epsilon_ldp"], case["entry"]["guarantee"]["epsilon_ldp"]):
+        assert stated == pytest.approx(exact, rel=1e-12)
+
+
+@pytest.fixture(scope="module")
+def attacker(case):
+    """Per sub-table, ``counts[s][y][x]`` over RELEASES keyed releases (the release's own dealing and sampler)."""
+    job = plan_job(case["dataset"], case["settings"])
+    m = len(case["values"])
+    counts = np.zeros((len(case["subtables"]), m, m), dtype=np.int64)
+    column = case["entry"]["subtable_column"]
+    for applied in keyed_releases(job, case["dataset"].frame, ATTRIBUTE, range(RELEASES)):
+        true_codes, released = applied.codes[ATTRIBUTE]
+        sub = np.asarray(applied.columns[column], dtype=np.int64)
+        flat_index = (sub * m + released.astype(np.int64)) * m + true_codes.astype(np.int64)
+        counts += np.bincount(flat_index, minlength=counts.size).reshape(counts.shape)
+    return counts
+
+
+def test_bayes_attacker_within_each_subtable(case, attacker):
+    """With the data's prior, the attacker who reads the sub-table and the value believes Bayes' rule with the
+    sub-table's matrix and its own shares: the keyed releases' empirical posterior matches it within sampling
+    error, and for a protected value it never exceeds rho2 (the first page: "Someone who was at most rho1 sure
+    ... cannot become more than rho2 sure by reading the release")."""
+    rho2 = case["rho2"]
+    for s, sub in enumerate(case["subtables"]):
+        idx = case["members"][s]
+        within = _within(case, s)
+        matrix = retention_matrix(np.full(len(idx), sub["retention"]))
+        exact = posterior(matrix, within / within.sum())
+        observed = attacker[s][np.ix_(idx, idx)]
+        seen = observed.sum(axis=1, keepdims=True)
+        share = observed / np.maximum(seen, 1)
+        se = np.sqrt(np.maximum(exact * (1 - exact), 1e-12) / np.maximum(seen, 1))
+        assert np.all(np.abs(share - exact)[seen[:, 0] > 0] <= Z * se[seen[:, 0] > 0]), s
+        protected = case["protected"][idx]
+        assert np.all(exact[:, protected] <= rho2 * (1 + 1e-9))
+        assert np.all((share - Z * se)[:, protected] <= rho2)
+        assert np.all(np.diag(exact) < 1.0)  # "no one can tell which is which": no released value is surely kept
+
+
+def test_the_subtable_number_is_not_covered_and_every_face_says_so(case):
+    """An attacker whose prior is not the data's shares: at most rho1 on a protected value x, the rest on a value
+    absent from x's sub-table. The sub-table number alone makes them sure of x. Every face that states the bound
+    names the sub-table as not covered."""
+    rho1, rho2 = case["rho1"], case["rho2"]
+    s = next(s for s, idx in enumerate(case["members"])
+             if any(case["protected"][idx]) and len(idx) < len(case["values"]))
+    x = next(v for v in case["members"][s] if case["protected"][v])
+    v = next(v for v in range(len(case["values"])) if v not in case["members"][s])
+    prior = {x: rho1, v: 1 - rho1}
+    dealt = {c: np.mean(case["sub"][case["true"] == c] == s) for c in prior}  # Pr[sub-table s | value]
+    after = prior[x] * dealt[x] / sum(prior[c] * dealt[c] for c in prior)
+    assert after == 1.0 > rho2
+    faces = case["faces"]
+    verdict = one(r"Someone who was at most (.+?) sure that a given person has a protected value cannot become more "
+                  r"than (.+?) sure by reading the release\.(.*)$", "\n".join(faces.custodian), re.M)
+    assert (verdict[1], verdict[2]) == (percent_of(rho1), percent_of(rho2))
+    assert SUB_TABLE_CAVEAT in verdict[3]
+    assert "a record's sub-table tells which few values it can hold" in flat(faces.readme)
+    for text in ("\n".join(faces.cli), faces.document["guarantee"]["not_covered"], "\n".join(faces.custodian),
+                 "\n".join(faces.report), get_method("partition").summary):
+        assert re.search(r"sub-table (id )?(reveals|tells) (that its value is one of|which few values)", text), text
+
+
+def test_downward_breaches_are_not_said_to_be_reported(case):
+    """Partitioning computes no downward breach, so no face may say they "are reported" (which reads as: none
+    exist); they are not covered. The per-sub-table check that would find them is here: within a sub-table, a value
+    whose share is at least rho2 and whose posterior can fall to the sub-table's rho1 or below. If this slice has
+    one, a face listing downward breaches must name it."""
+    rho2 = case["rho2"]
+    found = set()
+    for s, sub in enumerate(case["subtables"]):
+        within = _within(case, s)
+        share = within / within.sum()
+        exact = posterior(retention_matrix(np.full(len(within), sub["retention"])), share)
+        breach = (share >= rho2) & (exact.min(axis=0) <= sub["rho1"])
+        found |= {case["values"][case["members"][s][j]] for j in np.flatnonzero(breach)}
+    for lines in (case["faces"].custodian, case["faces"].report):
+        text = "\n".join(lines)
+        assert "Downward breaches (belief in a common value falling) are reported" not in text
+        assert "Downward breaches (belief in a common value falling) are not covered." in text
+        listed = re.search(r"Downward breaches \(not covered by the guarantee; .*?\): (.+?)\.$", text, re.M)
+        assert set(listed[1].split(", ")) == found if listed else True
+    assert "Not covered: downward" in flat(case["faces"].readme)
+
+
+def test_subtable_counts_finding(case):
+    """Custodian's report: what the sub-table numbers tell exactly. Counted here: the records each sub-table holds,
+    the records holding one of its values, and the values whose records are spread over several sub-tables."""
+    text = "\n".join(case["faces"].custodian)
+    holders = [int(np.isin(case["true"], idx).sum()) for idx in case["members"]]
+    held = [int(np.sum(case["sub"] == s)) for s in range(len(case["subtables"]))]
+    spread = int(np.sum(np.bincount([v for idx in case["members"] for v in idx]) > 1))
+    exact = re.search(r"the number of records in each of the (\d+) sub-tables .*? is the true number of records "
+                      r"holding one of its values", text)
+    if exact:
+        assert holders == held
+    found = one(r"Each record carries the number of its sub-table, and release.json gives the true number of records "
+                r"in each of the (\d+) sub-tables \(.*?\); every one of them holds one of its sub-table's values\. The "
+                r"records of (\d+) [\w-]+ values? (?:are|is) spread over several sub-tables, so a sub-table's count is a "
+                r"lower bound on the records holding its values, not their number\.", text)
+    assert int(found[1]) == len(held) and int(found[2]) == spread > 0
+    assert all(h >= n for h, n in zip(holders, held)) and any(h > n for h, n in zip(holders, held))
+    assert [s["n_records"] for s in case["subtables"]] == held
+
+
+def test_cli_plan_lines(case):
+    """CLI: "split into K sub-tables of m1, m2, ... values" is release.json's partition."""
+    found = one(rf"sensitive: {ATTRIBUTE} \((\d+) values\) split into (\d+) sub-tables of ([\d, …]+) values",
+                "\n".join(case["faces"].cli))
+    assert int(found[1]) == len(case["values"]) and int(found[2]) == len(case["subtables"])
+    assert [number(x) for x in found[3].rstrip("…").split(", ")] == [len(m) for m in case["members"]][:12]

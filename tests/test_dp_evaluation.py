@@ -147,7 +147,9 @@ def test_report_of_a_dp_job_writes_html_and_pdf(adult_job, tmp_path):
     text = "\n".join(report.lines)
     assert "b = M*Delta/(k*epsilon) = 2*73/(25*1) = 5.84" in text and "plain Laplace per value would need 146" in text
     assert any("Not covered" in line or "categorical" in line.lower() for line in report.privacy_lines())
-    assert comparison_rows([report])[0]["guarantee"].startswith("epsilon-differential privacy")
+    # the rows keep their other columns: the headline says so, with the figure measured on the release
+    assert comparison_rows([report])[0]["guarantee"].startswith(
+        "epsilon-DP of each protected column's values as a multiset, not of the rows")
     context = ReportContext.from_anonymization(adult_job)
     write_html([report], context, tmp_path / "report.html")
     write_pdf([report], context, tmp_path / "report.pdf")
@@ -177,7 +179,8 @@ def _rehash(folder):
 def test_verify_accepts_a_dp_release_and_refuses_tampered_ones(adult_csv, tmp_path, capsys):
     out = _release(adult_csv, tmp_path / "r", capsys, "--no-report")
     readme = (out / "README.txt").read_text(encoding="utf-8")
-    assert "epsilon-differential privacy with epsilon = 1" in readme and "Not covered" in readme
+    assert "are epsilon-differentially private with epsilon = 1 in all" in readme and "Not covered" in readme
+    assert "It does not cover the rows" in readme
     code, stdout, err = run(["verify", out], capsys)  # a failed check exits 1 (cli/exit_codes.py)
     assert code == 0, err
     assert "OK epsilon split: 2 x 0.5 = 1" in stdout

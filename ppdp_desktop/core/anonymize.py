@@ -61,7 +61,10 @@ class JobPlan:
 
     @property
     def needs_pseudonyms(self) -> bool:
-        return bool(self.schema.identifiers) or self.plan.needs_pseudonyms
+        """A pseudonym column stands for the removed identifiers, unless the plan releases none (dp-microagg's
+        unlinked columns, whose rows are not records)."""
+        return (bool(self.schema.identifiers) and getattr(self.plan, "releases_pseudonyms", True)) \
+            or self.plan.needs_pseudonyms
 
 
 @dataclass
@@ -184,6 +187,16 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -
     return ReleasedChunk(start, rows, applied, quasi, identifiers)
 
 
+def measure_released(job: JobPlan, read, columns: list[str]) -> None:
+    """A plan whose guarantee states a figure of the released table (dp-microagg: the records its other columns
+    single out) measures it here, and the job's guarantee is restated with it. ``read(cols)`` gives the released
+    values of ``cols`` (the table, or its batches); ``columns`` are the released table's."""
+    measure = getattr(job.plan, "measure_release", None)
+    if measure is not None:
+        measure(read, columns, [job.pseudonym_column] if job.needs_pseudonyms else [])
+        job.guarantee = job.plan.verify()
+
+
 def applies_in_chunks(plan: Plan) -> bool:
     """Whether ``plan.apply`` takes the records from ``start`` on (``start`` and ``bound`` arguments), as every
     built-in method does: its draws are keyed by record, so it can be applied to a file chunk by chunk."""
@@ -214,6 +227,7 @@ def anonymize(
     progress(0.6, "Building the release table")
     order = job.rng.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
     table = released.rows.take(order).reset_index(drop=True)
+    measure_released(job, lambda cols: [table[cols]], list(table.columns))
     pseudonym_map = None
     if job.needs_pseudonyms:
         pseudonym_map = released.identifiers.take(order).reset_index(drop=True)

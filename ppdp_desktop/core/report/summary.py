@@ -107,8 +107,9 @@ def sensitive_verdict(r: MethodReport, sensitive: str) -> Verdict:
                        f"probability above {percent(bound)} (the largest found is {percent(float(g['max_risk']))}).")
     if kind.startswith("epsilon-differential"):
         return Verdict("sensitive", "ok", f"Released values: differential privacy with epsilon = {float(g['epsilon']):g}, "
-                       "checked before the release was written. The release would look almost the same whether or not "
-                       "any one person's record were in the data, so it reveals little about any one person.")
+                       "checked before the release was written. The release would look almost the same had any one "
+                       "person's record been replaced by another's (the number of records is public), so it reveals "
+                       "little about any one person, even to someone who knows every other record.")
     return Verdict("sensitive", "ok", f"Sensitive values{what}: {kind}, verified before the release was written.")
 
 

@@ -30,10 +30,11 @@ from ppdp_desktop.core.release.publish import Hook, check_destination, clean_sta
 from ppdp_desktop.core.release.readme import recipient_readme
 from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
 from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.anonymize import measure_released
 from ppdp_desktop.core.streaming.job import (
     CHUNK_SIZE, DataWriter, plan_from_file, remove_quietly, streamed_outcome, temp_folder_beside, write_streamed_data,
 )
-from ppdp_desktop.core.streaming.readback import read_back
+from ppdp_desktop.core.streaming.readback import _batches, read_back
 from ppdp_desktop.core.streaming.sample import ReportSample
 
 
@@ -110,6 +111,8 @@ def write_streamed_release(
         sample = ReportSample(len(frame)) if include_report else None
         data = write(source, job, bound, tmp / DATA_NAME, spill, sep=sep, bom=bom, chunk_size=chunk_size,
                      n_records=len(frame), progress=subrange(progress, 0.3, 0.8), cancel=cancel, sample=sample)
+        measure_released(job, lambda cols: (b.to_pandas() for b in _batches(tmp / DATA_NAME, sep, data.columns, cols)),
+                         data.columns)  # read back as written (dp-microagg: the records its other columns single out)
         result = streamed_outcome(job, dataset, frame, data)
         digest = source.digest if hashing is None else hashing.result()
         provenance = current_provenance(digest, project_sha256).sealed()

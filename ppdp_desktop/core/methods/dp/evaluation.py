@@ -19,7 +19,7 @@ own release draws exact discrete Laplace noise on a grid (issue 20).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -196,10 +196,13 @@ def _job_rows(result: "Anonymization", laplace: bool, keyed: KeyedRandomness) ->
     plan, frame = result.plan, result.dataset.frame
     m, k = len(plan.attributes), plan.k
     rows: list[DPRow] = []
+    unlinked = getattr(plan, "layout", "linked") == "unlinked"
     for a in plan.attributes:
         original = frame[a.attribute].to_numpy(dtype=np.float64) if a.domain is not None else frame[a.attribute]
         released = result.applied.columns[a.attribute]
-        rows.append(measure(METHOD, a.attribute, k, original, released, a.domain, a.taxonomy))
+        row = measure(METHOD, a.attribute, k, original, released, a.domain, a.taxonomy)
+        # unlinked columns: a record's row shows another record's value, so there is no per-record error to measure
+        rows.append(replace(row, relative_error=float("nan")) if unlinked else row)
         baselines = baseline_releases(original, a.domain, k, m, plan.epsilon, keyed, plan.clusterings[a.attribute], laplace)
         rows += [measure(method, a.attribute, kk, original, y, a.domain, a.taxonomy) for method, kk, y in baselines]
     return rows

@@ -5,9 +5,11 @@ order) and its cluster centroids are randomized once per cluster: discrete Lapla
 step ``h`` (on the cluster's sum in grid units, parameter ``t = ceil(M * units / epsilon)``; about the Laplace
 scale ``M * Delta_j / (k * epsilon)`` on its mean; :mod:`~ppdp_desktop.core.methods.dp.numeric`) for numeric attributes, the exponential mechanism with ``epsilon / M``
 over the covering sub-taxonomy for categorical ones. By sequential composition over the ``M``
-attributes the release is epsilon-differentially private (for the numeric part, the seed's
-sensitivity argument). The categorical mechanism follows the seed too, but its epsilon accounting does
-not hold in general (the order depends on the data; see tests/test_dp_microagg.py): the release says so.
+attributes each protected column's released values, taken as a multiset, are epsilon-differentially private
+(for the numeric part, the seed's sensitivity argument); the rows are not, unless the columns are released
+unlinked (:mod:`~ppdp_desktop.core.methods.dp.claim` says what holds and measures where it stops). The categorical
+mechanism follows the seed too, but its epsilon accounting does not hold in general (the order depends on the data;
+see tests/test_dp_microagg.py): the release says so.
 
 Unlike the per-record methods, the clusters depend on the whole column: the plan holds the domains,
 the epsilon split and the scales; ``bind`` clusters the full table and checks the shared-noise
@@ -21,6 +23,7 @@ places (ties are broken by record index), so the (original, released) pairs stay
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +32,7 @@ import pandas as pd
 from ppdp_desktop.core.methods.dp.categorical import (
     CANDIDATES, CategoricalRanking, check_categorical_structure, exponential_centroids, rank_categorical, released_labels,
 )
+from ppdp_desktop.core.methods.dp.claim import LINKED, UNLINKED, SingledOut, claim, singled_out_count, unlink
 from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, discrete_t
 from ppdp_desktop.core.methods.dp.numeric import (
     NumericDomain, check_grid, check_shared_structure, cluster_count, dp_microaggregate, laplace_scale,
@@ -110,7 +114,15 @@ class DPMicroaggPlan:
     candidates: str = "covering"
     method: str = METHOD
     needs_pseudonyms: bool = False
+    layout: str = LINKED
+    dropped: list[str] = field(default_factory=list)  # unprotected columns an unlinked release leaves out
+    singled_out: SingledOut | None = None  # measured on the released table (measure_release)
     clusterings: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def releases_pseudonyms(self) -> bool:
+        """An unlinked release has no pseudonym column: its rows are not records, and nothing may link them."""
+        return self.layout != UNLINKED
 
     @property
     def warnings(self) -> list[str]:
@@ -141,16 +153,36 @@ class DPMicroaggPlan:
                 if a.scale is None or not abs(a.scale - expected) <= RELATIVE_TOLERANCE * expected:
                     raise PrivacyError(f"The Laplace scale of {a.attribute!r} is {a.scale}, not M*Delta/(k*epsilon) = {expected}.")
                 check_grid(a.attribute, a.domain, a.grid, a.t, m, self.k, self.epsilon)
-        categorical = any(a.domain is None for a in self.attributes)
+        if self.layout not in (LINKED, UNLINKED):
+            raise PrivacyError(f"Unknown layout {self.layout!r}: linked or unlinked.")
+        categorical = [a.attribute for a in self.attributes if a.domain is None]
         not_covered = [NOT_COVERED_CATEGORICAL] if categorical else []
         if categorical and self.candidates == "covering":
             not_covered.append(NOT_COVERED_COVERING)
+        from_data = [a.attribute for a in self.attributes if a.domain is not None and a.domain.from_data]
+        words = claim(self.epsilon, [a.attribute for a in self.attributes], self.k, self.n_records, self.layout,
+                      categorical, from_data, self.singled_out)
         return {
-            "kind": "epsilon-differential privacy (individual-ranking microaggregation, noise shared per cluster)",
+            "kind": words.pop("kind"),
             "epsilon": self.epsilon, "k": self.k, "composition": "sequential over the attributes: epsilon / M each",
-            "split": {a.attribute: a.epsilon for a in self.attributes},
+            "split": {a.attribute: a.epsilon for a in self.attributes}, **words,
             "not_covered": not_covered + self.warnings, "verified": True,
         }
+
+    def measure_release(self, read: Callable[[list[str]], Iterable[pd.DataFrame]], columns: list[str],
+                        ignore: Iterable[str] = ()) -> None:
+        """Count the records the released table's other columns single out (:class:`SingledOut`), which the
+        guarantee then states. ``columns`` are the released table's, ``ignore`` the pseudonym column; ``read(cols)``
+        gives the released values of ``cols``, whole or in batches. An unlinked release holding any column it
+        does not protect fails (fail closed)."""
+        protected = {a.attribute for a in self.attributes}
+        ignored = set(ignore)
+        others = [c for c in columns if c not in protected and c not in ignored]
+        if self.layout == UNLINKED and (others or ignored & set(columns)):
+            raise PrivacyError(f"An unlinked release may hold protected columns only, but it holds "
+                               f"{', '.join(map(repr, others or sorted(ignored & set(columns))))}; nothing was written.")
+        records = singled_out_count(read(others)) if others else 0
+        self.singled_out = SingledOut(records, self.n_records, tuple(others))
 
     def bind(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> dict[str, Any]:
         """Every protected column as released, for the whole table (``frame``, in record order): the clusters
@@ -174,6 +206,8 @@ class DPMicroaggPlan:
                 check_categorical_structure(nodes, ranking, self.k, a.attribute)
                 self.clusterings[a.attribute] = ranking
                 columns[a.attribute] = released_labels(ranking, nodes)
+            if self.layout == UNLINKED:  # after the checks, which read the clusters in record order
+                columns[a.attribute] = unlink(columns[a.attribute], keyed, a.attribute)
         return columns
 
     def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
@@ -187,12 +221,12 @@ class DPMicroaggPlan:
         stop = start + len(frame)
         if stop > self.n_records:
             raise ParameterError(f"Records {start}-{stop - 1} are beyond the {self.n_records} records the plan clustered.")
-        return Applied({name: values[start:stop] for name, values in bound.items()})
+        return Applied({name: values[start:stop] for name, values in bound.items()}, dropped=list(self.dropped))
 
     def release_json(self) -> dict[str, Any]:
         return {
             "parameters": {"epsilon": self.epsilon, "k": self.k, "attributes": [a.attribute for a in self.attributes],
-                           "candidates": self.candidates,
+                           "candidates": self.candidates, "layout": self.layout, "dropped": list(self.dropped),
                            "grids": {a.attribute: a.grid.to_json()["step"] for a in self.attributes if a.grid is not None}},
             "protected": [a.to_json() for a in self.attributes],
             "guarantee": self.verify(),
@@ -214,7 +248,27 @@ class DPMicroaggPlan:
             else:
                 lines.append(f"{a.attribute}: exponential mechanism over {len(a.taxonomy) - 1} taxonomy labels, "
                              f"epsilon {a.epsilon:g} per cluster")
+        if self.layout == UNLINKED:
+            lines.append("columns unlinked: each protected column shuffled on its own, no pseudonyms (a row is not a "
+                         "record)" + (f"; left out of the release: {', '.join(self.dropped)}" if self.dropped else ""))
         return lines + [f"warning: {w}" for w in self.warnings]
+
+
+UNLINKED_K = ("An unlinked release (--layout unlinked) publishes no quasi-identifier, so k-anonymity of them "
+              "(--k-anonymity) does not apply: remove one of the two.")
+
+
+def unprotected_columns(dataset: "Dataset", dp: DPSettings) -> list[str]:
+    """The columns an unlinked release leaves out (``--unprotected drop``): every released column it does not
+    protect. With ``--unprotected refuse`` (the default) any such column stops the job, named."""
+    others = [c for c in dataset.schema.released_columns if c not in dp.attributes]
+    if others and dp.unprotected != "drop":
+        raise ParameterError(
+            f"An unlinked release (--layout unlinked) publishes protected columns only, but "
+            f"{', '.join(map(repr, others))} {'is' if len(others) == 1 else 'are'} neither protected nor an identifier. "
+            "Protect them (--attributes), tag them as identifiers (removed), or leave them out of the release "
+            "with --unprotected drop.")
+    return others
 
 
 def whole_numbers(column: pd.Series) -> bool:
@@ -254,9 +308,12 @@ class DPMicroaggregation(Method):
     title = "Differential privacy by individual-ranking microaggregation"
     summary = (
         "Each chosen attribute is grouped into clusters of k similar records and every cluster gets one shared "
-        "random shift (numbers) or one randomly chosen generalization (categories with a taxonomy): the release is "
-        "epsilon-differentially private, with far less noise than adding noise to each value. It changes the "
-        "values themselves (means and distributions survive approximately); small epsilon and small k mean more noise. "
+        "random shift (numbers) or one randomly chosen generalization (categories with a taxonomy), with far less "
+        "noise than adding noise to each value. Each protected column's values, taken as a multiset, are "
+        "epsilon-differentially private even against someone who knows every other record; the rows are not: a row "
+        "that can be singled out by its other columns shows its cluster's value, and the release says how many can. "
+        "Release the columns unlinked (every column protected, each shuffled on its own) for a guarantee on the "
+        "whole release. Means and distributions survive approximately; small epsilon and small k mean more noise. "
         "It does not hide a domain or list of values taken from the data, and its epsilon statement does not cover "
         "categorical attributes (see the release's notes)."
     )
@@ -267,16 +324,29 @@ class DPMicroaggregation(Method):
     public_report = True  # inside an epsilon-DP release: nothing computed from the original records
 
     def job_settings(self, settings: "AnonymizationSettings") -> "AnonymizationSettings":
-        """Without a sensitive column, the first protected attribute stands for it (its name in the key)."""
-        attributes = self.settings(settings).attributes
-        if attributes and not settings.sensitive:
-            return replace(settings, sensitive=attributes[0])
+        """Without a sensitive column, the first protected attribute stands for it (its name in the key). An
+        unlinked release publishes no quasi-identifier, so k-anonymity of them is refused here."""
+        dp = self.settings(settings)
+        if dp.layout == UNLINKED and settings.protection.k is not None:
+            raise ParameterError(UNLINKED_K)
+        if dp.attributes and not settings.sensitive:
+            return replace(settings, sensitive=dp.attributes[0])
         return settings
 
     def roles(self, settings: "AnonymizationSettings") -> tuple[list[str], list[str]]:
-        """The protected columns are the sensitive ones, quasi-identifiers or not."""
-        sensitive = list(self.settings(settings).attributes)
+        """The protected columns are the sensitive ones, quasi-identifiers or not; an unlinked release keeps no
+        quasi-identifier (a column it does not protect is refused or left out)."""
+        dp = self.settings(settings)
+        sensitive = list(dp.attributes)
+        if dp.layout == UNLINKED:
+            return sensitive, []
         return sensitive, [c for c in settings.quasi if c not in sensitive]
+
+    def precheck(self, settings: "AnonymizationSettings") -> list[str]:
+        problems = super().precheck(settings)
+        if not problems and self.settings(settings).layout == UNLINKED and settings.protection.k is not None:
+            problems.append(UNLINKED_K)
+        return problems
 
     def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> DPMicroaggPlan:
         dp = self.settings(settings)
@@ -320,7 +390,9 @@ class DPMicroaggregation(Method):
                 attributes.append(DPAttribute(name, "categorical", share, taxonomy=taxonomy, taxonomy_from_data=from_data))
         if dp.candidates not in CANDIDATES:
             raise ParameterError(f"--candidates must be one of {', '.join(CANDIDATES)}; got {dp.candidates!r}.")
-        return DPMicroaggPlan(attributes, float(dp.epsilon), int(dp.k), len(frame), dp.candidates)
+        dropped = unprotected_columns(dataset, dp) if dp.layout == UNLINKED else []
+        return DPMicroaggPlan(attributes, float(dp.epsilon), int(dp.k), len(frame), dp.candidates, layout=dp.layout,
+                              dropped=dropped)
 
     def report_part(self, report: "MethodReport", result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:

@@ -43,6 +43,7 @@ DISCRETE_LAPLACE_DRAW = "discrete laplace"
 CHOICE_DRAW = "choice"
 PLAIN_LAPLACE_DRAW = "plain laplace"
 PLAIN_CHOICE_DRAW = "plain choice"
+UNLINK_DRAW = "unlinked order"  # an unlinked release's own shuffle of each protected column (claim.unlink)
 
 _HALF = np.uint64(1 << 52)  # m < 2**52  <=>  u < 1/2
 _TWO_POW_54 = np.uint64(1 << 54)

@@ -6,17 +6,18 @@ The recipient's check (:func:`verify_dp_release`) recomputes every nominal Lapla
 ``t = ceil(M * units / epsilon)`` from the published parameters, checks the epsilon split, and checks that
 every released number is a point of its published grid (so inside its domain, integral for integer domains)
 and every released label one of the published taxonomy, and that no attribute shows more distinct values
-than there are clusters.
+than there are clusters; and that the guarantee's words fit the release (:func:`~.claim.verify_claim`: an unlinked
+release holds protected columns only, a linked one states the records its other columns single out).
 """
 from __future__ import annotations
 
-import math
 import textwrap
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.methods.dp.claim import UNLINKED, verify_claim
 from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction
 from ppdp_desktop.core.methods.dp.numeric import NumericDomain, check_grid, laplace_scale
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
@@ -161,7 +162,7 @@ def verify_dp_release(release: LoadedRelease) -> list[str]:
             raise PrivacyError(f"{name!r} shows {distinct} distinct values but {n:,} records in clusters of k = {k} "
                                f"allow at most {clusters}: the noise was not shared per cluster.")
         lines.append(f"{name}: {what}; {distinct} distinct released values <= {clusters} clusters")
-    return lines
+    return lines + [verify_claim(release, names, entries)]
 
 
 def _check_cluster_counts(name: str, cells: pd.Series, k: int) -> None:
@@ -235,27 +236,35 @@ What was done
   got the cluster's centre plus ONE random shift shared by the whole cluster (numbers: discrete
   Laplace noise on a grid of step h, so every released number is a point of that grid inside the
   published range and its last digits reveal nothing) or ONE randomly chosen label of the column's
-  taxonomy (categories). The other columns are unchanged, identifier columns were removed and rows
-  are in random order.
-{details}
+  taxonomy (categories).
+{layout}{details}
 What it guarantees
-  epsilon-differential privacy with epsilon = {epsilon:g} for the protected columns: adding, removing
-  or changing any one person's record changes the chance of seeing this release by at most a factor
-  e^epsilon = {factor:.3g}. The budget is split evenly ({share:g} per column; sequential composition).
-  Columns that were not protected are published as they are and are not covered.
+{statement}
 {not_covered}
 How to use it
-  Analyse the values as they are: they are noisy cluster centres, so means and distributions hold
-  approximately over many records, while single records are unreliable by design. Check the
-  release (checksums, scales, ranges) with:  ppdp verify THIS_FOLDER
+{use}  Check the release (checksums, scales, ranges) with:  ppdp verify THIS_FOLDER
 """
+LINKED_LAYOUT = ""
+UNLINKED_LAYOUT = ("Then each of these columns was shuffled on its own, with randomness independent of the data, and "
+                   "no pseudonym was released: a row is not a person's record, it holds values of different people.")
+USE_LINKED = ("Analyse the values as they are: they are noisy cluster centres, so means and distributions hold "
+              "approximately over many records, while single records are unreliable by design.")
+USE_UNLINKED = ("Analyse each column on its own: its values are noisy cluster centres, so its mean and distribution "
+                "hold approximately over many records. Relations between columns (correlations, cross-tables) were "
+                "removed on purpose: the rows pair values of different people.")
+
+
+def _wrap(text: str, first: str = "  ", rest: str = "  ") -> str:
+    return textwrap.fill(text, 100, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False) + "\n"
 
 
 def readme_text(metadata: dict[str, Any]) -> str:
-    """The dp-microagg part: what was done, per-column scales, the guarantee and what it leaves out."""
+    """The dp-microagg part: what was done, per-column scales, what the guarantee covers (and against whom), what
+    it does not, and how to use the values."""
     params = metadata.get("parameters", {})
     epsilon, k = float(params.get("epsilon", float("nan"))), int(params.get("k", 0))
     protected = metadata.get("protected", [])
+    guarantee = metadata.get("guarantee", {})
     details = []
     for e in protected:
         d = e.get("domain")
@@ -265,12 +274,19 @@ def readme_text(metadata: dict[str, Any]) -> str:
                            f"{e.get('laplace_scale', float('nan')):.4g} per cluster (M*Delta/(k*epsilon)).")
         else:
             details.append(f"  {e.get('attribute')}: a label of the taxonomy in release.json, drawn once per cluster.")
-    caveats = metadata.get("guarantee", {}).get("not_covered") or []
+    caveats = guarantee.get("not_covered") or []
     not_covered = "".join(textwrap.fill(str(c), 100, initial_indent="  Not covered / warning: ",
                                         subsequent_indent="    ") + "\n" for c in caveats)
-
+    unlinked = params.get("layout") == UNLINKED
+    statement = guarantee.get("statement") or (  # a release made before the statement was written out
+        "Each protected column's released values, taken as a multiset, are epsilon-differentially private with "
+        f"epsilon = {epsilon:g} in all; the rows are not covered: a row that can be singled out by its other "
+        "columns shows its cluster's value.")
+    attacker = guarantee.get("attacker")
     return DP_MICROAGG.format(
         epsilon=epsilon, k=k, k2=2 * k - 1, names=", ".join(repr(e.get("attribute")) for e in protected),
-        details="\n".join(details) + "\n" if details else "", factor=math.exp(epsilon) if epsilon < 700 else float("inf"),
-        share=epsilon / max(len(protected), 1), not_covered=not_covered,
+        layout=_wrap(UNLINKED_LAYOUT) if unlinked else LINKED_LAYOUT,
+        details="\n".join(details) + "\n" if details else "",
+        statement=_wrap(statement) + (_wrap(f"Against whom: {attacker}.") if attacker else ""),
+        not_covered=not_covered, use=_wrap(USE_UNLINKED if unlinked else USE_LINKED),
     )

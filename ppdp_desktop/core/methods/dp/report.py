@@ -37,6 +37,9 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
     """
     plan, frame = result.plan, result.dataset.frame
     m = len(plan.attributes)
+    statement = result.guarantee.get("statement")
+    if statement:  # what the epsilon covers, against whom, and what it does not (with the measured figure)
+        report.lines.append(f"What epsilon covers: {statement}")
     for a in plan.attributes:  # the plan's own lines (already in the report) give the split and each scale
         if a.domain is not None:
             report.lines.append(
@@ -59,7 +62,9 @@ def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
     cancel.check()
     report.lines += MEASURES_LEGEND
     report.lines += [row_line(r) for r in rows]
-    report.findings += [finding(a, frame[a.attribute], result.applied.columns[a.attribute]) for a in plan.attributes]
+    unlinked = getattr(plan, "layout", "linked") == "unlinked"
+    report.findings += [finding(a, frame[a.attribute], result.applied.columns[a.attribute], unlinked)
+                        for a in plan.attributes]
     progress(0.6, "Drawing the figures")
     for a in plan.attributes:
         original = frame[a.attribute].to_numpy(dtype=np.float64) if a.domain is not None else frame[a.attribute]
@@ -83,10 +88,15 @@ MEASURES_LEGEND = [
 ]
 
 
-def finding(a: "DPAttribute", original: pd.Series, released: Any) -> str:
+UNLINKED_FINDING = ("the columns are released unlinked, so a row shows values of different people: read {name} on its "
+                    "own, for groups of values, never for one person or beside another column")
+
+
+def finding(a: "DPAttribute", original: pd.Series, released: Any, unlinked: bool = False) -> str:
     """What one protected attribute of the release is good for, from the job (the records in their original
     order): for a number, how far the mean moved and how far a record's released value lies from its own; for a
-    category, how many records show their own value and how far the counts per value moved."""
+    category, how many records show their own value and how far the counts per value moved. ``unlinked``: the
+    released column is shuffled on its own, so nothing is said per record."""
     if a.domain is not None:
         x = pd.to_numeric(original, errors="coerce").to_numpy(dtype=np.float64)
         y = np.asarray(released, dtype=np.float64)
@@ -103,6 +113,8 @@ def finding(a: "DPAttribute", original: pd.Series, released: Any) -> str:
         else:
             relative = f", {shift / sd * 100:.0f} % of a standard deviation" if sd > 0 else ""
             means += f" (off by {number(shift)}{relative}): even averages over many records are shifted"
+        if unlinked:
+            return f"{means}; {UNLINKED_FINDING.format(name=a.attribute)}."
         records = (f"95 % of the records' released values lie within ±{number(spread)} of their true value (the true "
                    f"values have a standard deviation of {number(sd)})")
         if spread >= PERSONAL_SPREAD * sd:
@@ -115,9 +127,11 @@ def finding(a: "DPAttribute", original: pd.Series, released: Any) -> str:
     common = before >= 0.01 * before.sum()
     off = float(np.mean(np.abs(after[common] - before[common]) / before[common])) if common.any() else float("nan")
     counts = ("" if not common.any() else
-              f"; the count of each {a.attribute} value held by at least 1 % of records is off by "
+              f"the count of each {a.attribute} value held by at least 1 % of records is off by "
               f"{off * 100:.0f} % on average")
-    return f"{same * 100:.0f} % of the records show their true {a.attribute}{counts}."
+    if unlinked:
+        return f"{counts[:1].upper() + counts[1:] + '; ' if counts else ''}{UNLINKED_FINDING.format(name=a.attribute)}."
+    return f"{same * 100:.0f} % of the records show their true {a.attribute}{'; ' + counts if counts else ''}."
 
 
 def number(value: float, precision: float | None = None) -> str:
@@ -138,7 +152,7 @@ def number(value: float, precision: float | None = None) -> str:
 def row_line(r: DPRow) -> str:
     """One measure row in words (a relative error the release cannot give, its rows being shuffled, as such)."""
     k = "" if r.k is None else f" (k = {r.k})"
-    error = ("relative error not measurable (rows shuffled)" if np.isnan(r.relative_error)
+    error = ("relative error not measurable (rows shuffled or columns unlinked)" if np.isnan(r.relative_error)
              else f"relative error {r.relative_error:.4f}")
     variation = "" if r.variance_variation is None else f", variance change {r.variance_variation:.4f}"
     return f"{r.method}{k}, {r.attribute}: {error}{variation}, Jensen-Shannon divergence {r.jsd:.4f}"

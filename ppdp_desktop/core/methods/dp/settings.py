@@ -1,5 +1,6 @@
 """Differential privacy's own settings: the columns to protect, epsilon, k, declared domains and
-taxonomies, and where categorical centroids are drawn from."""
+taxonomies, where categorical centroids are drawn from, and the release's layout (rows kept, or every column
+protected and unlinked)."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +11,11 @@ from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.settings import MAX_K, Interval, MethodSettings, OneOf, finite_float
 
 CANDIDATES = ("covering", "taxonomy")
+#: ``linked``: each row keeps its record's other columns (the guarantee covers each protected column's values as
+#: a multiset); ``unlinked``: only protected columns, each shuffled on its own (the guarantee covers the rows)
+LAYOUTS = ("linked", "unlinked")
+#: what an unlinked release does with a column it does not protect: refuse the job, or leave the column out
+UNPROTECTED = ("refuse", "drop")
 
 
 def _domains(value: Any) -> dict[str, tuple[float, float]]:
@@ -30,7 +36,10 @@ class DPSettings(MethodSettings):
     categorical cluster's centroid is drawn from ("covering": the smallest sub-taxonomy covering the
     cluster, as in the paper; "taxonomy": every label); ``grids`` maps numeric columns to the step of the
     grid their values are released on (absent: the largest power of ten at most the noise scale / 100, see
-    :mod:`~ppdp_desktop.core.methods.dp.grid`).
+    :mod:`~ppdp_desktop.core.methods.dp.grid`). ``layout`` is how the columns sit in the rows: "linked" (each row
+    keeps its record's other columns beside its clusters' values) or "unlinked" (every released column protected,
+    each shuffled on its own, no pseudonyms: rows are not records); ``unprotected`` says what an unlinked release
+    does with a column that is not protected (not an identifier): "refuse" the job naming it, or "drop" it.
     """
 
     attributes: list[str] = field(default_factory=list)
@@ -40,15 +49,20 @@ class DPSettings(MethodSettings):
     taxonomies: dict[str, Any] = field(default_factory=dict, metadata={"json": False})
     candidates: str = "covering"
     grids: dict[str, float] = field(default_factory=dict, metadata={"from_json": _grids})
+    layout: str = "linked"
+    unprotected: str = "refuse"
 
     constraints: ClassVar = {
         "epsilon": Interval(low=0.0, open_low=True, optional=True),
         "k": Interval(low=1, high=MAX_K, whole=True, optional=True),
         "candidates": OneOf(CANDIDATES),
+        "layout": OneOf(LAYOUTS),
+        "unprotected": OneOf(UNPROTECTED),
     }
     #: project files before version 3 kept these as flat fields
     legacy: ClassVar = {"dp_attributes": "attributes", "dp_epsilon": "epsilon", "dp_k": "k", "dp_domains": "domains"}
-    flags: ClassVar = {"epsilon": "--epsilon", "k": "--k", "candidates": "--candidates"}
+    flags: ClassVar = {"epsilon": "--epsilon", "k": "--k", "candidates": "--candidates", "layout": "--layout",
+                       "unprotected": "--unprotected"}
     suggested: ClassVar = {"epsilon": 1.0, "k": 10}
 
     @classmethod
@@ -80,13 +94,23 @@ def add_arguments(group: argparse._ArgumentGroup, *, k_list: bool = False) -> No
     group.add_argument("--candidates", choices=CANDIDATES, default="covering",
                        help="categorical centroids drawn from the cluster's covering sub-taxonomy (the paper's rule, "
                             "default) or from every taxonomy label (no data-dependent candidate set)")
+    if not k_list:  # compare --epsilon measures utility; the layout does not change it
+        group.add_argument("--layout", choices=LAYOUTS, default="linked",
+                           help="linked (default): each row keeps its record's other columns, and epsilon-DP covers "
+                                "each protected column's values as a multiset, not the rows; unlinked: every released "
+                                "column is protected and shuffled on its own, no pseudonyms, and the whole release is "
+                                "epsilon-DP (rows are then not records)")
+        group.add_argument("--unprotected", choices=UNPROTECTED, default="refuse",
+                           help="with --layout unlinked, a column that is neither protected nor an identifier: refuse "
+                                "the job naming it (default) or drop it from the release")
 
 
 def from_args(args: argparse.Namespace) -> DPSettings:
     from ppdp_desktop.core.data.schema import parse_column_list
 
     return DPSettings(parse_column_list(args.attributes), args.epsilon, args.k, parse_domains(args.domain),
-                      parse_taxonomies(args.taxonomy), args.candidates, parse_grids(getattr(args, "grid", None)))
+                      parse_taxonomies(args.taxonomy), args.candidates, parse_grids(getattr(args, "grid", None)),
+                      getattr(args, "layout", "linked"), getattr(args, "unprotected", "refuse"))
 
 
 def parse_domains(items: list[str]) -> dict[str, tuple[float, float]]:

@@ -191,7 +191,8 @@ def test_the_windows_lookup_shows_the_mark(qtbot, demo_slice, method):
     pytest.importorskip("PySide6")
     from PySide6.QtCore import Qt
 
-    from ppdp_desktop.gui.lookup_dialog import NOT_ORIGINAL_BACKGROUND, PSEUDONYM_COLUMNS, LookupDialog
+    from ppdp_desktop.gui.lookup_dialog import PSEUDONYM_COLUMNS, LookupDialog
+    from ppdp_desktop.gui.marked_row import NOT_ORIGINAL_BACKGROUND
 
     folder = demo_slice[0]
     ring = _release(demo_slice, method, ["--method", method, *METHODS[method][0]])
@@ -247,11 +248,19 @@ def test_aliases_the_key_cannot_resolve_and_unknown_pseudonyms_are_marked(demo_s
 def test_a_release_that_does_not_describe_its_columns_is_never_called_unchanged():
     """Fail closed: a method this app does not know, or a generalization entry that cannot be read, leaves the
     columns it may have changed "unknown" — never "unchanged"."""
-    from ppdp_desktop.core.release.lookup_marks import column_marks
+    from ppdp_desktop.core.methods import REGISTRY, register, unregister
+    from ppdp_desktop.core.release.lookup_marks import column_marks, describes_its_columns
+    from tests.toy_method import TOY, ToyMethod
 
     attributes = {"id": {"role": "identifier"}, "age": {"role": "quasi-identifier"},
                   "diag": {"role": "sensitive"}, "note": {"role": "insensitive"}}
-    plugin = column_marks({"method": "toy", "attributes": attributes}, ["age", "diag", "note", "count"])
+    assert all(describes_its_columns(name) for name in REGISTRY)
+    register(ToyMethod())  # a plug-in: registered, but not one whose release.json lists what it changed
+    try:
+        assert not describes_its_columns(TOY)
+        plugin = column_marks({"method": TOY, "attributes": attributes}, ["age", "diag", "note", "count"])
+    finally:
+        unregister(TOY)
     assert {n: m.status for n, m in plugin.items()} == {"age": "unknown", "diag": "unknown", "note": "unknown"}
     broken = {"method": "uniform", "attributes": attributes, "sensitive": [{"attribute": "diag"}],
               "reidentification": {"generalization": {"levels": "age"}}}

@@ -4,10 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
-    QLabel, QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+    QLabel, QLineEdit, QPushButton, QTableWidget, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from ppdp_desktop.core.errors import PPDPError
@@ -16,14 +15,11 @@ from ppdp_desktop.core.release.lookup import KeyRing, LookedUp
 from ppdp_desktop.core.release.lookup_marks import Decoded
 from ppdp_desktop.core.progress import CancelToken, no_progress
 from ppdp_desktop.core.release.decoded import write_decoded
+from ppdp_desktop.gui.marked_row import COLUMNS as PSEUDONYM_COLUMNS, WARNING_STYLE, fill_marked_table, note_text
 from ppdp_desktop.gui.worker import Worker, describe_error
 
 OPEN_JOB, FILE_JOB = "lookup-open", "lookup-file"
 ERROR_STYLE = "color: #c0392b;"
-#: a value that is the release's, not the patient's: a warning colour, with words (the colour is never alone)
-NOT_ORIGINAL_BACKGROUND, NOT_ORIGINAL_TEXT = QColor("#fff4e0"), QColor("#7a4a00")
-WARNING_STYLE = "QLabel { color: #7a4a00; background: #fff4e0; border: 1px solid #c77800; padding: 4px; }"
-PSEUDONYM_COLUMNS = ["Column", "Value", "What this is"]
 KEY_FILTER = "PPDP key files (*.ppdpkey);;All files (*)"
 TABLE_FILTER = "Tables (*.csv *.tsv *.txt *.xlsx);;All files (*)"
 
@@ -229,31 +225,10 @@ class LookupDialog(QDialog):
         self._show_info("")
 
     def _show_row(self, row: LookedUp) -> None:
-        """One row per column: its name, its value and what the value is; a value that is the release's and not
-        the patient's (randomized, noised, generalized, ...) in a warning colour, its words in bold, and named
-        again below the table."""
-        self.pseudonym_table.setRowCount(len(row))
-        bold = QFont()
-        bold.setBold(True)
-        for i, (name, value) in enumerate(row.items()):
-            mark = row.marks.get(name)
-            texts = [str(name), "" if value is None else str(value), "" if mark is None else mark.label]
-            for j, text in enumerate(texts):
-                item = QTableWidgetItem(text)
-                if mark is not None:
-                    item.setToolTip(f"{name}: {mark.what}")
-                    if not mark.is_original and mark.status != "pseudonym":
-                        item.setBackground(QBrush(NOT_ORIGINAL_BACKGROUND))
-                        item.setForeground(QBrush(NOT_ORIGINAL_TEXT))
-                        if j == 2:
-                            item.setFont(bold)
-                self.pseudonym_table.setItem(i, j, item)
-        self.pseudonym_table.resizeColumnToContents(0)
-        released = row.not_original()
-        self.pseudonym_note.setText(
-            "Not the patient's values — " + "; ".join(f"{name}: {row.marks[name].what}" for name in released)
-            + ". Check the patient's file before acting on them." if released else "")
-        self.pseudonym_note.setVisible(bool(released))
+        """Each value beside what it is; the release's values (not the patient's) named again below."""
+        fill_marked_table(self.pseudonym_table, row)
+        self.pseudonym_note.setText(note_text(row))
+        self.pseudonym_note.setVisible(bool(self.pseudonym_note.text()))
 
     def decode_file(self) -> None:
         """Decode a whole results file into a CSV (written atomically)."""

@@ -171,7 +171,9 @@ class KeyRing:
         mark (:attr:`LookedUp.marks`): the patient's own value, or the release's (randomized, noised, ...)."""
         column = self.pseudonym_column
         table = self.release.table
-        rows = table.index[table[column] == pseudonym] if column in table.columns else []
+        if column is None or column not in table.columns:
+            raise ParameterError("This release has no pseudonym column: its rows cannot be traced back to records.")
+        rows = table.index[table[column] == pseudonym]
         if len(rows) == 0:
             raise ParameterError(f"Pseudonym {pseudonym!r} is not in this release.")
         decoded = self.decode_marked(table.loc[rows[:1]])

@@ -23,11 +23,20 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.generalization.verify import SUPPRESSED
+from ppdp_desktop.core.methods import REGISTRY
 
-__all__ = ["Decoded", "KNOWN_METHODS", "Mark", "STATUSES", "column_marks", "suppressed_cells"]
+__all__ = ["Decoded", "Mark", "STATUSES", "column_marks", "describes_its_columns", "suppressed_cells"]
 
-#: the methods whose release.json lists every column they change (any other column is released as it was)
-KNOWN_METHODS = frozenset({"uniform", "finegrain", "partition", "rr", "personalized", "dp-microagg"})
+#: the package whose methods list in release.json every column they change (sensitive, randomized, recoded,
+#: graded, protected; any other column is released as it was); a method registered from elsewhere (a plug-in)
+#: may change columns it does not list
+BUILT_IN = "ppdp_desktop.core.methods."
+
+
+def describes_its_columns(method: str) -> bool:
+    """True for a built-in method (its release.json lists every column it changes)."""
+    found = REGISTRY.get(method)
+    return found is not None and str(getattr(found, "__module__", "")).startswith(BUILT_IN)
 
 NOT_IN_KEY = "the key does not hold the original"
 
@@ -124,7 +133,7 @@ def column_marks(metadata: dict[str, Any], columns: list[str]) -> dict[str, Mark
             elif levels.get(name, 0) > 0:
                 marks[name] = Mark("generalized", False, f"generalized in the release ({_level(name, levels, heights)}):"
                                                          f" a range or group holding the patient's value; {NOT_IN_KEY}")
-            elif method not in KNOWN_METHODS:
+            elif not describes_its_columns(method):
                 marks[name] = Mark("unknown", False, f"released by the method {method!r}, whose release.json does not "
                                                      "say what it did to this column: it may not be the patient's value")
             else:

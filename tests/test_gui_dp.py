@@ -162,3 +162,45 @@ def test_a_saved_dp_project_reopens_with_its_settings(window, qtbot, tmp_path):
         assert page.editors["dp-microagg"].parameters.typed_domain("age") == (0.0, 110.0) and page.is_complete()
     finally:
         other.state.worker.shutdown()
+
+
+def _box(check_box):
+    """Where a user clicks a check box: on its square (the widget may be wider than its text)."""
+    from PySide6.QtCore import QPoint
+
+    return QPoint(8, check_box.height() // 2)
+
+
+def test_unlinked_columns_by_clicks_release_only_the_ticked_columns(window, qtbot):
+    """The layout by clicks: linked says what epsilon leaves out; unlinked blocks on an unticked column, names it,
+    and with "leave out" ticked releases the ticked columns only, with no pseudonyms, as epsilon-DP outright."""
+    from PySide6.QtCore import Qt
+
+    from ppdp_desktop.core.methods.dp.claim import FULL_KIND
+
+    page, dp = _dp_page(window, qtbot)
+    project = window.state.project
+    choice = dp.layout_choice
+    dp.check("diagnosis", False)
+    dp.check("age")
+    dp.check("income")
+    dp.set_domain("age", 0, 120)
+    dp.set_domain("income", 0, 500_000)
+    assert page.is_complete() and "Not the rows" in choice.scope.text() and not choice.drop.isEnabled()
+    qtbot.mouseClick(choice.unlinked, Qt.MouseButton.LeftButton, pos=_box(choice.unlinked))
+    assert choice.unlinked.isChecked() and project.options["dp-microagg"]["layout"] == "unlinked"
+    assert "the whole release, rows included" in choice.scope.text() and choice.drop.isEnabled()
+    left_out = dp.left_out()
+    assert "sex" in left_out and "diagnosis" in left_out and "patient_id" not in left_out  # identifiers are removed
+    assert not page.is_complete() and dp.message.isVisible()
+    assert all(c in dp.message.text() for c in left_out) and "Leave out the columns" in dp.message.text()
+    qtbot.mouseClick(choice.drop, Qt.MouseButton.LeftButton, pos=_box(choice.drop))
+    assert project.options["dp-microagg"]["unprotected"] == "drop" and "Left out of the release: " in choice.scope.text()
+    assert page.is_complete() and window.next.isEnabled()
+    window.go_to(RUN_STEP)
+    qtbot.waitUntil(lambda: window.state.outcome is not None, timeout=120_000)
+    result = window.state.outcome.main
+    assert list(result.table.columns) == ["age", "income"] and not result.has_pseudonyms
+    assert result.guarantee["kind"] == FULL_KIND and result.guarantee["row_level"]
+    window.go_to(REPORT_STEP)
+    assert "epsilon-differential privacy of the whole release" in window.pages[REPORT_STEP].privacy_label.text()

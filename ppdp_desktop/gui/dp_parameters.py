@@ -1,6 +1,7 @@
 """Differential privacy's parameters on the method page: the columns to protect, epsilon, k, the
 numeric domains, the grid step h each numeric column is released on (:mod:`~ppdp_desktop.gui.dp_grid_steps`) and
-the plan figures (epsilon per attribute, noise scales, grid steps), checked live.
+the plan figures (epsilon per attribute, noise scales, grid steps), checked live; and the release's layout, linked or
+unlinked, with what epsilon covers in each (:mod:`~ppdp_desktop.gui.dp_layout`).
 
 The widget edits the method's settings in the project (``project.options[method]``) only; it computes nothing heavier than a column's
 min and max (once per data set) and whether a ticked column holds whole numbers (once per column), so the GUI thread
@@ -28,12 +29,13 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.data.column_stats import ColumnStats
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.methods.dp.method import whole_numbers
+from ppdp_desktop.core.methods.dp.inputs import whole_numbers
 from ppdp_desktop.core.methods.dp.numeric import laplace_scale
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.gui.dp_grid_steps import GridStepField, PlannedStep, planned_step, step_text
+from ppdp_desktop.gui.dp_layout import LayoutChoice
 
 WARNING_STYLE = "QLabel { color: #7a4a00; background: #fff4e0; border: 1px solid #c77800; padding: 4px; }"
 ERROR_STYLE = "color: #b71c1c;"
@@ -106,10 +108,12 @@ class DPParameters(QWidget):
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setStyleSheet(ERROR_STYLE)
+        self.layout_choice = LayoutChoice()
         form = QFormLayout()
         form.addRow("Protect these columns:", self.attributes)
         form.addRow("epsilon (privacy budget, > 0):", self.epsilon)
         form.addRow("k (records per cluster):", self.k)
+        form.addRow("Layout:", self.layout_choice)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
@@ -125,6 +129,7 @@ class DPParameters(QWidget):
         self.epsilon.valueChanged.connect(self._on_edited)
         self.k.valueChanged.connect(self._on_edited)
         self.domains.itemChanged.connect(self._on_domain_edited)
+        self.layout_choice.changed.connect(self._on_edited)
 
     # --- from the state -------------------------------------------------------------------------
     def set_data(self, project: Project, dataset: Dataset | None, taxonomies: dict[str, Taxonomy],
@@ -155,6 +160,7 @@ class DPParameters(QWidget):
             self.attributes.addItem(item)
         self.epsilon.setValue(self.options['epsilon'] if self.options['epsilon'] is not None else self.epsilon.value())
         self.k.setValue(self.options['k'] if self.options['k'] is not None else self.k.value())
+        self.layout_choice.show_settings(self.options['layout'], self.options['unprotected'])
         self._filling = False
         self._fill_domains()
         self._update()
@@ -289,6 +295,8 @@ class DPParameters(QWidget):
             return
         self.options['epsilon'] = self.epsilon.value()
         self.options['k'] = self.k.value()
+        self.options['layout'] = self.layout_choice.layout_value
+        self.options['unprotected'] = self.layout_choice.unprotected_value
         self._store_domains()
         self._update()
         self.changed.emit()
@@ -305,6 +313,9 @@ class DPParameters(QWidget):
             out.append("Tick at least one column to protect.")
         if self.k.value() > n:
             out.append(f"k = {self.k.value()} is more than the {n} records: lower k to at most {n}.")
+        unlinked = self.layout_choice.problem(self.left_out())
+        if unlinked:
+            out.append(unlinked)
         for column in self.numeric_chosen():
             lo, hi = self.typed_domain(column)
             missing = self.stats.missing.get(column, 0) if self.stats is not None else 0
@@ -324,6 +335,11 @@ class DPParameters(QWidget):
                 out.append(planned.problem)
         return out
 
+    def left_out(self) -> list[str]:
+        """The columns an unlinked release leaves out (or refuses): neither ticked nor identifiers."""
+        chosen = set(self.chosen())
+        return [c for c in self.candidates() if c not in chosen]
+
     def from_data(self) -> list[str]:
         """Chosen numeric columns whose domain is still the data's min and max."""
         return [c for c in self.numeric_chosen() if c not in self.options['domains']]
@@ -331,6 +347,7 @@ class DPParameters(QWidget):
     def _update(self) -> None:
         chosen = self.chosen()
         m = len(chosen)
+        self.layout_choice.update_scope(self.left_out())
         epsilon, k = self.epsilon.value(), self.k.value()
         self._filling = True
         scales, steps = [], []

@@ -45,9 +45,11 @@ from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
 from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.data.schema import Kind
-from ppdp_desktop.core.taxonomy.node import data_labels
+from ppdp_desktop.core.methods.dp.inputs import (  # noqa: F401 - whole_numbers: the window asks it too
+    UNLINKED_K, groups_values, numeric_domain, taxonomy_of, unprotected_columns, whole_numbers,
+)
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
-from ppdp_desktop.core.taxonomy.io import load_taxonomy, to_dict
+from ppdp_desktop.core.taxonomy.io import to_dict
 
 if TYPE_CHECKING:
     import argparse
@@ -254,55 +256,6 @@ class DPMicroaggPlan:
         return lines + [f"warning: {w}" for w in self.warnings]
 
 
-UNLINKED_K = ("An unlinked release (--layout unlinked) publishes no quasi-identifier, so k-anonymity of them "
-              "(--k-anonymity) does not apply: remove one of the two.")
-
-
-def unprotected_columns(dataset: "Dataset", dp: DPSettings) -> list[str]:
-    """The columns an unlinked release leaves out (``--unprotected drop``): every released column it does not
-    protect. With ``--unprotected refuse`` (the default) any such column stops the job, named."""
-    others = [c for c in dataset.schema.released_columns if c not in dp.attributes]
-    if others and dp.unprotected != "drop":
-        raise ParameterError(
-            f"An unlinked release (--layout unlinked) publishes protected columns only, but "
-            f"{', '.join(map(repr, others))} {'is' if len(others) == 1 else 'are'} neither protected nor an identifier. "
-            "Protect them (--attributes), tag them as identifiers (removed), or leave them out of the release "
-            "with --unprotected drop.")
-    return others
-
-
-def whole_numbers(column: pd.Series) -> bool:
-    """Whether ``column`` is treated as whole numbers (an integer type, or every value whole; missing cells are
-    skipped): its grid step is then a whole number too. The window asks the same before a job is run."""
-    if pd.api.types.is_integer_dtype(column):
-        return True
-    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-    values = values[~np.isnan(values)]
-    return bool(np.all(values == np.round(values)))
-
-
-def numeric_domain(column: pd.Series, declared: tuple[float, float] | None, source: str) -> NumericDomain:
-    """The declared domain (refusing data outside it), or the data's min:max marked as disclosed."""
-    name = str(column.name)
-    values = column.to_numpy(dtype=np.float64)
-    missing = np.flatnonzero(np.isnan(values))
-    if len(missing):
-        rows = ", ".join(str(r + 1) for r in missing[:5])
-        raise ParameterError(f"Column {name!r} of {source} has {len(missing)} missing values (data rows {rows}); "
-                             "fill or remove them before differential privacy.")
-    integer = whole_numbers(column)
-    if declared is None:
-        return NumericDomain(name, float(values.min()), float(values.max()), integer, from_data=True)
-    domain = NumericDomain(name, float(declared[0]), float(declared[1]), integer)
-    outside = np.flatnonzero((values < domain.lo) | (values > domain.hi))
-    if len(outside):
-        row = outside[0]
-        raise ParameterError(f"Column {name!r} of {source}: value {column.iloc[row]} in data row {row + 1} (and "
-                             f"{len(outside) - 1} more) lies outside the declared domain {domain.lo:g}:{domain.hi:g}; "
-                             "widen --domain.")
-    return domain
-
-
 class DPMicroaggregation(Method):
     name = METHOD
     title = "Differential privacy by individual-ranking microaggregation"
@@ -350,7 +303,7 @@ class DPMicroaggregation(Method):
 
     def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> DPMicroaggPlan:
         dp = self.settings(settings)
-        edited = {a: t for a, t in settings.taxonomies.items() if _groups_values(t) and a not in dp.domains}
+        edited = {a: t for a, t in settings.taxonomies.items() if groups_values(t) and a not in dp.domains}
         taxonomies = {**edited, **dp.taxonomies}
         frame = dataset.frame
         if not dp.attributes:
@@ -386,7 +339,7 @@ class DPMicroaggregation(Method):
                 if name in dp.domains or name in dp.grids:
                     raise ParameterError(f"{name!r} is categorical: it takes a taxonomy (--taxonomy {name}=FILE), not "
                                          f"--{'domain' if name in dp.domains else 'grid'}.")
-                taxonomy, from_data = _taxonomy(column, taxonomies.get(name))
+                taxonomy, from_data = taxonomy_of(column, taxonomies.get(name))
                 attributes.append(DPAttribute(name, "categorical", share, taxonomy=taxonomy, taxonomy_from_data=from_data))
         if dp.candidates not in CANDIDATES:
             raise ParameterError(f"--candidates must be one of {', '.join(CANDIDATES)}; got {dp.candidates!r}.")
@@ -421,18 +374,3 @@ class DPMicroaggregation(Method):
 
     def settings_from_args(self, args: "argparse.Namespace") -> DPSettings:
         return dp_settings.from_args(args)
-
-
-def _taxonomy(column: pd.Series, given: Any) -> tuple[Taxonomy, bool]:
-    name = str(column.name)
-    if given is None:  # labels in sorted order: the taxonomy (and so the release) is the same whatever the row order
-        return Taxonomy.flat(name, sorted(data_labels(column))), True
-    if isinstance(given, Taxonomy):
-        return given, False
-    return load_taxonomy(given, name), False
-
-
-def _groups_values(taxonomy: Any) -> bool:
-    """An edited taxonomy says more than the data's own values only if it groups them (depth > 1); a flat
-    one is built from the data instead, and the release says so."""
-    return isinstance(taxonomy, Taxonomy) and taxonomy.depth > 1

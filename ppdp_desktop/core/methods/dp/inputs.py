@@ -1,0 +1,84 @@
+"""What dp-microagg reads from its inputs before planning: each numeric column's domain (declared, or the
+data's min and max, disclosed), whether it holds whole numbers, each categorical column's taxonomy, and the
+columns an unlinked release leaves out (or refuses)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.dp.numeric import NumericDomain
+from ppdp_desktop.core.taxonomy.io import load_taxonomy
+from ppdp_desktop.core.taxonomy.node import data_labels
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.methods.dp.settings import DPSettings
+
+
+UNLINKED_K = ("An unlinked release (--layout unlinked) publishes no quasi-identifier, so k-anonymity of them "
+              "(--k-anonymity) does not apply: remove one of the two.")
+
+
+def unprotected_columns(dataset: "Dataset", dp: "DPSettings") -> list[str]:
+    """The columns an unlinked release leaves out (``--unprotected drop``): every released column it does not
+    protect. With ``--unprotected refuse`` (the default) any such column stops the job, named."""
+    others = [c for c in dataset.schema.released_columns if c not in dp.attributes]
+    if others and dp.unprotected != "drop":
+        raise ParameterError(
+            f"An unlinked release (--layout unlinked) publishes protected columns only, but "
+            f"{', '.join(map(repr, others))} {'is' if len(others) == 1 else 'are'} neither protected nor an identifier. "
+            "Protect them (--attributes), tag them as identifiers (removed), or leave them out of the release "
+            "with --unprotected drop.")
+    return others
+
+
+def whole_numbers(column: pd.Series) -> bool:
+    """Whether ``column`` is treated as whole numbers (an integer type, or every value whole; missing cells are
+    skipped): its grid step is then a whole number too. The window asks the same before a job is run."""
+    if pd.api.types.is_integer_dtype(column):
+        return True
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    values = values[~np.isnan(values)]
+    return bool(np.all(values == np.round(values)))
+
+
+def numeric_domain(column: pd.Series, declared: tuple[float, float] | None, source: str) -> NumericDomain:
+    """The declared domain (refusing data outside it), or the data's min:max marked as disclosed."""
+    name = str(column.name)
+    values = column.to_numpy(dtype=np.float64)
+    missing = np.flatnonzero(np.isnan(values))
+    if len(missing):
+        rows = ", ".join(str(r + 1) for r in missing[:5])
+        raise ParameterError(f"Column {name!r} of {source} has {len(missing)} missing values (data rows {rows}); "
+                             "fill or remove them before differential privacy.")
+    integer = whole_numbers(column)
+    if declared is None:
+        return NumericDomain(name, float(values.min()), float(values.max()), integer, from_data=True)
+    domain = NumericDomain(name, float(declared[0]), float(declared[1]), integer)
+    outside = np.flatnonzero((values < domain.lo) | (values > domain.hi))
+    if len(outside):
+        row = outside[0]
+        raise ParameterError(f"Column {name!r} of {source}: value {column.iloc[row]} in data row {row + 1} (and "
+                             f"{len(outside) - 1} more) lies outside the declared domain {domain.lo:g}:{domain.hi:g}; "
+                             "widen --domain.")
+    return domain
+
+
+
+def taxonomy_of(column: pd.Series, given: Any) -> tuple[Taxonomy, bool]:
+    name = str(column.name)
+    if given is None:  # labels in sorted order: the taxonomy (and so the release) is the same whatever the row order
+        return Taxonomy.flat(name, sorted(data_labels(column))), True
+    if isinstance(given, Taxonomy):
+        return given, False
+    return load_taxonomy(given, name), False
+
+
+def groups_values(taxonomy: Any) -> bool:
+    """An edited taxonomy says more than the data's own values only if it groups them (depth > 1); a flat
+    one is built from the data instead, and the release says so."""
+    return isinstance(taxonomy, Taxonomy) and taxonomy.depth > 1

@@ -107,6 +107,8 @@ def _protection(args: argparse.Namespace):
         except ValueError:
             raise ParameterError(f"--cuts {item!r} must look like COL=C1,C2,.../C1,..., e.g. age=18,40,65/40.") from None
     protection = ProtectionSettings(args.k_anonymity, args.suppression, args.threshold, hierarchies, intervals, cuts)
+    given = getattr(args, "group_bound", None)  # --group-bound [SHARE]: True when given without SHARE
+    protection.require_group_bound, protection.group_bound = given is not None, None if given in (None, True) else given
     protection.check()
     return protection
 

@@ -106,6 +106,10 @@ def _protection_args(p: argparse.ArgumentParser) -> None:
                         "e.g. age=18,40,65/40 (repeat)")
     g.add_argument("--threshold", type=finite_float, default=0.2,
                    help="re-identification risk above which a record counts as at risk (default 0.2)")
+    g.add_argument("--group-bound", dest="group_bound", type=finite_float, nargs="?", const=True, metavar="SHARE",
+                   help="refuse the release unless, in every group of records sharing their quasi-identifiers, no "
+                        "sensitive value holds more than SHARE of the group (checked exactly on the original data "
+                        "before anything is written); without SHARE: 1/l for rr, else --threshold")
 
 
 def _dp_compare_args(p: argparse.ArgumentParser) -> None:

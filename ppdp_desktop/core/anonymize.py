@@ -31,7 +31,7 @@ from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, PseudonymKey
 from ppdp_desktop.core.privacy.randomness import RandomSource, job_randomness
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
-from ppdp_desktop.core.protection import measure, protect, released_quasi
+from ppdp_desktop.core.protection import check_group_bound, measure, protect, released_quasi
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings
 
 
@@ -131,6 +131,9 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
         )
     progress(0.1, "Generalizing the quasi-identifiers")
     generalization = protect(frame, quasi, schema, protection, settings.taxonomies)
+    if protection.require_group_bound:  # the stronger bound the custodian asked for, checked exactly (fail closed)
+        check_group_bound(frame, quasi, settings.sensitive, generalization, *method.group_bound(settings),
+                          method.randomizes_quasi)
     cancel.check()
     progress(0.2, "Planning")
     plan = method.prepare(dataset, settings)

@@ -9,6 +9,7 @@ re-checked independently before anything is written (fail closed).
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.generalization import (
     Generalization, Hierarchy, check_k_anonymity, optimal_generalization,
 )
+from ppdp_desktop.core.evaluation.group_disclosure import counted_cells, summarize
 from ppdp_desktop.core.evaluation.reidentification import SUPPRESSED, Reidentification
 from ppdp_desktop.core.privacy.risk import analyse_risk, naive_linkage
 from ppdp_desktop.core.settings import ProtectionSettings
@@ -121,3 +123,33 @@ def measure(frame: pd.DataFrame, released: pd.DataFrame, written: pd.DataFrame, 
             )
     linkage = naive_linkage(frame[quasi], released[quasi], quasi) if randomized and quasi else None
     return Reidentification(list(quasi), before, after, generalization, linkage)
+
+
+def check_group_bound(frame: pd.DataFrame, quasi: list[str], sensitive: str, generalization: Generalization | None,
+                      bound: float, source: str, randomizes_quasi: bool = False) -> None:
+    """The stronger bound the custodian may ask for (``ProtectionSettings.require_group_bound``): in every group of
+    records sharing their quasi-identifiers as released (generalized when k was asked; suppressed records left
+    out), no sensitive value may hold more than ``bound`` of the records. Checked exactly on the original records:
+    the share each group's estimate from the release converges to, whatever the noise. Raises
+    :class:`PrivacyError` naming the worst groups and what would make it pass (fail closed)."""
+    if not quasi:
+        raise ParameterError("The group bound needs the quasi-identifier columns: tag them in step 2 (--quasi COLS).")
+    groups = generalization.apply(frame[quasi]) if generalization is not None else frame[quasi]
+    table = groups.assign(**{sensitive: frame[sensitive].to_numpy()}) if sensitive not in quasi else groups
+    found = summarize(counted_cells(table, quasi, sensitive, "counted on the original records"), bound, source, shown=3)
+    if found.groups_above == 0:
+        return
+    examples = "; ".join(
+        ", ".join(f"{c} {v}" for c, v in zip(quasi, g.labels)) + f": {g.share:.0%} {g.value!r} of {g.records:,.0f}"
+        for g in found.worst)
+    need = math.ceil(1.0 / bound - 1e-9)
+    remedy = ("coarser or fewer quasi-identifiers" + (" (or a smaller l)" if source == "1/l" else "") if randomizes_quasi else
+              f"a larger k (at least {need}), coarser hierarchies for {', '.join(quasi)}, or fewer quasi-identifiers")
+    raise PrivacyError(
+        f"The group bound does not hold: in {found.groups_above:,} of {found.n_groups:,} groups of records sharing "
+        f"{', '.join(quasi)} ({found.records_above:,.0f} records), one {sensitive} value holds more than {source} = "
+        f"{bound:.0%} of the group, so anyone who knows a person's {', '.join(quasi)} could guess their {sensitive} "
+        f"from the release's statistics more often than that. Largest groups above it: {examples}. Nothing was "
+        f"written. Every group needs at least {need} records and no value above {bound:.0%}: ask for {remedy}, "
+        "or a larger group bound."
+    )

@@ -208,18 +208,27 @@ class ProtectionSettings(MethodSettings):
     hierarchies: dict[str, Any] = field(default_factory=dict, metadata={"json": False})
     intervals: dict[str, list[float]] = field(default_factory=dict)
     cuts: dict[str, list[list[float]]] = field(default_factory=dict)
+    #: refuse a release in which a released group's most frequent sensitive value has a share above the group
+    #: bound (checked exactly on the original data before anything is written)
+    require_group_bound: bool = False
+    #: that bound (None: 1/l for a method with l, else ``threshold``); also what the report compares groups with
+    group_bound: float | None = None
 
     constraints: ClassVar = {
         "k": Interval(low=1, high=MAX_K, whole=True, optional=True),
         "suppression": Interval(low=0.0, high=0.99),
         "threshold": Interval(low=0.0, high=1.0, open_low=True),
+        "group_bound": Interval(low=0.0, high=1.0, open_low=True, optional=True),
     }
-    flags: ClassVar = {"k": "--k-anonymity", "suppression": "--suppression", "threshold": "--threshold"}
+    flags: ClassVar = {"k": "--k-anonymity", "suppression": "--suppression", "threshold": "--threshold",
+                       "group_bound": "--group-bound"}
 
     def check(self) -> None:
         """The declared limits, and at most :data:`MAX_LEVELS` levels of at most :data:`MAX_CUTS` finite
         numbers per column (checked before any hierarchy is built)."""
         super().check()
+        if not isinstance(self.require_group_bound, bool):
+            raise ParameterError(f"require_group_bound must be true or false; got {self.require_group_bound!r}.")
         widths = {column: [[w] for w in ws] for column, ws in self.intervals.items()}  # one level per width
         for flag, table in (("--intervals", widths), ("--cuts", self.cuts)):
             for column, levels in table.items():

@@ -87,6 +87,7 @@ class MethodReport:
     findings: list[str] = field(default_factory=list)
     marginals: list[Marginal] = field(default_factory=list)  # randomized columns besides the sensitive one
     analysis: Any = None  # "does my analysis survive?" (a ModelComparison), when the user asked for it
+    group_disclosure: Any = None  # what the release reveals about a group (a GroupDisclosure), every method
     images: dict[str, bytes] = field(default_factory=dict, repr=False)  # PNG of each figure, drawn once
 
     def image(self, name: str) -> bytes:

@@ -123,6 +123,18 @@ class Method:
         lines += [f"graded: {g.get('attribute')} ({g.get('categories')} secret categories)" for g in meta.get("graded", [])]
         return [MethodReport(self.name, title, int(meta.get("n_records", len(release.table))), guarantee, lines)]
 
+    def group_bound(self, settings: AnonymizationSettings) -> tuple[float, str]:
+        """``(bound, its name)`` a released group's most frequent sensitive value is compared with: the group bound
+        the custodian gave, else ``1/l`` for a method whose own settings bound attribute disclosure by ``1/l``,
+        else the re-identification threshold."""
+        protection = settings.protection
+        if protection.group_bound is not None:
+            return float(protection.group_bound), "the group bound"
+        l = getattr(self.settings(settings), "l", None)
+        if isinstance(l, (int, float)) and l > 1:
+            return 1.0 / float(l), "1/l"
+        return float(protection.threshold), "the threshold"
+
     def utility_summary(self, result: Anonymization) -> "UtilitySummary | None":
         """Utility figures of the sensitive column for the CLI's ``--utility`` (None: not measured)."""
         return None

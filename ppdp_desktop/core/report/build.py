@@ -18,6 +18,7 @@ from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodRepor
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
+from ppdp_desktop.core.report.groups import for_anonymization
 
 #: ``(key, heading)`` of the columns of :func:`comparison_rows`.
 COMPARISON_COLUMNS = (
@@ -76,6 +77,8 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         reidentification=_reidentification(result, public),
     )
     method.report_part(report, result, progress, cancel, public=public)
+    progress(0.85, "What the release reveals about a group")
+    report.group_disclosure = for_anonymization(result, public=public)
     if public and not method.public_report:
         release_only(report, estimates, plan.describe())
     reid = report.reidentification
@@ -112,6 +115,8 @@ def release_only(report: MethodReport, estimates: dict[str, Any] | None, lines: 
     report.reconstructed = None
     report.choice_counts = {}
     report.analysis = None  # tested on original records
+    if report.group_disclosure is not None:  # computed from the release; the check on the original records goes
+        report.group_disclosure = report.group_disclosure.public()
     report.marginals = []
     report.findings = []  # method sentences may rest on the original records
     report.figures = {name: fig for name, fig in report.figures.items() if name == "class sizes"}

@@ -12,6 +12,7 @@ from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.report.document import (
     VALUE_HEADER, ReportContext, caption, comparison_table, guarantee_headline, utility_rows, value_rows,
 )
+from ppdp_desktop.core.report import groups
 from ppdp_desktop.core.report.summary import first_page
 from ppdp_desktop.core.report.values import hidden_sentence, shown_values
 
@@ -86,6 +87,7 @@ def build_outline(reports: list[MethodReport], context: ReportContext) -> list[B
         if len(reports) > 1:
             blocks.append(Heading(title, 3))
         blocks += [Paragraph(v.text, v.level) for v in verdicts]
+    blocks += first_page_groups(reports)
     blocks.append(Heading("What the release is good for"))
     for title, sentences in page.good_for:
         if len(reports) > 1:
@@ -122,6 +124,7 @@ def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
             Paragraph(verdict[0], r.risk_level)]
     if len(verdict) > 1:
         out.append(Bullets(tuple(verdict[1:])))
+    out += group_blocks(r)
     out += value_blocks(r, values_file)
     analysis = getattr(r, "analysis", None)
     if analysis is not None:
@@ -139,6 +142,39 @@ def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
         out += [Heading("Figures"), Paragraph(MEANINGS["figures"], "meaning")]
         out += [Image(name, r, caption(name, r)) for name in r.figures]
     out += [Heading("Method and parameters"), Paragraph(MEANINGS["method"], "meaning"), Bullets(tuple(r.lines))]
+    return out
+
+
+def first_page_groups(reports: list[MethodReport]) -> list[Block]:
+    """The first page's words on what the release reveals about a group: the headline and the clinician's example
+    of each report (the technical section follows with the method)."""
+    found = [(r.title, r.group_disclosure) for r in reports if r.group_disclosure is not None]
+    if not found:
+        return []
+    blocks: list[Block] = [Heading(groups.TITLE), Paragraph(groups.MEANING, "meaning")]
+    for title, d in found:
+        if len(found) > 1:
+            blocks.append(Heading(title, 3))
+        blocks.append(Paragraph(groups.headline(d), groups.level(d)))
+        if groups.example(d):
+            blocks.append(Paragraph(groups.example(d)))
+    return blocks
+
+
+def group_blocks(r: MethodReport) -> list[Block]:
+    """The section on what the release reveals about a group: the headline, the sentences and the groups above
+    the bound (most records first)."""
+    d = r.group_disclosure
+    if d is None:
+        return []
+    out: list[Block] = [Heading(groups.TITLE), Paragraph(groups.MEANING, "meaning"),
+                        Paragraph(groups.headline(d), groups.level(d))]
+    sentences = groups.lines(d)
+    if sentences:
+        out.append(Bullets(tuple(sentences)))
+    rows = groups.table(d)
+    if rows:
+        out.append(Table(groups.TABLE_HEADER, tuple(rows), widths=(3.4, 0.9, 1.6, 0.7)))
     return out
 
 

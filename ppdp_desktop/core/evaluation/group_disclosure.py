@@ -1,0 +1,293 @@
+"""What a release's statistics reveal about a group: the largest share of one sensitive value among the records
+that share their quasi-identifiers (Qt-free, vectorized).
+
+The attacker is anyone who reads the release's statistics: for a person whose quasi-identifiers they know (in
+the data or not), they look up that person's group in the release, estimate its sensitive values the way the
+release allows (counted as released, or un-mixed with the published matrices) and guess the most frequent one.
+No record needs to be found for this: it is inference about a group, which a useful release cannot rule out,
+only bound (:func:`summarize` measures it; ``ProtectionSettings.require_group_bound`` caps it).
+
+Everything starts from :class:`GroupCells`: one entry per (group, value) with a non-negative estimated count.
+:func:`counted_cells` makes them from records (released values, or the original ones for the exact check),
+:func:`mle_by_group` from records perturbed with a retention matrix (each group's maximum-likelihood counts, a
+block of groups at a time).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.privacy.risk import SUPPRESSED
+
+#: a group's share counts as above the bound when it exceeds it by more than this (rounding of the estimates)
+TOLERANCE = 1e-9
+#: groups of fewer (estimated) records than this have shares estimated from too few records to rely on
+FEW_RECORDS = 20
+#: a perturbed column's groups are estimated for at most this many (groups x values) cells in all, and this many
+#: at a time; estimates below MIN_COUNT records are taken as 0
+MLE_CELLS = 200_000_000
+CHUNK_CELLS = 2_000_000
+MIN_COUNT = 1e-9
+#: iterative Bayes (a matrix with a retention per value) stops when a step moves every group's shares by less than
+#: EM_TOLERANCE in all, or after EM_STEPS steps (on 1M adult records, 300 steps and 5,000 give the same shares to 0.1 %)
+EM_TOLERANCE, EM_STEPS = 1e-6, 300
+#: column names of the summary's own tables (no data column can have them)
+_RECORDS, _GUESS, _SHARE, _TRUTH = "\x00records", "\x00guess", "\x00share", "\x00truth"
+
+
+@dataclass
+class GroupCells:
+    """Estimated counts per (group, sensitive value).
+
+    ``groups`` holds one row per group: its quasi-identifiers as released (text); ``group``, ``value`` and
+    ``estimate`` one entry per cell with a positive estimate (``value`` indexes ``values``); ``records`` each
+    group's number of records (estimated where the quasi-identifiers were randomized). ``estimated`` says whether
+    the counts were un-mixed from randomized values (True) or counted as released (False); ``how`` says how, in
+    a sentence; ``records_estimated`` whether the group sizes are estimates too.
+    """
+
+    quasi: list[str]
+    sensitive: str
+    groups: pd.DataFrame
+    group: np.ndarray
+    value: np.ndarray
+    estimate: np.ndarray
+    values: list[str]
+    records: np.ndarray
+    estimated: bool
+    how: str
+    records_estimated: bool = False  # the groups' sizes are estimates too (randomized quasi-identifiers)
+
+
+def text_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's code into the column's distinct labels as text (as a recipient reads them: missing as ""), and
+    those labels; one factorization, the labels made once per distinct value."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, uniques = column.cat.codes.to_numpy().astype(np.int64), column.cat.categories
+    else:
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    labels = np.array([label_text(u) for u in uniques] + [""], dtype=object)
+    merged, distinct = pd.factorize(labels)  # two values with one label ("1" and 1.0) are one label
+    return merged[np.where(codes < 0, len(uniques), codes)].astype(np.int64), np.asarray(distinct, dtype=object)
+
+
+def combined_key(codes: list[np.ndarray], n: int) -> np.ndarray:
+    """One int64 key per row for the combination of ``codes`` (non-negative, one array per column; equal keys:
+    equal combinations), re-factorized whenever the mixed radix would overflow."""
+    key = np.zeros(n, dtype=np.int64)
+    space = 1
+    for c in codes:
+        radix = int(c.max()) + 1 if len(c) else 1
+        if space * radix >= 1 << 62:
+            key, uniques = pd.factorize(key)
+            space = max(len(uniques), 1)
+        key = key * radix + c
+        space *= radix
+    return key
+
+
+def released_groups(frame: pd.DataFrame, quasi: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
+    """Each record's group (-1 for a record suppressed by k-anonymity: every quasi-identifier ``*``) and one row
+    of text labels per group."""
+    coded = [text_codes(frame[c]) for c in quasi]
+    ids, first = pd.factorize(combined_key([c for c, _ in coded], len(frame)))[0], None
+    n_groups = int(ids.max()) + 1 if len(ids) else 0
+    first = np.full(n_groups, len(ids), dtype=np.int64)
+    np.minimum.at(first, ids, np.arange(len(ids)))
+    labels = pd.DataFrame({c: labels[codes[first]] for c, (codes, labels) in zip(quasi, coded)})
+    suppressed = labels.eq(SUPPRESSED).all(axis=1).to_numpy() if quasi else np.zeros(len(labels), bool)
+    if suppressed.any():  # renumber without the suppressed group
+        new = np.cumsum(~suppressed) - 1
+        ids = np.where(suppressed[ids], -1, new[ids])
+        labels = labels[~suppressed].reset_index(drop=True)
+    return ids.astype(np.int64), labels
+
+
+def counted_cells(frame: pd.DataFrame, quasi: list[str], sensitive: str, how: str) -> GroupCells:
+    """The records of ``frame`` counted as they are, per group of ``quasi`` and value of ``sensitive``."""
+    ids, labels = released_groups(frame, quasi)
+    codes, uniques = text_codes(frame[sensitive])
+    keep = ids >= 0
+    m = max(len(uniques), 1)
+    cells, counts = np.unique(ids[keep] * m + codes[keep], return_counts=True)
+    group, value = np.divmod(cells, m)
+    records = np.bincount(ids[keep], minlength=len(labels)).astype(float)
+    return GroupCells(list(quasi), sensitive, labels, group, value, counts.astype(float), [str(u) for u in uniques],
+                      records, False, how)
+
+
+def mle_by_group(ids: np.ndarray, entries: np.ndarray, matrix, entry_values: np.ndarray | None, n_values: int,
+                 n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(group, value, estimate)``: each group's counts estimated from its released values with ``matrix`` (a
+    :class:`~ppdp_desktop.core.privacy.structured.RetentionMatrix` over the entries, block-diagonal with one block
+    per sub-table) by maximum likelihood, as ``ppdp estimate --where`` does by default: non-negative, each block's
+    records kept, in closed form where each block has one retention, else by iterative Bayes; the entries of one
+    value (``entry_values``) are added up. ``ids``: each record's group (-1: left out); ``entries``: each record's
+    released entry. Groups are estimated a block of groups at a time (one dense array of entries x groups)."""
+    from ppdp_desktop.core.privacy.reconstruction import iterative_bayesian_many
+
+    n_entries = matrix.m
+    if n_groups * n_entries > MLE_CELLS:
+        raise ParameterError(f"{n_groups:,} groups x {n_entries:,} values are too many to estimate group by group "
+                             f"(at most {MLE_CELLS:,}); name fewer or coarser quasi-identifiers.")
+    keep = ids >= 0
+    cells, observed = np.unique(ids[keep] * n_entries + entries[keep], return_counts=True)
+    group, entry = np.divmod(cells, n_entries)
+    closed = bool(matrix.block_uniform)
+    step = max(1, CHUNK_CELLS // max(n_entries, 1))
+    found_group, found_entry, found = [], [], []
+    for first in range(0, n_groups, step):
+        width = min(step, n_groups - first)
+        chosen = (group >= first) & (group < first + width)
+        dense = np.zeros((n_entries, width))
+        dense[entry[chosen], group[chosen] - first] = observed[chosen]
+        estimate = matrix.mle(dense) if closed else iterative_bayesian_many(dense, matrix, EM_TOLERANCE, EM_STEPS)
+        e, g = np.nonzero(estimate > MIN_COUNT)
+        found_group.append(g + first)
+        found_entry.append(e)
+        found.append(estimate[e, g])
+    group, entry, estimate = (np.concatenate(x) if x else np.zeros(0) for x in (found_group, found_entry, found))
+    value = entry.astype(np.int64) if entry_values is None else np.asarray(entry_values, dtype=np.int64)[entry.astype(np.int64)]
+    cells, where = np.unique(group.astype(np.int64) * n_values + value, return_inverse=True)
+    group, value = np.divmod(cells, n_values)
+    return group, value, np.bincount(where, weights=estimate)
+
+
+@dataclass(frozen=True)
+class WorstGroup:
+    """One released group: its quasi-identifiers (text, in the order of ``quasi``), its records, its most
+    frequent value and that value's share."""
+
+    labels: tuple[str, ...]
+    records: float
+    value: str
+    share: float
+
+
+@dataclass
+class GroupDisclosure:
+    """The largest (estimated) share of one sensitive value in each released group, summed up.
+
+    All of it is computed from the release alone, except ``measured_right`` (the custodian's report: how often
+    the guess is right on the original records) and ``required`` (the custodian asked for the bound in every
+    group, checked exactly on the original data before the release was written).
+    """
+
+    quasi: list[str]
+    sensitive: str
+    bound: float
+    bound_source: str  # "1/l", "the threshold" or "the group bound"
+    estimated: bool = False
+    how: str = ""
+    records_estimated: bool = False
+    n_groups: int = 0
+    n_records: float = 0.0
+    largest_share: float = 0.0
+    groups_above: int = 0
+    records_above: float = 0.0
+    guess_right: float = 0.0
+    few_groups: int = 0  # groups of fewer than FEW_RECORDS records, where an estimate is uncertain
+    few_records: float = 0.0
+    worst: list["WorstGroup"] = field(default_factory=list)  # the groups shown, most records above the bound first
+    guesses: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)  # each group's labels and its guess
+    measured_right: float | None = None
+    required: bool = False
+    reason: str = ""  # why the measure does not apply ("" when it does)
+
+    @property
+    def applies(self) -> bool:
+        return not self.reason
+
+    def public(self) -> "GroupDisclosure":
+        """The same without what was measured on the original records (for a report inside the release)."""
+        from dataclasses import replace
+
+        return replace(self, measured_right=None)
+
+    def to_json(self) -> dict[str, object]:
+        """The headline figures for ``release.json`` (all of them computed from the release itself)."""
+        out: dict[str, object] = {"quasi_identifiers": list(self.quasi), "sensitive": self.sensitive,
+                                  "required": bool(self.required)}
+        if not self.applies:
+            return {**out, "not_measured": self.reason}
+        return {**out, "bound": round(self.bound, 6), "bound_source": self.bound_source, "estimated": self.estimated,
+                "groups": self.n_groups, "records": round(self.n_records, 1),
+                "largest_share": round(self.largest_share, 6), "groups_above": self.groups_above,
+                "records_above": round(self.records_above, 1), "guess_right": round(self.guess_right, 6)}
+
+
+def not_applicable(quasi: list[str], sensitive: str, reason: str, bound: float = float("nan"),
+                   bound_source: str = "") -> GroupDisclosure:
+    """A group-disclosure entry that says plainly why it does not apply."""
+    return GroupDisclosure(list(quasi), sensitive, bound, bound_source, reason=reason)
+
+
+def summarize(cells: GroupCells, bound: float, bound_source: str, shown: int = 10) -> GroupDisclosure:
+    """Each group's most frequent value and its share of the group (ties: the first value in label order), the
+    groups above ``bound``, the records they hold and how often a guess of that value is right overall."""
+    n = len(cells.groups)
+    total = np.bincount(cells.group, weights=cells.estimate, minlength=n)
+    labels = np.asarray(cells.values, dtype=object)
+    value_rank = np.argsort(np.argsort(labels.astype(str), kind="stable"), kind="stable")
+    order = np.lexsort((value_rank[cells.value], -cells.estimate, cells.group))
+    head = order[np.r_[True, cells.group[order][1:] != cells.group[order][:-1]]] if len(order) else order
+    top = np.zeros(n)
+    guess = np.full(n, -1, dtype=np.int64)
+    top[cells.group[head]] = cells.estimate[head]
+    guess[cells.group[head]] = cells.value[head]
+    share = np.divide(top, total, out=np.zeros(n), where=total > 0)
+    records = np.asarray(cells.records, dtype=float)
+    held = records > 0
+    above = held & (share > bound + TOLERANCE)
+    all_records = float(records[held].sum())
+    few = held & (records < FEW_RECORDS)
+    table = cells.groups.copy()
+    table[_RECORDS] = records
+    table[_GUESS] = labels[np.maximum(guess, 0)] if len(labels) else ""
+    table[_SHARE] = share
+    table = table[held]
+    chosen = table[above[held]] if above.any() else table
+    worst = chosen.sort_values([_RECORDS, _SHARE] if above.any() else [_SHARE, _RECORDS], ascending=False,
+                               kind="stable").head(shown)
+    rows = [WorstGroup(tuple(str(v) for v in row[:len(cells.quasi)]), float(row[-3]), str(row[-2]), float(row[-1]))
+            for row in worst.itertuples(index=False, name=None)]
+    return GroupDisclosure(
+        list(cells.quasi), cells.sensitive, float(bound), bound_source, cells.estimated, cells.how,
+        cells.records_estimated,
+        n_groups=int(held.sum()), n_records=all_records, largest_share=float(share[held].max()) if held.any() else 0.0,
+        groups_above=int(above.sum()), records_above=float(records[above].sum()),
+        guess_right=float((share * records)[held].sum() / all_records) if all_records > 0 else 0.0,
+        few_groups=int(few.sum()) if cells.estimated else 0, few_records=float(records[few].sum()) if cells.estimated else 0.0,
+        worst=rows, guesses=table[list(cells.quasi) + [_GUESS]].reset_index(drop=True),
+    )
+
+
+def guess_success(disclosure: GroupDisclosure, quasi_frame: pd.DataFrame, sensitive: pd.Series) -> float:
+    """The share of records (``quasi_frame``: their quasi-identifiers as their released group shows them;
+    ``sensitive``: their true values, same rows) whose value is the most frequent one of their group in the
+    release: how often the group attacker is right on these records. Suppressed records are left out; a record
+    whose group the release does not show counts as a wrong guess."""
+    if not disclosure.applies or not len(quasi_frame):
+        return float("nan")
+    quasi, guesses = disclosure.quasi, disclosure.guesses
+    n_groups, n = len(guesses), len(quasi_frame)
+    joint, suppressed = [], np.ones(n, dtype=bool)
+    for c in quasi:  # each column as codes into the groups' own labels (0: a label no group shows)
+        vocabulary = pd.Index(pd.unique(guesses[c].to_numpy(dtype=object)))
+        codes, labels = text_codes(quasi_frame[c])
+        suppressed &= (labels == SUPPRESSED)[codes]
+        mapped = vocabulary.get_indexer(labels)[codes]
+        joint.append(np.concatenate([vocabulary.get_indexer(guesses[c].to_numpy(dtype=object)), mapped]) + 1)
+    key = combined_key(joint, n_groups + n)
+    group = pd.Index(key[:n_groups]).get_indexer(key[n_groups:])
+    codes, labels = text_codes(sensitive)
+    guess = pd.Index(pd.unique(guesses[_GUESS].to_numpy(dtype=object)))
+    truth = guess.get_indexer(labels)[codes]
+    guessed = guess.get_indexer(guesses[_GUESS].to_numpy(dtype=object))
+    right = (group >= 0) & (guessed[np.maximum(group, 0)] == truth) & (truth >= 0)
+    kept = ~suppressed
+    return float(right[kept].mean()) if kept.any() else float("nan")

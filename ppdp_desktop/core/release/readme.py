@@ -21,7 +21,7 @@ Created {created} by {app}; {n_records:,} records; method: {method}.
 
 Files
   {data_file}   the released data ({format}){format_note}
-  release.json  how it was made: roles, parameters, matrices, the verified guarantee
+  release.json  how it was made: roles, parameters, matrices, the guarantee checked (or that there is none)
   report.html / report.pdf   the utility and privacy report
   SHA256SUMS    checksums of every file; check with:  ppdp verify THIS_FOLDER
                 (or: sha256sum -c SHA256SUMS)

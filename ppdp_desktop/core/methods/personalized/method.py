@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 NO_GUARANTEE = (
     "Personalized recoding gives no formal privacy guarantee: each record shows its actual value, a "
     "generalized value or an opaque code according to its choice, and graded values keep their order. "
-    "It protects only as far as the aliases and category bounds stay secret (they are in the sealed key)."
+    "It protects only as far as the aliases and category bounds stay secret (they are in the sealed key), and "
+    "they can be worked out without the key: a code is as frequent as its value among the records shown as codes, "
+    "and graded values keep their spacing."
 )
 
 
@@ -64,7 +66,7 @@ class PersonalizedPlan:
             clash = sorted(set(alias2) & leaves)
             if clash:
                 raise PrivacyError(f"The alias2 {clash[0]!r} of {self.attribute!r} is also a real value; change it.")
-        return {"kind": "none", "verified": True, "statement": NO_GUARANTEE}
+        return {"kind": "none", "statement": NO_GUARANTEE}  # checked, but no guarantee: nothing "verified" to state
 
     def apply(self, frame: pd.DataFrame, rng: np.random.Generator, start: int = 0, bound: None = None) -> Applied:
         """Recode the records ``start, start+1, ...`` of ``frame`` (deterministic: no draw)."""
@@ -141,8 +143,9 @@ class PersonalizedRecoding(Method):
     title = "Personalized recoding with aliases"
     summary = (
         "Each patient's record shows the actual diagnosis, a generalized one (alias1) or a meaningless code "
-        "(alias2), as that patient chose; numeric values can be graded into secret categories. Only the holder "
-        "of the sealed key can map aliases back. It gives no formal privacy guarantee and does not protect "
+        "(alias2), as that patient chose; numeric values can be graded into secret categories. The sealed key "
+        "maps them back; without it, codes can often be matched to values by how often they occur, and grades "
+        "decoded from a few known values. It gives no formal privacy guarantee and does not protect "
         "records whose choice is to publish the actual value."
     )
 

@@ -72,8 +72,10 @@ def choice_findings(attribute: str, codes: np.ndarray, choices: np.ndarray, m: i
                    "the same group shown as they are or as a code.")
     if per_choice[2]:
         n_codes = int(np.count_nonzero(np.bincount(codes[choices == 3], minlength=m)))
-        out.append(f"Records can be counted per opaque code ({n_codes:,} codes in use, one per {attribute} value), but "
-                   "no one without the sealed key can tell which value a code stands for.")
+        out.append(f"Records can be counted per opaque code ({n_codes:,} codes in use, one per {attribute} value). The "
+                   "code itself says nothing, but it is as frequent as its value among the records shown as codes: "
+                   f"anyone who knows roughly how common each {attribute} value is can often match the codes to the "
+                   "values by their counts.")
     return out
 
 
@@ -88,7 +90,8 @@ def _others(hidden: float) -> str:
 def grade_finding(grading: Grading) -> str:
     """What a graded column is good for."""
     return (f"{grading.attribute} is released as {grading.k} numbered categories with secret bounds, plus each "
-            "record's position inside its category: a recipient can rank records and count them per category, but "
-            f"cannot state any {grading.attribute} amount or compare it with outside figures without the sealed key.")
+            "record's position inside its category: a recipient can rank records and count them per category. The "
+            f"positions keep the spacing of the values, so anyone who knows a few records' {grading.attribute} (or its "
+            "smallest value, with categories of equal width) can work out the bounds and read every amount.")
 
 

@@ -323,3 +323,30 @@ def test_a_project_is_saved_in_its_file_only_with_the_same_choices(csv_file, tmp
     assert project.is_saved_in(path)
     project.theta = 5.0  # a choice not saved: the file does not describe the release
     assert not project.is_saved_in(path) and not project.is_saved_in(None)
+
+
+def test_the_installation_secret_is_random_private_and_made_once(tmp_path, monkeypatch, csv_file, capsys):
+    import os
+    import stat
+
+    from ppdp_desktop.core.release import installation
+
+    monkeypatch.setenv(CONFIG_VARIABLE, str(tmp_path / "config"))
+    assert installation.installation_secret(create=False) is None  # nothing made by merely looking
+    secret = installation.installation_secret()
+    path = tmp_path / "config" / installation.SECRET_FILE
+    assert len(secret) == 32 and path.read_text(encoding="ascii") == secret.hex() + "\n"
+    if os.name == "posix":
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert installation.installation_secret() == secret  # made once, then read
+    assert sorted(p.name for p in path.parent.iterdir()) == [installation.SECRET_FILE]  # no partial file left
+    monkeypatch.setenv(CONFIG_VARIABLE, str(tmp_path / "elsewhere"))
+    assert installation.installation_secret() != secret  # another installation: another secret
+
+    path.write_text("not a secret\n", encoding="ascii")  # damaged: a clear message, no release, no traceback
+    monkeypatch.setenv(CONFIG_VARIABLE, str(tmp_path / "config"))
+    assert main(["anonymize", str(csv_file), "--out", str(tmp_path / "r"), "--sensitive", "dx", "--identifier", "id",
+                 "--theta", "3", "--no-report"]) != 0
+    err = capsys.readouterr().err
+    assert f"This computer's provenance secret {path} is damaged" in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()

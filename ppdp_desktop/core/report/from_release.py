@@ -15,6 +15,7 @@ from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy.risk import analyse_risk
 from ppdp_desktop.core.progress import Progress, no_progress
+from ppdp_desktop.core.report.groups import for_release
 
 
 def reports_from_release(
@@ -28,8 +29,11 @@ def reports_from_release(
         raise ReleaseError(f"release.json names method {name!r}, which this app does not know.") from None
     reports = method.reports_from_release(original, release, method.title, progress, workload_seed)
     reidentification = _reidentification(original, release)
+    progress(0.95, "What the release reveals about a group")
+    groups = for_release(release, original)
     for report in reports:
         report.reidentification = reidentification
+        report.group_disclosure = groups
     progress(1.0, "Report ready")
     return reports
 

@@ -178,8 +178,11 @@ class Provenance:
         if self.name is not None:
             made += f"; input {self.name}"
         if self.keyed is not None:
-            made += (f"; the input's and project file's digests are keyed (HMAC-SHA256) with the secret of "
-                     f"installation {self.keyed.installation}, which only that computer holds")
+            files = [what for what, mac in (("the input file's", self.keyed.input),
+                                            ("the project file's", self.keyed.project)) if mac is not None]
+            made += (f"; {' and '.join(files) or 'no'} digest{'s' if len(files) > 1 else ''} published only keyed "
+                     f"(HMAC-SHA256) with the secret of installation {self.keyed.installation}, which never leaves "
+                     "that computer")
         return made
 
 

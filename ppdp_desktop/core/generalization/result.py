@@ -89,9 +89,16 @@ class Generalization:
                 label = hierarchy.labels(level)[hierarchy.level_codes[level][hierarchy.values.index(value)]]
                 out.append(f"{name}: level {level} of {height} (e.g. {value} becomes {label})")
         share = self.suppressed / self.n_records if self.n_records else 0.0
-        out.append(f"Every released combination of {', '.join(self.levels)} is shared by at least {self.k} records.")
+        few = 0 < self.suppressed < self.k  # the suppressed records are a group of their own, smaller than k
+        out.append(f"Every released combination of {', '.join(self.levels)}"
+                   f"{' apart from the suppressed records' if few else ''} is shared by at least {self.k} records.")
         out.append(f"{self.suppressed:,} of {self.n_records:,} records suppressed ({share:.2%}; at most "
                    f"{self.suppression_limit:.2%} allowed): their quasi-identifiers are all '*'.")
+        if few:
+            s = self.suppressed
+            out.append(f"The {s:,} suppressed record{'s are' if s > 1 else ' is'} fewer than k = {self.k}: someone who "
+                       "knows a person's quasi-identifiers and finds no released group matching them learns that the "
+                       f"person is {'one of these records' if s > 1 else 'this record'} (a risk of {1 / s:.0%}).")
         out.append(f"Precision {self.precision:.3f} (1 means nothing generalized, 0 everything).")
         return out
 

@@ -339,13 +339,59 @@ def test_an_undescribed_column_is_refused(unsigned, tmp_path, capsys) -> None:
     assert code == 1 and "'postcode', which release.json does not describe" in err, err
 
 
-def test_a_doctored_rr_risk_is_refused_without_a_signature(unsigned, tmp_path, capsys) -> None:
-    def lower(meta, table):
-        meta["guarantee"]["max_risk"] = 0.01
+@pytest.fixture(scope="module")
+def adult_rr(tmp_path_factory):
+    """An unsigned rr release of the whole adult file in seed 001's setting (workclass, l = 3, both randomized)."""
+    from tests.conftest import shared_adult
 
-    release = _forged(unsigned, "rr", tmp_path, lower)
+    folder = tmp_path_factory.mktemp("adult-rr")
+    assert main(["anonymize", str(shared_adult()), "--out", str(folder / "rr"), "--method", "rr", "--quasi",
+                 "education,marital-status,sex,race", "--sensitive", "workclass", "--l", "3", "--no-report",
+                 "--seed", "1", "--quiet"]) == 0
+    return folder / "rr"
+
+
+def test_a_doctored_rr_risk_is_refused_without_a_signature(adult_rr, tmp_path, capsys) -> None:
+    """On adult (30,162 records) every original table the release allows has a largest risk well above 0.01.
+    On a few thousand records spread over many groups the release allows tables of almost any risk, and only a
+    signature catches a doctored figure (benchmarks/README.md: the recheck's power)."""
+    release = tmp_path / "rr"
+    shutil.copytree(adult_rr, release)
+    _rewrite(release, lambda meta, table: meta["guarantee"].__setitem__("max_risk", 0.01))
     code, err = _verify(release, capsys)
     assert code == 1 and "largest attribute-disclosure risk of 0.01" in err and "altered" in err, err
+
+
+@pytest.mark.parametrize("how", ["true values, genuine matrices", "p's lowered", "identity matrices"])
+def test_rr_releases_altered_on_adult_are_refused_without_a_signature(adult_rr, tmp_path, capsys, how) -> None:
+    """The true columns published under the genuine matrices, or the genuine data under p's that claim more noise
+    than was drawn: the released counts fit no original table (a column's own counts may already show it). The true
+    columns under identity matrices: the check is then exact, and the true table's risk is far above 1/l."""
+    from tests.conftest import shared_adult
+
+    original = pd.read_csv(shared_adult(), sep=";", dtype=str, keep_default_na=False)
+    release = tmp_path / "rr"
+    shutil.copytree(adult_rr, release)
+
+    def alter(meta, table):
+        for entry in meta["randomized"]:
+            d = len(entry["values"])
+            if how == "p's lowered":  # halfway to full randomization
+                entry["p"] = (entry["p"] + 1.0 / d) / 2.0
+                matrix = np.full((d, d), (1.0 - entry["p"]) / (d - 1))
+                np.fill_diagonal(matrix, entry["p"])
+                entry["matrix"] = matrix.tolist()
+            elif how == "identity matrices":
+                entry["p"], entry["matrix"] = 1.0, np.eye(d).tolist()
+        if how != "p's lowered":  # the true columns together (the checks read counts: the row order is free)
+            columns = [e["attribute"] for e in meta["randomized"]]
+            table[columns] = original[columns].to_numpy()
+
+    _rewrite(release, alter)
+    code, err = _verify(release, capsys)
+    expected = (["above 1/l"] if how == "identity matrices"
+                else ["No original table fits the released data", "not randomized with this matrix"])
+    assert code == 1 and any(e in err for e in expected), err
 
 
 @pytest.mark.parametrize("how", ["epsilon", "gamma", "no pairs", "retention"])

@@ -35,11 +35,13 @@ def fingerprint_line(folder: Path) -> str:
                                               else "not in report.html: a report written before fingerprints") + ")")
 
 
-def verify_release(release: LoadedRelease, signer: str | None = None) -> list[str]:
+def verify_release(release: LoadedRelease, signer: str | None = None, plan: object = None) -> list[str]:
     """Re-check checksums, the signature, structure and every claimed guarantee; raise on any failure.
 
-    ``signer`` (a fingerprint) requires the release to be signed by that key. Returns one line per check
-    that passed, for the CLI and the report.
+    ``signer`` (a fingerprint) requires the release to be signed by that key. ``plan``: the custodian's own plan,
+    before publishing; a method with a ``verify_written(release, plan)`` then checks its guarantee exactly
+    against the plan instead of re-estimating it from the release as a recipient must. Returns one line per
+    check that passed, for the CLI and the report.
     """
     meta, table = release.metadata, release.table
     check_checksums(release.folder)
@@ -70,7 +72,9 @@ def verify_release(release: LoadedRelease, signer: str | None = None) -> list[st
         method = get_method(str(meta.get("method", "")))
     except PPDPError:
         raise ReleaseError(f"release.json names method {meta.get('method')!r}, which this app does not know.") from None
-    return lines + method.verify_release(release) + _verify_k_anonymity(release) + recheck_reidentification(release)
+    exact = getattr(method, "verify_written", None) if plan is not None else None
+    own = exact(release, plan) if exact is not None else method.verify_release(release)
+    return lines + own + _verify_k_anonymity(release) + recheck_reidentification(release)
 
 
 def _verify_k_anonymity(release: LoadedRelease) -> list[str]:

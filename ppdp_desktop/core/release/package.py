@@ -216,7 +216,7 @@ def write_release(
         if signer is not None:
             sign_folder(tmp, signer)
         progress(0.82, "Verifying the files about to be published")
-        verify_written(tmp, written)
+        verify_written(tmp, written, result.plan)
         cancel.check()
         if key is not None:
             progress(0.9, "Sealing the key")
@@ -238,14 +238,15 @@ def write_release(
     return out
 
 
-def verify_written(folder: Path, written: LoadedRelease | None = None) -> None:
+def verify_written(folder: Path, written: LoadedRelease | None = None, plan: object = None) -> None:
     """Verify the folder about to be published as a recipient would: the guarantee is checked on the bytes
     written, not only on the plan (fail closed). ``written``: the data as read back from ``folder`` after it
-    was written (its checksums, checked here, show the files are still those bytes)."""
+    was written (its checksums, checked here, show the files are still those bytes). ``plan``: the job's plan,
+    against which a method can check the written release exactly (randomized response)."""
     from ppdp_desktop.core.release.analysis import verify_release
 
     try:
-        verify_release(written if written is not None else read_release(folder))
+        verify_release(written if written is not None else read_release(folder), plan=plan)
     except PPDPError as exc:
         raise PrivacyError(f"The release as written does not pass its own check ({exc}); nothing was written.") from exc
 

@@ -102,9 +102,11 @@ def sensitive_verdict(r: MethodReport, sensitive: str) -> Verdict:
                        + _upward_sentence(r))
     if kind.startswith("attribute disclosure"):
         bound = 1.0 / float(g["l"])
-        return Verdict("sensitive", "ok", f"Sensitive values{what}: protected, checked before the release was written. "
-                       f"Knowing a person's quasi-identifiers, no one can infer their value from the release with a "
-                       f"probability above {percent(bound)} (the largest found is {percent(float(g['max_risk']))}).")
+        promise = g.get("statement") or (  # the method's own sentence names the attacker (rr/claims.py)
+            f"The bound 1/l = {percent(bound)} (largest found {percent(float(g['max_risk']))}) holds against the "
+            "method's own attacker only; guessing a group's most common value is not bounded.")
+        return Verdict("sensitive", "ok", f"Sensitive values{what}: bounded, checked before the release was written. "
+                       + promise)
     if kind.startswith("epsilon-differential"):
         return Verdict("sensitive", "ok", f"Released values: differential privacy with epsilon = {float(g['epsilon']):g}, "
                        "checked before the release was written. The release would look almost the same had any one "

@@ -139,7 +139,7 @@ def write_streamed_release(
         if signer is not None:
             sign_folder(tmp, signer)
         progress(0.92, "Verifying the files about to be published")
-        _verify_written(written)
+        _verify_written(written, result.plan)
         cancel.check()
         if key is not None:
             progress(0.95, "Sealing the key")
@@ -156,13 +156,14 @@ def write_streamed_release(
     return StreamedRelease(out, result, data.n_records, data.sha256)
 
 
-def _verify_written(written) -> None:
+def _verify_written(written, plan: object = None) -> None:
     """The guarantee and structure re-checked on the files as written (fail closed), read back in part (the
-    checksums, checked here, show the files are still those bytes)."""
+    checksums, checked here, show the files are still those bytes); against the job's ``plan`` where the method
+    checks a written release exactly (randomized response)."""
     from ppdp_desktop.core.release.analysis import verify_release
 
     try:
-        verify_release(written)
+        verify_release(written, plan=plan)
     except PPDPError as exc:
         raise PrivacyError(f"The release as written does not pass its own check ({exc}); nothing was written.") from exc
 

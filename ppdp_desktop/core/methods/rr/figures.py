@@ -45,7 +45,7 @@ def risk_figure(before: np.ndarray, after: np.ndarray, bound: float) -> "Figure"
     ax.axvline(bound, color="black", ls="--", lw=1.0, label=f"bound 1/l = {bound:.2f}")
     ax.set_yscale("symlog")
     plain_log_ticks(ax.yaxis)
-    ax.set_xlabel("largest probability of inferring a group's sensitive value")
+    ax.set_xlabel("largest attribute-disclosure risk of the group (the paper's attacker)")
     ax.set_ylabel("groups")
     ax.set_title(f"Attribute-disclosure risk of the {len(after):,} quasi-identifier groups")
     ax.legend(fontsize=8)

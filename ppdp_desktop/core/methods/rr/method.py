@@ -3,8 +3,9 @@
 
 Each randomized attribute keeps its value with probability ``p_i`` and otherwise moves to each other
 value with ``(1 - p_i)/(d_i - 1)``. The ``p_i`` minimize the expected reconstruction error subject to
-``max risk <= 1/l``: an attacker who knows a target's quasi-identifiers guesses the sensitive value
-with probability at most ``1/l``. The risk is recomputed from the data before anything is written.
+``max risk <= 1/l``, the risk of the paper's attacker (:mod:`ppdp_desktop.core.methods.rr.claims` says in plain
+words who that is and what it leaves out: guessing a group's most common value is not bounded). The risk is
+recomputed from the data before anything is written, and the written release is checked against the plan exactly.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pandas as pd
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.base import Method
+from ppdp_desktop.core.methods.rr import claims
 from ppdp_desktop.core.methods.rr import release as rr_release
 from ppdp_desktop.core.methods.rr import settings as rr_settings
 from ppdp_desktop.core.methods.rr.settings import RANDOMIZE, RRSettings
@@ -62,8 +64,8 @@ class RRPlan:
         bound = 1.0 / self.parameters.l
         if not risk <= bound + TOLERANCE:  # NaN fails
             raise PrivacyError(f"The largest attribute-disclosure risk is {risk:.4f}, above 1/l = {bound:.4f}.")
-        return {"kind": "attribute disclosure under linking attacks: risk <= 1/l", "l": self.parameters.l,
-                "max_risk": float(risk), "verified": True}
+        return {"kind": claims.KIND, "l": self.parameters.l, "max_risk": float(risk), "verified": True,
+                "statement": claims.statement(self.parameters.l, float(risk), self.sensitive.attribute)}
 
     def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
               bound: None = None) -> Applied:
@@ -96,17 +98,20 @@ class RRPlan:
     def describe(self) -> list[str]:
         parts = [f"{d.attribute} p={p:.3f}" for d, _r, p in self._randomized()] or ["nothing (already within the bound)"]
         return [f"randomized: {', '.join(parts)}",
-                f"largest attribute-disclosure risk {self.parameters.verified_max_risk:.4f} <= 1/l = {1 / self.parameters.l:.4f}"]
+                claims.short_statement(self.parameters.l, self.parameters.verified_max_risk)]
 
 
 class RandomizedResponse(Method):
     name = "rr"
     title = "Randomized quasi-identifiers and/or sensitive value (linking-attack bound)"
     summary = (
-        "Quasi-identifiers (age, postcode, sex) and/or the sensitive column are randomized just enough that an "
-        "attacker who knows a person's quasi-identifiers guesses their sensitive value with probability at most "
-        "1/l, while the joint distribution stays estimable. It does not hide the distribution itself and needs "
-        "the quasi-identifiers named; a record alone in its quasi-identifier group may force strong noise."
+        "Quasi-identifiers (age, postcode, sex) and/or the sensitive column are randomized just enough to keep the "
+        "paper's attribute-disclosure risk at most 1/l, while the joint distribution stays estimable. The bound holds "
+        f"against one attacker: {claims.ATTACKER}; it caps the chance that a record of the person's group, taken at "
+        "random, holds their sensitive value and is un-randomized exactly right. It does not bound group-level "
+        "inference: guessing a group's most common value, which the release shows, is right as often as that "
+        "value's share, for people in the data or not. It needs the quasi-identifiers named; a record alone in its "
+        "quasi-identifier group may force strong noise."
     )
 
     settings_type = RRSettings
@@ -135,15 +140,17 @@ class RandomizedResponse(Method):
                     public: bool = False) -> None:
         from ppdp_desktop.core.methods.rr.report import rr_report_part
 
-        report.lines.append(
-            f"Attribute-disclosure risk, the probability that someone who knows a person's quasi-identifiers infers "
-            f"their {result.plan.sensitive.attribute} from the release: at most {result.guarantee['max_risk']:.4f} "
-            f"in this release, within the bound 1/l = {1 / result.guarantee['l']:.4f}."
-        )
+        report.lines.append(claims.statement(result.guarantee["l"], result.guarantee["max_risk"],
+                                             result.plan.sensitive.attribute))
         rr_report_part(report, result, progress, cancel, public)
 
     def verify_release(self, release: "LoadedRelease") -> list[str]:
         return rr_release.verify_rr_release(release)
+
+    def verify_written(self, release: "LoadedRelease", plan: RRPlan) -> list[str]:
+        """Before publishing: the release checked exactly against the plan and the original table (never refuses
+        a genuine release; :meth:`verify_release` is the recipient's test)."""
+        return rr_release.verify_against_plan(release, plan)
 
     def readme_text(self, metadata: dict[str, Any]) -> str:
         return rr_release.readme_text(metadata)

@@ -122,11 +122,14 @@ def estimability(m: Marginal) -> str:
 
 def risk_findings(counts: np.ndarray, before: np.ndarray, after: np.ndarray, bound: float,
                   sensitive: str) -> list[str]:
-    """The risk per group of records sharing their quasi-identifiers, after and before randomization."""
+    """The risk per group of records sharing their quasi-identifiers, after and before randomization (the paper's
+    attacker's, rr/claims.py; before randomization it is the share of the group's most common value)."""
     if not len(after):
         return []
-    out = [f"No group of records sharing their quasi-identifiers lets anyone infer a {sensitive} value with a "
-           f"probability above 1/l = {percent(bound)} in the release (largest: {percent(float(after.max()))})."]
+    out = [f"No group of records sharing their quasi-identifiers has an attribute-disclosure risk (the chance that "
+           f"the paper's attacker recovers a record of the group with the person's {sensitive}, exactly) above "
+           f"1/l = {percent(bound)} in the release (largest: {percent(float(after.max()))}); guessing a group's "
+           "most common value is not bounded by this."]
     sizes = counts.sum(axis=-1)
     sizes = sizes[sizes > 0]
     over = before > bound + 1e-12

@@ -222,3 +222,21 @@ def test_cli_plan_lines(case):
                 "\n".join(case["faces"].cli))
     assert int(found[1]) == len(case["values"]) and int(found[2]) == len(case["subtables"])
     assert [number(x) for x in found[3].rstrip("…").split(", ")] == [len(m) for m in case["members"]][:12]
+
+
+def test_window_description(case):
+    """The window: "Protects each value held by at most rho1 of the records against raising belief above rho2".
+    Those are exactly the values release.json's sub-tables protect (a sub-table's rho1 is the largest share of one
+    of them); a value held by more records is believed above rho2 before any release is read."""
+    summary = get_method("partition").summary
+    found = one(r"Protects each value held by at most rho1 of the records against raising belief above rho2;", summary)
+    assert found
+    rho1, rho2 = case["rho1"], case["rho2"]
+    counts = np.bincount(case["true"], minlength=len(case["values"]))
+    share = counts / counts.sum()
+    assert np.array_equal(case["protected"], share <= rho1)
+    for s, sub in enumerate(case["subtables"]):
+        within = _within(case, s)
+        protected = case["protected"][case["members"][s]]
+        assert sub["rho1"] == pytest.approx(np.max(np.where(protected, within, 0)) / within.sum(), rel=1e-12)
+    assert np.max(share[~case["protected"]]) > rho2  # United-States: not covered, and could not be

@@ -204,7 +204,8 @@ class PerturbationPartitioning(PerturbationFamily):
     summary = (
         "Records are split into sub-tables that each hold only a few of the column's values, and each sub-table "
         "is randomized on its own, so far less noise is needed for columns with many values (diagnoses). "
-        "Protects each value against raising belief above rho2; it does not cover downward breaches, and a "
+        "Protects each value held by at most rho1 of the records against raising belief above rho2; it does not "
+        "cover downward breaches, and a "
         "record's sub-table reveals that its value is one of that sub-table's few values."
     )
 

@@ -133,6 +133,8 @@ def claim(epsilon: float, names: list[str], k: int, n_records: int, layout: str,
               f"attacker knows, every other record included, replacing any one person's record by another changes "
               f"the chance of these values by at most a factor e^{epsilon:g} = {_factor(epsilon)}. The number of "
               "records is published, so neighbouring data sets replace one record; they never add or remove one.")
+    covers += (" Taken as public, as release.json states them: the column names and types, each range and grid "
+               "(whole numbers or not) and the number of records.")
     reasons = []
     if categorical:
         reasons.append(f"the epsilon accounting of the categorical column{'s' if len(categorical) > 1 else ''} "
@@ -158,7 +160,9 @@ def claim(epsilon: float, names: list[str], k: int, n_records: int, layout: str,
                                 f"whatever an attacker knows, every other record included, replacing any one "
                                 f"person's record by another changes the chance of the whole release by at most a "
                                 f"factor e^{epsilon:g} = {_factor(epsilon)}. The number of records is published, so "
-                                f"neighbouring data sets replace one record; they never add or remove one. {whole}")
+                                f"neighbouring data sets replace one record; they never add or remove one. Taken as "
+                                f"public, as release.json states them: the column names and types, each range and grid "
+                                f"(whole numbers or not). {whole}")
             out["row_level"] = True
         out["singled_out"] = SingledOut(0, n_records, ()).to_json()
         return out

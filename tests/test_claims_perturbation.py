@@ -87,6 +87,13 @@ def test_upward_bound_holds_for_every_prior_up_to_rho1(case):
     assert np.all(worst[protected] <= case["rho2"][protected] * (1 + 1e-9)), (worst, case["rho2"])
     # the bound is the matrix's, not a slack one: the strictest value reaches its rho2
     assert np.max(worst[protected] / case["rho2"][protected]) > 0.999
+    # the report inside the release: each value's retention and pair as published, "protected (verified)" for
+    # exactly the values the bound above covers
+    public = pd.read_csv(faces.folder / "report-values.csv", encoding="utf-8-sig").set_index("Value").reindex(case["values"])
+    np.testing.assert_allclose(public["Kept (p)"], case["entry"]["retention"], rtol=1e-12)
+    np.testing.assert_allclose(public["rho1"], case["rho1"], rtol=1e-12)
+    np.testing.assert_allclose(public["rho2"], case["rho2"], rtol=1e-12)
+    assert np.array_equal(public["Status"].str.startswith("protected (verified)").to_numpy(), protected)
 
 
 def test_first_page_bounds_are_the_pairs(case):

@@ -239,7 +239,7 @@ def test_personalized_counts_with_a_choice_per_record():
     choices = np.array([1, 1, 1, 1, 3, 2, 2, 3])
     out = choice_findings("dx", codes, choices, 3)
     assert out[0] == ("50 % of the records (4) show their dx as it is, 25 % (2) only a more general value (alias1) "
-                      "and 25 % (2) an opaque code (alias2); only the sealed key turns the last two back.")
+                      "and 25 % (2) an opaque code (alias2); the sealed key turns the last two back.")
     assert out[1] == ("A recipient can count 1 of the 3 dx values exactly (together 38 % of the records): every record "
                       "holding them shows them as they are. The other values' counts in the release are too low: 80 % "
                       "of their records show a more general value or a code instead.")

@@ -51,7 +51,7 @@ def choice_findings(attribute: str, codes: np.ndarray, choices: np.ndarray, m: i
     share = per_choice / n
     out = [f"{percent(share[0])} of the records ({per_choice[0]:,}) show their {attribute} as it is, "
            f"{percent(share[1])} ({per_choice[1]:,}) only a more general value (alias1) and {percent(share[2])} "
-           f"({per_choice[2]:,}) an opaque code (alias2); only the sealed key turns the last two back."]
+           f"({per_choice[2]:,}) an opaque code (alias2); the sealed key turns the last two back."]
     total = np.bincount(codes, minlength=m)
     as_is = np.bincount(codes[choices == 1], minlength=m)
     present = total > 0

@@ -268,3 +268,19 @@ def test_a_release_that_does_not_describe_its_columns_is_never_called_unchanged(
     assert {n: m.status for n, m in marks.items()} == {"id": "unknown", "age": "unknown", "diag": "randomized",
                                                         "note": "unchanged"}
     assert not any(m.is_original for n, m in marks.items() if n != "note")
+
+
+def test_value_lookup_json_and_refusals(demo_slice, capsys):
+    """--value decodes an alias, not a record: its JSON says what it stands for and whether exactly; --json
+    cannot share stdout with a decoded table."""
+    folder = demo_slice[0]
+    ring = _release(demo_slice, "personalized", ["--method", "personalized", *METHODS["personalized"][0]])
+    base = ["lookup", str(folder / "personalized"), str(folder / "personalized.ppdpkey"),
+            "--passphrase-file", str(folder / "pass.txt")]
+    alias1 = ring.payload["aliases"]["diagnosis"]["alias1"]
+    shared = next(a for a, values in alias1.items() if len(values) > 1)
+    assert main([*base, "--value", shared, "--attribute", "diagnosis", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["stands_for"] == alias1[shared] and document["exact"] is False
+    assert main([*base, "--file", str(folder / "patients.csv"), "--out", "-", "--json"]) == 2
+    assert "cannot go with --out -" in capsys.readouterr().err

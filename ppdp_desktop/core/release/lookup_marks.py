@@ -157,9 +157,11 @@ def _treatments(metadata: dict[str, Any], method: str) -> dict[str, Mark]:
     for entry in _entries(metadata, "randomized"):
         out[str(entry["attribute"])] = randomized
     for entry in _entries(metadata, "protected"):
+        how = ("a value drawn at random for its cluster of records" if entry.get("kind") == "categorical" else
+               "its cluster's value plus noise")
         out[str(entry["attribute"])] = Mark(
-            "dp-noised", False, "released value with differential-privacy noise: its cluster's value plus noise, "
-                                f"not the patient's value ({NOT_IN_KEY})")
+            "dp-noised", False, f"released value with differential-privacy noise: {how}, not the patient's value "
+                                f"({NOT_IN_KEY})")
     for entry in _entries(metadata, "recoded"):
         out[str(entry["attribute"])] = decoded("its alias")
     for entry in _entries(metadata, "graded"):

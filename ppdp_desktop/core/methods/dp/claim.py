@@ -185,7 +185,8 @@ def claim(epsilon: float, names: list[str], k: int, n_records: int, layout: str,
             rows += ("The release has no other column, so no record can be singled out by one (0 records)"
                      + (f"; but each row pairs its record's clusters of the {m} protected columns, which is not covered."
                         if m > 1 else "."))
-    out["kind"] = f"epsilon-DP of each protected column's values as a multiset, not of the rows: {figure}"
+    out["kind"] = ("epsilon-DP of each protected column's values as a multiset"
+                   + (f" (except: {'; '.join(reasons)})" if reasons else "") + f", not of the rows: {figure}")
     out["statement"] = (f"{covers} {rows} For a guarantee on the rows, release the columns unlinked "
                         "(--layout unlinked)." + (f" Not covered either: {'; '.join(reasons)}." if reasons else ""))
     if singled is not None:

@@ -127,8 +127,9 @@ class LinkingParameters(MethodEditor):
     def __init__(self, method: str) -> None:
         super().__init__(method)
         self.l = QDoubleSpinBox(decimals=1, minimum=1.1, maximum=100.0, singleStep=0.5, value=3.0)
-        self.l.setToolTip("An attacker who knows a person's quasi-identifiers guesses the sensitive value with "
-                          "probability at most 1/l")
+        self.l.setToolTip("The paper's attacker, who un-randomizes records by drawing their original values from "
+                          "the posterior, recovers a record of a person's group with the person's sensitive value at "
+                          "most 1/l of the time; guessing a group's most common value is not bounded")
         self.randomize = QComboBox()
         for text, value in (("quasi-identifiers and sensitive", "both"), ("quasi-identifiers only", "qi"),
                             ("sensitive only", "s")):

@@ -105,21 +105,44 @@ def test_every_face_states_the_verdict_the_figures_give(faces, case, k, expected
         assert f"{figures['uniques']:,} of {figures['n']:,} records" in sentence and "No k was stated" in sentence
 
 
-def test_a_doctored_verdict_is_refused(faces, tmp_path):
-    """An amber release whose release.json is made to say "protected" (checksums rewritten) fails verify."""
+def _restated(source: Path, folder: Path, verdict: str, release_verdict: str) -> Path:
+    """A copy of the release ``source`` whose release.json states other verdicts (checksums rewritten)."""
     import shutil
 
     from ppdp_desktop.core.data.checksums import write_checksums
 
-    folder = tmp_path / "doctored"
-    shutil.copytree(faces["amber"].folder, folder)
+    shutil.copytree(source, folder)
     meta = json.loads((folder / "release.json").read_text(encoding="utf-8"))
-    meta["reidentification"]["verdict"] = meta["reidentification"]["release"]["verdict"] = "protected"
+    meta["reidentification"]["verdict"], meta["reidentification"]["release"]["verdict"] = verdict, release_verdict
     (folder / "release.json").write_text(json.dumps(meta), encoding="utf-8")
     (folder / "SHA256SUMS").unlink()
     write_checksums(folder)
+    return folder
+
+
+def test_a_doctored_verdict_is_refused(faces, tmp_path):
+    """An amber release whose release.json is made to say "protected" fails verify; so does one that says nothing
+    was measured when it was."""
+    folder = _restated(faces["amber"].folder, tmp_path / "doctored", "protected", "protected")
     code, _, err = run_cli(["verify", folder])
     assert code == 1 and "verdict 'protected', but the released data gives 'above threshold'" in err, err
+    folder = _restated(faces["red"].folder, tmp_path / "unmeasured", "not measured", "not measured")
+    code, _, err = run_cli(["verify", folder])
+    assert code == 1 and "gives 'not protected'" in err, err
+
+
+def test_an_earlier_versions_words_verify_with_todays_verdict_beside_them(faces, tmp_path):
+    """A release written before the one rule said "verified" for any k it checked (and "high" for its figures when
+    a record was above the threshold): it still verifies, and verify says what today's rule gives. Words the
+    earlier rule would not have given are refused."""
+    folder = _restated(faces["amber"].folder, tmp_path / "old", "verified", "high")
+    code, out, err = run_cli(["verify", folder])
+    assert code == 0, err
+    assert ("OK re-identification verdict: 'verified', in the words of an earlier version; by today's rule it is "
+            "'above threshold'") in out
+    folder = _restated(faces["amber"].folder, tmp_path / "old-forged", "verified", "low")
+    code, _, err = run_cli(["verify", folder])
+    assert code == 1 and "verdict 'low', but the released data gives 'high'" in err, err
 
 
 def columns_done(readme: str) -> dict[str, str]:

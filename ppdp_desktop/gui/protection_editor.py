@@ -1,6 +1,7 @@
 """The method page's "protect the quasi-identifiers" section: off, or k-anonymity by generalization with
-a suppression limit, the risk threshold, and each quasi-identifier's hierarchy (interval widths for a
-numeric one; the taxonomy edited in step 2 for a categorical one, with a link to it).
+a suppression limit, the risk threshold, the group bound (what a group's statistics may reveal), and each
+quasi-identifier's hierarchy (interval widths for a numeric one; the taxonomy edited in step 2 for a
+categorical one, with a link to it).
 
 It edits ``project.protection`` only; the generalization itself runs in the job (the worker).
 """
@@ -18,6 +19,7 @@ from ppdp_desktop.gui.state import WizardState
 
 ROLES_STEP = 1
 WIDTHS, CUTS = "interval widths", "cut points"
+AUTOMATIC = "automatic: 1/l, else the risk threshold"
 PLACEHOLDERS = {WIDTHS: "finest first, e.g. 5,10,20", CUTS: "per level, finest first, levels separated by /: 18,40,65/40"}
 INTRO = ("Every method protects the sensitive column; the quasi-identifiers (age, sex, postcode …) are released "
          "as they are unless you protect them here: they are then generalized (age to 10-year bands, postcode to "
@@ -45,11 +47,22 @@ class ProtectionSection(QGroupBox):
                                     "quasi-identifiers become *. At most this share of the records.")
         self.threshold = QDoubleSpinBox(decimals=0, minimum=1.0, maximum=100.0, singleStep=5.0, value=20.0, suffix=" %")
         self.threshold.setToolTip("A record whose chance of being re-identified is above this counts as at risk")
+        self.group_limit = QCheckBox("Limit what a group reveals")
+        self.group_limit.setToolTip("Refuse the release unless, in every group of records sharing their "
+                                    "quasi-identifiers, no sensitive value is held by more than the group bound — "
+                                    "checked exactly on the original data before anything is written. Otherwise "
+                                    "anyone who knows a person's quasi-identifiers may guess their value more often.")
+        self.group_bound = QDoubleSpinBox(decimals=0, minimum=0.0, maximum=100.0, singleStep=5.0, value=0.0, suffix=" %")
+        self.group_bound.setSpecialValueText(AUTOMATIC)
+        self.group_bound.setToolTip("The largest share of one sensitive value allowed in a group (the report compares "
+                                    "every group with it); at 0: 1/l for randomized response, else the risk threshold")
         form = QFormLayout()
         form.addRow(self.enabled)
         form.addRow("k (smallest group):", self.k)
         form.addRow("Suppress at most:", self.suppression)
         form.addRow("Risk threshold:", self.threshold)
+        form.addRow(self.group_limit)
+        form.addRow("Group bound:", self.group_bound)
         self.hierarchies = QFormLayout()
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -63,7 +76,8 @@ class ProtectionSection(QGroupBox):
         self.widths: dict[str, QLineEdit] = {}
         self.modes: dict[str, QComboBox] = {}
         self.enabled.toggled.connect(self._on_edited)
-        for spin in (self.k, self.suppression, self.threshold):
+        self.group_limit.toggled.connect(self._on_edited)
+        for spin in (self.k, self.suppression, self.threshold, self.group_bound):
             spin.valueChanged.connect(self._on_edited)
 
     # --- from the state -------------------------------------------------------------------------
@@ -74,6 +88,8 @@ class ProtectionSection(QGroupBox):
         self.k.setValue(settings.k or 5)
         self.suppression.setValue(100.0 * settings.suppression)
         self.threshold.setValue(100.0 * settings.threshold)
+        self.group_limit.setChecked(bool(settings.require_group_bound))
+        self.group_bound.setValue(100.0 * settings.group_bound if settings.group_bound is not None else 0.0)
         while self.hierarchies.rowCount():
             self.hierarchies.removeRow(0)
         self.widths, self.modes = {}, {}
@@ -150,15 +166,19 @@ class ProtectionSection(QGroupBox):
             "threshold": self.threshold.value() / 100.0,
             "intervals": intervals,
             "cuts": cuts,
+            "require_group_bound": self.group_limit.isChecked(),
+            "group_bound": self.group_bound.value() / 100.0 if self.group_bound.value() > 0 else None,
         }
         self._update_message()
         self.changed.emit()
 
     def problems(self) -> list[str]:
         """What blocks the run, each naming what to change."""
-        if not self.enabled.isChecked():
-            return []
         out = []
+        if self.group_limit.isChecked() and not self.state.project.columns_with(Role.QUASI_IDENTIFIER):
+            out.append("Limiting what a group reveals needs the quasi-identifiers: tag them in step 2, or untick it.")
+        if not self.enabled.isChecked():
+            return out
         if not self.state.project.columns_with(Role.QUASI_IDENTIFIER):
             out.append("Tag the quasi-identifiers in step 2, or untick the protection.")
         method = get_method(self.state.project.method)

@@ -99,7 +99,8 @@ class WizardState(QObject):
         project.choice_column = None
         project.taxonomies = {}
         project.options = {}  # a method's own settings name columns (protected attributes, graded columns)
-        project.protection = {k: v for k, v in project.protection.items() if k in ("k", "suppression", "threshold")}
+        project.protection = {k: v for k, v in project.protection.items()
+                              if k in ("k", "suppression", "threshold", "require_group_bound", "group_bound")}
         project.release_folder = project.key_path = None
         self.taxonomies = {}
 

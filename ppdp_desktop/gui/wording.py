@@ -28,6 +28,7 @@ WINDOW_WORDS: list[tuple[str, str]] = [
     (r"--k-anonymity", "k in 'Protect the quasi-identifiers' on the method page"),
     (r"--suppression", "'Suppress at most' on the method page"),
     (r"--threshold", "the risk threshold on the method page"),
+    (r"--group-bound", "the group bound on the method page"),
     (r"--intervals \S+", "the interval widths of that column on the method page"),
     (r"--cuts \S+", "its cut points on the method page"),
     (r"--hierarchy \S+", "its taxonomy on step 2"),

@@ -20,7 +20,7 @@ from ppdp_desktop.core.evaluation.group_disclosure import (
 )
 from ppdp_desktop.core.evaluation.report_model import percent
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.methods.group_estimates import release_cells
+from ppdp_desktop.core.methods.group_estimates import release_cells, share_interval
 from ppdp_desktop.core.outcome import Anonymization
 
 TITLE = "What the release reveals about a group"
@@ -59,8 +59,8 @@ def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str) 
         found = not_applicable(quasi, sensitive, "the release was streamed, so its records were not held in memory "
                                "to measure it (ppdp report on the release measures it)", bound, source)
     else:
-        found = _measure(release_cells(_view(result, quasi, sensitive), quasi, sensitive), quasi, sensitive,
-                         bound, source)
+        view = _view(result, quasi, sensitive)
+        found = _measure(release_cells(view, quasi, sensitive), view, bound, source, quasi, sensitive)
     _MEASURED[id(result)] = (weakref.ref(result), found)
     while len(_MEASURED) > 4:
         _MEASURED.pop(next(iter(_MEASURED)))
@@ -80,7 +80,7 @@ def for_release(release: LoadedRelease, original: pd.DataFrame | None = None) ->
     roles = meta.get("attributes") or {}
     sensitive = str(entry.get("sensitive") or next((n for n, a in roles.items() if a.get("role") == "sensitive"), ""))
     bound, source = _release_bound(meta, entry)
-    found = _measure(release_cells(release, quasi, sensitive), quasi, sensitive, bound, source)
+    found = _measure(release_cells(release, quasi, sensitive), release, bound, source, quasi, sensitive)
     found.required = bool(entry.get("required"))
     if original is not None and found.applies and not reid.get("generalization") \
             and all(c in original.columns for c in [*quasi, sensitive]):
@@ -88,10 +88,16 @@ def for_release(release: LoadedRelease, original: pd.DataFrame | None = None) ->
     return found
 
 
-def _measure(cells, quasi: list[str], sensitive: str, bound: float, source: str) -> GroupDisclosure:
+def _measure(cells, release: LoadedRelease, bound: float, source: str, quasi: list[str] | None = None,
+             sensitive: str = "") -> GroupDisclosure:
+    """The summary of ``cells`` (or why there is none), with the interval of the example group's share."""
     if isinstance(cells, str):
-        return not_applicable(quasi, sensitive, cells, bound, source)
-    return summarize(cells, bound, source)
+        return not_applicable(quasi or [], sensitive, cells, bound, source)
+    found = summarize(cells, bound, source)
+    if found.estimated and found.worst:
+        found.example_interval = share_interval(release, found.quasi, found.sensitive, found.worst[0].labels,
+                                                found.worst[0].value, found.worst[0].share)
+    return found
 
 
 def _view(result: Anonymization, quasi: list[str], sensitive: str) -> LoadedRelease:
@@ -162,11 +168,15 @@ def example(d: GroupDisclosure) -> str:
     g = d.worst[0]
     share = percent(g.share)
     lead = f"an estimated {share}" if d.estimated else share
-    about = "about " if d.estimated else ""
-    few = " (estimated from few records, so uncertain)" if d.estimated and g.records < FEW_RECORDS else ""
+    if d.example_interval is not None:
+        low, high = d.example_interval
+        lead += f" (likely between {percent(low)} and {percent(high)})"
+    elif d.estimated and g.records < FEW_RECORDS:
+        lead += " (estimated from few records, so uncertain)"
     return (f"In the release, {lead} of the {_records(d, g.records)} records with {_group_words(d, g.labels)} have "
-            f"{d.sensitive} {g.value!r}{few} — anyone known to be in that group can be guessed to have {g.value!r} and "
-            f"be right {about}{share} of the time, whether or not they are in the data.")
+            f"{d.sensitive} {g.value!r} — anyone known to be in that group can be guessed to have {g.value!r} and "
+            f"be right {'about that often' if d.estimated else share + ' of the time'}, whether or not they are in "
+            "the data.")
 
 
 def lines(d: GroupDisclosure) -> list[str]:

@@ -32,6 +32,7 @@ from ppdp_desktop.gui import figure_images
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.model_panel import ModelPanel
+from ppdp_desktop.gui.group_panel import GroupPanel, brief_html
 
 RISK_COLORS = {"ok": "#1b6e20", "warning": "#8a4b00", "danger": "#b71c1c"}
 _TITLE = "QGroupBox::title { subcontrol-origin: margin; subcontrol-position: top left; left: 6px; padding: 0 3px; }"
@@ -197,6 +198,7 @@ class ReportPage(WizardPage):
         self.comparison_box = QGroupBox("Comparison of the methods")
         QVBoxLayout(self.comparison_box).addWidget(self.comparison_table)
         self.models = ModelPanel()  # does my analysis survive? (its own worker)
+        self.groups = GroupPanel()  # what the release's statistics reveal about a group
 
         chooser = QHBoxLayout()
         chooser.addWidget(QLabel("Report of:"))
@@ -222,8 +224,11 @@ class ReportPage(WizardPage):
         self.sections.addTab(details, "Privacy and utility")
         self.sections.addTab(self.tabs, "Figures")
         self.sections.addTab(analysis, "Does my analysis survive?")
+        self.sections.insertTab(2, self.groups, "What a group reveals")
         for index, tip in enumerate(("What was released and the two verdicts, in plain words",
                                      "The figures behind the verdicts, value by value",
+                                     "How often anyone who knows a person's quasi-identifiers can guess their "
+                                     "sensitive value from the release's statistics, group by group",
                                      "The same as pictures",
                                      "Would a model fitted on the release give the same results as on the original?")):
             self.sections.setTabToolTip(index, tip)
@@ -296,7 +301,8 @@ class ReportPage(WizardPage):
         lines = [html.escape(report.title), *map(html.escape, plan), *map(html.escape, report.utility_lines())]
         self.utility_label.setText("<br>".join([f"<b>{lines[0]}</b>", *lines[1:]]))
         self._fill_values(report)
-        self.brief_label.setText(self._brief_html(self._page_of(report)))
+        self.brief_label.setText(self._brief_html(self._page_of(report)) + brief_html(report.group_disclosure))
+        self.groups.show_disclosure(report.group_disclosure)
         self.tabs.clear()
         index = next((i for i, r in enumerate(self._reports()) if r is report), -1)
         for key in report.figures:

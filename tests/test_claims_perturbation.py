@@ -18,8 +18,8 @@ import pytest
 from ppdp_desktop.core.anonymize import anonymize, plan_job
 from ppdp_desktop.core.methods import get_method
 from tests.claims_helpers import (
-    RELEASES, Z, adult_slice, anonymize_faces, cli_job, empirical_agrees, flat, joint_counts, keyed_releases, ldp_epsilon,
-    number, one, percent_of, posterior, retention_matrix, same_release, worst_posterior,
+    RELEASES, Z, adult_slice, anonymize_faces, cli_job, empirical_agrees, flat, joint_counts, keyed_releases,
+    ldp_epsilon, one, percent_of, posterior, retention_matrix, same_release, worst_posterior,
 )
 
 N_RECORDS = 2000
@@ -160,8 +160,7 @@ def attacker(case):
     counts = np.zeros((m, m), dtype=np.int64)
     for applied in keyed_releases(job, case["dataset"].frame, case["attribute"], range(RELEASES)):
         true_codes, released = applied.codes[case["attribute"]]
-        counts += joint_counts(true_codes, released, m)
-    # the plan's codes follow release.json's value order
+        counts += joint_counts(true_codes, released, m)  # the plan's codes follow release.json's value order
     return counts
 
 

@@ -52,13 +52,16 @@ def measured(table: pd.DataFrame, quasi: list[str], k: int | None) -> dict:
     if not quasi:
         return {"verdict": "not measured"}
     suppressed = table[quasi].eq("*").all(axis=1)
+    s = int(suppressed.sum())
     sizes = table.loc[~suppressed, quasi].groupby(quasi).size().to_numpy()
     size_of_record = np.repeat(sizes, sizes)
     above = int((1.0 / size_of_record > THRESHOLD).sum())
+    # who matches no released group is one of the suppressed records: to the attacker they are a group of s
+    star_above = s if s and 1.0 / s > THRESHOLD else 0
     below = 0 if k is None else int((size_of_record < k).sum())
-    verdict = ("not protected" if k is None or below else "above threshold" if above else "protected")
-    return {"verdict": verdict, "above": above, "smallest": int(sizes.min()), "suppressed": int(suppressed.sum()),
-            "uniques": int((sizes == 1).sum()), "n": int(len(size_of_record))}
+    verdict = ("not protected" if k is None or below else "above threshold" if above + star_above else "protected")
+    return {"verdict": verdict, "above": above + star_above, "smallest": int(sizes.min()), "suppressed": s,
+            "uniques": int((sizes == 1).sum()), "n": int(len(size_of_record)), "star_above": star_above}
 
 
 def flat(text: str) -> str:
@@ -97,10 +100,12 @@ def test_every_face_states_the_verdict_the_figures_give(faces, case, k, expected
         why = (f"k = {k} means a record's risk can be 1/{k} = 33.3 %" if smallest == k else
                f"the smallest group has {smallest} records, so a record's risk can be 1/{smallest}")
         assert why in sentence and "above the threshold of 20 %" in sentence
-        assert f"{figures['above']:,} records" in sentence and f"{figures['suppressed']:,} records suppressed" in sentence
-        assert "A k of at least 5 would keep every record within 20 %" in sentence
+        assert f"{figures['above']:,} of {N:,} records are above it" in sentence
+        assert f"{figures['suppressed']:,} records suppressed" in sentence
+        assert "A k of at least 5 would keep every group within 20 %" in sentence
     if expected == "protected":
-        assert f"(the highest is {round(100 / figures['smallest'])} %)" in sentence
+        smallest = min(figures["smallest"], figures["suppressed"] or N)
+        assert f"(the highest is {round(100 / smallest)} %)" in sentence
     if expected == "not protected":
         assert f"{figures['uniques']:,} of {figures['n']:,} records" in sentence and "No k was stated" in sentence
 
@@ -293,3 +298,41 @@ def test_the_window_shows_k_3_at_20_percent_in_amber_with_the_reason(window, qtb
     brief = report_page.brief_label.text()  # the plain first page: the same verdict, amber
     assert f"<b style='color:{amber}'>Re-identification: k-anonymous, but above the threshold" in brief
     assert "#c77800" in report_page.privacy_box.styleSheet()  # the privacy box is amber too, not plain
+
+
+@pytest.mark.parametrize("suppressed, code", [(1, "above threshold"), (4, "above threshold"), (6, "protected"),
+                                              (12, "protected")])
+def test_a_few_suppressed_records_are_a_group_of_their_own(suppressed, code):
+    """k = 10 holds on the released groups; the suppressed records (all '*') are left out of the figures, as ARX
+    does, but someone who knows a person is in the release and finds no released group matching them knows the
+    person is one of the suppressed: a risk of 1/s. The verdict counts that group against the threshold (20 %)."""
+    from ppdp_desktop.core.privacy.risk import analyse_risk, suppressed_records
+    from ppdp_desktop.core.privacy.verdict import risk_verdict
+
+    table = pd.DataFrame({"age": ["20-29"] * 10 + ["30-39"] * 12 + ["*"] * suppressed,
+                          "sex": ["F"] * 10 + ["M"] * 12 + ["*"] * suppressed})
+    star = suppressed_records(table, ["age", "sex"])
+    analysis = analyse_risk(table[~star], ["age", "sex"], THRESHOLD, k=10)
+    assert analysis.records_above_threshold == 0 and int(star.sum()) == suppressed  # the ARX figures
+    verdict = risk_verdict(analysis, suppressed=suppressed)
+    assert verdict.code == code
+    risk = 1 / suppressed  # the attacker's: exactly the suppressed records match no released group
+    assert (risk > THRESHOLD) == (code == "above threshold")
+    text = verdict.text
+    if suppressed < 10:
+        assert f"every record apart from the {suppressed} suppressed one" in text
+    else:
+        assert "every record shares its quasi-identifiers with at least 9 others" in text
+    if code == "above threshold":
+        assert f"a risk of 1/{suppressed} = {round(100 * risk)} %" in text and f"{suppressed} of 22" not in text
+        assert f"{suppressed:,} of {22 + suppressed} records" in text
+    else:
+        assert f"(the highest is {round(100 * max(risk, 1 / 10), 1):g} %)" in text
+
+
+@pytest.mark.parametrize("threshold", [0.05, 0.1, 1 / 3, 0.2, 0.25, 0.3, 0.5, 1.0])
+def test_the_k_the_amber_verdict_suggests_is_the_smallest_that_keeps_every_group_within(threshold):
+    from ppdp_desktop.core.privacy.verdict import safe_k
+
+    k = safe_k(threshold)
+    assert 1 / k <= threshold and (k == 1 or 1 / (k - 1) > threshold)

@@ -154,7 +154,7 @@ def _risk(args: argparse.Namespace) -> int:
         from ppdp_desktop.core.generalization import check_k_anonymity
 
         checked = check_k_anonymity(frame[quasi], k, float(claimed.get("suppression_limit", 0.0)))[0]
-    verdict = risk_verdict(analysis, k_checked=checked, suppressed=int(suppressed.sum()) if claimed else None)
+    verdict = risk_verdict(analysis, k_checked=checked, suppressed=int(suppressed.sum()) if k is not None else None)
     if args.json:
         emit_json(args, {**analysis.to_json(), "verdict": verdict.code, "suppressed_left_out": int(suppressed.sum())})
     else:

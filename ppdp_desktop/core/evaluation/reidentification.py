@@ -91,7 +91,7 @@ class Reidentification:
             "quasi_identifiers": list(self.quasi),
             "verdict": self.verdict,
             "original": None if self.before is None else self.before.to_json(),
-            "release": self.after.to_json(),
+            "release": {**self.after.to_json(), "verdict": self.verdict},  # with the suppressed records' group
             "generalization": self.claimed if self.generalization is None else self.generalization.to_json(),
             "naive_linkage": None if self.linkage is None else self.linkage.to_json(),
         }
@@ -118,16 +118,17 @@ def _legacy_level(risk: RiskAnalysis) -> str:
     return "elevated" if risk.highest_risk > risk.threshold / 2 or (risk.records_below_k or 0) > 0 else "low"
 
 
-def check_stated_verdict(entry: dict[str, Any], measured: RiskAnalysis | None) -> str:
+def check_stated_verdict(entry: dict[str, Any], measured: RiskAnalysis | None, suppressed: int | None = None) -> str:
     """``ppdp verify``: the verdicts release.json states (the entry's and its release figures') must be those the
     one rule gives on the release as measured again (``measured``, with the claimed k, whose k-anonymity and
     suppression limit verify checks on its own; None without quasi-identifiers: "not measured"). A release
     written before the rule states the older words: accepted when they are what that rule gave, with today's
-    verdict said. Returns the line for verify."""
+    verdict said. ``suppressed``: the records found all ``*`` in the data (with a claimed k). Returns the line for
+    verify."""
     from ppdp_desktop.core.errors import PrivacyError
 
     claimed = bool(entry.get("generalization"))
-    today = risk_verdict(measured, k_checked=claimed).code
+    today = risk_verdict(measured, k_checked=claimed, suppressed=suppressed if claimed else None).code
     release = entry.get("release") if isinstance(entry.get("release"), dict) else {}
     stated = entry.get("verdict"), release.get("verdict")
     legacy = any(v in LEGACY_VERDICTS for v in stated)

@@ -11,6 +11,10 @@ group has at least k records) and a threshold (no record's risk may be above it)
   (k = 3 means a record's risk can be 1/3 = 33 %, above a threshold of 20 %);
 * **NOT protected** (red): no k was stated, or it does not hold;
 * **not measured**: no quasi-identifier was named, so nothing was measured (never "low").
+
+Suppressed records (every quasi-identifier ``*``) are left out of the figures, as ARX does; but the attacker who
+finds no released group matching a person knows the person is one of them, so to the verdict they are one more
+group, of their number: fewer than ``1 / threshold`` suppressed records are above the threshold.
 """
 from __future__ import annotations
 
@@ -77,18 +81,19 @@ def risk_verdict(analysis: RiskAnalysis | None, k_checked: bool = True, suppress
     Parameters
     ----------
     analysis : RiskAnalysis or None
-        The risk of the table (the release's, suppressed records left out); None or no quasi-identifier:
-        not measured.
+        The risk of the table (the release's, suppressed records left out, as ARX does); None or no
+        quasi-identifier: not measured.
     k_checked : bool
         Whether what k-anonymity needs besides group sizes was checked (the suppression limit); the group
         sizes themselves are read from ``analysis.records_below_k``.
     suppressed : int, optional
-        Records suppressed to reach k (named in the sentence).
+        Records suppressed to reach k (every quasi-identifier ``*``). The attacker who knows a person is in the
+        release and finds no released group matching their quasi-identifiers knows the person is one of them: to
+        that attacker they are one more group, of that size, and the verdict counts it against the threshold.
     """
     if analysis is None or not analysis.quasi:
         return RiskVerdict(NOT_MEASURED, NOT_MEASURED_TEXT)
-    k, threshold = analysis.k, analysis.threshold
-    tail = "" if suppressed is None else f"; {suppressed:,} records suppressed (every quasi-identifier '*')"
+    k, threshold, s = analysis.k, analysis.threshold, suppressed or 0
     if k is None:
         return RiskVerdict(NOT_PROTECTED, f"Re-identification: NOT protected — {analysis.lines()[0]} No k was stated, "
                                           "so no smallest group size is guaranteed.")
@@ -97,18 +102,34 @@ def risk_verdict(analysis: RiskAnalysis | None, k_checked: bool = True, suppress
         why = (f"{_records(below)} {'is' if below == 1 else 'are'} in groups smaller than {k}" if below
                else "it was not verified")
         return RiskVerdict(NOT_PROTECTED, f"Re-identification: NOT protected — k = {k} does not hold: {why}.")
-    shares = f"every record shares its quasi-identifiers with {_others(k)} (k = {k}, verified)"
-    above = analysis.records_above_threshold
+    few = 0 < s < k  # the suppressed records are a group smaller than k of their own
+    shares = (f"every record {f'apart from the {s:,} suppressed ' + ('one' if s == 1 else 'ones') + ' ' if few else ''}"
+              f"shares its quasi-identifiers with {_others(k)} (k = {k}, verified)")
+    tail = "" if suppressed is None else f"; {_records(s)} suppressed (every quasi-identifier '*')"
+    star_above = s if s and 1.0 / s > threshold else 0
+    above = analysis.records_above_threshold + star_above
     if not above:
-        highest = f" (the highest is {_pct(analysis.highest_risk)})" if analysis.n_records else ""
-        return RiskVerdict(PROTECTED, f"Re-identification: protected — {shares}, and no record's risk is above the "
-                                      f"threshold of {_pct(threshold)}{highest}{tail}.")
-    smallest = round(1.0 / analysis.highest_risk)
-    means = (f"k = {k} means a record's risk can be 1/{k} = {_pct(1.0 / k)}" if smallest == k else
-             f"the smallest group has {smallest:,} records, so a record's risk can be 1/{smallest:,} = "
-             f"{_pct(1.0 / smallest)}")
+        highest = max(analysis.highest_risk, 1.0 / s if s else 0.0)
+        group = f", the suppressed ones a group of {s:,} of their own" if few else ""
+        return RiskVerdict(PROTECTED, f"Re-identification: protected — {shares}{group}, and no record's risk is above "
+                                      f"the threshold of {_pct(threshold)}" + (
+                                          f" (the highest is {_pct(highest)}){tail}." if highest else f"{tail}."))
+    reasons, remedies = [], []
+    if analysis.records_above_threshold:
+        smallest = round(1.0 / analysis.highest_risk)
+        reasons.append(f"k = {k} means a record's risk can be 1/{k} = {_pct(1.0 / k)}" if smallest == k else
+                       f"the smallest group has {smallest:,} records, so a record's risk can be 1/{smallest:,} = "
+                       f"{_pct(1.0 / smallest)}")
+        remedies.append(f"A k of at least {safe_k(threshold):,} would keep every group within {_pct(threshold)}.")
+    if star_above:
+        group = "1 suppressed record is a group" if s == 1 else f"{s:,} suppressed records are a group of {s:,}"
+        reasons.append(f"the {group} of {'its' if s == 1 else 'their'} own (someone who finds no released group "
+                       f"matching a person's quasi-identifiers knows the person is "
+                       f"{'this record' if s == 1 else 'one of them'}): a risk of 1/{s:,} = {_pct(1.0 / s)}")
+        remedies.append(f"Fewer than {safe_k(threshold):,} suppressed records are always a group above "
+                        f"{_pct(threshold)}.")
     verb = "is" if above == 1 else "are"
     return RiskVerdict(ABOVE_THRESHOLD, (
-        f"Re-identification: k-anonymous, but above the threshold — {shares}, but {means}, above the threshold of "
-        f"{_pct(threshold)}: {_records(above)} ({_pct(analysis.share_above_threshold)}) {verb} above it. A k of at "
-        f"least {safe_k(threshold):,} would keep every record within {_pct(threshold)}{tail}."))
+        f"Re-identification: k-anonymous, but above the threshold — {shares}, but {' and '.join(reasons)}, above the "
+        f"threshold of {_pct(threshold)}: {above:,} of {_records(analysis.n_records + s)} {verb} above it{tail}. "
+        + " ".join(remedies)))

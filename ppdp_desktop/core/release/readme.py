@@ -81,8 +81,7 @@ def _verdicts(metadata: dict[str, Any]) -> str:
     sensitive = (f"guarantee verified ({kind})" if guarantee.get("verified") else
                  "no formal guarantee" if kind == "none" else f"guarantee stated ({kind})")
     reid = entry_verdict(metadata.get("reidentification")).text
-    return (f"Two verdicts\n  Sensitive values: {sensitive}.\n"
-            + _fill(reid, "  ", "    ") + "\n\n")
+    return "Two verdicts\n" + _fill(f"Sensitive values: {sensitive}.", "  ", "    ") + "\n" + _fill(reid, "  ", "    ") + "\n\n"
 
 
 #: the release.json keys by which a method of the app declares the columns it changed (a method whose release.json
@@ -204,7 +203,8 @@ def column_treatments(metadata: dict[str, Any]) -> str:
     width = min(max((len(str(n)) for n, _ in rows), default=0), 22) + 2
     lines = [_fill(what, f"  {str(name):<{width}}", " " * (width + 2)) for name, what in rows]
     if suppressed:
-        lines.append(_fill(f"{suppressed:,} records were suppressed to reach k-anonymity: every quasi-identifier of "
-                           "theirs shows '*'; their other columns are released as for every record.", "  ", "  "))
+        were = "record was" if suppressed == 1 else "records were"
+        lines.append(_fill(f"{suppressed:,} {were} suppressed to reach k-anonymity: every quasi-identifier of theirs "
+                           "shows '*'; their other columns are released as for every record.", "  ", "  "))
     lines.append("  Rows are in random order.")
     return "What was done to each column\n" + "\n".join(lines) + "\n\n"

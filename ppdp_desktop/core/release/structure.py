@@ -72,6 +72,7 @@ def recheck_reidentification(release: LoadedRelease) -> list[str]:
         if not same:
             raise PrivacyError(f"release.json states {name.replace('_', ' ')} {said!r} for the release's "
                                f"{', '.join(quasi)}, but the released data gives {found!r}: the release was altered.")
-    verdict = check_stated_verdict(entry, analysis)  # the one rule; k-anonymity itself is re-checked on its own
+    suppressed = int(len(released) - released.loc[kept].shape[0]) if claimed else None  # all '*', found in the data
+    verdict = check_stated_verdict(entry, analysis, suppressed)  # the one rule; k-anonymity is re-checked on its own
     return [f"re-identification: measured again on {', '.join(quasi)}: {measured['sample_uniques']:,} of "
             f"{measured['n_records']:,} records alone in their group, as stated", verdict]

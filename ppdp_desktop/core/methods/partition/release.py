@@ -20,7 +20,7 @@ from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 PARTITIONED = """\
 What was done
-  The records were split into {k:,} sub-tables (column {column!r} holds each record's sub-table), each
+  The records were split into {tables} (column {column!r} holds each record's sub-table), each
   holding only a few of the values of {attribute!r}. Within its sub-table, each record kept its value with
   the sub-table's probability ("retention" in release.json) and otherwise received one of that sub-table's
   values drawn uniformly. What was done to every other column is listed above.
@@ -51,7 +51,8 @@ def partition_readme(metadata: dict) -> str:
             text += readme_text({"sensitive": [entry]})
             continue
         guarantee = entry.get("guarantee", {})
-        text += PARTITIONED.format(k=len(entry["subtables"]), column=entry.get("subtable_column"),
+        count = len(entry["subtables"])
+        text += PARTITIONED.format(tables=f"{count:,} sub-table{'' if count == 1 else 's'}", column=entry.get("subtable_column"),
                                    attribute=entry["attribute"], rho2=float(guarantee.get("rho2", float("nan"))),
                                    epsilon=float(guarantee.get("epsilon_ldp", float("nan"))))
     return text

@@ -19,8 +19,9 @@ from __future__ import annotations
 from ppdp_desktop.core.evaluation.report_model import percent
 
 #: release.json's ``guarantee.kind`` (the command line prints it after "guarantee verified:")
-KIND = ("attribute disclosure to one linking attacker: risk <= 1/l against someone who un-randomizes records by "
-        "drawing their original values from the posterior (the method's paper); group-level inference is not bounded")
+KIND = ("attribute disclosure to one attacker, the method's paper's (someone who un-randomizes records by drawing "
+        "their original values from the posterior): risk <= 1/l; group-level inference (guessing a group's most "
+        "common value) is not bounded")
 
 #: the attacker, in plain words, without figures (the window's method description uses it)
 ATTACKER = ("someone who knows a person's quasi-identifiers and that the person is in the data, and who un-randomizes "
@@ -47,6 +48,5 @@ def statement(l: float, max_risk: float, sensitive: str = "sensitive value") -> 
 
 
 def short_statement(l: float, max_risk: float) -> str:
-    """One line for the command line's summary."""
-    return (f"bounded against one attacker only (un-randomizing records by drawing from the posterior): largest risk "
-            f"{max_risk:.4f} <= 1/l = {1.0 / l:.4f}; guessing a group's most common value is not bounded")
+    """One line for the command line's summary (the next line, the guarantee's kind, names the attacker)."""
+    return f"largest attribute-disclosure risk {max_risk:.4f} <= 1/l = {1.0 / l:.4f}, against one attacker only (below)"

@@ -145,7 +145,7 @@ def test_suppressed_group_smaller_than_k_is_said_and_attacked(case):
     such person is found among exactly the suppressed rows, and their unchanged columns are read off them."""
     s, k = int(case["suppressed"].sum()), case["k"]
     lines = "\n".join(case["faces"].cli)
-    few = re.search(r"The ([\d,]+) suppressed records? (?:are|is) fewer than k = (\d+): someone who knows a person's "
+    few = re.search(r"Only ([\d,]+) records? (?:were|was) suppressed, fewer than k = (\d+): someone who knows a person's "
                     r"quasi-identifiers and finds no released group matching them learns that the person is (?:one of "
                     r"these records|this record) \(a risk of (\d+)%\)\.", lines)
     if not 0 < s < k:

@@ -96,8 +96,8 @@ class Generalization:
                    f"{self.suppression_limit:.2%} allowed): their quasi-identifiers are all '*'.")
         if few:
             s = self.suppressed
-            out.append(f"The {s:,} suppressed record{'s are' if s > 1 else ' is'} fewer than k = {self.k}: someone who "
-                       "knows a person's quasi-identifiers and finds no released group matching them learns that the "
+            out.append(f"Only {s:,} record{'s were' if s > 1 else ' was'} suppressed, fewer than k = {self.k}: someone "
+                       "who knows a person's quasi-identifiers and finds no released group matching them learns that the "
                        f"person is {'one of these records' if s > 1 else 'this record'} (a risk of {1 / s:.0%}).")
         out.append(f"Precision {self.precision:.3f} (1 means nothing generalized, 0 everything).")
         return out

@@ -36,7 +36,7 @@ MIN_COUNT = 1e-9
 #: EM_TOLERANCE in all, or after EM_STEPS steps (on 1M adult records, 300 steps and 5,000 give the same shares to 0.1 %)
 EM_TOLERANCE, EM_STEPS = 1e-6, 300
 #: column names of the summary's own tables (no data column can have them)
-_RECORDS, _GUESS, _SHARE, _TRUTH = "\x00records", "\x00guess", "\x00share", "\x00truth"
+_RECORDS, _GUESS, _SHARE = "\x00records", "\x00guess", "\x00share"
 
 
 @dataclass
@@ -94,7 +94,7 @@ def released_groups(frame: pd.DataFrame, quasi: list[str]) -> tuple[np.ndarray, 
     """Each record's group (-1 for a record suppressed by k-anonymity: every quasi-identifier ``*``) and one row
     of text labels per group."""
     coded = [text_codes(frame[c]) for c in quasi]
-    ids, first = pd.factorize(combined_key([c for c, _ in coded], len(frame)))[0], None
+    ids = pd.factorize(combined_key([c for c, _ in coded], len(frame)))[0]
     n_groups = int(ids.max()) + 1 if len(ids) else 0
     first = np.full(n_groups, len(ids), dtype=np.int64)
     np.minimum.at(first, ids, np.arange(len(ids)))

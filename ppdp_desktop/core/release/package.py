@@ -87,10 +87,9 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: 
     if result.reidentification is not None:  # public figures; none of the original's where the method forbids it
         reid = result.reidentification
         metadata["reidentification"] = (reid.public() if get_method(result.plan.method).public_report else reid).to_json()
-    if written is None:  # what the release's statistics reveal about a group (a streamed job's records are in its file)
-        from ppdp_desktop.core.report.groups import for_anonymization
+    from ppdp_desktop.core.report.groups import for_anonymization  # what the release's statistics reveal about a group
 
-        metadata["group_disclosure"] = for_anonymization(result, public=True).to_json()
+    metadata["group_disclosure"] = for_anonymization(result, public=True).to_json()  # streamed: "not_measured"
     return metadata
 
 

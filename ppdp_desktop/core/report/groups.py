@@ -61,6 +61,10 @@ def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str) 
     else:
         view = _view(result, quasi, sensitive)
         found = _measure(release_cells(view, quasi, sensitive), view, bound, source, quasi, sensitive)
+        released = getattr(result, "n_released", None)  # a streamed job's report holds a random sample of its records
+        if found.applies and released and released > len(result.table):
+            found.how += (f"; measured on a random sample of {len(result.table):,} of the release's {released:,} "
+                          "records, so the records counted here are the sample's")
     _MEASURED[id(result)] = (weakref.ref(result), found)
     while len(_MEASURED) > 4:
         _MEASURED.pop(next(iter(_MEASURED)))

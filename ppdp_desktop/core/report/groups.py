@@ -190,10 +190,12 @@ def lines(d: GroupDisclosure) -> list[str]:
         return []
     out = [s for s in (example(d),) if s]
     right = "about " if d.estimated else ""
+    caveat = (" by the release's estimates (estimated from randomized values, so the attack on the true values can "
+              "succeed several points more or less often)" if d.estimated else "")
     out.append(f"Someone who knows a person's {_and(d.quasi)} and guesses the most frequent {d.sensitive} value "
-               f"of their group in the release would be right for {right}{percent(d.guess_right)} of the records. "
-               "This is inference about a group, not a leak of one record: it works on people who are not in the "
-               "data too, and any release that keeps the statistics useful allows some of it.")
+               f"of their group in the release would be right for {right}{percent(d.guess_right)} of the records"
+               f"{caveat}. This is inference about a group, not a leak of one record: it works on people who are not "
+               "in the data too, and any release that keeps the statistics useful allows some of it.")
     out.append(f"The shares are {d.how}.")
     if d.few_groups:
         out.append(f"{d.few_groups:,} groups have fewer than {FEW_RECORDS} records ({_records(d, d.few_records)} "

@@ -9,6 +9,7 @@ value and updates by Bayes' rule with the published matrix. Every figure is pars
 """
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -88,12 +89,16 @@ def test_upward_bound_holds_for_every_prior_up_to_rho1(case):
     # the bound is the matrix's, not a slack one: the strictest value reaches its rho2
     assert np.max(worst[protected] / case["rho2"][protected]) > 0.999
     # the report inside the release: each value's retention and pair as published, "protected (verified)" for
-    # exactly the values the bound above covers
+    # exactly the values the bound above covers for the data's own frequencies (a pair and a share at most its rho1);
+    # "not covered by its bound" for a value with a pair held by more than its rho1 of the records (counted here)
     public = pd.read_csv(faces.folder / "report-values.csv", encoding="utf-8-sig").set_index("Value").reindex(case["values"])
     np.testing.assert_allclose(public["Kept (p)"], case["entry"]["retention"], rtol=1e-12)
     np.testing.assert_allclose(public["rho1"], case["rho1"], rtol=1e-12)
     np.testing.assert_allclose(public["rho2"], case["rho2"], rtol=1e-12)
-    assert np.array_equal(public["Status"].str.startswith("protected (verified)").to_numpy(), protected)
+    above = protected & (case["prior"] > case["rho1"] * (1 + 1e-9))
+    assert np.array_equal(public["Status"].str.startswith("protected (verified)").to_numpy(), protected & ~above)
+    assert np.array_equal(public["Status"].str.startswith("not covered by its bound: held by more than rho1 of the "
+                                                          "records").to_numpy(), above)
 
 
 def test_first_page_bounds_are_the_pairs(case):
@@ -183,13 +188,15 @@ def test_bayes_attacker_posterior_is_the_exact_one_and_within_rho2(case, attacke
     stated = case["faces"].values.set_index("Value").reindex(case["values"])
     np.testing.assert_allclose(stated["Max posterior"].to_numpy(dtype=float), exact.max(axis=0), rtol=1e-9)
     protected = _protected(case)
-    # "protected (verified)" where the largest posterior is within rho2, "NOT within bound" where it is not (a value
-    # already believed above rho1 is outside its pair's promise), "; downward breach" added where there is one
+    # "protected (verified)" where the share is at most rho1 (and then the largest posterior is within rho2), "not
+    # covered by its bound" where the share is above rho1 (outside its pair's promise; the posterior may then exceed
+    # rho2), "; downward breach" added where there is one
     within = exact.max(axis=0) <= case["rho2"] + 1e-9
+    above = protected & (case["prior"] > case["rho1"] * (1 + 1e-9))
     status = stated["Status"].str.replace("; downward breach", "", regex=False).to_numpy()
-    assert np.all(status[protected & within] == "protected (verified)")
-    assert np.all(status[protected & ~within] == "NOT within bound")
-    assert np.all(case["prior"][protected & ~within] > case["rho1"][protected & ~within])
+    assert np.all(status[protected & ~above] == "protected (verified)") and np.all(within[protected & ~above])
+    assert np.all(status[above] == "not covered by its bound: held by more than rho1 of the records")
+    assert not np.any(status == "NOT within bound")
     exposed = protected & (case["prior"] <= case["rho1"] * (1 + 1e-9))
     seen = attacker.sum(axis=1)
     empirical = attacker / seen[:, None]
@@ -198,11 +205,11 @@ def test_bayes_attacker_posterior_is_the_exact_one_and_within_rho2(case, attacke
 
 
 def test_closest_to_bound_line(case):
-    """Report: "Closest to its bound: 'X', max posterior A (rho2 B)." X is the protected value whose exact largest
-    posterior (data's prior) comes nearest its rho2; A and B are those figures."""
+    """Report: "Closest to its bound: 'X', max posterior A (rho2 B)." X is the protected value held by at most its rho1
+    of the records whose exact largest posterior (data's prior) comes nearest its rho2; A and B are those figures."""
     found = one(r"Closest to its bound: '(.+?)', max posterior ([\d.]+) \(rho2 ([\d.]+)\)\.", "\n".join(case["faces"].custodian))
     largest = posterior(case["matrix"], case["prior"]).max(axis=0)
-    protected = _protected(case)
+    protected = _protected(case) & (case["prior"] <= case["rho1"] * (1 + 1e-9))  # a value above rho1 is outside it
     j = int(np.argmax(np.where(protected, largest / case["rho2"], -np.inf)))
     assert found[1] == case["values"][j]
     assert float(found[2]) == pytest.approx(largest[j], abs=5e-5) and float(found[3]) == pytest.approx(case["rho2"][j], abs=5e-5)
@@ -325,3 +332,93 @@ def test_finegrain_retention_is_the_best_the_pairs_allow(case):
     diagonal = p + (1 - p) / m
     if "stay mostly intact" in summary:  # the words before issue 28: a common value kept most of the time
         assert diagonal[np.argmax(prior)] > 0.5, f"the most common value is kept with probability {diagonal[np.argmax(prior)]:.2f}"
+
+
+def test_both_reports_give_each_value_the_same_status(case):
+    """The per-value table's status comes from one rule in the custodian's report and in the report inside the
+    release, so both give every value the same words; a value with a pair that more than its rho1 of the records
+    hold (Male in the downward configuration: 69 % against rho1 = 10 %) is "not covered by its bound" in both — the
+    bound speaks of a belief up to rho1 — not "protected (verified)" in one and "NOT within bound" in the other.
+    The custodian's report names those values, and its "closest to its bound" value is one the bound covers."""
+    faces = case["faces"]
+    custodian = faces.values.set_index("Value")["Status"].reindex(case["values"])
+    public = pd.read_csv(faces.folder / "report-values.csv", encoding="utf-8-sig").set_index("Value")["Status"]
+    assert list(public.reindex(case["values"])) == list(custodian)
+    above = _protected(case) & (case["prior"] > case["rho1"] * (1 + 1e-9))  # shares counted here with pandas
+    assert list(custodian.str.startswith("not covered by its bound: held by more than rho1 of the records")) == list(above)
+    assert case["entry"]["guarantee"]["prior_above_rho1"] == [v for v, a in zip(case["values"], above) if a]
+    said = re.search(r"^Not covered by their bound for the data's own frequencies \(held by more than their rho1 of the "
+                     r"records\): (.+)\.$", "\n".join(faces.custodian), re.M)
+    assert (said[1].split(", ") if said else []) == [v for v, a in zip(case["values"], above) if a]
+    if case["name"] == "finegrain-downward":
+        assert above[case["values"].index("Male")], "this configuration was chosen for a value above its rho1"
+        closest = one(r"Closest to its bound: '(.+?)',", "\n".join(faces.custodian))[1]
+        assert not above[case["values"].index(closest)]
+
+
+def test_a_value_never_replaced_is_stated_without_an_epsilon_everywhere(slice_csv, tmp_path):
+    """``--theta 5 --pairs 'Male,0.1,0.3'`` on sex: Female (31 %) carries no privacy concern, so fine-grain keeps
+    Male in every record (retention 1) and the matrix has no finite epsilon-LDP (it used to end in "internal error:
+    Out of range float values are not JSON compliant"). The release is written and verifies; release.json stores
+    ``epsilon_ldp: null`` with the statement, and the CLI, its --json document, README, both reports and ``ppdp
+    verify`` print that statement and no epsilon. What it says is checked against the published matrix and by the
+    attacker over many keyed releases: a released value other than the never-replaced one never comes from a record
+    holding it, and a released value the statement calls certain is always the person's true value."""
+    from ppdp_desktop.core.data.checksums import write_checksums
+    from tests.claims_helpers import run_cli
+
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("Male,0.1,0.3\n", encoding="utf-8")
+    args = ["--sensitive", "sex", "--method", "finegrain", "--theta", "5", "--pairs", pairs, "--seed", "7"]
+    faces = anonymize_faces(slice_csv, tmp_path / "release", args)  # exit code 0 asserted there
+    entry = faces.meta["sensitive"][0]
+    guarantee, values = entry["guarantee"], [str(v) for v in entry["values"]]
+    retention = np.asarray(entry["retention"], dtype=float)
+    # exact: a retention of 1 leaves zeros in the matrix, so no finite epsilon bounds it
+    matrix = retention_matrix(retention)
+    assert (matrix == 0).any() and np.all(np.isfinite(matrix))
+    assert guarantee["epsilon_ldp"] is None and faces.document["guarantee"]["epsilon_ldp"] is None
+    statement = guarantee["no_ldp_bound"]
+    assert faces.document["guarantee"]["no_ldp_bound"] == statement
+    never = one(r"(?:^|: )((?:'[^']+'(?:, | and )?)+) (?:is|are) never replaced \((?:its|their) retention is 1\)",
+                statement)[1]
+    named = re.findall(r"'([^']+)'", never)
+    assert named == [v for v, p in zip(values, retention) if p == 1.0] and named
+    certain = re.findall(r"a released '([^']+)' is certainly the person's true value", statement)
+    # the attacker: the release's own keyed sampler over many seeds, true value beside released value
+    dataset, settings = cli_job(slice_csv, args)
+    job = plan_job(dataset, settings)
+    np.testing.assert_array_equal(job.plan.retention, retention)
+    m = len(values)
+    counts = np.zeros((m, m), dtype=np.int64)
+    for applied in keyed_releases(job, dataset.frame, "sex", range(RELEASES // 4)):
+        counts += joint_counts(*applied.codes["sex"], m)
+    for value in named:  # "does not hold X unless X is the value shown"
+        x = values.index(value)
+        assert counts[np.arange(m) != x, x].sum() == 0 and counts[x, x] > 0
+    for value in certain:  # "a released Y is certainly the person's true value"
+        y = values.index(value)
+        assert counts[y].sum() > 0 and counts[y, y] == counts[y].sum()
+        assert posterior(matrix, np.maximum(counts.sum(axis=0), 1))[y, y] == 1.0
+    assert certain == ([v for v in values if v not in named] if len(named) == m - 1 else [])
+    # every face says it, none prints an epsilon or a non-number
+    code, out, err = run_cli(["verify", faces.folder])
+    assert code == 0, err
+    texts = {**faces.all_text(), "verify": out + err}
+    for face in ("cli", "readme", "report", "custodian report", "verify"):
+        assert statement in flat(texts[face]), face
+    for face, text in texts.items():
+        assert not re.search(r"\b(?:inf|infinity|nan)\b", text, re.I), face
+        assert not re.search(r"epsilon(?:-LDP equivalent| = | with epsilon = )\s*\d", text), face
+    # a forged release that states a finite epsilon where none holds is refused
+    meta = dict(faces.meta)
+    meta["sensitive"][0]["guarantee"] = {k: v for k, v in guarantee.items() if k != "no_ldp_bound"} | {"epsilon_ldp": 2.0}
+    forged = tmp_path / "forged"
+    import shutil
+    shutil.copytree(faces.folder, forged)
+    (forged / "release.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    for name in ("SHA256SUMS", "SIGNATURE"):
+        (forged / name).unlink(missing_ok=True)
+    write_checksums(forged)
+    code, out, err = run_cli(["verify", forged])
+    assert code != 0 and "states epsilon-LDP 2.0" in err and "no finite epsilon" in err, err

@@ -360,9 +360,13 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
              f"  method: {result.plan.method}"]
     lines += [f"  {line}" for line in result.plan.describe()]
     if guarantee.get("kind") != "none":
-        extra = (f"; epsilon-LDP equivalent {guarantee['epsilon_ldp']:.3f}" if "epsilon_ldp" in guarantee
+        epsilon = guarantee.get("epsilon_ldp")
+        extra = (f"; epsilon-LDP equivalent {epsilon:.3f}" if isinstance(epsilon, (int, float))
+                 else "; no epsilon-LDP bound" if guarantee.get("no_ldp_bound")
                  else f"; largest risk {guarantee['max_risk']:.4f}" if "max_risk" in guarantee else "")
         lines.append(f"  Sensitive values: guarantee verified: {guarantee['kind']}{extra}")
+        if guarantee.get("no_ldp_bound"):
+            lines.append(f"  {guarantee['no_ldp_bound']}")
         if guarantee.get("downward_breaches"):
             lines.append(f"  downward breaches reported for: {', '.join(guarantee['downward_breaches'])}")
     else:

@@ -124,18 +124,27 @@ class MethodReport:
                 f"{int(protected.sum())} of {len(self.values)} values are protected: whatever released value an adversary "
                 "sees, a protected value's posterior stays at or below its rho2 (for any prior up to its rho1)."
             )
-            if protected.any():
-                j = int(np.argmax(np.where(protected, self.max_posterior / self.rho2, -np.inf)))
+            # a value held by more than its rho1 of the records is outside its bound for the data's own frequencies
+            above = np.isin(self.values, [str(v) or MISSING_LABEL for v in self.guarantee.get("prior_above_rho1") or []])
+            if (protected & above).any():
+                out.append("Not covered by their bound for the data's own frequencies (held by more than their rho1 of "
+                           f"the records): {', '.join(np.asarray(self.values)[protected & above])}.")
+            if (protected & ~above).any():
+                j = int(np.argmax(np.where(protected & ~above, self.max_posterior / self.rho2, -np.inf)))
                 out.append(
                     f"Closest to its bound: {self.values[j]!r}, max posterior {self.max_posterior[j]:.4f} "
                     f"(rho2 {self.rho2[j]:.4f})."
                 )
         if self.epsilon_ldp is not None:
             out.append(f"Equivalent to epsilon-local differential privacy with epsilon = {self.epsilon_ldp:.3f}.")
-        if self.downward_breaches:
+        elif self.guarantee.get("no_ldp_bound"):  # a value never replaced: no finite epsilon, said in words
+            out.append(str(self.guarantee["no_ldp_bound"]))
+        # the report inside a release has no original prior, but release.json publishes the breaches it gave
+        breaches = self.downward_breaches or [str(b) or MISSING_LABEL for b in self.guarantee.get("downward_breaches") or []]
+        if breaches:
             out.append(
                 "Downward breaches (not covered by the guarantee; a frequent value's posterior can fall to rho1 or "
-                f"below): {', '.join(self.downward_breaches)}."
+                f"below): {', '.join(breaches)}."
             )
         elif "not_covered" not in self.guarantee:
             out.append("No downward breach for the data's own frequencies.")

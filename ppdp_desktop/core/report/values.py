@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.evaluation.report_model import MethodReport
+from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport
 
 #: a table with more values than this shows only the most frequent and the most protected ones (100 rows);
 #: up to here the whole table is at most half as long again as a shortened one, and worth having in full
@@ -140,21 +140,58 @@ def _optional(values: np.ndarray | None, n: int) -> np.ndarray:
     return np.full(n, np.nan) if values is None else np.asarray(values, dtype=float)
 
 
-def _statuses(r: MethodReport, rho2: np.ndarray) -> np.ndarray:
-    """Each value's verdict, vectorized: no privacy concern, protected (verified), or not within its bound."""
-    status = np.full(len(r.values), "no privacy concern", dtype=object)
+#: a value's status in the per-value table, by one rule (:func:`_statuses`) in the custodian's report and in the one
+#: inside the release: the upward bound speaks of a belief up to rho1, so a value held by more than its rho1 of the
+#: records is outside it for the data's own frequencies (no upward breach is possible by definition, none prevented)
+NO_CONCERN = "no privacy concern"
+PROTECTED = "protected (verified)"
+NOT_COVERED = "not covered by its bound: held by more than rho1 of the records"
+CONDITIONAL = "protected if held by at most rho1 of the records (verified)"
+NOT_VERIFIED = "not verified"
+BREACHED = "NOT within bound"
+
+
+def _listed(r: MethodReport, key: str) -> np.ndarray | None:
+    """Which values the guarantee lists under ``key`` (release.json's value texts), or None if it has no list."""
+    listed = r.guarantee.get(key)
+    if not isinstance(listed, list):
+        return None
+    return pd.Index(r.values).isin([str(v) or MISSING_LABEL for v in listed])
+
+
+def _above_rho1(r: MethodReport, rho1: np.ndarray) -> np.ndarray | None:
+    """Per value: held by more than its rho1 of the records. The guarantee's published list (both reports read
+    it), else the original counts (the custodian's report of an older release), else unknown (None)."""
+    listed = _listed(r, "prior_above_rho1")
+    if listed is not None:
+        return listed
+    if r.original is None:
+        return None
+    counts = np.asarray(r.original, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return counts / max(counts.sum(), 1.0) > rho1 * (1.0 + 1e-9)  # the verifier's tolerance; NaN: no pair
+
+
+def _statuses(r: MethodReport, rho1: np.ndarray, rho2: np.ndarray) -> np.ndarray:
+    """Each value's verdict, vectorized, by one rule whatever the report: no privacy concern (no pair); not
+    verified; not covered (held by more than rho1 of the records); protected (verified), or NOT within bound
+    where the custodian's own posteriors exceed rho2 (the verifier refuses that before writing); protected if held
+    by at most rho1 of the records where the shares are unknown. "; downward breach" where the guarantee reports one."""
+    status = np.full(len(r.values), NO_CONCERN, dtype=object)
     protected = ~np.isnan(rho2)
-    if r.max_posterior is None:  # the report inside a release: the bound was verified on the whole when written
-        one_pair = r.rho2 is None and r.original is None and len(r.guarantee.get("pairs") or []) != len(r.values)
-        verified = ("protected if held by at most rho1 of the records (verified)" if one_pair  # shares unknown here
-                    else "protected (verified)")
-        status[protected] = verified if r.guarantee.get("verified") else "not verified"
+    above = _above_rho1(r, rho1)
+    if not r.guarantee.get("verified"):
+        status[protected] = NOT_VERIFIED
+    elif above is None:
+        status[protected] = CONDITIONAL
     else:
-        within = np.asarray(r.max_posterior, dtype=float) <= rho2 + 1e-9
-        status[protected & within] = "protected (verified)"
-        status[protected & ~within] = "NOT within bound"
-    if r.downward_breaches:
-        breach = pd.Index(r.values).isin(list(r.downward_breaches))
+        within = (np.ones(len(r.values), dtype=bool) if r.max_posterior is None
+                  else np.asarray(r.max_posterior, dtype=float) <= rho2 + 1e-9)
+        status[protected & ~above] = np.where(within[protected & ~above], PROTECTED, BREACHED)
+        status[protected & above] = NOT_COVERED
+    breach = (pd.Index(r.values).isin(list(r.downward_breaches)) if r.downward_breaches
+              else _listed(r, "downward_breaches"))
+    if breach is not None and breach.any():
         status[breach] = status[breach] + "; downward breach"
     return status
 
@@ -173,7 +210,7 @@ def value_columns(r: MethodReport) -> dict[str, np.ndarray]:
         "rho1": rho1,
         "rho2": rho2,
         "Max posterior": _optional(r.max_posterior, n),
-        "Status": _statuses(r, rho2),
+        "Status": _statuses(r, rho1, rho2),
     }
 
 

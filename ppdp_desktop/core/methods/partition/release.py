@@ -2,6 +2,8 @@
 the release's sub-tables read back as one block-diagonal matrix (for ``ppdp estimate`` and the reports)."""
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -11,7 +13,8 @@ from ppdp_desktop.core.errors import PrivacyError, ReleaseError
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks
 from ppdp_desktop.core.methods.partition.subtables import gamma_of
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
-from ppdp_desktop.core.methods.perturbation.release import check_stated_epsilon, published_column, verify_perturbed
+from ppdp_desktop.core.methods.perturbation.ldp import check_stated_epsilon
+from ppdp_desktop.core.methods.perturbation.release import README_WIDTH, published_column, verify_perturbed
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
@@ -28,8 +31,10 @@ What was done
 What it guarantees
   Upward (rho1, rho2)-privacy within every sub-table (rho2 = {rho2:g}): whatever released value you see,
   your belief that a record holds a protected value cannot rise above rho2 if it was at most the sub-table's
-  rho1 before. Largest epsilon-local differential privacy equivalent: {epsilon:.3f}. Not covered: downward
-  inferences (belief in a common value falling), and a record's sub-table tells which few values it can hold.
+  rho1 before.
+{epsilon}
+  Not covered: downward inferences (belief in a common value falling), and a record's sub-table tells which
+  few values it can hold.
 
 How to estimate counts
   Each sub-table s lists its m_s values and its retention p_s; within it,
@@ -54,8 +59,27 @@ def partition_readme(metadata: dict) -> str:
         count = len(entry["subtables"])
         text += PARTITIONED.format(tables=f"{count:,} sub-table{'' if count == 1 else 's'}", column=entry.get("subtable_column"),
                                    attribute=entry["attribute"], rho2=float(guarantee.get("rho2", float("nan"))),
-                                   epsilon=float(guarantee.get("epsilon_ldp", float("nan"))))
+                                   epsilon=textwrap.fill(_epsilon_sentence(guarantee), README_WIDTH, initial_indent="  ",
+                                                         subsequent_indent="  ", break_on_hyphens=False))
     return text
+
+
+def _epsilon_sentence(guarantee: dict) -> str:
+    """The README's epsilon line: the largest over the sub-tables, or (none finite) the statement saying why."""
+    stated = guarantee.get("epsilon_ldp")
+    if isinstance(stated, (int, float)) and np.isfinite(stated):
+        return f"Largest epsilon-local differential privacy equivalent: {float(stated):.3f}."
+    return str(guarantee.get("no_ldp_bound") or "No epsilon-local differential privacy equivalent is stated.")
+
+
+def subtables_statement(ids: list[str]) -> str:
+    """Why no epsilon-LDP bound holds when sub-tables keep every record's value (retention 1, two values or more)."""
+    named = ", ".join(ids[:10]) + (f" and {len(ids) - 10:,} more" if len(ids) > 10 else "")
+    one = len(ids) == 1
+    return ("No epsilon-local differential privacy bound holds (epsilon is not finite): sub-table"
+            f"{'' if one else 's'} {named} keep{'s' if one else ''} every record's value (retention 1), so anyone who "
+            f"sees the released value of a record in {'it' if one else 'one of them'} knows for certain that it is "
+            "the person's true value.")
 
 
 def verify_partition_release(release: LoadedRelease) -> list[str]:
@@ -158,6 +182,7 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
                            "that sub-table's domain.")
     labels = [label_text(v) for v in entry["values"]]
     worst = 0.0
+    unbounded: list[str] = []  # sub-tables whose matrix has no finite epsilon (retention 1, two values or more)
     for s, sub in enumerate(subtables):
         rho1 = sub["rho1"]
         if rho1 is not None and not rho1 < rho2:  # NaN fails
@@ -169,6 +194,8 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
         report = privacy.verify(entry["attribute"], [labels[i] for i in blocks.members(s)], matrix, requirement,
                                 np.full(size, 1.0 / size))
         worst = max(worst, report.epsilon_ldp)
+        if not np.isfinite(report.epsilon_ldp):
+            unbounded.append(str(sub["id"]))
         _check_stated_gamma(sub, rho2)
     subtable_of = np.repeat(np.arange(blocks.n_subtables), blocks.sizes)
     places = np.array([f"sub-table {sub['id']}" for sub in subtables], dtype=object)  # one a sub-table, not a value
@@ -178,6 +205,16 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
         raise PrivacyError(f"No sub-table of {entry['attribute']!r} has a protected value (rho1 > 0): the release "
                            "protects nothing, which this method never writes.")
     check_stated_epsilon(guarantee, entry["attribute"], worst, "its matrices give")
+    if unbounded:  # stated as the app states it, or refused
+        statement = subtables_statement(unbounded)
+        if guarantee.get("no_ldp_bound") not in (None, statement):
+            raise PrivacyError(f"release.json's statement on the epsilon-LDP of {entry['attribute']!r} is not what its "
+                               "sub-tables give: the release was altered.")
+        return (f"{entry['attribute']}: {len(codes):,} records in {len(subtables)} sub-tables, upward (rho1, rho2)-privacy "
+                f"holds in each. {statement}")
+    if guarantee.get("no_ldp_bound") is not None:
+        raise PrivacyError(f"release.json says no epsilon-LDP bound holds for {entry['attribute']!r}, but its sub-tables "
+                           f"give {worst:.6g}: the release was altered.")
     return (f"{entry['attribute']}: {len(codes):,} records in {len(subtables)} sub-tables, upward (rho1, rho2)-privacy "
             f"holds in each (largest epsilon-LDP equivalent {worst:.3f})")
 

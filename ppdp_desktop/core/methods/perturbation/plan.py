@@ -12,8 +12,10 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.privacy import amplification as privacy
-from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
+from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column, label_text
+from ppdp_desktop.core.errors import PrivacyError
 from ppdp_desktop.core.methods.base import Applied
+from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json, no_bound_statement
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
@@ -22,6 +24,15 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
     from ppdp_desktop.core.settings import AnonymizationSettings
     from ppdp_desktop.core.data.dataset import Dataset
+
+
+def held_above_rho1(prior: np.ndarray, rho1: np.ndarray) -> np.ndarray:
+    """Per value: whether its share of the records is above its rho1 (False where it has no pair), by the
+    verifier's tolerance. The upward bound speaks of a belief up to rho1: for such a value and the data's own
+    frequencies it says nothing (no upward breach is possible by definition, and none is prevented)."""
+    rho1 = np.asarray(rho1, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(rho1) & (np.asarray(prior, dtype=float) > rho1 * (1.0 + privacy.TOLERANCE))
 
 
 def retention_matrix(retention: np.ndarray) -> np.ndarray:
@@ -88,13 +99,25 @@ class PerturbationPlan:
         return privacy.verify(self.attribute, self.domain.values, self.matrix, self.requirement, self.domain.prior)
 
     def verify(self) -> dict[str, Any]:
+        """The guarantee release.json states: the pairs and gammas, the epsilon-LDP equivalent (``null`` with the
+        ``no_ldp_bound`` statement when a value is never replaced), the protected values held by more than their
+        rho1 of the records (their pair's bound does not speak about them for the data's own frequencies) and the
+        downward breaches."""
         report = self.guarantee()
         values = self.domain.json_values()
+        statement = no_bound_statement(values, self.retention)
+        epsilon = epsilon_json(report.epsilon_ldp)
+        if (statement is None) != (epsilon is not None):  # the two readings of one matrix must agree (fail closed)
+            raise PrivacyError(f"The epsilon-LDP of {self.attribute!r} ({report.epsilon_ldp!r}) and its retentions "
+                               "disagree on whether a value is never replaced.")
+        above = self.requirement.concern & held_above_rho1(self.domain.prior, self.requirement.rho1)
         return {
             "kind": "upward (rho1, rho2)-privacy per value (gamma-amplification)",
             "pairs": self.requirement.pairs_json(values),
             "gamma": np.where(np.isfinite(gamma := self.requirement.gamma), gamma, None).tolist(),
-            "epsilon_ldp": report.epsilon_ldp,
+            "epsilon_ldp": epsilon,
+            **({} if statement is None else {"no_ldp_bound": statement}),
+            "prior_above_rho1": [label_text(values[j]) for j in np.flatnonzero(above)],
             "downward_breaches": [b["value"] for b in report.downward_breaches],
             "verified": True,
         }

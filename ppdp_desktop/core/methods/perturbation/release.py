@@ -9,6 +9,7 @@ report's.
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -26,12 +27,17 @@ from ppdp_desktop.core.evaluation.workload import (
     SELECTIVITIES, QueryErrors, WorkloadResult, condition_columns, draw_conditions,
 )
 from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.methods.perturbation.ldp import (  # noqa: F401 (check_stated_epsilon: partitioning's too)
+    check_no_bound, check_stated_epsilon, epsilon_json, epsilon_sentence,
+)
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM, retention_matrix
 from ppdp_desktop.core.privacy import reconstruction
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
 from ppdp_desktop.core.progress import Progress, subrange
+
+README_WIDTH = 100  # where the section's added sentences wrap (as the README's own lines)
 
 PERTURBATION = """\
 What was done
@@ -42,7 +48,8 @@ What was done
 What it guarantees
   Upward (rho1, rho2)-privacy for each value listed with a pair in release.json: whatever released
   value you see, your belief that a record really holds such a value cannot rise above its rho2 if it
-  was at most rho1 before. Equivalent to epsilon-local differential privacy with epsilon = {epsilon:.3f}.
+  was at most rho1 before.
+{epsilon}
   It does not rule out "downward" inferences (belief in a common value falling).
 {breaches}
 How to estimate counts
@@ -63,8 +70,9 @@ def readme_text(metadata: dict[str, Any]) -> str:
         guarantee = entry.get("guarantee", {})
         breaches = guarantee.get("downward_breaches") or []
         note = f"  Downward breaches were reported for: {', '.join(map(str, breaches))}.\n" if breaches else ""
-        text += PERTURBATION.format(attribute=entry["attribute"], epsilon=guarantee.get("epsilon_ldp", float("nan")),
-                                    breaches=note)
+        epsilon = textwrap.fill(epsilon_sentence(guarantee, "No epsilon-local differential privacy equivalent is stated."),
+                                README_WIDTH, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
+        text += PERTURBATION.format(attribute=entry["attribute"], epsilon=epsilon, breaches=note)
     return text
 
 
@@ -144,10 +152,11 @@ def verify_perturbed(release: LoadedRelease, entry: dict) -> str:
     # figures are the matrix's
     check_counts_plausible(observed, matrix, values, entry["attribute"])
     check_stated(entry, requirement, report.epsilon_ldp)
-    return (
-        f"{entry['attribute']}: {len(codes):,} records, {int(requirement.concern.sum())} protected values, "
-        f"upward (rho1, rho2)-privacy holds (epsilon-LDP equivalent {report.epsilon_ldp:.3f})"
-    )
+    statement = check_no_bound(entry, values, matrix.retention, report.epsilon_ldp)
+    holds = (f"epsilon-LDP equivalent {report.epsilon_ldp:.3f})" if statement is None
+             else f"no epsilon-LDP bound). {statement}")
+    return (f"{entry['attribute']}: {len(codes):,} records, {int(requirement.concern.sum())} protected values, "
+            f"upward (rho1, rho2)-privacy holds ({holds}")
 
 
 def check_stated(entry: dict, requirement: SensitivityRequirement, epsilon: float) -> None:
@@ -165,14 +174,6 @@ def check_stated(entry: dict, requirement: SensitivityRequirement, epsilon: floa
             raise PrivacyError(f"release.json states gammas for {entry['attribute']!r} that its (rho1, rho2) pairs "
                                "do not give: the release was altered.")
     check_stated_epsilon(guarantee, entry["attribute"], epsilon, "its matrix gives")
-
-
-def check_stated_epsilon(guarantee: dict, attribute: str, epsilon: float, source: str) -> None:
-    """The epsilon-LDP release.json states (if any) must be the one its matrices give; else it was altered."""
-    stated = guarantee.get("epsilon_ldp")
-    if stated is not None and not (isinstance(stated, (int, float)) and abs(float(stated) - epsilon) <= 1e-9 * max(epsilon, 1.0)):
-        raise PrivacyError(f"release.json states epsilon-LDP {stated!r} for {attribute!r}, but {source} "
-                           f"{epsilon:.6g}: the release was altered.")
 
 
 def published_column(release: LoadedRelease, entry: dict) -> tuple[np.ndarray, RetentionMatrix, np.ndarray | None]:
@@ -239,7 +240,7 @@ def _perturbation_report(
         report.rho2 = rho2
         check = privacy.verify(attribute, labels, matrix, SensitivityRequirement(rho1, rho2, "published pairs"), prior)
         report.max_posterior = check.max_posterior
-        report.epsilon_ldp = float(check.epsilon_ldp)
+        report.epsilon_ldp = epsilon_json(check.epsilon_ldp)  # None where none is finite: the statement says why
         report.downward_breaches = [str(b["value"]) or MISSING_LABEL for b in check.downward_breaches]
     else:  # no pairs published: still show the posteriors, without bounds
         report.max_posterior = privacy.retention_posterior_extremes(retention, prior)[0]

@@ -12,6 +12,7 @@ from ppdp_desktop.core.evaluation.figures import distribution_figure, posterior_
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport, value_label
 from ppdp_desktop.core.evaluation.utility import UtilitySummary, utility_summary
 from ppdp_desktop.core.evaluation.workload import condition_columns, count_query_error
+from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json
 from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.privacy import reconstruction
@@ -60,7 +61,7 @@ def perturbation_part(report: MethodReport, result: Anonymization, progress: Pro
     progress(0.05, "Checking the posteriors")
     check = plan.guarantee()
     report.max_posterior = np.asarray(check.max_posterior, dtype=float)
-    report.epsilon_ldp = float(check.epsilon_ldp)
+    report.epsilon_ldp = epsilon_json(check.epsilon_ldp)  # None where none is finite: the guarantee says why
     report.downward_breaches = [str(b["value"]) or MISSING_LABEL for b in check.downward_breaches]
     cancel.check()
     true_codes, released_codes = result.applied.codes[plan.attribute]

@@ -1,6 +1,13 @@
-"""What the release reveals about a group (``core/report/groups.py``): time on 1,000,000 records.
+"""What the release reveals about a group (``core/report/groups.py``): time on 1,000,000 records, and how often
+the example group's "likely" interval holds the true share.
 
-``python benchmarks/bench_group_disclosure.py [--copies 34]`` prints JSON. The table is the shared Adult data
+``python benchmarks/bench_group_disclosure.py [--copies 34]`` prints JSON (the time).
+``python benchmarks/bench_group_disclosure.py --coverage [--seeds 200]`` prints JSON (the interval's coverage):
+per configuration and method, the share of seeds whose interval (``core/methods/group_interval.py``, as the
+report makes it) holds the example group's true share (counted on the original records of that group), with its
+binomial 95 % range, beside the coverage of the same interval made for one fixed cell (no allowance for the choice of the
+group and value shown) and the median width; see
+:func:`coverage_cases`. The table is the shared Adult data
 set repeated ``copies`` times (30,162 x 34 = 1,025,508 records), quasi-identifiers sex, race, marital-status,
 education and age (6,072 groups; 4 without age for rr, whose table is dense); per method the job's time and the
 section's: from the release alone (``public``: release.json and the package's report) and with the attack on
@@ -44,13 +51,90 @@ def cases() -> dict[str, AnonymizationSettings]:
     }
 
 
+def coverage_cases() -> dict[str, tuple[int, int, list[str], str, dict[str, AnonymizationSettings]]]:
+    """Configurations of the coverage run: ``(first record, records, quasi-identifiers, sensitive, settings
+    per method without their seed)``. "small" is the configuration the report's figures were first measured
+    on; "groups" has 3 quasi-identifiers (smaller groups) and a sensitive column of 14 values; "tiny" 600
+    records, so the example group holds a few hundred records at most."""
+    theta = SensitivitySettings(theta=3)
+
+    def methods(sensitive: str, quasi: list[str], l: float, rho2: float) -> dict[str, AnonymizationSettings]:
+        return {
+            "uniform": AnonymizationSettings(sensitive, "uniform", quasi=quasi, sensitivity=theta),
+            "finegrain": AnonymizationSettings(sensitive, "finegrain", quasi=quasi, sensitivity=theta),
+            "partition": AnonymizationSettings(sensitive, "partition", quasi=quasi,
+                                               sensitivity=SensitivitySettings(rho1=0.1, rho2=rho2)),
+            "rr": AnonymizationSettings(sensitive, "rr", quasi=quasi, options=RRSettings(l=l)),
+        }
+
+    small, groups3 = ["sex", "race"], ["sex", "race", "marital-status"]
+    return {
+        "small": (0, 3000, small, "workclass", methods("workclass", small, 3, 0.4)),
+        "groups": (3000, 3000, groups3, "occupation", methods("occupation", groups3, 5, 0.3)),
+        "tiny": (6000, 600, ["sex"], "workclass", methods("workclass", ["sex"], 2, 0.5)),
+    }
+
+
+def coverage(seeds: int, only: list[str] | None = None) -> dict[str, object]:
+    """How often the example group's interval holds its true share, over ``seeds`` releases per case."""
+    import tempfile
+
+    import numpy as np
+
+    from ppdp_desktop.core.methods.group_interval import LEVEL, share_interval
+
+    frame = pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)
+    out: dict[str, object] = {"seeds": seeds, "level": LEVEL, "cases": {}}
+    folder = Path(tempfile.mkdtemp())
+    for case, (first, n, quasi, sensitive, methods) in coverage_cases().items():
+        part = frame.iloc[first:first + n].reset_index(drop=True)
+        path = folder / f"{case}.csv"
+        part.to_csv(path, sep=";", index=False)
+        dataset = load_table(path)
+        for name, base in methods.items():
+            if only and name not in only:
+                continue
+            held = held_one = 0
+            widths, records, start = [], [], time.perf_counter()
+            for seed in range(1, seeds + 1):
+                result = anonymize(dataset, replace(base, seed=seed))
+                found = groups.for_anonymization(result, public=True)
+                shown = found.worst[0]
+                mask = np.ones(len(part), dtype=bool)
+                for column, label in zip(quasi, shown.labels):
+                    mask &= (part[column] == label).to_numpy()
+                truth = float((part.loc[mask, sensitive] == shown.value).mean())
+                low, high = found.example_interval
+                held += low <= truth <= high
+                view = groups._view(result, quasi, sensitive)
+                low1, high1 = share_interval(view, quasi, sensitive, shown.labels, shown.value, shown.share)
+                held_one += low1 <= truth <= high1  # the same interval made for one fixed cell: no selection
+                widths.append(high - low)
+                records.append(int(mask.sum()))
+            rate = held / seeds
+            spread = 1.96 * np.sqrt(rate * (1 - rate) / seeds)
+            row = {"held": held, "coverage": round(rate, 4), "range": [round(float(max(rate - spread, 0)), 3),
+                                                                      round(float(min(rate + spread, 1)), 3)],
+                   "held_if_made_for_one_cell": held_one, "median_width": round(float(np.median(widths)), 3),
+                   "group_records_median": int(np.median(records)), "seconds": round(time.perf_counter() - start, 1)}
+            out["cases"][f"{case}/{name}"] = row
+            print(case, name, row, file=sys.stderr)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=34)
+    parser.add_argument("--coverage", action="store_true", help="measure the example interval's coverage")
+    parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--methods", default="", help="comma-separated methods of the coverage run (default all)")
     args = parser.parse_args()
     if not ADULT.is_file():
         print(f"the shared adult data set is not at {ADULT}", file=sys.stderr)
         return 2
+    if args.coverage:
+        print(json.dumps(coverage(args.seeds, [m for m in args.methods.split(",") if m]), indent=2))
+        return 0
     dataset = load_table(ADULT)
     dataset = replace(dataset, frame=pd.concat([dataset.frame] * args.copies, ignore_index=True))
     out = {"records": len(dataset.frame), "methods": {}}

@@ -195,7 +195,7 @@ class GroupDisclosure:
     worst: list["WorstGroup"] = field(default_factory=list)  # the groups shown, most records above the bound first
     guesses: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)  # each group's labels and its guess
     measured_right: float | None = None
-    #: the 95 % interval of the first shown group's share (a bootstrap of the estimator; None when counted)
+    #: the interval of the first shown group's share, 95 % for every (group, value) at once (None when counted)
     example_interval: tuple[float, float] | None = None
     required: bool = False
     reason: str = ""  # why the measure does not apply ("" when it does)

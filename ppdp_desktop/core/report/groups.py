@@ -20,7 +20,8 @@ from ppdp_desktop.core.evaluation.group_disclosure import (
 )
 from ppdp_desktop.core.evaluation.report_model import percent
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.methods.group_estimates import release_cells, share_interval
+from ppdp_desktop.core.methods.group_estimates import release_cells
+from ppdp_desktop.core.methods.group_interval import share_interval
 from ppdp_desktop.core.outcome import Anonymization
 
 TITLE = "What the release reveals about a group"
@@ -99,8 +100,9 @@ def _measure(cells, release: LoadedRelease, bound: float, source: str, quasi: li
         return not_applicable(quasi or [], sensitive, cells, bound, source)
     found = summarize(cells, bound, source)
     if found.estimated and found.worst:
-        found.example_interval = share_interval(release, found.quasi, found.sensitive, found.worst[0].labels,
-                                                found.worst[0].value, found.worst[0].share)
+        shown = found.worst[0]  # chosen by the estimates among every (group, value): a simultaneous interval
+        found.example_interval = share_interval(release, found.quasi, found.sensitive, shown.labels, shown.value,
+                                                shown.share, comparisons=found.n_groups * max(len(cells.values), 1))
     return found
 
 

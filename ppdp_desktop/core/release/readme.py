@@ -44,7 +44,7 @@ def recipient_readme(metadata: dict[str, Any]) -> str:
         text += (f"Signed\n  The manifest (SHA256SUMS) is signed ({signer.get('algorithm', 'Ed25519')}) by the key with\n"
                  f"  fingerprint {signer['fingerprint']}. Ask the custodian for that fingerprint by another\n"
                  f"  channel, then check:  ppdp verify THIS_FOLDER --signer \"{signer['fingerprint']}\"\n\n")
-    text += _verdicts(metadata) + column_treatments(metadata)
+    text += _verdicts(metadata) + _groups(metadata) + column_treatments(metadata)
     return text + get_method(str(metadata.get("method", ""))).readme_text(metadata)
 
 
@@ -82,6 +82,31 @@ def _verdicts(metadata: dict[str, Any]) -> str:
                  "no formal guarantee" if kind == "none" else f"guarantee stated ({kind})")
     reid = entry_verdict(metadata.get("reidentification")).text
     return "Two verdicts\n" + _fill(f"Sensitive values: {sensitive}.", "  ", "    ") + "\n" + _fill(reid, "  ", "    ") + "\n\n"
+
+
+def _groups(metadata: dict[str, Any]) -> str:
+    """What the release's statistics reveal about a group (release.json's ``group_disclosure``): no method hides
+    it, so README states it beside the verdicts, from the figures the release itself gives (empty: not recorded)."""
+    entry = metadata.get("group_disclosure")
+    if not isinstance(entry, dict):
+        return ""
+    if entry.get("not_measured"):
+        return "What a group reveals\n" + _fill(f"Not measured: {entry['not_measured']}", "  ", "  ") + "\n\n"
+    try:
+        share, bound = float(entry["largest_share"]), float(entry["bound"])
+        groups, above = int(entry["groups"]), int(entry["groups_above"])
+        records, right = float(entry["records_above"]), float(entry["guess_right"])
+    except (KeyError, TypeError, ValueError):
+        return ""
+    estimated = "estimated from the release" if entry.get("estimated") else "counted in the release"
+    text = (f"People who share their {', '.join(map(str, entry.get('quasi_identifiers') or []))} form a group. In the "
+            f"release ({estimated}), the most frequent {entry.get('sensitive')} value holds up to {share * 100:.0f} % of a "
+            f"group; {above:,} of {groups:,} groups (about {records:,.0f} records) are above {bound * 100:.0f} %. Guessing "
+            f"each group's most frequent value is right for about {right * 100:.0f} % of the records by these figures. "
+            "This is inference about a group, not a leak of one record: it works on people who are not in the data "
+            "too, and no method here bounds it unless the custodian asked for a group bound"
+            + (" (asked: every group was checked to be within it before release)." if entry.get("required") else "."))
+    return "What a group reveals\n" + _fill(text, "  ", "  ") + "\n\n"
 
 
 #: the release.json keys by which a method of the app declares the columns it changed (a method whose release.json

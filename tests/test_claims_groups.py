@@ -276,3 +276,157 @@ def test_window_shows_the_section_and_the_option(qtbot, slice_csv):
     assert settings.require_group_bound and settings.group_bound == pytest.approx(0.3)
     section.refresh()  # read back from the project
     assert section.group_limit.isChecked() and section.group_bound.value() == pytest.approx(30.0)
+
+
+# --- ppdp verify recomputes release.json's group_disclosure -----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def written(slice_csv, tmp_path_factory):
+    """Genuine releases of the slice: uniform and rr (workclass by sex and race)."""
+    folder = tmp_path_factory.mktemp("group-verify")
+    runs = {"uniform": ["--theta", "3"], "rr": ["--l", "3"]}
+    for method, extra in runs.items():
+        assert _release(slice_csv, folder / method, "--method", method, "--sensitive", "workclass", *extra) == 0
+    return folder
+
+
+def _doctored(written, method: str, tmp_path, edit):
+    """A copy of a genuine release with ``edit(entry, meta)`` applied to release.json and the checksums rewritten
+    to match (what a forger without the signing key can do)."""
+    import shutil
+
+    from ppdp_desktop.core.data.checksums import write_checksums
+
+    release = tmp_path / method
+    shutil.copytree(written / method, release)
+    meta = json.loads((release / "release.json").read_text(encoding="utf-8"))
+    edit(meta.get("group_disclosure"), meta)
+    (release / "release.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    for name in ("SHA256SUMS", "SIGNATURE"):
+        (release / name).unlink(missing_ok=True)
+    write_checksums(release)
+    return release
+
+
+@pytest.mark.parametrize("method", ["uniform", "rr"])
+def test_verify_recomputes_the_group_figures_of_a_genuine_release(written, capsys, method):
+    assert main(["verify", str(written / method)]) == 0
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    entry = json.loads((written / method / "release.json").read_text())["group_disclosure"]
+    line = next(l for l in out.splitlines() if "group disclosure" in l)
+    assert "recomputed from the release, as stated" in line
+    from ppdp_desktop.core.evaluation.report_model import percent
+
+    assert f"the {entry['groups']:,} groups" in line and f"holds up to {percent(entry['largest_share'])}" in line
+
+
+@pytest.mark.parametrize("method", ["uniform", "rr"])
+@pytest.mark.parametrize("figure", ["largest_share", "groups_above", "records_above", "guess_right"])
+def test_verify_refuses_a_doctored_group_figure(written, tmp_path, capsys, method, figure):
+    stated = {}
+
+    def doctor(entry, meta):
+        stated["said"] = entry[figure]
+        entry[figure] = {"largest_share": entry[figure] / 2, "groups_above": entry[figure] - 3,
+                         "records_above": round(entry[figure] * 0.6, 1), "guess_right": entry[figure] - 0.05}[figure]
+        stated["forged"] = entry[figure]
+
+    release = _doctored(written, method, tmp_path, doctor)
+    assert main(["verify", str(release)]) == 1
+    err = capsys.readouterr().err
+    assert f"group_disclosure.{figure} = {stated['forged']!r}" in err and "the release was altered" in err, err
+    given = float(err.split("but the release gives ")[1].split(" ")[0])  # the recomputed figure: the genuine one
+    assert given == pytest.approx(stated["said"], abs=0.1 if figure == "records_above" else 1.5e-6)
+
+
+@pytest.mark.parametrize("how, expected", [
+    ("bound", "states a group bound of 0.9 as 1/l"),
+    ("quasi", "is about the groups of ['sex']"),
+    ("not measured", "says group_disclosure was not measured"),
+    ("estimated", "group_disclosure.estimated = False"),
+])
+def test_verify_refuses_a_doctored_group_entry(written, tmp_path, capsys, how, expected):
+    def doctor(entry, meta):
+        if how == "bound":  # rr's bound is 1/l: a larger one would hide the groups above it
+            entry["bound"], entry["groups_above"], entry["records_above"] = 0.9, 0, 0.0
+        elif how == "quasi":
+            entry["quasi_identifiers"] = ["sex"]
+        elif how == "not measured":
+            for key in ("bound", "bound_source", "estimated", "groups", "records", "largest_share", "groups_above",
+                        "records_above", "guess_right"):
+                entry.pop(key)
+            entry["not_measured"] = "no quasi-identifiers were named, so there are no groups to look at"
+        else:
+            entry["estimated"] = False
+
+    release = _doctored(written, "rr", tmp_path, doctor)
+    assert main(["verify", str(release)]) == 1
+    err = capsys.readouterr().err
+    assert expected in err, err
+
+
+def test_a_release_without_the_group_entry_still_verifies(written, tmp_path, capsys):
+    """Releases written before issue 28 have no group_disclosure."""
+    release = _doctored(written, "uniform", tmp_path, lambda entry, meta: meta.pop("group_disclosure"))
+    assert main(["verify", str(release)]) == 0
+    captured = capsys.readouterr()
+    assert "checksums" in captured.out + captured.err and "group disclosure" not in captured.out + captured.err
+
+
+# --- the example group's interval -------------------------------------------------------------------------------
+
+def _fieller_by_roots(a_row: np.ndarray, b_row: np.ndarray, observed: np.ndarray, strata: np.ndarray, z: float):
+    """Fieller's interval for <a_row, o> / <b_row, o> with o multinomial within each stratum, by np.roots."""
+    def cov(x, y):
+        between = sum((x[strata == s] @ observed[strata == s]) * (y[strata == s] @ observed[strata == s])
+                      / observed[strata == s].sum() for s in np.unique(strata) if observed[strata == s].sum() > 0)
+        return float((x * y * observed).sum() - between)
+
+    a, b = a_row @ observed, b_row @ observed
+    vaa, vab, vbb = cov(a_row, a_row), cov(a_row, b_row), cov(b_row, b_row)
+    roots = np.sort(np.roots([b * b - z * z * vbb, -2 * a * b + 2 * z * z * vab, a * a - z * z * vaa]).real)
+    return float(roots[0]), float(roots[1])
+
+
+@pytest.mark.parametrize("method", ["uniform", "rr"])
+def test_the_example_interval_is_fiellers_on_the_dense_inverse(written, method):
+    """The interval of the example group's share is Fieller's for the unbiased (inverted) estimate, recomputed
+    here with the dense inverse of the published matrix (a Kronecker product of the matrices for rr), at the
+    simultaneous level over every (group, value) cell; it holds the share shown."""
+    from statistics import NormalDist
+
+    from ppdp_desktop.core.methods.group_interval import LEVEL, share_interval
+    from ppdp_desktop.core.methods.perturbation.release import published_matrix
+
+    release = read_release(written / method)
+    d = groups.for_release(release)
+    shown = d.worst[0]
+    low, high = d.example_interval
+    assert low <= shown.share <= high
+    in_group = np.logical_and.reduce([release.table[c] == v for c, v in zip(QUASI, shown.labels)])
+    if method == "uniform":
+        entry = release.metadata["sensitive"][0]
+        values = [str(v) for v in entry["values"]]
+        inverse = np.linalg.inv(np.asarray(published_matrix(entry)))
+        observed = release.table.loc[in_group, "workclass"].value_counts().reindex(values, fill_value=0).to_numpy(float)
+        a_row, b_row, strata = inverse[values.index(shown.value)], np.ones(len(values)), np.zeros(len(values), int)
+    else:
+        from functools import reduce
+
+        published = {e["attribute"]: e for e in release.metadata["randomized"]}
+        labels = [[str(v) for v in published[c]["values"]] for c in [*QUASI, "workclass"]]
+        inverse = reduce(np.kron, [np.linalg.inv(np.asarray(published[c]["matrix"])) for c in [*QUASI, "workclass"]])
+        index = pd.MultiIndex.from_product(labels)
+        observed = release.table.groupby([*QUASI, "workclass"]).size().reindex(index, fill_value=0).to_numpy(float)
+        cell = index.get_loc((*shown.labels, shown.value))
+        in_cell_group = [index.get_loc((*shown.labels, v)) for v in labels[-1]]
+        a_row, b_row, strata = inverse[cell], inverse[in_cell_group].sum(axis=0), np.zeros(len(index), int)
+    cells = d.n_groups * len(release.metadata["sensitive"][0]["values"] if method == "uniform"
+                             else release.metadata["randomized"][-1]["values"])
+    for comparisons in (1, cells):
+        z = NormalDist().inv_cdf(1 - (1 - LEVEL) / comparisons / 2)
+        expected = _fieller_by_roots(a_row, b_row, observed, strata, z)
+        found = share_interval(release, QUASI, "workclass", shown.labels, shown.value, comparisons=comparisons)
+        assert found == pytest.approx((max(expected[0], 0.0), min(expected[1], 1.0)), abs=1e-9)
+    assert (low, high) == pytest.approx((min(found[0], shown.share), max(found[1], shown.share)), abs=1e-12)

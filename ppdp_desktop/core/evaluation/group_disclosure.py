@@ -216,7 +216,7 @@ class GroupDisclosure:
                                   "required": bool(self.required)}
         if not self.applies:
             return {**out, "not_measured": self.reason}
-        return {**out, "bound": round(self.bound, 6), "bound_source": self.bound_source, "estimated": self.estimated,
+        return {**out, "bound": float(self.bound), "bound_source": self.bound_source, "estimated": self.estimated,
                 "groups": self.n_groups, "records": round(self.n_records, 1),
                 "largest_share": round(self.largest_share, 6), "groups_above": self.groups_above,
                 "records_above": round(self.records_above, 1), "guess_right": round(self.guess_right, 6)}

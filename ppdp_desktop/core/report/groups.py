@@ -29,6 +29,9 @@ MEANING = ("People who share their quasi-identifiers (say, married men with a ba
            "sensitive value is very common in a group, anyone who knows that a person belongs to it can guess the "
            "value — whether or not the person is in the data. These figures come from the release's own statistics, "
            "as any recipient can compute them.")
+#: why a streamed release's release.json has no figures (verify measures them, and knows this reason)
+STREAMED = ("the release was streamed, so its records were not held in memory to measure it (ppdp report on the "
+            "release measures it)")
 HOW_TO_CAP = ("To cap it, ask for the group bound ('Limit what a group reveals' on the method page, --group-bound, or "
               "require_group_bound in the project file): the release is then refused unless every group stays within it.")
 
@@ -57,8 +60,7 @@ def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str) 
     method = get_method(result.plan.method)
     bound, source = method.group_bound(result.settings)
     if len(result.table) == 0 and len(result.dataset.frame):  # a streamed job's records are in its file only
-        found = not_applicable(quasi, sensitive, "the release was streamed, so its records were not held in memory "
-                               "to measure it (ppdp report on the release measures it)", bound, source)
+        found = not_applicable(quasi, sensitive, STREAMED, bound, source)
     else:
         view = _view(result, quasi, sensitive)
         found = _measure(release_cells(view, quasi, sensitive), view, bound, source, quasi, sensitive)
@@ -84,7 +86,7 @@ def for_release(release: LoadedRelease, original: pd.DataFrame | None = None) ->
     quasi = [str(c) for c in entry.get("quasi_identifiers") or reid.get("quasi_identifiers") or []]
     roles = meta.get("attributes") or {}
     sensitive = str(entry.get("sensitive") or next((n for n, a in roles.items() if a.get("role") == "sensitive"), ""))
-    bound, source = _release_bound(meta, entry)
+    bound, source = release_bound(meta, entry)
     found = _measure(release_cells(release, quasi, sensitive), release, bound, source, quasi, sensitive)
     found.required = bool(entry.get("required"))
     if original is not None and found.applies and not reid.get("generalization") \
@@ -122,12 +124,17 @@ def _as_text(column: pd.Series) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(labels, dtype=object)))
 
 
-def _release_bound(meta: dict, entry: dict) -> tuple[float, str]:
-    if entry.get("bound") is not None:
+def release_bound(meta: dict, entry: dict, source: str | None = None) -> tuple[float, str]:
+    """``(bound, its name)`` of a written release: the one its entry states, else ``1/l`` from its parameters,
+    else its re-identification threshold. With ``source`` ("1/l" or "the threshold"), the one of that name as the
+    release's parameters give it (``(nan, "")``: it has no l)."""
+    if source is None and entry.get("bound") is not None:
         return float(entry["bound"]), str(entry.get("bound_source") or "the bound")
     l = (meta.get("parameters") or {}).get("l")
-    if isinstance(l, (int, float)) and l > 1:
+    if source in (None, "1/l") and isinstance(l, (int, float)) and not isinstance(l, bool) and l > 1:
         return 1.0 / float(l), "1/l"
+    if source == "1/l":
+        return float("nan"), ""
     threshold = ((meta.get("reidentification") or {}).get("release") or {}).get("threshold", 0.2)
     return float(threshold), "the threshold"
 

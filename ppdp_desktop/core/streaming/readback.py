@@ -33,6 +33,8 @@ def columns_checked(metadata: dict) -> list[str]:
             names.append(name)
     risk = metadata.get("reidentification") or {}
     names += list(risk.get("quasi_identifiers") or [])
+    groups = metadata.get("group_disclosure")  # its sensitive column may have no role (dp-microagg's --sensitive)
+    names += [groups.get("sensitive")] if isinstance(groups, dict) and isinstance(groups.get("sensitive"), str) else []
     return [str(n) for n in dict.fromkeys(names) if n]
 
 

@@ -206,3 +206,32 @@ def same_release(result, table: pd.DataFrame) -> bool:
 def flat(text: str) -> str:
     """``text`` with every run of white space as one space (README.txt wraps its sentences)."""
     return " ".join(text.split())
+
+
+def sensitive_verdicts(faces: Faces) -> list[tuple[str, str]]:
+    """The first page's "Sensitive values ..." verdict of the custodian's report and of the report inside the release:
+    ``(level, sentence)`` each, the level being the colour class the HTML gives it (``ok``, ``warning``, ``danger``)."""
+    out = []
+    for path in (Path(faces.document["custodian_report"]), faces.folder / "report.html"):
+        text = Path(path).read_text(encoding="utf-8")
+        found = re.findall(r'<p class="(\w+)">(Sensitive values\b.*?)</p>', text, re.S)
+        assert len(found) == 1, (path, found)
+        out.append((found[0][0], html.unescape(re.sub(r"<[^>]+>", "", found[0][1]))))
+    return out
+
+
+def bound_verdict_parts(sentence: str) -> tuple[int | None, int | None, list[str]]:
+    """What a verdict on an upward bound says it covers: ``(covered, with a bound, values not covered)``; ``covered``
+    is 0 for "no value is covered by its bound", and both counts None for a plain "protected" (every value)."""
+    names = re.search(r": (?:no value is covered by its bound: |[\d,]+ of [\d,]+ values with a bound are protected, "
+                      r"checked before the release was written; )((?:'[^']+'(?:, | and )?)+)(?: and ([\d,]+) more)? "
+                      r"(?:is|are) held by more than (?:its|their) rho1 of the records, where the bound says nothing "
+                      r"about (?:it|them)", sentence)
+    if re.search(r"^Sensitive values(?: \(.+?\))?: protected, checked before the release was written\. ", sentence):
+        return None, None, []
+    assert names, sentence
+    listed = re.findall(r"'([^']+)'", names[1])
+    counted = re.search(r": ([\d,]+) of ([\d,]+) values with a bound are protected", sentence)
+    if counted:
+        return int(number(counted[1])), int(number(counted[2])), listed
+    return 0, None, listed

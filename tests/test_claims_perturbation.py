@@ -422,3 +422,178 @@ def test_a_value_never_replaced_is_stated_without_an_epsilon_everywhere(slice_cs
     write_checksums(forged)
     code, out, err = run_cli(["verify", forged])
     assert code != 0 and "states epsilon-LDP 2.0" in err and "no finite epsilon" in err, err
+
+
+# --- what the published parameters reveal (issue 28): the attacker who knows every other record -------------------
+
+#: the words every face uses for it (the window's description says it before any data is chosen)
+COMPUTED_FROM_COUNTS = "the published parameters are computed from each value's count in the data and"
+COVERS = "The bound covers attackers whose belief before the release is at most rho1"
+
+
+def _theta_rule_values(case) -> np.ndarray:
+    """The values whose pair the theta rule set (share below 1/theta, no pair of their own from a file), counted here
+    from the records with pandas."""
+    sensitivity = case["settings"].sensitivity
+    return (case["prior"] < 1 / sensitivity.theta) & ~np.isin(case["values"], list(sensitivity.overrides))
+
+
+def test_release_json_gives_a_counted_value_to_whoever_knows_every_other_record(case):
+    """Every face: "the published parameters are computed from each value's count in the data and reveal it ...
+    Someone who already knows every other record learns from them whether the last one holds such a value, and
+    which. The bound covers attackers whose belief before the release is at most rho1". The attack, for every record
+    of the slice as the target: from release.json alone (each rho1 times the published record count) and the other
+    1,999 records' values, the value whose published count exceeds the others' by one. It finds every target whose
+    value the theta rule protects, and says "none of them" for every other target: certainty, where the bound speaks
+    of a belief of at most rho1 going to at most rho2."""
+    faces, values = case["faces"], case["values"]
+    true = pd.Index(values).get_indexer(case["dataset"].frame[case["attribute"]].astype(str))
+    m = len(values)
+    counts = np.bincount(true, minlength=m)
+    published = case["rho1"] * faces.meta["n_records"]  # NaN where a value has no pair
+    others = counts[None, :] - np.eye(m, dtype=np.int64)[true]  # each target's view of the rest, one row a target
+    hit = np.abs(published[None, :] - others - 1.0) < 1e-6
+    guess = np.where(hit.sum(axis=1) == 1, hit.argmax(axis=1), -1)
+    ruled = _theta_rule_values(case)[true]
+    assert ruled.mean() > 0.25, "the slice must hold targets whose value the rule protects"
+    assert np.array_equal(guess[ruled], true[ruled])  # whether it holds such a value, and which: always right
+    assert np.all(guess[~ruled] == -1)  # and that it holds none of them
+    assert np.all(case["rho2"][true[ruled]] < 1.0)  # certainty is above every rho2 the bound promises
+    statement = case["entry"]["guarantee"]["not_covered"]
+    assert statement == faces.document["guarantee"]["not_covered"]
+    assert COMPUTED_FROM_COUNTS + " reveal it" in statement and COVERS in statement
+    assert ("Under the theta rule a value's rho1 is its exact share of the records (its count divided by the number of "
+            "records), so release.json gives the exact count of every value whose pair the rule set") in statement
+    assert "Someone who already knows every other record learns from them whether the last one holds such a value, " \
+           "and which." in statement
+    texts = faces.all_text()
+    for face in ("cli", "readme", "report", "custodian report"):
+        assert flat(statement) in flat(texts[face]), face
+    first_page = one(r"^Sensitive values \(.+?\): .*$", "\n".join(faces.custodian), re.M)[0]
+    assert statement in first_page
+    window = get_method(faces.meta["method"]).summary
+    assert COMPUTED_FROM_COUNTS[0].upper() + COMPUTED_FROM_COUNTS[1:] + " can reveal it" in window
+    assert "someone who already knows every other record can learn the last one's value" in window
+
+
+def test_finegrain_retentions_alone_give_the_value_to_whoever_knows_every_other_record(case):
+    """Fine-grain's statement: "fine-grain's retentions are computed from these counts". The attack without any
+    rho1: for a target holding each value in turn, the attacker runs the published method (the theta rule, the file's
+    pairs, the exact solver) on the other records plus each candidate value, and keeps the candidates whose
+    retentions are release.json's: exactly one, the target's."""
+    if not case["name"].startswith("finegrain"):
+        pytest.skip("fine-grain's retentions")
+    from ppdp_desktop.core.methods.perturbation.solver import solve_exact
+    from ppdp_desktop.core.privacy.sensitivity import gamma_of
+
+    assert "and fine-grain's retentions are computed from these counts" in case["entry"]["guarantee"]["not_covered"]
+    values, sensitivity = case["values"], case["settings"].sensitivity
+    m, n = len(values), case["faces"].meta["n_records"]
+    counts = np.rint(case["prior"] * n)
+    published = np.asarray(case["entry"]["retention"], dtype=float)
+    override = pd.Index(values).isin(list(sensitivity.overrides))
+    fixed = np.array([sensitivity.overrides.get(v, (np.nan, np.nan)) for v in values], dtype=float)
+    for target in range(m):
+        found = []
+        for candidate in range(m):
+            share = (counts - np.eye(m)[target] + np.eye(m)[candidate]) / n
+            rho1 = np.where(override, fixed[:, 0], np.where(share < 1 / sensitivity.theta, share, np.nan))
+            rho2 = np.where(override, fixed[:, 1], sensitivity.theta * rho1)
+            retention = solve_exact(share, gamma_of(rho1, rho2))
+            if np.allclose(retention, published, rtol=0, atol=1e-12):
+                found.append(candidate)
+        assert found == [target], (values[target], [values[c] for c in found])
+
+
+def test_without_the_theta_rule_the_value_list_still_gives_a_value_no_one_else_holds(slice_csv, tmp_path):
+    """With one pair for every value (``--rho1 0.02 --rho2 0.1``, uniform, native-country) no rho1 is a count, and
+    the statement says what is still computed from the data: "release.json lists only the values the column holds
+    ... Someone who already knows every other record learns from them the last one's value when no other record holds
+    that value". The attack: each target whose value no other record of the slice holds (10 countries) is found by
+    the one listed value none of the others holds. ``ppdp verify`` prints the statement, refuses an altered one and
+    says it for an older release.json that states none."""
+    import shutil
+
+    from ppdp_desktop.core.data.checksums import write_checksums
+    from tests.claims_helpers import run_cli
+
+    args = ["--sensitive", "native-country", "--method", "uniform", "--rho1", "0.02", "--rho2", "0.1", "--seed", "3"]
+    faces = anonymize_faces(slice_csv, tmp_path / "release", args)
+    entry = faces.meta["sensitive"][0]
+    listed = [str(v) for v in entry["values"]]
+    column = pd.read_csv(slice_csv, sep=";", dtype=str, keep_default_na=False)["native-country"]
+    counts = column.value_counts().reindex(listed, fill_value=0).to_numpy()
+    n = len(column)
+    assert not np.any(np.abs(np.asarray([p["rho1"] for p in entry["guarantee"]["pairs"]]) * n - counts) < 1e-6)
+    true = pd.Index(listed).get_indexer(column)
+    others = counts[None, :] - np.eye(len(listed), dtype=np.int64)[true]
+    unheld = others == 0  # listed, yet held by none of the records the attacker knows
+    guess = np.where(unheld.sum(axis=1) == 1, unheld.argmax(axis=1), -1)
+    lonely = counts[true] == 1
+    assert lonely.sum() == 10 and np.array_equal(guess[lonely], true[lonely]) and np.all(guess[~lonely] == -1)
+    statement = entry["guarantee"]["not_covered"]
+    assert ("release.json lists only the values the column holds" in statement and COVERS in statement
+            and "learns from them the last one's value when no other record holds that value" in statement)
+    assert "exact share" not in statement and "fine-grain" not in statement
+    code, out, err = run_cli(["verify", faces.folder])
+    assert code == 0, err
+    for face, text in {**faces.all_text(), "verify": out}.items():
+        if face != "json":
+            assert flat(statement) in flat(text), face
+
+    def forged(change) -> tuple[int, str, str]:
+        meta = json.loads(json.dumps(faces.meta))
+        change(meta["sensitive"][0]["guarantee"])
+        folder = tmp_path / f"forged{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(faces.folder, folder)
+        (folder / "release.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        for name in ("SHA256SUMS", "SIGNATURE"):
+            (folder / name).unlink(missing_ok=True)
+        write_checksums(folder)
+        return run_cli(["verify", folder])
+
+    code, out, err = forged(lambda g: g.update(not_covered="Nothing about the data can be learned from release.json."))
+    assert code != 0 and "reveal about the data" in err, err
+    code, out, err = forged(lambda g: g.pop("not_covered"))  # as an older release.json: verifies, and says it
+    assert code == 0 and flat(statement) in flat(out), err
+
+
+def test_first_page_says_which_values_the_bound_covers(case):
+    """First page (both reports): "Sensitive values (X): protected, ..." only where the bound covers every value with a
+    pair; else "K of N values with a bound are protected, ...; 'V' is held by more than its rho1 of the records, where
+    the bound says nothing about it" (the downward configuration: Male, 69 % against rho1 = 10 %). Counted here."""
+    from tests.claims_helpers import bound_verdict_parts, sensitive_verdicts
+
+    protected = _protected(case)
+    above = protected & (case["prior"] > case["rho1"] * (1 + 1e-9))
+    outside = [v for v, a in zip(case["values"], above) if a]
+    for level, sentence in sensitive_verdicts(case["faces"]):
+        covered, total, named = bound_verdict_parts(sentence)
+        assert level == "ok", sentence
+        if not outside:
+            assert covered is None, sentence
+        else:
+            assert (covered, total, named) == (int((protected & ~above).sum()), int(protected.sum()), outside)
+    if case["name"] == "finegrain-downward":
+        assert outside == ["Male"]
+
+
+def test_first_page_says_no_value_is_covered_where_none_is(slice_csv, tmp_path):
+    """``--theta 5 --pairs 'Male,0.1,0.3'`` on sex: Female (31 %) has no pair and Male, the only value with one, is
+    held by 69 % of the records against its rho1 of 10 %: the bound says nothing about any value of this release
+    (release.json lists Male in prior_above_rho1). The first page said "Sensitive values (sex): protected"; it says
+    "no value is covered by its bound", amber, in both reports."""
+    from tests.claims_helpers import bound_verdict_parts, sensitive_verdicts
+
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("Male,0.1,0.3\n", encoding="utf-8")
+    args = ["--sensitive", "sex", "--method", "finegrain", "--theta", "5", "--pairs", pairs, "--seed", "7"]
+    faces = anonymize_faces(slice_csv, tmp_path / "release", args)
+    column = pd.read_csv(slice_csv, sep=";", dtype=str, keep_default_na=False)["sex"]
+    share = column.value_counts(normalize=True)
+    pairs_ = {p["value"]: p["rho1"] for p in faces.meta["sensitive"][0]["guarantee"]["pairs"] if p["rho1"] is not None}
+    outside = [v for v, rho1 in pairs_.items() if share[v] > rho1]
+    assert outside == list(pairs_) == ["Male"] == faces.meta["sensitive"][0]["guarantee"]["prior_above_rho1"]
+    for level, sentence in sensitive_verdicts(faces):
+        assert level == "warning" and bound_verdict_parts(sentence) == (0, None, outside), sentence
+        assert "protected, checked" not in sentence

@@ -159,14 +159,12 @@ def test_the_package_holds_the_full_table_as_a_checked_csv(job):
         np.testing.assert_array_equal(table["Kept (p)"].to_numpy(), job.report.retention)
     assert table["Max posterior"].isna().all()  # computed from the original records: not in the package
     assert (table["rho2"] == 0.5).all()
-    # partitioning states one pair for every value: the package cannot tell which are held by at most rho1
-    if job.report.method == "partition":
-        assert (table["Status"] == "protected if held by at most rho1 of the records (verified)").all()
-    else:  # one pair for every value: a value held by more than rho1 = 0.1 of the records is outside its bound
-        share = job.report.original / job.report.original.sum()
-        status = np.where(share > 0.1, "not covered by its bound: held by more than rho1 of the records",
-                          "protected (verified)")
-        assert (table["Status"].to_numpy() == status).all() and (share <= 0.1).any()
+    # one pair for every value (partitioning too: release.json lists the values above rho1, so the package's table
+    # says what the custodian's says): a value held by more than rho1 = 0.1 of the records is outside its bound
+    share = job.report.original / job.report.original.sum()
+    status = np.where(share > 0.1, "not covered by its bound: held by more than rho1 of the records",
+                      "protected (verified)")
+    assert (table["Status"].to_numpy() == status).all() and (share <= 0.1).any()
 
 
 def test_verify_accepts_the_package_and_refuses_an_edited_csv(job, tmp_path, capsys):
@@ -275,8 +273,9 @@ def test_the_window_shows_the_shortened_table(qtbot):
 
 @pytest.mark.parametrize("job", ["partition"], indirect=True)  # one pair for every value: partitioning only
 def test_the_window_states_the_one_pair_of_partitioning(qtbot, job):
-    """The window's rho2 column says what the HTML and the PDF say: partitioning's one pair for the values it
-    covers, none for a value held by more than rho1 of the records."""
+    """The window's rho2 column says what the HTML and the PDF say: partitioning's one pair for every value (the
+    tables' status says which values, held by more than rho1 of the records, it does not cover), as a per-value
+    pair is shown for a value above its rho1."""
     pytest.importorskip("PySide6")
     from ppdp_desktop.gui.pages.report_page import VALUE_COLUMNS, ReportPage, format_number
     from ppdp_desktop.gui.state import WizardState
@@ -288,6 +287,5 @@ def test_the_window_states_the_one_pair_of_partitioning(qtbot, job):
     shown = {table.item(i, 0).text(): table.item(i, column).text() for i in range(table.rowCount())
              if table.item(i, column) is not None and table.columnSpan(i, 0) == 1}
     share = dict(zip(job.report.values, job.report.original / job.report.original.sum()))
-    assert shown and set(shown.values()) <= {"-", format_number(0.5)}
-    assert all((text == "-") == (share[value] > 0.1) for value, text in shown.items())  # rho1 = 0.1
-    assert any(text != "-" for text in shown.values())
+    assert shown and set(shown.values()) == {format_number(0.5)}
+    assert any(share[value] > 0.1 for value in shown) and any(share[value] <= 0.1 for value in shown)  # rho1 = 0.1

@@ -251,6 +251,8 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
     guarantee = result.guarantee
     lines.append(f"  Sensitive values: guarantee verified: {guarantee['kind']}" if guarantee.get("kind") != "none"
                  else "  Sensitive values: no formal guarantee (see the release's statement)")
+    if isinstance(guarantee.get("not_covered"), str) and guarantee["not_covered"] not in result.plan.describe():
+        lines.append(f"  {guarantee['not_covered']}")  # e.g. what perturbation's parameters reveal
     if result.reidentification is not None:
         lines += [f"  {line}" for line in result.reidentification.lines()]
     if args.key:
@@ -361,7 +363,9 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
     lines += [f"  {line}" for line in result.plan.describe()]
     if guarantee.get("kind") != "none":
         epsilon = guarantee.get("epsilon_ldp")
-        extra = (f"; epsilon-LDP equivalent {epsilon:.3f}" if isinstance(epsilon, (int, float))
+        scope = guarantee.get("epsilon_ldp_scope")  # partitioning: within each sub-table only
+        extra = (f"; epsilon-LDP equivalent {epsilon:.3f}" + (f" {scope}" if isinstance(scope, str) else "")
+                 if isinstance(epsilon, (int, float))
                  else "; no epsilon-LDP bound" if guarantee.get("no_ldp_bound")
                  else f"; largest risk {guarantee['max_risk']:.4f}" if "max_risk" in guarantee else "")
         lines.append(f"  Sensitive values: guarantee verified: {guarantee['kind']}{extra}")
@@ -369,6 +373,9 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
             lines.append(f"  {guarantee['no_ldp_bound']}")
         if guarantee.get("downward_breaches"):
             lines.append(f"  downward breaches reported for: {', '.join(guarantee['downward_breaches'])}")
+        caveat = guarantee.get("not_covered")  # e.g. what perturbation's parameters reveal (unless the plan said it)
+        if isinstance(caveat, str) and caveat not in result.plan.describe():
+            lines.append(f"  {caveat}")
     else:
         lines.append("  Sensitive values: no formal guarantee (see the release's statement)")
     if result.reidentification is not None:

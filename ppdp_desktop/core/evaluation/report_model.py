@@ -136,7 +136,9 @@ class MethodReport:
                     f"(rho2 {self.rho2[j]:.4f})."
                 )
         if self.epsilon_ldp is not None:
-            out.append(f"Equivalent to epsilon-local differential privacy with epsilon = {self.epsilon_ldp:.3f}.")
+            scope = self.guarantee.get("epsilon_ldp_scope")  # partitioning: within each sub-table only
+            out.append(f"Equivalent to epsilon-local differential privacy with epsilon = {self.epsilon_ldp:.3f}"
+                       + (f" {scope}" if isinstance(scope, str) else "") + ".")
         elif self.guarantee.get("no_ldp_bound"):  # a value never replaced: no finite epsilon, said in words
             out.append(str(self.guarantee["no_ldp_bound"]))
         # the report inside a release has no original prior, but release.json publishes the breaches it gave
@@ -146,7 +148,7 @@ class MethodReport:
                 "Downward breaches (not covered by the guarantee; a frequent value's posterior can fall to rho1 or "
                 f"below): {', '.join(breaches)}."
             )
-        elif "not_covered" not in self.guarantee:
+        elif "downward_breaches" in self.guarantee:  # only a guarantee that looked for them (not partitioning's)
             out.append("No downward breach for the data's own frequencies.")
         not_covered = self.guarantee.get("not_covered")
         if not_covered:

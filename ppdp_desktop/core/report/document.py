@@ -183,7 +183,9 @@ def guarantee_headline(r: MethodReport) -> str:
     if not r.has_guarantee:
         return "NO FORMAL PRIVACY GUARANTEE. " + str(r.guarantee.get("statement", ""))
     state = "verified" if r.guarantee.get("verified") else "NOT verified"
-    eps = "" if r.epsilon_ldp is None else f"; equivalent to epsilon-LDP with epsilon = {r.epsilon_ldp:.3f}"
+    scope = r.guarantee.get("epsilon_ldp_scope")  # partitioning: within each sub-table only
+    eps = "" if r.epsilon_ldp is None else (f"; equivalent to epsilon-LDP with epsilon = {r.epsilon_ldp:.3f}"
+                                            + (f" {scope}" if isinstance(scope, str) else ""))
     return f"Guarantee {state}: {r.kind}{eps}."
 
 

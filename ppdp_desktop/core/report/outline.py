@@ -114,7 +114,7 @@ def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
             Paragraph(guarantee_headline(r), "ok" if r.has_guarantee and r.guarantee.get("verified") else "danger"),
             Bullets(tuple(r.privacy_lines()))]
     if r.has_guarantee and r.kind.startswith("upward"):
-        downward = "are not covered" if "not_covered" in r.guarantee else "are reported, not prevented"  # partition
+        downward = "are reported, not prevented" if "downward_breaches" in r.guarantee else "are not covered"  # partition
         out.append(Paragraph(
             "The guarantee is upward: for each protected value, no released value can raise an adversary's belief "
             "above rho2 when the prior belief is at most rho1. It was verified numerically on the published matrix "

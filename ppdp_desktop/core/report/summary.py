@@ -15,6 +15,7 @@ from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.report.changes import (
     CHANGED, GENERALIZED, PSEUDONYMIZED, RANDOMIZED, REMOVED, UNCHANGED, ColumnChange, percent,
 )
+from ppdp_desktop.core.report.values import upward_verdict
 
 #: shares of records at which the first page states how well counts can be estimated
 SHARE_LADDER = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
@@ -97,9 +98,9 @@ def sensitive_verdict(r: MethodReport, sensitive: str) -> Verdict:
     if not g.get("verified"):
         return Verdict("sensitive", "danger", f"Sensitive values{what}: the guarantee was NOT verified. Do not publish.")
     kind = r.kind
-    if kind.startswith("upward"):
-        return Verdict("sensitive", "ok", f"Sensitive values{what}: protected, checked before the release was written. "
-                       + _upward_sentence(r))
+    if kind.startswith("upward"):  # "protected" only where the bound covers every value with a pair (values.py)
+        level, state = upward_verdict(r)
+        return Verdict("sensitive", level, f"Sensitive values{what}: {state} " + _upward_sentence(r))
     if kind.startswith("attribute disclosure"):
         bound = 1.0 / float(g["l"])
         promise = g.get("statement") or (  # the method's own sentence names the attacker (rr/claims.py)

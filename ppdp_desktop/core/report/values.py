@@ -120,7 +120,9 @@ def _one_pair(r: MethodReport, key: str) -> float:
 
 def bounds(r: MethodReport) -> tuple[np.ndarray, np.ndarray]:
     """rho1 and rho2 per value (NaN for a value without a privacy concern): the report's own ``rho2`` and the
-    guarantee's per-value pairs, or else the one pair the guarantee states for every value."""
+    guarantee's per-value pairs, or else the one pair the guarantee states for every value (perturbation
+    partitioning: a value held by more than rho1 of the records keeps the pair, and its status says it is not
+    covered, by the same rule as a per-value pair's)."""
     n = len(r.values)
     pairs = r.guarantee.get("pairs") or []
     if len(pairs) == n:
@@ -128,11 +130,6 @@ def bounds(r: MethodReport) -> tuple[np.ndarray, np.ndarray]:
     else:
         rho1 = np.full(n, np.nan if r.rho2 is not None else _one_pair(r, "rho1"))
     rho2 = np.asarray(r.rho2, dtype=float) if r.rho2 is not None else np.full(n, _one_pair(r, "rho2"))
-    if len(pairs) != n and r.rho2 is None and r.original is not None:
-        # one pair for all (perturbation partitioning) covers only the values held by at most rho1 of the records
-        counts = np.asarray(r.original, dtype=float)
-        above = counts > rho1 * max(counts.sum(), 1.0)
-        rho1, rho2 = np.where(above, np.nan, rho1), np.where(above, np.nan, rho2)
     return rho1, rho2
 
 
@@ -194,6 +191,44 @@ def _statuses(r: MethodReport, rho1: np.ndarray, rho2: np.ndarray) -> np.ndarray
     if breach is not None and breach.any():
         status[breach] = status[breach] + "; downward breach"
     return status
+
+
+def bound_coverage(r: MethodReport) -> tuple[list[str], list[str]] | None:
+    """The values with a (rho1, rho2) bound, split by the table's rule into those it covers for the data's own
+    frequencies and those held by more than their rho1 of the records (where it says nothing about them):
+    ``(covered, not_covered)``; None where that is unknown (no published list and no original counts)."""
+    rho1, rho2 = bounds(r)
+    above = _above_rho1(r, rho1)
+    if above is None:
+        return None
+    bounded = ~np.isnan(rho2)
+    names = np.asarray(r.values, dtype=object)
+    return [str(v) for v in names[bounded & ~above]], [str(v) for v in names[bounded & above]]
+
+
+def _named(values: list[str], shown: int = 5) -> str:
+    quoted = [repr(v) for v in values[:shown]]
+    if len(values) > shown:
+        return ", ".join(quoted) + f" and {len(values) - shown:,} more"
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + f" and {quoted[-1]}"
+
+
+def upward_verdict(r: MethodReport) -> tuple[str, str]:
+    """The first page's verdict on an upward (rho1, rho2) guarantee that was verified: ``(level, sentence)``.
+    "protected" only where the bound covers every value with a pair; else how many it covers and which values are
+    held by more than their rho1 of the records (the bound says nothing about them); amber where it covers none."""
+    coverage = bound_coverage(r)
+    checked = "checked before the release was written"
+    if coverage is None or not coverage[1]:
+        return "ok", f"protected, {checked}."
+    covered, outside = coverage
+    one = len(outside) == 1
+    why = (f"{_named(outside)} {'is' if one else 'are'} held by more than {'its' if one else 'their'} rho1 of the "
+           f"records, where the bound says nothing about {'it' if one else 'them'}")
+    if not covered:
+        return "warning", f"no value is covered by its bound: {why} ({checked})."
+    total = len(covered) + len(outside)
+    return "ok", f"{len(covered)} of {total} values with a bound are protected, {checked}; {why}."
 
 
 def value_columns(r: MethodReport) -> dict[str, np.ndarray]:

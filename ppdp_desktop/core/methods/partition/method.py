@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.privacy import amplification as privacy
-from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
+from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column, label_text
 from ppdp_desktop.core.data.schema import free_name
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
@@ -24,6 +24,7 @@ from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks, assign_records, canonical_counts
+from ppdp_desktop.core.methods.partition.release import EPSILON_SCOPE, subtables_statement
 from ppdp_desktop.core.methods.partition.subtables import Partition, partition_domain
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
@@ -108,11 +109,19 @@ class PartitionPlan:
             matrix = RetentionMatrix(np.full(blocks.sizes[s], blocks.retention[s]))
             report = privacy.verify(self.attribute, values, matrix, requirement, counts[part] / counts[part].sum())
             epsilons.append(report.epsilon_ldp)
+        # a sub-table that keeps every record's value (retention 1, two values or more) has no finite epsilon: JSON
+        # cannot hold inf, so release.json states null and says why; a finite one holds within each sub-table only
+        unbounded = [str(s) for s in np.flatnonzero(~np.isfinite(epsilons))]
+        values = self.domain.json_values()
         return {
             "kind": "upward (rho1, rho2)-privacy per sub-table (perturbation partitioning)",
             "rho1": self.rho1,
             "rho2": self.rho2,
-            "epsilon_ldp": float(max(epsilons)),
+            "epsilon_ldp": None if unbounded else float(max(epsilons)),
+            **({"no_ldp_bound": subtables_statement(unbounded)} if unbounded else {}),
+            **({"epsilon_ldp_scope": EPSILON_SCOPE} if not unbounded and blocks.n_subtables > 1 else {}),
+            # the values the one pair does not cover for the data's own frequencies (both reports' tables read it)
+            "prior_above_rho1": [label_text(values[j]) for j in np.flatnonzero(~self.partition.sa_prime)],
             "not_covered": NOT_COVERED,
             "verified": True,
         }

@@ -46,6 +46,12 @@ How to estimate counts
 """
 
 
+#: what a partitioned column's epsilon-LDP covers, printed after the number wherever it is stated (release.json's
+#: ``guarantee.epsilon_ldp_scope``, with two or more sub-tables): the sub-table column is released with the value
+EPSILON_SCOPE = ("within each sub-table only (each record's sub-table is published and tells which few values it can "
+                 "hold, so for the column as a whole no epsilon-local differential privacy bound holds)")
+
+
 def partition_readme(metadata: dict) -> str:
     """The recipient's README section of each partitioned column (a perturbed one keeps the family's)."""
     from ppdp_desktop.core.methods.perturbation.release import readme_text
@@ -53,7 +59,7 @@ def partition_readme(metadata: dict) -> str:
     text = ""
     for entry in metadata.get("sensitive", []):
         if not entry.get("subtables"):
-            text += readme_text({"sensitive": [entry]})
+            text += readme_text({**metadata, "sensitive": [entry]})
             continue
         guarantee = entry.get("guarantee", {})
         count = len(entry["subtables"])
@@ -68,7 +74,9 @@ def _epsilon_sentence(guarantee: dict) -> str:
     """The README's epsilon line: the largest over the sub-tables, or (none finite) the statement saying why."""
     stated = guarantee.get("epsilon_ldp")
     if isinstance(stated, (int, float)) and np.isfinite(stated):
-        return f"Largest epsilon-local differential privacy equivalent: {float(stated):.3f}."
+        scope = guarantee.get("epsilon_ldp_scope")
+        return (f"Largest epsilon-local differential privacy equivalent: {float(stated):.3f}"
+                + (f" {scope}" if isinstance(scope, str) else "") + ".")
     return str(guarantee.get("no_ldp_bound") or "No epsilon-local differential privacy equivalent is stated.")
 
 
@@ -215,8 +223,13 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
     if guarantee.get("no_ldp_bound") is not None:
         raise PrivacyError(f"release.json says no epsilon-LDP bound holds for {entry['attribute']!r}, but its sub-tables "
                            f"give {worst:.6g}: the release was altered.")
+    several = len(subtables) > 1
+    if guarantee.get("epsilon_ldp_scope") not in ((None, EPSILON_SCOPE) if several else (None,)):
+        raise PrivacyError(f"release.json's statement of what the epsilon-LDP of {entry['attribute']!r} covers is not "
+                           "what its sub-tables give: the release was altered.")
+    scope = f" {EPSILON_SCOPE}" if several else ""  # said here even where an older release.json does not say it
     return (f"{entry['attribute']}: {len(codes):,} records in {len(subtables)} sub-tables, upward (rho1, rho2)-privacy "
-            f"holds in each (largest epsilon-LDP equivalent {worst:.3f})")
+            f"holds in each; largest epsilon-LDP equivalent {worst:.3f}{scope}")
 
 
 def _check_stated_gamma(sub: dict, rho2: float) -> None:

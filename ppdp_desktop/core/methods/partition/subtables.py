@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.privacy.sensitivity import MAX_GAMMA
 from ppdp_desktop.core.methods.partition.phases import (
     as_groups,
     balance,
@@ -51,10 +52,11 @@ class Partition:
 
 
 def gamma_of(rho1: float | np.ndarray, rho2: float) -> np.ndarray:
-    """Eq. 9: gamma = rho2 (1 - rho1) / (rho1 (1 - rho2)); inf where rho1 = 0."""
+    """Eq. 9: gamma = rho2 (1 - rho1) / (rho1 (1 - rho2)), at most ``MAX_GAMMA`` as for every pair (a rho2 within
+    rounding of 1 would otherwise give a retention of exactly 1, which the verifier refuses); inf where rho1 = 0."""
     r = np.asarray(rho1, dtype=float)
     with np.errstate(divide="ignore"):
-        return np.where(r > 0, rho2 * (1.0 - r) / (r * (1.0 - rho2)), np.inf)
+        return np.where(r > 0, np.minimum(rho2 * (1.0 - r) / (r * (1.0 - rho2)), MAX_GAMMA), np.inf)
 
 
 def eps_of(size: np.ndarray, m: np.ndarray, gamma: np.ndarray, a: float) -> np.ndarray:

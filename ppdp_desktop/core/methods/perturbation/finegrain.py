@@ -10,6 +10,7 @@ import numpy as np
 from ppdp_desktop.core.data.domain import CategoricalDomain
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.perturbation.solver import solve_exact
+from ppdp_desktop.core.methods.perturbation.disclosure import PARAMETERS_CAVEAT
 from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.methods.perturbation.plan import PerturbationPlan, prepare_perturbation
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
@@ -22,7 +23,7 @@ class FineGrainPerturbation(PerturbationFamily):
         "Each value gets its own retention probability, the largest its own (rho1, rho2) pair allows, so "
         "common, less sensitive values are kept more often than rare, sensitive ones. Protects "
         "against raising belief in a value above its rho2 (upward breaches); it does not rule out lowering "
-        "belief in a common value (downward breaches are reported, not prevented)."
+        "belief in a common value (downward breaches are reported, not prevented). " + PARAMETERS_CAVEAT
     )
 
     def prepare(self, dataset, settings) -> PerturbationPlan:

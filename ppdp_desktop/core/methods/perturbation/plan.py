@@ -15,6 +15,7 @@ from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column, label_text
 from ppdp_desktop.core.errors import PrivacyError
 from ppdp_desktop.core.methods.base import Applied
+from ppdp_desktop.core.methods.perturbation.disclosure import parameters_statement
 from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json, no_bound_statement
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
@@ -101,8 +102,8 @@ class PerturbationPlan:
     def verify(self) -> dict[str, Any]:
         """The guarantee release.json states: the pairs and gammas, the epsilon-LDP equivalent (``null`` with the
         ``no_ldp_bound`` statement when a value is never replaced), the protected values held by more than their
-        rho1 of the records (their pair's bound does not speak about them for the data's own frequencies) and the
-        downward breaches."""
+        rho1 of the records (their pair's bound does not speak about them for the data's own frequencies), the
+        downward breaches, and (``not_covered``) what these parameters, computed from the data, reveal about it."""
         report = self.guarantee()
         values = self.domain.json_values()
         statement = no_bound_statement(values, self.retention)
@@ -119,6 +120,7 @@ class PerturbationPlan:
             **({} if statement is None else {"no_ldp_bound": statement}),
             "prior_above_rho1": [label_text(values[j]) for j in np.flatnonzero(above)],
             "downward_breaches": [b["value"] for b in report.downward_breaches],
+            "not_covered": parameters_statement(self.method, self.parameters.get("rule", self.requirement.rule)),
             "verified": True,
         }
 

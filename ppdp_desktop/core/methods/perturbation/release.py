@@ -30,6 +30,7 @@ from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.methods.perturbation.ldp import (  # noqa: F401 (check_stated_epsilon: partitioning's too)
     check_no_bound, check_stated_epsilon, epsilon_json, epsilon_sentence,
 )
+from ppdp_desktop.core.methods.perturbation.disclosure import check_parameters_statement, parameters_statement
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM, retention_matrix
 from ppdp_desktop.core.privacy import reconstruction
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
@@ -51,7 +52,7 @@ What it guarantees
   was at most rho1 before.
 {epsilon}
   It does not rule out "downward" inferences (belief in a common value falling).
-{breaches}
+{breaches}{parameters}
 How to estimate counts
   The matrix is published through its parameters: with the m values and their retentions p of
   release.json, Pr[value i released as value j] = P[j][i] = p_i [j = i] + (1 - p_i) / m.
@@ -63,6 +64,10 @@ How to estimate counts
 
 
 
+def _wrapped(sentence: str) -> str:
+    return textwrap.fill(sentence, README_WIDTH, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
+
+
 def readme_text(metadata: dict[str, Any]) -> str:
     """One README section per perturbed column."""
     text = ""
@@ -70,9 +75,12 @@ def readme_text(metadata: dict[str, Any]) -> str:
         guarantee = entry.get("guarantee", {})
         breaches = guarantee.get("downward_breaches") or []
         note = f"  Downward breaches were reported for: {', '.join(map(str, breaches))}.\n" if breaches else ""
-        epsilon = textwrap.fill(epsilon_sentence(guarantee, "No epsilon-local differential privacy equivalent is stated."),
-                                README_WIDTH, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
-        text += PERTURBATION.format(attribute=entry["attribute"], epsilon=epsilon, breaches=note)
+        epsilon = _wrapped(epsilon_sentence(guarantee, "No epsilon-local differential privacy equivalent is stated."))
+        # what the parameters reveal: as release.json states it, or (an older release) as this app would
+        stated = guarantee.get("not_covered")
+        parameters = _wrapped(stated if isinstance(stated, str) else parameters_statement(
+            str(metadata.get("method", "")), (metadata.get("parameters") or {}).get("rule"))) + "\n"
+        text += PERTURBATION.format(attribute=entry["attribute"], epsilon=epsilon, breaches=note, parameters=parameters)
     return text
 
 
@@ -153,10 +161,12 @@ def verify_perturbed(release: LoadedRelease, entry: dict) -> str:
     check_counts_plausible(observed, matrix, values, entry["attribute"])
     check_stated(entry, requirement, report.epsilon_ldp)
     statement = check_no_bound(entry, values, matrix.retention, report.epsilon_ldp)
+    parameters = check_parameters_statement(release.metadata, entry)
     holds = (f"epsilon-LDP equivalent {report.epsilon_ldp:.3f})" if statement is None
              else f"no epsilon-LDP bound). {statement}")
-    return (f"{entry['attribute']}: {len(codes):,} records, {int(requirement.concern.sum())} protected values, "
+    line = (f"{entry['attribute']}: {len(codes):,} records, {int(requirement.concern.sum())} protected values, "
             f"upward (rho1, rho2)-privacy holds ({holds}")
+    return line + ("." if line.endswith(")") else "") + f" {parameters}"
 
 
 def check_stated(entry: dict, requirement: SensitivityRequirement, epsilon: float) -> None:

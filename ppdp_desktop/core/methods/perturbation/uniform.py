@@ -9,6 +9,7 @@ import numpy as np
 
 from ppdp_desktop.core.data.domain import CategoricalDomain
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.perturbation.disclosure import PARAMETERS_CAVEAT
 from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.methods.perturbation.plan import PerturbationPlan, prepare_perturbation
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
@@ -26,7 +27,7 @@ class UniformPerturbation(PerturbationFamily):
         "Every record keeps its value with the same probability and otherwise gets a random value of the "
         "column. Protects each value up to its (rho1, rho2) pair (no observed value raises belief in a rare "
         "value above rho2); it does not hide that a frequent value is frequent, and the strictest value sets "
-        "the noise for all."
+        "the noise for all. " + PARAMETERS_CAVEAT
     )
 
     def prepare(self, dataset, settings) -> PerturbationPlan:

@@ -1,23 +1,20 @@
 """What the release reveals about a group (``core/report/groups.py``): time on 1,000,000 records, and how often
 the example group's "likely" interval holds the true share.
 
-``python benchmarks/bench_group_disclosure.py [--copies 34]`` prints JSON (the time).
-``python benchmarks/bench_group_disclosure.py --coverage [--seeds 200]`` prints JSON (the interval's coverage):
-per configuration and method, the share of seeds whose interval (``core/methods/group_interval.py``, as the
-report makes it) holds the example group's true share (counted on the original records of that group), with its
-binomial 95 % range, beside the coverage of the same interval made for one fixed cell (no allowance for the choice of the
-group and value shown) and the median width; see
-:func:`coverage_cases`. The table is the shared Adult data
-set repeated ``copies`` times (30,162 x 34 = 1,025,508 records), quasi-identifiers sex, race, marital-status,
+``python benchmarks/bench_group_disclosure.py [--copies 34]`` prints JSON (the time). The table is the shared Adult
+data set repeated ``copies`` times (30,162 x 34 = 1,025,508 records), quasi-identifiers sex, race, marital-status,
 education and age (6,072 groups; 4 without age for rr, whose table is dense); per method the job's time and the
-section's: from the release alone (``public``: release.json and the package's report) and with the attack on
-the original records (the custodian's report). Target: the section within a few seconds at 1M records.
+section's: from the release alone (``public``: release.json and the package's report), with the attack on the
+original records (the custodian's report), and what ``ppdp verify`` adds (the figures recomputed from the
+release). Target: the section within a few seconds at 1M records.
 
-Measured (2 cores, 2026-11, 1,025,508 records): the release's side 0.32 s (uniform), 0.50 s (fine-grain: iterative
-Bayes over 14 values x 6,072 groups), 0.33 s (partitioning), 0.30 s (rr); the custodian's attack on the original
-records 0.16-0.19 s more. Under load from other jobs the same runs took 1.0-1.5 s in all. guess_right (from the
-release) against the attack measured on the original records: uniform 0.710 / 0.766, fine-grain 0.389 / 0.413,
-partitioning 0.411 / 0.446, rr 0.734 / 0.740.
+``python benchmarks/bench_group_disclosure.py --coverage [--seeds 200]`` prints JSON (the interval's coverage):
+per configuration (:func:`coverage_cases`) and method, how many seeds' intervals (``core/methods/group_interval.py``,
+as the report makes them) hold the example group's true share (counted on the original records of that group),
+with its exact one-sided 95 % lower confidence bound, beside how many the same interval made for one fixed cell
+would hold (no allowance for the choice of the group and value shown), the median width and the group's records.
+
+Measured: benchmarks/README.md, "What the release reveals about a group".
 """
 from __future__ import annotations
 
@@ -34,6 +31,7 @@ from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.methods.rr.settings import RRSettings
 from ppdp_desktop.core.report import groups
+from ppdp_desktop.core.report.group_check import recheck_group_disclosure
 from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult" / "adult.csv"
@@ -75,6 +73,21 @@ def coverage_cases() -> dict[str, tuple[int, int, list[str], str, dict[str, Anon
     }
 
 
+def lower_bound(held: int, n: int, alpha: float = 0.05) -> float:
+    """The exact one-sided (Clopper-Pearson) lower ``1 - alpha`` confidence bound of a rate seen ``held`` times in
+    ``n``: the rate at which ``held`` or more happen with probability ``alpha``."""
+    from math import comb
+
+    def at_least(p: float) -> float:
+        return sum(comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(held, n + 1))
+
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if at_least(mid) < alpha else (low, mid)
+    return low if held else 0.0
+
+
 def coverage(seeds: int, only: list[str] | None = None) -> dict[str, object]:
     """How often the example group's interval holds its true share, over ``seeds`` releases per case."""
     import tempfile
@@ -85,6 +98,7 @@ def coverage(seeds: int, only: list[str] | None = None) -> dict[str, object]:
 
     frame = pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)
     out: dict[str, object] = {"seeds": seeds, "level": LEVEL, "cases": {}}
+    total = total_held = 0
     folder = Path(tempfile.mkdtemp())
     for case, (first, n, quasi, sensitive, methods) in coverage_cases().items():
         part = frame.iloc[first:first + n].reset_index(drop=True)
@@ -111,14 +125,13 @@ def coverage(seeds: int, only: list[str] | None = None) -> dict[str, object]:
                 held_one += low1 <= truth <= high1  # the same interval made for one fixed cell: no selection
                 widths.append(high - low)
                 records.append(int(mask.sum()))
-            rate = held / seeds
-            spread = 1.96 * np.sqrt(rate * (1 - rate) / seeds)
-            row = {"held": held, "coverage": round(rate, 4), "range": [round(float(max(rate - spread, 0)), 3),
-                                                                      round(float(min(rate + spread, 1)), 3)],
+            row = {"held": held, "coverage": round(held / seeds, 4), "lower_95": round(lower_bound(held, seeds), 4),
                    "held_if_made_for_one_cell": held_one, "median_width": round(float(np.median(widths)), 3),
                    "group_records_median": int(np.median(records)), "seconds": round(time.perf_counter() - start, 1)}
             out["cases"][f"{case}/{name}"] = row
+            total, total_held = total + seeds, total_held + held
             print(case, name, row, file=sys.stderr)
+    out["all"] = {"held": total_held, "of": total, "lower_95": round(lower_bound(total_held, total), 4)}
     return out
 
 
@@ -148,8 +161,14 @@ def main() -> int:
         start = time.perf_counter()
         custodian = groups.for_anonymization(result)  # the release's side is computed once per job, then the attack
         second = time.perf_counter() - start
+        view = groups._view(result, QUASI if name != "rr" else QUASI[:4], settings.sensitive)
+        view.metadata.update(group_disclosure=public.to_json(), reidentification=result.reidentification.to_json())
+        start = time.perf_counter()
+        recheck_group_disclosure(view)  # what ppdp verify adds: the figures recomputed from the release
+        recheck = time.perf_counter() - start
         out["methods"][name] = {"job_s": round(job, 2), "public_s": round(first, 2),
-                                "custodian_after_public_s": round(second, 2), "groups": public.n_groups,
+                                "custodian_after_public_s": round(second, 2), "verify_recheck_s": round(recheck, 2),
+                                "groups": public.n_groups,
                                 "guess_right": round(public.guess_right, 4),
                                 "measured_right": round(custodian.measured_right, 4)}
         print(name, out["methods"][name], file=sys.stderr)

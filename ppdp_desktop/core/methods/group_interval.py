@@ -7,8 +7,8 @@ were not randomized). Both are linear in the released counts ``o``, ``a = <A, o>
 interval is Fieller's for a ratio: every share ``s`` with ``(a - s b)^2 <= z^2 Var(a - s b)``. The variance is the
 multinomial one of the released counts, estimated from them, within each stratum whose number of records is
 published (a sub-table; a combination of columns that were not randomized). Each record is randomized on its own,
-so the released counts are a sum of multinomials, whose variance is at most that of one multinomial: the
-variance used is, in expectation, at least the true one.
+so the released counts are a sum of multinomials, whose variance is at most that of one multinomial: up to its
+estimation error, the variance used is at least the true one.
 
 The group and the value shown are chosen by the estimates themselves (the value is the group's most frequent
 estimated one, the group the largest above the bound): an interval made for one fixed value at 95 % misses

@@ -6,7 +6,10 @@ release's own estimates (``ppdp estimate --where`` per group for a perturbed col
 for the share the section predicts, on the release's estimated population exactly and on people drawn from it (not
 in the data), and on the original records as the custodian's report says; the stronger bound refuses a release
 with a group above it and lets through one without (the bound set just below and at the largest share pandas
-finds on the original groups); the window shows the section and the option.
+finds on the original groups); the window shows the section and the option; ``ppdp verify`` recomputes every figure
+of release.json's entry and refuses a doctored one (the checksums rewritten, no signature); the example group's
+interval is Fieller's, recomputed here with the dense inverse of the published matrices (its coverage is measured
+in benchmarks/bench_group_disclosure.py --coverage).
 """
 from __future__ import annotations
 

@@ -137,7 +137,7 @@ def test_epsilon_ldp_is_the_largest_subtables_and_holds_within_each_only(case):
             "\n".join(faces.report), re.M),
         one(r"; equivalent to epsilon-LDP with epsilon = ([\d.]+)" + WITHIN + r"\.$", "\n".join(faces.custodian), re.M),
         one(r"; equivalent to epsilon-LDP with epsilon = ([\d.]+)" + WITHIN + r"\.$", "\n".join(faces.report), re.M),
-        one(r"largest epsilon-LDP equivalent ([\d.]+)" + WITHIN + "$", out, re.M),
+        one(r"largest epsilon-LDP equivalent ([\d.]+)" + WITHIN + r"\. Not covered: the published parameters", out),
     ]
     for found in said:
         assert float(found[1]) == pytest.approx(exact, abs=5e-4)
@@ -371,3 +371,122 @@ def test_a_subtable_that_keeps_every_value_is_stated_without_an_epsilon_everywhe
     for face, text in texts.items():
         assert not re.search(r"\b(?:inf|infinity|nan)\b", text, re.I), face
         assert not re.search(r"epsilon(?:-LDP equivalent| = | with epsilon = |[^.]*equivalent: )\s*\d", text), face
+
+
+#: the statement every face prints about what the sub-tables' parameters reveal (checked word for word below)
+PLANNED_AGAIN = ("Someone who already knows every other record can learn from them the last one's value, by planning "
+                 "the split again with each value it could hold and keeping those that give the published sub-tables "
+                 "(a value no other record holds is the last one's).")
+COVERS = ("The bound covers attackers whose belief before the release is at most the sub-table's rho1, about what a "
+          "person's released value tells them; it takes the published parameters as given.")
+
+
+def _published_subtables(subtables: list[dict]) -> list[tuple]:
+    """What release.json says of each sub-table that the planner decides: its values, records and rho1."""
+    return [(sorted(str(v) for v in s["values"]), int(s["n_records"]), float(s["rho1"])) for s in subtables]
+
+
+def _planned_subtables(counts: np.ndarray, values: list[str], rho1: float, rho2: float) -> list[tuple]:
+    """The same, planned by the published method (the app's own planner, as anyone can run it) from ``counts``."""
+    from ppdp_desktop.core.methods.partition.blocks import canonical_counts
+    from ppdp_desktop.core.methods.partition.subtables import partition_domain
+
+    planned = partition_domain(counts, rho1, rho2)
+    table = canonical_counts(planned.table_counts)
+    return [(sorted(values[j] for j in table.indices[table.indptr[s]:table.indptr[s + 1]]),
+             int(table.data[table.indptr[s]:table.indptr[s + 1]].sum()), float(planned.rho1_i[s]))
+            for s in range(table.shape[0])]
+
+
+def test_release_json_gives_the_last_record_to_whoever_knows_every_other_record(case):
+    """Every face: "the published parameters are computed from each value's count in the data and reveal it.
+    release.json gives each sub-table's exact number of records ... and its rho1, the count of its most frequent
+    protected value divided by that number ... Someone who already knows every other record can learn from them the
+    last one's value, by planning the split again with each value it could hold and keeping those that give the
+    published sub-tables". The counts: each sub-table's records and rho1 x records, counted here from the records.
+    The attack, from release.json alone and the other 1,999 records' values: for a target holding each of the 8 most
+    common values in turn (1,920 of the 2,000 records), plan the split with the app's planner on the other records
+    plus each of the 36 listed values, and keep the candidates whose sub-tables (values, records, rho1) are
+    release.json's. The true value is always kept; for most records it is the only one (run on all 36 values once:
+    1,965 of the 2,000 records), certainty where the bound speaks of a belief of at most rho1 going to at most rho2.
+    A value no other record holds is found from the list alone."""
+    faces, entry, values = case["faces"], case["entry"], case["values"]
+    m = len(values)
+    counts = np.bincount(case["true"], minlength=m)
+    for s, sub in enumerate(case["subtables"]):  # the counts release.json gives, exactly
+        within = _within(case, s)
+        top = np.max(np.where(case["protected"][case["members"][s]], within, 0))
+        assert sub["n_records"] == within.sum() and round(sub["rho1"] * sub["n_records"]) == top > 0
+    published = _published_subtables(case["subtables"])
+    assert _planned_subtables(counts, values, case["rho1"], case["rho2"]) == published  # the plan is the counts'
+    targets = np.argsort(-counts, kind="stable")[:8]
+    found = {}
+    for t in targets:
+        others = counts - np.eye(m, dtype=np.int64)[t]  # what the attacker knows: every record but the target
+        found[t] = [c for c in range(m) if _planned_subtables(others + np.eye(m, dtype=np.int64)[c], values,
+                                                              case["rho1"], case["rho2"]) == published]
+        assert t in found[t], values[t]
+    exact = sum(int(counts[t]) for t in targets if found[t] == [t])
+    assert exact > counts.sum() / 2, {values[t]: [values[c] for c in found[t]] for t in targets}
+    assert found[targets[0]] == [targets[0]]  # United-States, 92 % of the records: the planner gives it away
+    true = case["true"]  # every record as the target: a listed value none of the other records holds is its
+    unheld = (counts[None, :] - np.eye(m, dtype=np.int64)[true]) == 0
+    guess = np.where(unheld.sum(axis=1) == 1, unheld.argmax(axis=1), -1)
+    lonely = counts[true] == 1
+    assert lonely.sum() >= 5 and np.array_equal(guess[lonely], true[lonely]) and np.all(guess[~lonely] == -1)
+    statement = entry["guarantee"]["not_covered"]
+    assert statement == faces.document["guarantee"]["not_covered"]
+    assert ("Not covered: the published parameters are computed from each value's count in the data and reveal it. "
+            "release.json gives each sub-table's exact number of records (as the sub-table column does) and its rho1, "
+            "the count of its most frequent protected value divided by that number, so that count too; it lists only "
+            "the values the column holds; and the split into sub-tables is planned from every value's count.") \
+        in statement
+    assert PLANNED_AGAIN in statement and COVERS in statement
+    from tests.claims_helpers import run_cli
+
+    code, out, err = run_cli(["verify", faces.folder])
+    assert code == 0, err
+    parameters = statement[statement.index("Not covered: the published"):]
+    for face, text in {**faces.all_text(), "verify": out}.items():
+        assert flat(parameters) in flat(text), face
+    first_page = one(r"^Sensitive values \(.+?\): .*$", "\n".join(faces.custodian), re.M)[0]
+    assert parameters in first_page
+    window = get_method("partition").summary
+    assert ("The published sub-tables (their values, record counts and rho1) are computed from each value's count in "
+            "the data and can reveal it: someone who already knows every other record can learn the last one's value "
+            "from them") in window
+
+
+def test_verify_accepts_only_the_true_statement_of_what_the_subtables_reveal(case, tmp_path):
+    """``ppdp verify`` refuses a release.json whose ``not_covered`` says anything else (a forger's reassurance, or
+    the statement with its last sentences cut); an older release.json, which stated only the downward breaches and
+    the sub-table number, or nothing, still verifies, and verify prints what the parameters reveal."""
+    import json
+    import shutil
+
+    from ppdp_desktop.core.data.checksums import write_checksums
+    from tests.claims_helpers import run_cli
+
+    faces = case["faces"]
+    statement = case["entry"]["guarantee"]["not_covered"]
+    parameters = statement[statement.index("Not covered: the published"):]
+
+    def forged(change) -> tuple[int, str, str]:
+        meta = json.loads(json.dumps(faces.meta))
+        change(meta["sensitive"][0]["guarantee"])
+        folder = tmp_path / f"forged{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(faces.folder, folder)
+        (folder / "release.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        for name in ("SHA256SUMS", "SIGNATURE"):
+            (folder / name).unlink(missing_ok=True)
+        write_checksums(folder)
+        return run_cli(["verify", folder])
+
+    for lie in ("Nothing about the data can be learned from release.json.", statement[:statement.index(" Someone")]):
+        code, out, err = forged(lambda g: g.update(not_covered=lie))
+        assert code != 0 and "reveal about the data" in err, err
+    older = statement[:statement.index(" Not covered: the published")]
+    assert older.startswith("Not covered: downward breaches") and older.endswith("that sub-table's values.")
+    for change in (lambda g: g.update(not_covered=older), lambda g: g.pop("not_covered")):
+        code, out, err = forged(change)
+        assert code == 0 and flat(parameters) in flat(out), err

@@ -4,7 +4,9 @@ The records are split into sub-tables with small sensitive sub-domains (planned 
 counts by :func:`ppdp_desktop.core.methods.partition.subtables.partition_domain`); each sub-table is perturbed with
 its own uniform matrix over its own values. Published: each record's sub-table id and every
 sub-table's matrix. Guarantees (rho1, rho2)-privacy against upward breaches; it does not cover
-downward breaches, and a record's sub-table reveals that its value is one of that sub-table's values.
+downward breaches, a record's sub-table reveals that its value is one of that sub-table's values, and the
+sub-tables' parameters, planned from the counts, reveal them to someone who knows every other record
+(release.json's ``not_covered``: :data:`~ppdp_desktop.core.methods.partition.release.NOT_COVERED`).
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks, assign_records, canonical_counts
-from ppdp_desktop.core.methods.partition.release import EPSILON_SCOPE, subtables_statement
+from ppdp_desktop.core.methods.partition.release import EPSILON_SCOPE, NOT_COVERED, subtables_statement
+from ppdp_desktop.core.methods.perturbation.disclosure import PARTITION_CAVEAT
 from ppdp_desktop.core.methods.partition.subtables import Partition, partition_domain
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
@@ -37,10 +40,6 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
 
 SUBTABLE_COLUMN = "subtable"  # the preferred name of the sub-table id column (see ``free_name``)
-NOT_COVERED = (
-    "Not covered: downward breaches (belief in a common value falling), and a record's sub-table id "
-    "reveals that its value is one of that sub-table's values."
-)
 
 
 ONE_PAIR = "Perturbation partitioning needs one pair for all values: give --rho1 X --rho2 Y."
@@ -198,8 +197,7 @@ class PartitionPlan:
             f"sensitive: {self.attribute} ({self.domain.m} values) split into {k} sub-tables of {shown} values",
             f"expected error bound eps(Part) {self.partition.eps_part:.4f} vs {self.partition.eps_unpartitioned:.4f} "
             "for plain uniform perturbation",
-            NOT_COVERED,
-        ]
+        ]  # what is not covered is the guarantee's (release.json's not_covered), which every face prints
 
 
 #: how a sub-table's matrix is built from its parameters (release.json, format 2)
@@ -215,7 +213,7 @@ class PerturbationPartitioning(PerturbationFamily):
         "is randomized on its own, so far less noise is needed for columns with many values (diagnoses). "
         "Protects each value held by at most rho1 of the records against raising belief above rho2; it does not "
         "cover downward breaches, and a "
-        "record's sub-table reveals that its value is one of that sub-table's few values."
+        "record's sub-table reveals that its value is one of that sub-table's few values. " + PARTITION_CAVEAT
     )
 
     def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> PartitionPlan:

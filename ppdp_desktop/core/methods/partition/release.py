@@ -13,6 +13,7 @@ from ppdp_desktop.core.errors import PrivacyError, ReleaseError
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks
 from ppdp_desktop.core.methods.partition.subtables import gamma_of
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
+from ppdp_desktop.core.methods.perturbation.disclosure import check_parameters_statement, partition_statement
 from ppdp_desktop.core.methods.perturbation.ldp import check_stated_epsilon
 from ppdp_desktop.core.methods.perturbation.release import README_WIDTH, published_column, verify_perturbed
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
@@ -35,7 +36,7 @@ What it guarantees
 {epsilon}
   Not covered: downward inferences (belief in a common value falling), and a record's sub-table tells which
   few values it can hold.
-
+{parameters}
 How to estimate counts
   Each sub-table s lists its m_s values and its retention p_s; within it,
   Pr[value i released as value j] = P_s[j][i] = p_s [j = i] + (1 - p_s) / m_s.
@@ -52,6 +53,16 @@ EPSILON_SCOPE = ("within each sub-table only (each record's sub-table is publish
                  "hold, so for the column as a whole no epsilon-local differential privacy bound holds)")
 
 
+#: what an earlier version's release.json states as ``guarantee.not_covered`` (downward breaches and the sub-table
+#: number): still true, and verified, but it leaves out what the sub-tables' parameters reveal
+SUBTABLE_CAVEAT = ("Not covered: downward breaches (belief in a common value falling), and a record's sub-table id "
+                   "reveals that its value is one of that sub-table's values.")
+
+#: release.json's ``guarantee.not_covered`` of a partitioned column: the sub-table number, and what the published
+#: parameters reveal about the counts (:func:`~ppdp_desktop.core.methods.perturbation.disclosure.partition_statement`)
+NOT_COVERED = f"{SUBTABLE_CAVEAT} {partition_statement()}"
+
+
 def partition_readme(metadata: dict) -> str:
     """The recipient's README section of each partitioned column (a perturbed one keeps the family's)."""
     from ppdp_desktop.core.methods.perturbation.release import readme_text
@@ -65,9 +76,13 @@ def partition_readme(metadata: dict) -> str:
         count = len(entry["subtables"])
         text += PARTITIONED.format(tables=f"{count:,} sub-table{'' if count == 1 else 's'}", column=entry.get("subtable_column"),
                                    attribute=entry["attribute"], rho2=float(guarantee.get("rho2", float("nan"))),
-                                   epsilon=textwrap.fill(_epsilon_sentence(guarantee), README_WIDTH, initial_indent="  ",
-                                                         subsequent_indent="  ", break_on_hyphens=False))
+                                   epsilon=_wrapped(_epsilon_sentence(guarantee)),
+                                   parameters=_wrapped(partition_statement()))  # said for an older release too
     return text
+
+
+def _wrapped(sentence: str) -> str:
+    return textwrap.fill(sentence, README_WIDTH, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _epsilon_sentence(guarantee: dict) -> str:
@@ -213,13 +228,17 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
         raise PrivacyError(f"No sub-table of {entry['attribute']!r} has a protected value (rho1 > 0): the release "
                            "protects nothing, which this method never writes.")
     check_stated_epsilon(guarantee, entry["attribute"], worst, "its matrices give")
+    # what the sub-tables' parameters reveal: stated as this app states it (an older release's shorter statement, or
+    # none, verifies and gets it said here)
+    parameters = check_parameters_statement(release.metadata, entry, expected=NOT_COVERED,
+                                            older=(SUBTABLE_CAVEAT,)).removeprefix(f"{SUBTABLE_CAVEAT} ")
     if unbounded:  # stated as the app states it, or refused
         statement = subtables_statement(unbounded)
         if guarantee.get("no_ldp_bound") not in (None, statement):
             raise PrivacyError(f"release.json's statement on the epsilon-LDP of {entry['attribute']!r} is not what its "
                                "sub-tables give: the release was altered.")
         return (f"{entry['attribute']}: {len(codes):,} records in {len(subtables)} sub-tables, upward (rho1, rho2)-privacy "
-                f"holds in each. {statement}")
+                f"holds in each. {statement} {parameters}")
     if guarantee.get("no_ldp_bound") is not None:
         raise PrivacyError(f"release.json says no epsilon-LDP bound holds for {entry['attribute']!r}, but its sub-tables "
                            f"give {worst:.6g}: the release was altered.")
@@ -229,7 +248,7 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
                            "what its sub-tables give: the release was altered.")
     scope = f" {EPSILON_SCOPE}" if several else ""  # said here even where an older release.json does not say it
     return (f"{entry['attribute']}: {len(codes):,} records in {len(subtables)} sub-tables, upward (rho1, rho2)-privacy "
-            f"holds in each; largest epsilon-LDP equivalent {worst:.3f}{scope}")
+            f"holds in each; largest epsilon-LDP equivalent {worst:.3f}{scope}. {parameters}")
 
 
 def _check_stated_gamma(sub: dict, rho2: float) -> None:

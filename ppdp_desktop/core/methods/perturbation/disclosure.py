@@ -8,6 +8,12 @@ values is the set the column holds; under the theta rule each value's rho1 is it
 the last one's value from release.json alone (under the theta rule: whether it holds a value whose pair the rule
 set, and which), whatever the randomization. That attacker is outside the bound; :func:`parameters_statement` says
 so in plain words, release.json states it as the guarantee's ``not_covered`` and every face prints it.
+
+Perturbation partitioning publishes more of the same kind (:func:`partition_statement`): each sub-table's exact
+number of records, its rho1 (the count of its most frequent protected value over that number), and a split planned
+from every value's count. Planning the split again with each value the last record could hold and keeping those
+that give the published sub-tables finds it (on 2,000 Adult records, native-country in five sub-tables: the value of
+1,965 of them).
 """
 from __future__ import annotations
 
@@ -22,6 +28,12 @@ PARAMETERS_CAVEAT = ("The published parameters are computed from each value's co
                      "someone who already knows every other record can learn the last one's value from them (with "
                      "the theta rule, whenever it is a value the rule protects); the bound covers attackers whose "
                      "belief before the release is at most rho1, about what a released value tells them.")
+
+#: the same fact for perturbation partitioning, in the window's description
+PARTITION_CAVEAT = ("The published sub-tables (their values, record counts and rho1) are computed from each value's "
+                    "count in the data and can reveal it: someone who already knows every other record can learn the "
+                    "last one's value from them; the bound covers attackers whose belief before the release is at most "
+                    "the sub-table's rho1, about what a released value tells them.")
 
 _COVERS = ("The bound covers attackers whose belief before the release is at most rho1, about what a person's "
            "released value tells them; it takes the published parameters as given.")
@@ -52,13 +64,30 @@ def parameters_statement(method: str, rule: object) -> str:
             "record more or less changes them. " + _COVERS)
 
 
-def check_parameters_statement(metadata: dict, entry: dict) -> str:
+def partition_statement() -> str:
+    """What a partitioned column's published parameters reveal (release.json's sub-tables): the plain-words
+    statement every face of a perturbation-partitioning release prints, computable from nothing but the method."""
+    return ("Not covered: the published parameters are computed from each value's count in the data and reveal it. "
+            "release.json gives each sub-table's exact number of records (as the sub-table column does) and its rho1, "
+            "the count of its most frequent protected value divided by that number, so that count too; it lists only "
+            "the values the column holds; and the split into sub-tables is planned from every value's count. Someone "
+            "who already knows every other record can learn from them the last one's value, by planning the split "
+            "again with each value it could hold and keeping those that give the published sub-tables (a value no "
+            "other record holds is the last one's). The bound covers attackers whose belief before the release is at "
+            "most the sub-table's rho1, about what a person's released value tells them; it takes the published "
+            "parameters as given.")
+
+
+def check_parameters_statement(metadata: dict, entry: dict, expected: str | None = None,
+                               older: tuple[str, ...] = ()) -> str:
     """What release.json's parameters reveal about the data (``guarantee.not_covered``) must be stated as this app
-    states it for the release's method and rule; an older release that states nothing gets it said here."""
-    expected = parameters_statement(str(metadata.get("method", "")),
-                                    (metadata.get("parameters") or {}).get("rule"))
+    states it for the release's method and rule (or as ``expected``, a method's own statement); an older release
+    that states nothing, or one of the ``older`` statements an earlier version wrote, gets it said here."""
+    if expected is None:
+        expected = parameters_statement(str(metadata.get("method", "")),
+                                        (metadata.get("parameters") or {}).get("rule"))
     stated = entry["guarantee"].get("not_covered")
-    if stated is not None and stated != expected:
+    if stated is not None and stated != expected and stated not in older:
         raise PrivacyError(f"release.json's statement of what the parameters of {entry['attribute']!r} reveal about the "
                            "data is not the one this release's method and rule give: the release was altered.")
     return expected

@@ -1,7 +1,9 @@
-"""The per-value sensitivity table: frequency, (rho1, rho2), gamma and retention, updated live.
+"""The per-value sensitivity table: frequency, (rho1, rho2), gamma, retention and status, updated live.
 
 Edits are parsed and checked cell by cell; an invalid entry is kept in the cell, marked red with a
-tooltip saying what is allowed, and never applied silently.
+tooltip saying what is allowed, and never applied silently. The status column says, by the reports' own rule
+(:func:`~ppdp_desktop.core.report.values.planned_statuses`), whether a value's bound covers it: a value held by
+more than its rho1 of the records is not covered (marked amber, with a tooltip saying why).
 """
 from __future__ import annotations
 
@@ -11,24 +13,31 @@ from PySide6.QtGui import QBrush, QColor
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.methods.perturbation.solver import solve_exact
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
+from ppdp_desktop.core.report.values import NOT_COVERED, planned_statuses
 
 _Index = QModelIndex | QPersistentModelIndex
-HEADERS = ["Value", "Records", "Frequency", "rho1 (prior)", "rho2 (posterior)", "gamma",
+HEADERS = ["Value", "Records", "Frequency", "rho1 (prior)", "rho2 (posterior)", "Status", "gamma",
            "Keeps value: fine-grain", "Keeps value: uniform", "Default choice"]
-RHO1, RHO2, CHOICE = 3, 4, 8
+RHO1, RHO2, STATUS, GAMMA, FINE, UNIFORM, CHOICE = 3, 4, 5, 6, 7, 8, 9
 TOOLTIPS = {
     RHO1: "rho1: how likely an observer may already think a record has this value (prior)",
     RHO2: "rho2: the most an observer may believe it after seeing the release (posterior); above rho1",
-    5: "gamma: how much a released value may amplify belief in this value (from rho1 and rho2)",
-    6: "probability that a record with this value is released unchanged with fine-grain perturbation",
-    7: "probability that a record with this value is released unchanged with uniform perturbation",
+    GAMMA: "gamma: how much a released value may amplify belief in this value (from rho1 and rho2)",
+    FINE: "probability that a record with this value is released unchanged with fine-grain perturbation",
+    UNIFORM: "probability that a record with this value is released unchanged with uniform perturbation",
     CHOICE: "personalized recoding: 1 publish the value, 2 its generalized alias, 3 an opaque code",
+    STATUS: "whether the value's (rho1, rho2) bound covers it: a value held by more than its rho1 of the records is "
+            "not covered (the bound speaks of a belief of at most rho1 before the release); the reports say the same",
 }
 INVALID = QColor("#ffcdd2")
+OUTSIDE = QColor("#ffe0b2")  # amber: a value its bound does not cover
+NOT_APPLICABLE = "—"
 
 
 class SensitivityModel(QAbstractTableModel):
@@ -44,6 +53,7 @@ class SensitivityModel(QAbstractTableModel):
         self.invalid: dict[tuple[int, int], tuple[str, str]] = {}
         self.requirement: SensitivityRequirement | None = None
         self.fine = self.uniform = np.zeros(0)
+        self.status = np.zeros(0, dtype=object)  # each value's status, or "—" where the method uses no pair
         self.error = ""
 
     def set_domain(self, domain: CategoricalDomain | None, project: Project) -> None:
@@ -60,12 +70,15 @@ class SensitivityModel(QAbstractTableModel):
         if self.domain is None:
             return
         settings = self.project.settings().sensitivity if self.project.sensitive else None
+        self.status = np.full(self.domain.m, NOT_APPLICABLE, dtype=object)
         try:
             self.requirement = settings.requirement(self.domain)
         except ParameterError as exc:
             self.requirement, self.error = None, str(exc)
             self.fine = self.uniform = np.full(self.domain.m, np.nan)
             return
+        if self.uses_pairs():
+            self.status = planned_statuses(self.domain.counts, self.requirement.rho1, self.requirement.rho2)
         gamma = self.requirement.gamma
         if np.isfinite(gamma).any():
             self.fine = solve_exact(self.domain.prior, gamma)
@@ -83,6 +96,14 @@ class SensitivityModel(QAbstractTableModel):
 
     def is_valid(self) -> bool:
         return not self.invalid and self.requirement is not None
+
+    def uses_pairs(self) -> bool:
+        """Whether the project's method (step 4) guarantees the (rho1, rho2) bound of this table."""
+        return isinstance(get_method(self.project.method), PerturbationFamily)
+
+    def not_covered(self) -> list[str]:
+        """The values the bound does not cover (held by more than their rho1 of the records), as labels."""
+        return [self.labels[i] or "(missing)" for i in np.flatnonzero(self.status == NOT_COVERED)]
 
     # --- Qt model ---------------------------------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
@@ -108,10 +129,11 @@ class SensitivityModel(QAbstractTableModel):
             return None
         row, col = index.row(), index.column()
         bad = self.invalid.get((row, col))
-        if role == Qt.ItemDataRole.BackgroundRole and bad:
-            return QBrush(INVALID)
+        outside = col == STATUS and self.status[row] == NOT_COVERED
+        if role == Qt.ItemDataRole.BackgroundRole and (bad or outside):
+            return QBrush(INVALID if bad else OUTSIDE)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return bad[1] if bad else TOOLTIPS.get(col)
+            return bad[1] if bad else self._status_tip(row) if col == STATUS else TOOLTIPS.get(col)
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return None
         if bad:
@@ -127,14 +149,29 @@ class SensitivityModel(QAbstractTableModel):
         if col == 2:
             return f"{self.domain.prior[row]:.2%}"
         req = self.requirement
-        if col in (RHO1, RHO2, 5):
+        if col == STATUS:
+            return str(self.status[row])
+        if col in (RHO1, RHO2, GAMMA):
             if req is None or np.isnan(req.rho1[row]):
-                return "no concern" if col != 5 else "—"
-            return f"{[req.rho1, req.rho2][col - RHO1][row]:.4g}" if col != 5 else f"{req.gamma[row]:.3g}"
-        if col in (6, 7):
-            value = (self.fine if col == 6 else self.uniform)[row]
+                return "no concern" if col != GAMMA else "—"
+            return f"{[req.rho1, req.rho2][col - RHO1][row]:.4g}" if col != GAMMA else f"{req.gamma[row]:.3g}"
+        if col in (FINE, UNIFORM):
+            value = (self.fine if col == FINE else self.uniform)[row]
             return "—" if np.isnan(value) else f"{value + (1 - value) / self.domain.m:.1%}"
         return str(self.project.value_choices.get(label, self.project.default_choice))
+
+    def _status_tip(self, row: int) -> str:
+        """The status cell's tooltip: for a value its bound does not cover, why, with this value's figures."""
+        if self.status[row] == NOT_APPLICABLE:
+            method = get_method(self.project.method)
+            return f"{method.title} (the method chosen in step 4) does not use these (rho1, rho2) pairs."
+        if self.status[row] != NOT_COVERED:
+            return TOOLTIPS[STATUS]
+        label = self.labels[row] or "(missing)"
+        return (f"{label!r} is held by {self.domain.prior[row]:.2%} of the records, more than its rho1 of "
+                f"{self.requirement.rho1[row]:.4g}: the bound promises that a belief of at most rho1 cannot rise above "
+                "rho2, so it says nothing about this value (anyone who knows how common it is already believes more). "
+                "The reports call it 'not covered by its bound'.")
 
     def setData(self, index: _Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         if role != Qt.ItemDataRole.EditRole or not index.isValid():

@@ -79,7 +79,9 @@ class SensitivityPage(WizardPage):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setToolTip("One row per value of the sensitive column. Double-click its rho1, rho2 or default "
-                              "choice to change it; the columns on the right show how many records keep their value.")
+                              "choice to change it. Status: whether the value's bound covers it (not a value held by "
+                              "more than its rho1 of the records, marked amber); the columns on the right show how many "
+                              "records keep their value.")
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         # Columns sized from the rows on screen, not from every value: a column of thousands of values
@@ -193,12 +195,25 @@ class SensitivityPage(WizardPage):
         elif self.model.error:
             text, style = self.model.error, "color: #b71c1c;"
         else:
-            req = self.model.requirement
-            protected = int(req.concern.sum()) if req is not None else 0
-            text, style = f"{protected} value(s) protected; the others carry no privacy concern.", "color: #1b5e20;"
+            text, style = self._coverage_message()
         self.message.setStyleSheet(style)
         self.message.setText(text)
         self.complete_changed.emit()
+
+    def _coverage_message(self) -> tuple[str, str]:
+        """How many values the bound covers, by the Status column's rule: those held by more than their rho1 of the
+        records are named (amber), as the reports name them."""
+        req = self.model.requirement
+        protected = int(req.concern.sum()) if req is not None else 0
+        rest = "; the others carry no privacy concern" if protected < len(self.model.labels) else ""
+        outside = self.model.not_covered()
+        if not outside:
+            return f"{protected} value(s) protected{rest}.", "color: #1b5e20;"
+        one = len(outside) == 1
+        named = ", ".join(repr(v) for v in outside[:5]) + (f" and {len(outside) - 5:,} more" if len(outside) > 5 else "")
+        return (f"{protected - len(outside)} of {protected} value(s) with a pair are covered by their bound; {named} "
+                f"{'is' if one else 'are'} held by more than {'its' if one else 'their'} rho1 of the records, where the "
+                f"bound says nothing about {'it' if one else 'them'} (Status column){rest}."), "color: #e65100;"
 
     def is_complete(self) -> bool:
         method = get_method(self.state.project.method)

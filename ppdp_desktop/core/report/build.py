@@ -139,7 +139,8 @@ def _reidentification(result: Anonymization, public: bool):
 def comparison_rows(reports: list[MethodReport]) -> list[dict[str, Any]]:
     """One row per report for the side-by-side table (keys: :data:`COMPARISON_COLUMNS`).
 
-    Numbers stay numbers (``None`` where a measure does not apply); the GUI formats them.
+    Numbers stay numbers (``None`` where a measure does not apply); the GUI formats them. The epsilon-LDP is
+    qualified where the guarantee qualifies it (:func:`epsilon_cell`): text, not a bare number.
     """
     rows = []
     for r in reports:
@@ -154,9 +155,26 @@ def comparison_rows(reports: list[MethodReport]) -> list[dict[str, Any]]:
             "record_utility": r.record_utility,
             "query_error_1pct": error,
             "jensen_shannon": None if r.utility is None else float(r.utility.jensen_shannon),
-            "epsilon_ldp": r.epsilon_ldp,
+            "epsilon_ldp": epsilon_cell(r),
             "guarantee": "none (no formal guarantee)" if not r.has_guarantee else r.kind,
         })
     return rows
+
+
+#: the comparison's epsilon-LDP cell where no finite epsilon holds (a value never replaced, or a sub-table that
+#: keeps every record's value: the guarantee's ``no_ldp_bound`` says which)
+NO_EPSILON = "none (not finite)"
+
+
+def epsilon_cell(r: MethodReport) -> float | str | None:
+    """The comparison's epsilon-LDP of ``r``, qualified as the guarantee qualifies it: a number where it holds for
+    the column, "X within each sub-table" where it holds only there (the guarantee's ``epsilon_ldp_scope``:
+    perturbation partitioning), :data:`NO_EPSILON` where none is finite, None where the method states none."""
+    epsilon = r.epsilon_ldp
+    if epsilon is None or not np.isfinite(epsilon):
+        return NO_EPSILON if epsilon is not None or r.guarantee.get("no_ldp_bound") else None
+    if isinstance(r.guarantee.get("epsilon_ldp_scope"), str):
+        return f"{float(epsilon):.4f} within each sub-table"
+    return float(epsilon)
 
 

@@ -28,9 +28,10 @@ from ppdp_desktop.gui.state import WizardState
 
 EXPLAIN = (
     "Rare values are usually the most sensitive. With the rule below, a value seen in a fraction f of the "
-    "records gets rho1 = f and rho2 = theta x f: after the release, nobody's belief that a record holds that "
-    "value may grow more than theta-fold. Smaller theta means more protection and more noise. You can set "
-    "any value's pair by editing its rho1 or rho2 cell."
+    "records gets rho1 = f and rho2 = theta x f: someone who believed a record holds that value with probability "
+    "at most f cannot believe it with more than theta x f after the release. Smaller theta means more protection "
+    "and more noise. You can set any value's pair by editing its rho1 or rho2 cell; the Status column says whether "
+    "the bound covers the value (it does not cover a value held by more than its rho1 of the records)."
 )
 
 
@@ -56,7 +57,8 @@ class SensitivityPage(WizardPage):
         group.addButton(self.rule_theta)
         group.addButton(self.rule_pair)
         self.theta = QDoubleSpinBox(decimals=2, minimum=1.01, maximum=1000.0, singleStep=0.5, value=3.0)
-        self.theta.setToolTip("theta > 1: how many times an observer's belief in a value may grow")
+        self.theta.setToolTip("theta > 1: a belief of at most f (the value's frequency) may grow to at most "
+                              "theta x f")
         self.rho1 = QDoubleSpinBox(decimals=4, minimum=0.0001, maximum=0.9998, singleStep=0.01, value=0.1)
         self.rho2 = QDoubleSpinBox(decimals=4, minimum=0.0002, maximum=0.9999, singleStep=0.01, value=0.3)
         self.rho1.setToolTip("rho1: a belief that a record holds a value of at most this before the release…")

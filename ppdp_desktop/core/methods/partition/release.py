@@ -230,8 +230,8 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
     check_stated_epsilon(guarantee, entry["attribute"], worst, "its matrices give")
     # what the sub-tables' parameters reveal: stated as this app states it (an older release's shorter statement, or
     # none, verifies and gets it said here)
-    parameters = check_parameters_statement(release.metadata, entry, expected=NOT_COVERED,
-                                            older=(SUBTABLE_CAVEAT,)).removeprefix(f"{SUBTABLE_CAVEAT} ")
+    check_parameters_statement(release.metadata, entry, expected=NOT_COVERED, older=(SUBTABLE_CAVEAT,))
+    parameters = partition_statement()
     if unbounded:  # stated as the app states it, or refused
         statement = subtables_statement(unbounded)
         if guarantee.get("no_ldp_bound") not in (None, statement):

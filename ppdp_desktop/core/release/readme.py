@@ -80,13 +80,31 @@ def _verdicts(metadata: dict[str, Any]) -> str:
     kind = guarantee.get("kind", "none")
     sensitive = (f"guarantee verified ({kind})" if guarantee.get("verified") else
                  "no formal guarantee" if kind == "none" else f"guarantee stated ({kind})")
+    sensitive += _uncovered(guarantee)
     reid = entry_verdict(metadata.get("reidentification")).text
     return "Two verdicts\n" + _fill(f"Sensitive values: {sensitive}.", "  ", "    ") + "\n" + _fill(reid, "  ", "    ") + "\n\n"
 
 
+def _uncovered(guarantee: dict[str, Any]) -> str:
+    """The values a per-value bound says nothing about (held by more than their rho1 of the records), named beside
+    the verdict so that "verified" is never read as covering them."""
+    above = [str(v) for v in guarantee.get("prior_above_rho1") or []]
+    pairs = [p for p in guarantee.get("pairs") or [] if isinstance(p, dict) and p.get("rho1") is not None]
+    if not above:
+        return ""
+    shown = ", ".join(repr(v) for v in above[:5]) + (f" and {len(above) - 5:,} more" if len(above) > 5 else "")
+    if pairs and len(above) >= len(pairs):
+        return (f"; but no value is covered by its bound: {shown} "
+                f"{'is' if len(above) == 1 else 'are'} held by more than rho1 of the records")
+    return (f" for the values it covers; not covered: {shown} (held by more than {'its' if len(above) == 1 else 'their'} "
+            "rho1 of the records, where the bound says nothing)")
+
+
 def _groups(metadata: dict[str, Any]) -> str:
     """What the release's statistics reveal about a group (release.json's ``group_disclosure``): no method hides
-    it, so README states it beside the verdicts, from the figures the release itself gives (empty: not recorded)."""
+    it, so README states it beside the verdicts, from the figures the release itself gives (empty: not recorded).
+    Estimated shares: the groups the release shows above the bound (their interval above it, 95 % for every group
+    at once) and those its estimates put above it, and the cross-fitted guess with its margin."""
     entry = metadata.get("group_disclosure")
     if not isinstance(entry, dict):
         return ""
@@ -96,16 +114,37 @@ def _groups(metadata: dict[str, Any]) -> str:
         share, bound = float(entry["largest_share"]), float(entry["bound"])
         groups, above = int(entry["groups"]), int(entry["groups_above"])
         records, right = float(entry["records_above"]), float(entry["guess_right"])
+        estimated_above = int(entry.get("groups_estimated_above", above))
+        margin, supported = float(entry.get("guess_right_margin", 0.0)), float(entry.get("largest_supported", share))
     except (KeyError, TypeError, ValueError):
         return ""
-    estimated = "estimated from the release" if entry.get("estimated") else "counted in the release"
-    text = (f"People who share their {', '.join(map(str, entry.get('quasi_identifiers') or []))} form a group. In the "
-            f"release ({estimated}), the most frequent {entry.get('sensitive')} value holds up to {share * 100:.0f} % of a "
-            f"group; {above:,} of {groups:,} groups (about {records:,.0f} records) are above {bound * 100:.0f} %. Guessing "
-            f"each group's most frequent value is right for about {right * 100:.0f} % of the records by these figures. "
-            "This is inference about a group, not a leak of one record: it works on people who are not in the data "
-            "too, and no method here bounds it unless the custodian asked for a group bound"
-            + (" (asked: every group was checked to be within it before release)." if entry.get("required") else "."))
+    sensitive = entry.get("sensitive")
+    text = f"People who share their {', '.join(map(str, entry.get('quasi_identifiers') or []))} form a group. "
+    if entry.get("estimated"):
+        shown = (f"the release shows one {sensitive} value holding more than {bound * 100:.0f} % of a group in {above:,} "
+                 f"of {groups:,} groups (about {records:,.0f} records; at least {supported * 100:.0f} % in one of them)"
+                 if above else f"the release shows no {sensitive} value holding more than {bound * 100:.0f} % of any of "
+                 f"its {groups:,} groups")
+        text += (f"Estimated from the release's randomized values, {shown}, with 95 % confidence for every group at once. "
+                 + (f"Its estimates put {estimated_above:,} groups above it (up to {share * 100:.0f} %), the others by "
+                    "amounts the randomization's noise alone could explain. " if estimated_above > above else "")
+                 + f"Guessing each group's most frequent value from the estimates is right for about {right * 100:.0f} % "
+                 f"of the people whose own record the guess does not use (give or take {margin * 100:.0f} points; each "
+                 "half of the records checked against the guesses the other half gives), and can be right more often "
+                 "for someone known to be in the data. ")
+    else:
+        text += (f"In the release (counted in the release), the most frequent {sensitive} value holds up to "
+                 f"{share * 100:.0f} % of a group; {above:,} of {groups:,} groups (about {records:,.0f} records) are "
+                 f"above {bound * 100:.0f} %. Guessing each group's most frequent value is right for {right * 100:.0f} % "
+                 "of the records. ")
+    several = entry.get("several_values")
+    if isinstance(several, list) and several:
+        text += (f"{float(entry.get('several_records', 0.0)):,.0f} records show a label that stands for several values "
+                 f"({', '.join(map(str, several[:5]))}{', ...' if len(several) > 5 else ''}): they count in their "
+                 "group but toward no value. ")
+    text += ("This is inference about a group, not a leak of one record: it works on people who are not in the data "
+             "too, and no method here bounds it unless the custodian asked for a group bound"
+             + (" (asked: every group was checked to be within it before release)." if entry.get("required") else "."))
     return "What a group reveals\n" + _fill(text, "  ", "  ") + "\n\n"
 
 

@@ -14,6 +14,14 @@ as the report makes them) hold the example group's true share (counted on the or
 with its exact one-sided 95 % lower confidence bound, beside how many the same interval made for one fixed cell
 would hold (no allowance for the choice of the group and value shown), the median width and the group's records.
 
+``python benchmarks/bench_group_disclosure.py --accuracy [--seeds 20]`` prints JSON (what the figures mean): per
+configuration (:func:`accuracy_cases`: the demo data as the window runs it, Adult slices) and method, over
+``seeds`` releases, the public ``guess_right`` (cross-fitted) and its margin beside the custodian's figures on the
+original records: the same guess (each half guessed from the other), the whole release's guess on the records
+in the data, and on people not in the data (Adult records outside the slice, in the same groups); the former
+in-sample figure (each group's largest estimate summed); and the groups counted above the bound (their interval
+above it) against the groups truly above it, with the releases where a counted group is not (false claims).
+
 Measured: benchmarks/README.md, "What the release reveals about a group".
 """
 from __future__ import annotations
@@ -135,16 +143,149 @@ def coverage(seeds: int, only: list[str] | None = None) -> dict[str, object]:
     return out
 
 
+def accuracy_cases() -> dict[str, tuple[str, object, list[str] | None, dict[str, AnonymizationSettings]]]:
+    """``(data, rows or demo, quasi-identifiers, settings per method without their seed)``: "demo-k3" is the
+    window's run on the demo data (fine-grain on diagnosis, age/sex/postcode, k = 3); "demo" the same without
+    k; three Adult slices (the first two the coverage run's, the third the whole data set's first 30,162 records
+    minus the 2,000 kept as people not in the data)."""
+    from ppdp_desktop.core.settings import ProtectionSettings
+
+    theta = SensitivitySettings(theta=3)
+    k3 = ProtectionSettings(k=3, intervals={"age": [5, 10, 20]})
+
+    def methods(sensitive: str, quasi: list[str], l: float, rho2: float, **extra) -> dict[str, AnonymizationSettings]:
+        out = {
+            "uniform": AnonymizationSettings(sensitive, "uniform", quasi=quasi, sensitivity=theta, **extra),
+            "finegrain": AnonymizationSettings(sensitive, "finegrain", quasi=quasi, sensitivity=theta, **extra),
+            "partition": AnonymizationSettings(sensitive, "partition", quasi=quasi,
+                                               sensitivity=SensitivitySettings(rho1=0.1, rho2=rho2), **extra),
+        }
+        if not extra:
+            out["rr"] = AnonymizationSettings(sensitive, "rr", quasi=quasi, options=RRSettings(l=l))
+        return out
+
+    demo_quasi = ["age", "sex", "postcode"]
+    return {
+        "demo-k3": ("demo", None, demo_quasi, methods("diagnosis", demo_quasi, 2, 0.5, protection=k3)),
+        "demo": ("demo", None, demo_quasi, methods("diagnosis", demo_quasi, 2, 0.5)),
+        "small": ("adult", (0, 3000), ["sex", "race"], methods("workclass", ["sex", "race"], 3, 0.4)),
+        "groups": ("adult", (3000, 3000), ["sex", "race", "marital-status"],
+                   methods("occupation", ["sex", "race", "marital-status"], 5, 0.3)),
+        "large": ("adult", (0, 28162), ["sex", "race", "marital-status", "education"],
+                  methods("occupation", ["sex", "race", "marital-status", "education"], 3, 0.3)),
+    }
+
+
+def accuracy(seeds: int, only: list[str] | None = None) -> dict[str, object]:
+    """The public figures against the custodian's on the original records, over ``seeds`` releases per case."""
+    import tempfile
+
+    import numpy as np
+
+    from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+    from ppdp_desktop.core.evaluation.group_disclosure import guess_success, summarize
+    from ppdp_desktop.core.methods.group_estimates import release_cells
+
+    adult = pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)
+    folder = Path(tempfile.mkdtemp())
+    out: dict[str, object] = {"seeds": seeds, "cases": {}}
+    for case, (source, rows, quasi, methods) in accuracy_cases().items():
+        if source == "demo":
+            dataset, outside = load_table(resource_path(DEMO_DATA)), None
+        else:
+            first, n = rows
+            path = folder / f"{case}.csv"
+            adult.iloc[first:first + n].to_csv(path, sep=";", index=False)
+            dataset = load_table(path)
+            outside = adult.drop(adult.index[first:first + n]).reset_index(drop=True)
+            outside = outside.iloc[-2000:] if case == "large" else outside
+        for name, base in methods.items():
+            if only and name not in only:
+                continue
+            runs, start = [], time.perf_counter()
+            for seed in range(1, seeds + 1):
+                settings = replace(base, seed=seed, identifiers=[c for c in ("patient_id", "name")
+                                                                 if c in dataset.frame.columns])
+                result = anonymize(dataset, settings)
+                found = groups.for_anonymization(result)
+                view = groups._view(result, quasi, base.sensitive)
+                former = summarize(release_cells(view, quasi, base.sensitive), found.bound, found.bound_source)
+                frame = result.dataset.frame
+                generalization = result.reidentification.generalization
+                released = generalization.apply(frame[quasi]) if generalization is not None else frame[quasi]
+                true_above = _truly_above(released, frame[base.sensitive], quasi, found.bound)
+                shown_above = _shown_above(found, view, quasi, base.sensitive)
+                runs.append({
+                    "public": found.guess_right, "margin": found.guess_margin,
+                    "same_guess": found.measured_right, "in_data": found.measured_own,
+                    "not_in_data": (guess_success(found, outside[quasi], outside[base.sensitive])
+                                    if outside is not None else float("nan")),
+                    "former": former.guess_right, "groups": found.n_groups,
+                    "counted_above": found.groups_above, "true_above": len(true_above),
+                    "false_above": len(shown_above - true_above),
+                    "former_above": former.groups_above + former.groups_noisy,
+                })
+            out["cases"][f"{case}/{name}"] = row = _accuracy_row(runs, time.perf_counter() - start)
+            print(case, name, row, file=sys.stderr)
+    return out
+
+
+def _truly_above(released: pd.DataFrame, truth: pd.Series, quasi: list[str], bound: float) -> set:
+    """The labels of the groups (as released; suppressed records left out) whose most frequent true value holds
+    more than ``bound`` of the group's original records."""
+    from ppdp_desktop.core.data.domain import text_column
+
+    table = pd.DataFrame({c: text_column(released[c]).to_numpy() for c in quasi})
+    table["\x00s"] = text_column(truth).to_numpy()
+    table = table[~table[quasi].eq("*").all(axis=1)]
+    shares = table.groupby(quasi)["\x00s"].value_counts(normalize=True).groupby(level=list(range(len(quasi)))).max()
+    return {tuple(str(v) for v in (k if isinstance(k, tuple) else (k,))) for k in shares.index[shares > bound + 1e-9]}
+
+
+def _shown_above(found, view, quasi, sensitive) -> set:
+    """The labels of the groups the public section counts above its bound."""
+    from ppdp_desktop.core.evaluation.group_disclosure import summarize
+    from ppdp_desktop.core.methods.group_estimates import release_cells
+
+    full = summarize(release_cells(view, quasi, sensitive), found.bound, found.bound_source, shown=10 ** 9)
+    return {g.labels for g in full.worst if g.supported > found.bound} if full.groups_above else set()
+
+
+def _accuracy_row(runs: list[dict], seconds: float) -> dict[str, object]:
+    import numpy as np
+
+    frame = pd.DataFrame(runs)
+    error = frame["public"] - frame["same_guess"]
+    return {
+        "public_mean": round(frame["public"].mean(), 4), "margin_mean": round(frame["margin"].mean(), 4),
+        "same_guess_mean": round(frame["same_guess"].mean(), 4), "in_data_mean": round(frame["in_data"].mean(), 4),
+        "not_in_data_mean": round(frame["not_in_data"].mean(), 4), "former_mean": round(frame["former"].mean(), 4),
+        "error_sd": round(error.std(), 4), "error_max": round(error.abs().max(), 4),
+        "within_margin": int((error.abs() <= frame["margin"]).sum()), "runs": len(frame),
+        "in_data_minus_public_max": round((frame["in_data"] - frame["public"]).max(), 4),
+        "not_in_data_minus_public": [round(float((frame["not_in_data"] - frame["public"]).min()), 4),
+                                     round(float((frame["not_in_data"] - frame["public"]).max()), 4)],
+        "groups": int(frame["groups"].median()), "counted_above_mean": round(frame["counted_above"].mean(), 1),
+        "true_above_mean": round(frame["true_above"].mean(), 1),
+        "former_above_mean": round(frame["former_above"].mean(), 1),
+        "releases_with_false_above": int((frame["false_above"] > 0).sum()), "seconds": round(seconds, 1),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=34)
     parser.add_argument("--coverage", action="store_true", help="measure the example interval's coverage")
     parser.add_argument("--seeds", type=int, default=200)
-    parser.add_argument("--methods", default="", help="comma-separated methods of the coverage run (default all)")
+    parser.add_argument("--accuracy", action="store_true", help="the figures against the attack on the original records")
+    parser.add_argument("--methods", default="", help="comma-separated methods of the coverage/accuracy run (default all)")
     args = parser.parse_args()
     if not ADULT.is_file():
         print(f"the shared adult data set is not at {ADULT}", file=sys.stderr)
         return 2
+    if args.accuracy:
+        print(json.dumps(accuracy(args.seeds, [m for m in args.methods.split(",") if m]), indent=2))
+        return 0
     if args.coverage:
         print(json.dumps(coverage(args.seeds, [m for m in args.methods.split(",") if m]), indent=2))
         return 0

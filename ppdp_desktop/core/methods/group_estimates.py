@@ -9,6 +9,11 @@ read from what ``release.json`` publishes, whatever the method (the report's gro
 - A column a differential-privacy release protects (``protected``): does not apply; each released value is its
   cluster's noisy value, not the person's.
 - Anything else: the values counted as released.
+
+Labels that stand for several values (``several``: a personalized release's generalizations, ``*``) count in
+their group's records but toward no value. Estimated shares get each group's supported share
+(``core/methods/group_support.py``); :func:`measure` sums them up with the cross-fitted guess
+(``core/methods/group_crossfit.py``), as the report, release.json and ``ppdp verify`` all state it.
 """
 from __future__ import annotations
 
@@ -18,8 +23,9 @@ import pandas as pd
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import PPDPError
+from ppdp_desktop.core.methods.group_support import log_term, perturbed_bounds, randomized_bounds
 from ppdp_desktop.core.evaluation.group_disclosure import (
-    GroupCells, counted_cells, mle_by_group, released_groups,
+    GroupCells, GroupDisclosure, counted_cells, mle_by_group, not_applicable, released_groups, summarize,
 )
 
 COUNTED = "counted as released"
@@ -29,7 +35,34 @@ PERTURBED = ("estimated from the release with the published perturbation matrix 
              "(maximum-likelihood counts, never negative), as ppdp estimate --where does")
 
 
-def release_cells(release: LoadedRelease, quasi: list[str], sensitive: str) -> GroupCells | str:
+def measure(release: LoadedRelease, quasi: list[str], sensitive: str, bound: float, source: str,
+            several: list[str] | tuple[str, ...] = ()) -> GroupDisclosure:
+    """The section's figures from the release alone (or why there are none): :func:`release_cells` summed up,
+    with the cross-fitted guess where the shares are estimated."""
+    from dataclasses import replace
+
+    from ppdp_desktop.core.methods import group_crossfit
+
+    cells = release_cells(release, quasi, sensitive, several)
+    if isinstance(cells, str):
+        return not_applicable(quasi, sensitive, cells, bound, source)
+    found = summarize(cells, bound, source)
+    if not cells.estimated:
+        return found
+    estimate = lambda part: release_cells(part, quasi, sensitive, several)  # noqa: E731 - one fold's estimate
+    try:
+        if "randomized" in release.metadata:
+            right, margin, guesses = group_crossfit.randomized(release, quasi, sensitive, estimate)
+        else:
+            entry = next(e for e in release.metadata.get("sensitive") or [] if e.get("attribute") == sensitive)
+            right, margin, guesses = group_crossfit.perturbed(release, quasi, entry, estimate)
+    except (PPDPError, np.linalg.LinAlgError) as exc:
+        return not_applicable(quasi, sensitive, f"it could not be estimated from this release ({exc})", bound, source)
+    return replace(found, guess_right=right, guess_margin=margin, folds=group_crossfit.FOLDS, fold_guesses=guesses)
+
+
+def release_cells(release: LoadedRelease, quasi: list[str], sensitive: str,
+                  several: list[str] | tuple[str, ...] = ()) -> GroupCells | str:
     """The estimated counts per (released group, sensitive value), or a sentence saying why there are none."""
     meta = release.metadata
     missing = [c for c in [*quasi, sensitive] if c not in release.table.columns]
@@ -42,13 +75,20 @@ def release_cells(release: LoadedRelease, quasi: list[str], sensitive: str) -> G
                 "value, not the person's, so a share of released values says nothing about anyone's true value")
     try:
         if "randomized" in meta:
-            return _randomized(release, quasi, sensitive)
-        entry = next((e for e in meta.get("sensitive") or [] if e.get("attribute") == sensitive), None)
-        if entry is not None:
-            return _perturbed(release, quasi, sensitive, entry)
-    except PPDPError as exc:
+            cells = _randomized(release, quasi, sensitive)
+        else:
+            entry = next((e for e in meta.get("sensitive") or [] if e.get("attribute") == sensitive), None)
+            cells = (counted_cells(release.table, quasi, sensitive, COUNTED) if entry is None
+                     else _perturbed(release, quasi, sensitive, entry))
+    except (PPDPError, np.linalg.LinAlgError) as exc:
         return f"it could not be estimated from this release ({exc})"
-    return counted_cells(release.table, quasi, sensitive, COUNTED)
+    cells.several = frozenset(str(v) for v in several)
+    return cells
+
+
+def _cells_to_compare(records: np.ndarray, values: int) -> int:
+    """How many (group, value) cells the supported shares are simultaneous over (as the example's interval)."""
+    return int((np.asarray(records) > 0).sum()) * max(values, 1)
 
 
 def _perturbed(release: LoadedRelease, quasi: list[str], sensitive: str, entry: dict) -> GroupCells:
@@ -61,24 +101,50 @@ def _perturbed(release: LoadedRelease, quasi: list[str], sensitive: str, entry: 
                                           len(values), len(labels))
     records = np.bincount(ids[ids >= 0], minlength=len(labels)).astype(float)
     blocks = " and sub-table" if entry.get("subtables") else ""
+    bounds = perturbed_bounds(ids, np.asarray(entries, dtype=np.int64), matrix, entry_values, len(values),
+                              len(labels), log_term(_cells_to_compare(records, len(values))))
     return GroupCells(list(quasi), sensitive, labels, group, value, estimate, values, records, True,
-                      PERTURBED.format(blocks=blocks))
+                      PERTURBED.format(blocks=blocks), bounds=bounds)
 
 
 def _randomized(release: LoadedRelease, quasi: list[str], sensitive: str) -> GroupCells:
     from ppdp_desktop.core.data.domain import text_column
     from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
 
-    randomized = {e.get("attribute") for e in release.metadata.get("randomized") or []}
-    if not randomized & {*quasi, sensitive}:
+    published = {e.get("attribute"): e for e in release.metadata.get("randomized") or []}
+    if not set(published) & {*quasi, sensitive}:
         return counted_cells(release.table, quasi, sensitive, COUNTED)
-    grid = estimate_release_table(release, [*quasi, sensitive], project=True)
-    grid = grid[grid["estimate"] > 0]
-    text = pd.DataFrame({c: text_column(grid[c]).to_numpy() for c in [*quasi, sensitive]})
+    attributes = [*quasi, sensitive]
+    full = estimate_release_table(release, attributes, project=True)
+    dims = [full[c].nunique() for c in attributes]
+    observed = full["observed"].to_numpy(dtype=float).reshape(dims)
+    matrices = [np.asarray(published[c]["matrix"], dtype=float) if c in published else None for c in attributes]
+    positive = full["estimate"].to_numpy() > 0
+    grid = full[positive]
+    text = pd.DataFrame({c: text_column(grid[c]).to_numpy() for c in attributes})
     ids, labels = released_groups(text, quasi)
     codes, uniques = pd.factorize(text[sensitive], use_na_sentinel=False)
     estimate = grid["estimate"].to_numpy(dtype=float)
     records = np.bincount(ids, weights=estimate, minlength=len(labels)) if len(ids) else np.zeros(len(labels))
-    quasi_randomized = bool(randomized & set(quasi))
+    low, high = randomized_bounds(observed, matrices, log_term(_cells_to_compare(records, len(uniques))))
+    bounds = (ids, codes.astype(np.int64), low.ravel()[positive], high.ravel()[positive])
     return GroupCells(list(quasi), sensitive, labels, ids, codes.astype(np.int64), estimate,
-                      [str(u) for u in uniques], records, True, RANDOMIZED, quasi_randomized)
+                      [str(u) for u in uniques], records, True, RANDOMIZED, bool(set(published) & set(quasi)),
+                      bounds=bounds)
+
+
+def label_meanings(plan: object, sensitive: str) -> tuple[list[str], dict[str, str]]:
+    """``(labels that stand for several values, label -> the one value it names)`` of ``sensitive`` in a plan
+    that publishes it through a taxonomy's aliases (personalized recoding: a value, its alias1 or its alias2):
+    an alias1 shared by several values names none of them; an opaque code names its value (decodable by its
+    frequency); empty for any other plan. Read from the plan, which holds the taxonomy the key seals."""
+    taxonomy = getattr(plan, "taxonomy", None)
+    if getattr(plan, "attribute", None) != sensitive or taxonomy is None or not hasattr(taxonomy, "leaves"):
+        return [], {}
+    named: dict[str, set[str]] = {}
+    for leaf in taxonomy.leaves():
+        for label in (leaf.label, getattr(leaf, "alias1", None), getattr(leaf, "alias2", None)):
+            if label is not None:
+                named.setdefault(str(label), set()).add(str(leaf.label))
+    several = sorted(label for label, values in named.items() if len(values) > 1)
+    return several, {label: next(iter(values)) for label, values in named.items() if len(values) == 1}

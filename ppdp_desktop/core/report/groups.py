@@ -12,16 +12,17 @@ import weakref
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.evaluation.group_disclosure import (
-    FEW_RECORDS, GroupDisclosure, guess_success, not_applicable, summarize, text_codes,
+    FEW_RECORDS, GroupDisclosure, guess_hits, guess_success, not_applicable, text_codes,
 )
 from ppdp_desktop.core.evaluation.report_model import percent
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.methods.group_estimates import release_cells
-from ppdp_desktop.core.methods.group_interval import share_interval
+from ppdp_desktop.core.methods.group_crossfit import fold_of
+from ppdp_desktop.core.methods.group_estimates import label_meanings, measure
 from ppdp_desktop.core.outcome import Anonymization
 
 TITLE = "What the release reveals about a group"
@@ -41,17 +42,41 @@ def for_anonymization(result: Anonymization, public: bool = False) -> GroupDiscl
     reid = result.reidentification
     quasi = list(reid.quasi) if reid is not None else []
     sensitive = result.settings.sensitive
-    found = replace(_from_release_side(result, quasi, sensitive),
+    several, decode = label_meanings(result.plan, sensitive)
+    found = replace(_from_release_side(result, quasi, sensitive, several),
                     required=bool(result.settings.protection.require_group_bound))
     if not public and found.applies:
         frame = result.dataset.frame
         generalization = reid.generalization if reid is not None else None
         groups = generalization.apply(frame[quasi]) if generalization is not None else frame[quasi]
-        found.measured_right = guess_success(found, groups, frame[sensitive])
+        found.measured_own = guess_success(found, groups, frame[sensitive], decode=decode)
+        found.measured_right = found.measured_own if not found.folds else _measured_by_fold(
+            found, result, groups, frame[sensitive], decode)
     return found
 
 
-def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str) -> GroupDisclosure:
+def _measured_by_fold(found: GroupDisclosure, result: Anonymization, groups: pd.DataFrame, truth: pd.Series,
+                      decode: dict[str, str]) -> float | None:
+    """The cross-fitted guess on the original records: each record guessed as its fold's released records are
+    (the release's record ``j`` is the original record ``order[j]``); None where the release holds a sample."""
+    n = len(groups)
+    order = np.asarray(getattr(result, "order", np.zeros(0)), dtype=np.int64)
+    if len(order) != n or len(result.table) != n:
+        return None
+    fold = np.empty(n, dtype=np.int64)
+    fold[order] = fold_of(n)
+    right = counted = 0
+    for k, guesses in enumerate(found.fold_guesses):
+        rows = fold == k
+        if guesses.empty:
+            counted += int(rows.sum())
+            continue
+        hit, kept = guess_hits(found.quasi, guesses, groups[rows], truth[rows], decode)
+        right, counted = right + int(hit[kept].sum()), counted + int(kept.sum())
+    return right / counted if counted else None
+
+
+def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str, several: list[str]) -> GroupDisclosure:
     """What the job's release alone shows (computed once per job: the report, the report inside the package and
     release.json all ask)."""
     hit = _MEASURED.get(id(result))
@@ -63,7 +88,7 @@ def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str) 
         found = not_applicable(quasi, sensitive, STREAMED, bound, source)
     else:
         view = _view(result, quasi, sensitive)
-        found = _measure(release_cells(view, quasi, sensitive), view, bound, source, quasi, sensitive)
+        found = _measure(view, bound, source, quasi, sensitive, several)
         released = getattr(result, "n_released", None)  # a streamed job's report holds a random sample of its records
         if found.applies and released and released > len(result.table):
             found.how += (f"; measured on a random sample of {len(result.table):,} of the release's {released:,} "
@@ -79,7 +104,8 @@ _MEASURED: dict[int, tuple[weakref.ref, GroupDisclosure]] = {}
 
 def for_release(release: LoadedRelease, original: pd.DataFrame | None = None) -> GroupDisclosure:
     """The section for a written release; with ``original`` (the custodian's data, same records) also how often
-    the guess is right on it, where the release's groups are its quasi-identifiers as they are (no k)."""
+    the whole release's guess is right on it, where the release's groups are its quasi-identifiers as they are
+    (no k). The cross-fitted guess needs each record's place in the release, which only the job knows."""
     meta = release.metadata
     entry = meta.get("group_disclosure") if isinstance(meta.get("group_disclosure"), dict) else {}
     reid = meta.get("reidentification") if isinstance(meta.get("reidentification"), dict) else {}
@@ -87,24 +113,29 @@ def for_release(release: LoadedRelease, original: pd.DataFrame | None = None) ->
     roles = meta.get("attributes") or {}
     sensitive = str(entry.get("sensitive") or next((n for n, a in roles.items() if a.get("role") == "sensitive"), ""))
     bound, source = release_bound(meta, entry)
-    found = _measure(release_cells(release, quasi, sensitive), release, bound, source, quasi, sensitive)
+    found = _measure(release, bound, source, quasi, sensitive, several_values(entry))
     found.required = bool(entry.get("required"))
     if original is not None and found.applies and not reid.get("generalization") \
             and all(c in original.columns for c in [*quasi, sensitive]):
-        found.measured_right = guess_success(found, original[quasi], original[sensitive])
+        found.measured_own = guess_success(found, original[quasi], original[sensitive])
+        found.measured_right = None if found.folds else found.measured_own
     return found
 
 
-def _measure(cells, release: LoadedRelease, bound: float, source: str, quasi: list[str] | None = None,
-             sensitive: str = "") -> GroupDisclosure:
-    """The summary of ``cells`` (or why there is none), with the interval of the example group's share."""
-    if isinstance(cells, str):
-        return not_applicable(quasi or [], sensitive, cells, bound, source)
-    found = summarize(cells, bound, source)
-    if found.estimated and found.worst:
-        shown = found.worst[0]  # chosen by the estimates among every (group, value): a simultaneous interval
-        found.example_interval = share_interval(release, found.quasi, found.sensitive, shown.labels, shown.value,
-                                                shown.share, comparisons=found.n_groups * max(len(cells.values), 1))
+def several_values(entry: dict) -> list[str]:
+    """The labels a release's group_disclosure entry says stand for several values (counted toward none)."""
+    listed = entry.get("several_values") if isinstance(entry, dict) else None
+    return [str(v) for v in listed] if isinstance(listed, list) else []
+
+
+def _measure(release: LoadedRelease, bound: float, source: str, quasi: list[str], sensitive: str,
+             several: list[str]) -> GroupDisclosure:
+    """The figures (or why there are none), with the interval of the example group's share (widened to hold the
+    share shown, a maximum-likelihood estimate that can lie outside the unbiased estimate's interval)."""
+    found = measure(release, quasi, sensitive, bound, source, several)
+    if found.applies and found.estimated and found.worst:
+        shown = found.worst[0]  # chosen by the estimates among every (group, value): the simultaneous interval
+        found.example_interval = (min(shown.low, shown.share), max(shown.high, shown.share))
     return found
 
 
@@ -155,27 +186,39 @@ def _and(names: list[str]) -> str:
 
 
 def headline(d: GroupDisclosure) -> str:
-    """One sentence: the largest share, and the groups (and records) above the bound."""
+    """One sentence (two where estimated): the groups above the bound and the records they hold; counted, the
+    largest share; estimated, the groups the release *shows* above it (their interval above it, 95 % for every
+    group at once) and those its estimates put above it."""
     if not d.applies:
         return f"Not measured: {d.reason}."
-    est = " (estimated)" if d.estimated else ""
-    where = (f"no group is above {d.bound_source} = {percent(d.bound)}" if not d.groups_above else
-             f"{d.groups_above:,} groups holding {_records(d, d.records_above)} records "
-             f"({percent(d.records_above / d.n_records if d.n_records else 0.0)}) are above {d.bound_source} = "
-             f"{percent(d.bound)}")
-    return (f"Among the {d.n_groups:,} groups of records sharing their {_and(d.quasi)}, the most frequent "
-            f"{d.sensitive} value holds up to {percent(d.largest_share)} of a group{est}; {where}.")
+    among = f"Among the {d.n_groups:,} groups of records sharing their {_and(d.quasi)}, "
+    bound = f"{d.bound_source} = {percent(d.bound)}"
+    held = (f"{d.groups_above:,} groups holding {_records(d, d.records_above)} records "
+            f"({percent(d.records_above / d.n_records if d.n_records else 0.0)})")
+    if not d.estimated:
+        where = f"no group is above {bound}" if not d.groups_above else f"{held} are above {bound}"
+        return f"{among}the most frequent {d.sensitive} value holds up to {percent(d.largest_share)} of a group; {where}."
+    shown = (f"{among}the release shows no {d.sensitive} value holding more than {bound} of a group"
+             if not d.groups_above else
+             f"{among}the release shows one {d.sensitive} value holding more than {bound} in {held}, at least "
+             f"{percent(d.largest_supported)} in one of them")
+    shown += ", with 95 % confidence for every group at once."
+    if not d.groups_noisy:
+        return shown
+    more = "more " if d.groups_above else ""
+    return (f"{shown} Its estimates put {d.groups_noisy:,} {more}groups above it (up to {percent(d.largest_share)}), "
+            "by amounts the randomization's noise alone could explain.")
 
 
 def level(d: GroupDisclosure) -> str:
-    """The headline's colour: ``warning`` when groups are above the bound, ``normal`` otherwise (a measure of what
-    any recipient can infer, not a verdict on the method)."""
+    """The headline's colour: ``warning`` when groups are (shown) above the bound, ``normal`` otherwise (a measure
+    of what any recipient can infer, not a verdict on the method)."""
     return "warning" if d.applies and d.groups_above else "normal"
 
 
 def example(d: GroupDisclosure) -> str:
-    """The clinician's sentence, about the group above the bound with the most records (else the one with the
-    largest share)."""
+    """The clinician's sentence, about the group above the bound with the most records (else the one whose share
+    the release shows best)."""
     if not d.applies or not d.worst:
         return ""
     g = d.worst[0]
@@ -192,26 +235,54 @@ def example(d: GroupDisclosure) -> str:
             "the data.")
 
 
+GROUP_INFERENCE = ("This is inference about a group, not a leak of one record: it works on people who are not in the "
+                   "data too, and any release that keeps the statistics useful allows some of it.")
+
+
+def guess_sentence(d: GroupDisclosure) -> str:
+    """How often guessing a group's most frequent value is right, with the attacker it holds against."""
+    who = f"Someone who knows a person's {_and(d.quasi)} and guesses the most frequent {d.sensitive} value of their group"
+    if not d.estimated:
+        return (f"{who} in the release would be right for {percent(d.guess_right)} of the records (counted in the "
+                "release, each record's own value included).")
+    return (f"{who} from the release's estimates would be right for about {percent(d.guess_right)} of the people whose "
+            f"own record the guess does not use, such as people not in the data (give or take "
+            f"{_points(d.guess_margin)}, 95 % confidence). This is estimated without the inflation of the largest of "
+            f"noisy estimates: each of {d.folds} parts of the records is guessed from the other part's estimates and "
+            "checked by an unbiased count of the guessed value, so it describes a guess made from part of the release; "
+            "the whole release's guess, and for someone known to be in the data their own released value, can make "
+            "it right more often.")
+
+
+def _points(share: float) -> str:
+    points = share * 100.0
+    return f"{points:.1f} points" if points < 9.95 else f"{points:.0f} points"
+
+
 def lines(d: GroupDisclosure) -> list[str]:
     """The section's sentences after the headline: the example, the attacker, how the shares were made, the
     caveats, the custodian's check on the original records and the bound asked for."""
     if not d.applies:
         return []
     out = [s for s in (example(d),) if s]
-    right = "about " if d.estimated else ""
-    caveat = (" by the release's estimates (estimated from randomized values, so the attack on the true values can "
-              "succeed several points more or less often)" if d.estimated else "")
-    out.append(f"Someone who knows a person's {_and(d.quasi)} and guesses the most frequent {d.sensitive} value "
-               f"of their group in the release would be right for {right}{percent(d.guess_right)} of the records"
-               f"{caveat}. This is inference about a group, not a leak of one record: it works on people who are not "
-               "in the data too, and any release that keeps the statistics useful allows some of it.")
+    out.append(f"{guess_sentence(d)} {GROUP_INFERENCE}")
     out.append(f"The shares are {d.how}.")
+    if d.estimated:
+        out.append(f"A group counts as above {d.bound_source} only where the release shows it: the lower end of the "
+                   "group's interval (Bernstein's inequality, 95 % for every group and value at once, valid for groups "
+                   "of any size) is above it.")
     if d.few_groups:
         out.append(f"{d.few_groups:,} groups have fewer than {FEW_RECORDS} records ({_records(d, d.few_records)} "
                    "records): their shares are estimated from too few records to be reliable, in either direction.")
-    if d.measured_right is not None and d.measured_right == d.measured_right:
-        out.append(f"Checked on the original records (this report only): that guess is right for "
-                   f"{percent(d.measured_right)} of them.")
+    if d.several_labels:
+        out.append(f"{d.several_records:,.0f} records ({percent(d.several_records / d.n_records if d.n_records else 0)}) "
+                   f"show a {d.sensitive} label that stands for several values ({', '.join(map(repr, d.several_labels[:5]))}"
+                   f"{', and others' if len(d.several_labels) > 5 else ''}): they count in their group's records but "
+                   "toward no value. A code that stands for one value counts as that value: it can be decoded by how "
+                   "often it occurs.")
+    checked = _checked(d)
+    if checked:
+        out.append(checked)
     if d.required:
         out.append(f"The custodian required that no group's most frequent {d.sensitive} value holds more than "
                    f"{percent(d.bound)} of the group; this was checked exactly on the original records before the "
@@ -222,9 +293,30 @@ def lines(d: GroupDisclosure) -> list[str]:
     return out
 
 
+def _checked(d: GroupDisclosure) -> str:
+    """The custodian's check on the original records (this report only; empty in the recipient's)."""
+    def known(x: float | None) -> bool:
+        return x is not None and x == x
+
+    if not known(d.measured_own):
+        return ""
+    if not d.folds:
+        return f"Checked on the original records (this report only): that guess is right for {percent(d.measured_own)} of them."
+    same = (f"the guess made as above (each part from the other) is right for {percent(d.measured_right)} of them; "
+            if known(d.measured_right) else "")
+    return (f"Checked on the original records (this report only): {same}the whole release's guess is right for "
+            f"{percent(d.measured_own)} of the people in the data.")
+
+
 TABLE_HEADER = ("Group (quasi-identifiers)", "Records", "Most frequent value", "Share")
 
 
 def table(d: GroupDisclosure) -> list[tuple[str, str, str, str]]:
-    """The groups shown (above the bound, most records first; else the largest shares) as rows of text."""
-    return [(_group_words(d, g.labels), _records(d, g.records), g.value, percent(g.share)) for g in d.worst]
+    """The groups shown (above the bound, most records first; else the shares the release shows best) as rows of
+    text; an estimated share with its interval."""
+    def share(g) -> str:
+        if not d.estimated or g.low != g.low:
+            return percent(g.share)
+        return f"{percent(g.share)} ({percent(min(g.low, g.share))} to {percent(max(g.high, g.share))})"
+
+    return [(_group_words(d, g.labels), _records(d, g.records), g.value, share(g)) for g in d.worst]

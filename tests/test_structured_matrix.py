@@ -1,7 +1,10 @@
 """A retention matrix held by its parameters equals the dense matrix it stands for (issue 18, point 1)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
@@ -300,3 +303,78 @@ def test_the_closed_form_estimate_stops_where_rounding_would_cycle(monkeypatch):
     monkeypatch.undo()
     em = reconstruction.iterative_bayesian(observed[1:], retention_matrix(retention[1:]), tol=1e-13, max_iter=200_000)
     assert np.allclose(closed[1:], em, atol=1e-3 * observed[1:].sum()) and closed[0] == 5.0
+
+
+# ---- values never kept (retention 0): a singular matrix is still a channel (issue 28 defect) ---------------------
+WITH_ZEROS = st.lists(st.tuples(st.integers(1, 6), st.integers(0, 10_000)), min_size=1, max_size=4).flatmap(
+    lambda spec: st.tuples(st.just(spec), arrays(np.float64, sum(s for s, _ in spec), elements=st.one_of(
+        st.just(0.0), st.floats(0.01, 1.0, allow_nan=False)))))
+
+
+@settings(max_examples=300, deadline=None)
+@given(WITH_ZEROS, st.data())
+def test_values_never_kept_are_solved_by_the_pseudo_inverse_in_o_m(spec_retention, data):
+    spec, retention = spec_retention
+    sizes = np.array([size for size, _ in spec])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    matrix = RetentionMatrix(retention, starts)
+    dense = matrix.to_dense()
+    o = data.draw(arrays(np.float64, matrix.m, elements=st.integers(0, 5000).map(float)))
+    many = data.draw(arrays(np.float64, (matrix.m, 3), elements=st.integers(0, 5000).map(float)))
+    empty_block = np.add.reduceat(retention <= 0, starts) == sizes
+    RetentionMatrix.to_dense = _refuse  # solved from the parameters, never densely
+    try:
+        if empty_block.any():  # no value of a block is ever kept: refused, clearly
+            with pytest.raises(ParameterError, match="singular"):
+                matrix.solve(o)
+            return
+        got, got_many = matrix.solve(o), matrix.solve(many)
+    finally:
+        RetentionMatrix.to_dense = _TO_DENSE
+    pinv = np.linalg.pinv(dense)
+    tol = 1e-6 * (1 + o.sum()) / max(1e-2, retention[retention > 0].min())
+    assert np.allclose(got, pinv @ o, atol=tol)
+    assert np.allclose(got_many, pinv @ many, atol=tol * many.sum() / (1 + o.sum()) + tol)
+    # where the matrix is invertible (at most one value never kept per block) it is the inverse
+    if np.all(np.add.reduceat(retention <= 0, starts) <= 1):
+        assert np.allclose(got, np.linalg.solve(dense, o), atol=tol)
+
+
+def test_finegrain_with_one_pair_on_native_country_releases_verifies_and_compares(tmp_path):
+    """The reported crash: fine-grain on Adult's native-country (2,000 records, rho = (0.02, 0.1)) gives 35 of 36
+    values retention 0. It releases, verifies, compares, and every face says those values are never kept and
+    that only their total can be estimated; the estimates are P's pseudo-inverse on the released counts."""
+    import json
+
+    from tests.claims_helpers import adult_slice, run_cli
+
+    data = adult_slice(tmp_path, 2000)
+    out = tmp_path / "release"
+    code, stdout, stderr = run_cli(["anonymize", data, "--method", "finegrain", "--sensitive", "native-country",
+                                    "--rho1", "0.02", "--rho2", "0.1", "--out", out, "-q"])
+    assert code == 0, stderr
+    code, verified, stderr = run_cli(["verify", out])
+    assert code == 0, verified + stderr
+    entry = json.loads((out / "release.json").read_text(encoding="utf-8"))["sensitive"][0]
+    retention = np.asarray(entry["retention"], dtype=float)
+    never = [str(v) for v, p in zip(entry["values"], retention) if p <= 0]
+    assert len(never) >= 2  # the case: P is singular
+    said = f"{len(never)} values are never kept (retention 0)"
+    readme = " ".join((out / "README.txt").read_text(encoding="utf-8").split())
+    assert said in readme and "only their sum is meaningful" in readme
+    for report in (out / "report.html", tmp_path / "release.custodian-report.html"):
+        assert said in report.read_text(encoding="utf-8")
+    # the recipient's estimate: the pseudo-inverse of the published matrix, on the released counts
+    code, table, stderr = run_cli(["estimate", out, "--sensitive", "native-country"])
+    assert code == 0, stderr
+    released = pd.read_csv(out / "release.csv", sep=None, engine="python", dtype=str)["native-country"]
+    observed = released.value_counts().reindex(entry["values"], fill_value=0).to_numpy(dtype=float)
+    expected = np.linalg.pinv(RetentionMatrix(retention).to_dense()) @ observed
+    got = reconstruction.inverse(observed, RetentionMatrix(retention))
+    assert np.allclose(got, expected, atol=1e-6 * observed.sum())
+    shares = got[retention <= 0]
+    assert np.allclose(shares, shares[0])  # one equal share each, as said
+    code, compared, stderr = run_cli(["compare", data, "--sensitive", "native-country", "--methods",
+                                      "finegrain,uniform", "--rho1", "0.02", "--rho2", "0.1"])
+    assert code == 0, stderr
+    assert re.search(r"^finegrain\s", compared, re.M) and "internal error" not in stderr

@@ -19,8 +19,6 @@ import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
 
-#: a block with a value that is never kept has no closed-form inverse; up to this size it is solved densely
-DENSE_FALLBACK_LIMIT = 4000
 #: the largest domain :meth:`RetentionMatrix.to_dense` builds (5,000 values: 200 MB)
 DENSE_LIMIT = 5000
 
@@ -134,30 +132,44 @@ class RetentionMatrix:
     # ---- estimators ----------------------------------------------------------------------------
     def solve(self, observed: np.ndarray) -> np.ndarray:
         """``P^{-1} o`` by Sherman–Morrison per block (``P_b = D + u v^T``, ``D = diag(p)``, ``u = 1/m_b``,
-        ``v = 1 - p``)."""
+        ``v = 1 - p``); where a block holds values that are never kept, its pseudo-inverse solution
+        (:meth:`_solve_with_zeros`), also O(m). A block none of whose values is ever kept is refused."""
         o = np.asarray(observed, dtype=float)
-        never = self.block_sum(self.retention <= 0) > 0
+        zero = self.retention <= 0
+        never = self.block_sum(zero) > 0
         if never.any():
-            return self._solve_with_zeros(o, never)
+            return self._solve_with_zeros(o, zero, never)
         p, size = self._p(o), self._size(o)
         denominator = 1.0 + self.block_sum((1.0 - self.retention) / (self._size_of * self.retention))
         d_inv_o = o / p
         correction = self.block_sum((1.0 - p) * d_inv_o) / (denominator if o.ndim == 1 else denominator[:, None])
         return d_inv_o - self._spread(correction) / (size * p)
 
-    def _solve_with_zeros(self, o: np.ndarray, never: np.ndarray) -> np.ndarray:
-        """A value never kept: that block has no closed form; solve it densely (a rare case)."""
-        out = np.empty_like(o)
-        ends = np.append(self.starts[1:], self.m)
-        for b, (start, end) in enumerate(zip(self.starts, ends)):
-            part = RetentionMatrix(self.retention[start:end])
-            if not never[b]:
-                out[start:end] = part.solve(o[start:end])
-                continue
-            if np.all(part.retention <= 0) or part.m > DENSE_FALLBACK_LIMIT:
-                raise ParameterError("The perturbation matrix is singular: counts cannot be estimated from it.")
-            out[start:end] = np.linalg.solve(part.to_dense(), o[start:end])
-        return out
+    def _solve_with_zeros(self, o: np.ndarray, zero: np.ndarray, never: np.ndarray) -> np.ndarray:
+        """``P^+ o`` (the Moore–Penrose pseudo-inverse: the least-squares solution of least norm) in O(m).
+
+        In a block with ``k >= 1`` values never kept, each such value's column is ``1/m_b`` everywhere, so
+        ``(P f)_z = s / m_b`` for every such ``z`` (``s = sum_j (1 - p_j) f_j``) and ``(P f)_i = p_i f_i + s / m_b``
+        for the others. Least squares replaces the ``o_z`` by their mean ``o_0``, which gives ``s``; then
+        ``f_i = (o_i - o_0) / p_i`` exactly, and the values never kept share what is left of the block's total
+        (``P`` has their differences in its null space: the least-norm solution splits it equally). With
+        ``k = 1`` this is ``P^{-1} o``. Blocks without such a value are solved by Sherman–Morrison."""
+        if np.any(self.block_sum(zero) == self.sizes):
+            raise ParameterError("The perturbation matrix is singular: counts cannot be estimated from it (no value "
+                                 "of a block is ever kept, so every released value is a uniform draw).")
+        others = RetentionMatrix(np.where(self._spread(never), 1.0, self.retention), self.starts)
+        kept = others.solve(o)  # the blocks without a value never kept (the rest is overwritten below)
+        flat = o.ndim == 1
+        o2 = o[:, None] if flat else o
+        z = zero[:, None]
+        k = self.block_sum(zero)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            level = self.block_sum(np.where(z, o2, 0.0)) / np.where(k > 0, k, 1.0)  # o_0 per block
+            f = np.where(z, 0.0, (o2 - self._spread(level)) / np.where(z, 1.0, self.retention[:, None]))
+        rest = (self.block_sum(o2) - self.block_sum(f)) / np.where(k > 0, k, 1.0)
+        f = np.where(z, self._spread(rest), f)
+        f = np.where(self._spread(never)[:, None], f, kept[:, None] if flat else kept)
+        return f[:, 0] if flat else f
 
     def mle(self, observed: np.ndarray) -> np.ndarray:
         """Maximum-likelihood counts (non-negative, each block's total kept) in closed form, for a matrix that
@@ -214,6 +226,26 @@ class RetentionMatrix:
     def __array__(self, dtype=None, copy=None) -> np.ndarray:  # np.asarray(matrix) still works on small domains
         dense = self.to_dense()
         return dense if dtype is None else dense.astype(dtype)
+
+
+def never_kept_note(labels: list[str], retention: np.ndarray, shown: int = 12) -> str:
+    """What a plan whose retention is 0 for some values means, in words ("" when every value is sometimes kept):
+    their records are always replaced, and two or more of them can be estimated only together (their columns of
+    ``P`` are equal, so ``P`` has no inverse and the estimates split their total equally: the pseudo-inverse)."""
+    never = np.flatnonzero(np.asarray(retention, dtype=float) <= 0)
+    if not len(never):
+        return ""
+    names = ", ".join(repr(str(labels[i])) for i in never[:shown])
+    more = f" and {len(never) - shown:,} more" if len(never) > shown else ""
+    kind = "value is" if len(never) == 1 else "values are"
+    text = (f"{len(never):,} {kind} never kept (retention 0): {names}{more}. Every record holding one is released "
+            f"as a value drawn uniformly from the column's {len(retention):,} values, never as its own except by "
+            "that draw's chance.")
+    if len(never) > 1:
+        text += (" The release therefore tells how many records hold one of them altogether, not how many hold "
+                 "each: P has no inverse, and the estimates give each of them an equal share of that total (the "
+                 "least-squares solution of least norm, numpy.linalg.pinv(P) @ o); only their sum is meaningful.")
+    return text
 
 
 def _per_block_other(a: np.ndarray, matrix: RetentionMatrix, pick, empty: float) -> np.ndarray:

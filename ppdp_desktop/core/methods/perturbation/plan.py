@@ -19,7 +19,7 @@ from ppdp_desktop.core.methods.perturbation.disclosure import parameters_stateme
 from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json, no_bound_statement
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
-from ppdp_desktop.core.privacy.structured import RetentionMatrix
+from ppdp_desktop.core.privacy.structured import RetentionMatrix, never_kept_note
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
@@ -156,7 +156,7 @@ class PerturbationPlan:
             f"sensitive: {self.attribute} ({self.domain.m} values, {int(self.requirement.concern.sum())} protected; "
             f"{self.requirement.rule})",
             f"record utility: {self.record_utility:.4f}",
-        ]
+        ] + [note for note in [never_kept_note([str(v) for v in self.domain.values], self.retention)] if note]
 
 
 def prepare_perturbation(

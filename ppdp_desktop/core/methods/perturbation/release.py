@@ -33,7 +33,7 @@ from ppdp_desktop.core.methods.perturbation.ldp import (  # noqa: F401 (check_st
 from ppdp_desktop.core.methods.perturbation.disclosure import check_parameters_statement, parameters_statement
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM, retention_matrix
 from ppdp_desktop.core.privacy import reconstruction
-from ppdp_desktop.core.privacy.structured import RetentionMatrix
+from ppdp_desktop.core.privacy.structured import RetentionMatrix, never_kept_note
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
 from ppdp_desktop.core.progress import Progress, subrange
@@ -81,6 +81,8 @@ def readme_text(metadata: dict[str, Any]) -> str:
         parameters = _wrapped(stated if isinstance(stated, str) else parameters_statement(
             str(metadata.get("method", "")), (metadata.get("parameters") or {}).get("rule"))) + "\n"
         text += PERTURBATION.format(attribute=entry["attribute"], epsilon=epsilon, breaches=note, parameters=parameters)
+        never = never_kept_note([str(v) for v in entry.get("values", [])], np.asarray(entry.get("retention", []), float))
+        text += _wrapped(never) + "\n" if never else ""  # values never kept: what P @ f = o can and cannot give
     return text
 
 

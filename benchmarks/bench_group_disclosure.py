@@ -9,10 +9,9 @@ original records (the custodian's report), and what ``ppdp verify`` adds (the fi
 release). Target: the section within a few seconds at 1M records.
 
 ``python benchmarks/bench_group_disclosure.py --coverage [--seeds 200]`` prints JSON (the interval's coverage):
-per configuration (:func:`coverage_cases`) and method, how many seeds' intervals (``core/methods/group_interval.py``,
-as the report makes them) hold the example group's true share (counted on the original records of that group),
-with its exact one-sided 95 % lower confidence bound, beside how many the same interval made for one fixed cell
-would hold (no allowance for the choice of the group and value shown), the median width and the group's records.
+per configuration (:func:`coverage_cases`) and method, how many seeds' example intervals (``core/methods/
+group_support.py``, as the report makes them) hold the example group's true share (counted on the original records
+of that group), with its exact one-sided 95 % lower confidence bound, the median width and the group's records.
 
 ``python benchmarks/bench_group_disclosure.py --accuracy [--seeds 20]`` prints JSON (what the figures mean): per
 configuration (:func:`accuracy_cases`: the demo data as the window runs it, Adult slices) and method, over
@@ -102,7 +101,7 @@ def coverage(seeds: int, only: list[str] | None = None) -> dict[str, object]:
 
     import numpy as np
 
-    from ppdp_desktop.core.methods.group_interval import LEVEL, share_interval
+    from ppdp_desktop.core.methods.group_support import LEVEL
 
     frame = pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)
     out: dict[str, object] = {"seeds": seeds, "level": LEVEL, "cases": {}}
@@ -116,7 +115,7 @@ def coverage(seeds: int, only: list[str] | None = None) -> dict[str, object]:
         for name, base in methods.items():
             if only and name not in only:
                 continue
-            held = held_one = 0
+            held = 0
             widths, records, start = [], [], time.perf_counter()
             for seed in range(1, seeds + 1):
                 result = anonymize(dataset, replace(base, seed=seed))
@@ -128,13 +127,10 @@ def coverage(seeds: int, only: list[str] | None = None) -> dict[str, object]:
                 truth = float((part.loc[mask, sensitive] == shown.value).mean())
                 low, high = found.example_interval
                 held += low <= truth <= high
-                view = groups._view(result, quasi, sensitive)
-                low1, high1 = share_interval(view, quasi, sensitive, shown.labels, shown.value, shown.share)
-                held_one += low1 <= truth <= high1  # the same interval made for one fixed cell: no selection
                 widths.append(high - low)
                 records.append(int(mask.sum()))
             row = {"held": held, "coverage": round(held / seeds, 4), "lower_95": round(lower_bound(held, seeds), 4),
-                   "held_if_made_for_one_cell": held_one, "median_width": round(float(np.median(widths)), 3),
+                   "median_width": round(float(np.median(widths)), 3),
                    "group_records_median": int(np.median(records)), "seconds": round(time.perf_counter() - start, 1)}
             out["cases"][f"{case}/{name}"] = row
             total, total_held = total + seeds, total_held + held

@@ -553,6 +553,9 @@ def test_a_label_for_several_values_counts_toward_none(slice_csv, tmp_path, monk
     assert (entry["largest_share"], entry["groups_above"], entry["guess_right"]) == (0.0, 0, 0.0)
     readme = (out / "README.txt").read_text(encoding="utf-8")
     assert "stands for several values (*)" in " ".join(readme.split())
+    d = groups.for_release(release, pd.read_csv(slice_csv, sep=";", dtype=str, keep_default_na=False))
+    assert "every released workclass label stands for several values ('*')" in groups.headline(d)
+    assert groups.example(d) == "" and groups.table(d) == [] and d.measured_own == 0.0
 
 
 def test_values_and_codes_count_generalizations_do_not(slice_csv, original, tmp_path, monkeypatch):

@@ -314,7 +314,7 @@ def summarize(cells: GroupCells, bound: float, bound_source: str, shown: int = 1
     table[_SHARE] = share
     table[_SUPPORTED] = evidence
     table[_LOW], table[_HIGH] = low, high
-    table = table[held & (guess >= 0)] if (held & (guess >= 0)).any() else table[held]
+    table = table[held & (guess >= 0)]  # a group whose every label stands for several values has no guess
     chosen = table[above[table.index.to_numpy()]] if above.any() else table
     worst = chosen.sort_values([_RECORDS, _SHARE] if above.any() else [_SUPPORTED, _RECORDS, _SHARE],
                                ascending=False, kind="stable").head(shown)
@@ -359,6 +359,10 @@ def guess_hits(quasi: list[str], guesses: pd.DataFrame, quasi_frame: pd.DataFram
                decode: dict[str, str] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per record: whether its group's guess is its value, and whether it is counted (not suppressed)."""
     n_groups, n = len(guesses), len(quasi_frame)
+    if not n_groups:  # no group has a guess (every label stands for several values): nobody is guessed right
+        labels = [text_codes(quasi_frame[c]) for c in quasi]
+        suppressed = np.logical_and.reduce([(t == SUPPRESSED)[c] for c, t in labels]) if quasi else np.zeros(n, bool)
+        return np.zeros(n, dtype=bool), ~suppressed
     joint, suppressed = [], np.ones(n, dtype=bool)
     for c in quasi:  # each column as codes into the groups' own labels (0: a label no group shows)
         vocabulary = pd.Index(pd.unique(guesses[c].to_numpy(dtype=object)))

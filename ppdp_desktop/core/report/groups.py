@@ -195,6 +195,10 @@ def headline(d: GroupDisclosure) -> str:
     bound = f"{d.bound_source} = {percent(d.bound)}"
     held = (f"{d.groups_above:,} groups holding {_records(d, d.records_above)} records "
             f"({percent(d.records_above / d.n_records if d.n_records else 0.0)})")
+    if d.several_labels and d.several_records >= d.n_records:
+        return (f"{among}every released {d.sensitive} label stands for several values "
+                f"({', '.join(map(repr, d.several_labels[:5]))}{', ...' if len(d.several_labels) > 5 else ''}), so "
+                "the release shows no value's share in any group.")
     if not d.estimated:
         where = f"no group is above {bound}" if not d.groups_above else f"{held} are above {bound}"
         return f"{among}the most frequent {d.sensitive} value holds up to {percent(d.largest_share)} of a group; {where}."

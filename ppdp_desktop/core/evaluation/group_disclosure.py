@@ -9,8 +9,7 @@ only bound (:func:`summarize` measures it; ``ProtectionSettings.require_group_bo
 
 Everything starts from :class:`GroupCells`: one entry per (group, value) with a non-negative estimated count.
 :func:`counted_cells` makes them from records (released values, or the original ones for the exact check),
-:func:`mle_by_group` from records perturbed with a retention matrix (each group's maximum-likelihood counts, a
-block of groups at a time).
+``core/methods/group_estimates.py`` from a release's randomized values.
 
 Where the shares are estimated from randomized values, the largest of a group's estimates is inflated by the
 noise that made it the largest (in a group of a few records kept with a small probability, it is often 100 %).
@@ -28,21 +27,12 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import label_text
-from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.privacy.risk import SUPPRESSED
 
 #: a group's share counts as above the bound when it exceeds it by more than this (rounding of the estimates)
 TOLERANCE = 1e-9
 #: groups of fewer (estimated) records than this have shares estimated from too few records to rely on
 FEW_RECORDS = 20
-#: a perturbed column's groups are estimated for at most this many (groups x values) cells in all, and this many
-#: at a time; estimates below MIN_COUNT records are taken as 0
-MLE_CELLS = 200_000_000
-CHUNK_CELLS = 2_000_000
-MIN_COUNT = 1e-9
-#: iterative Bayes (a matrix with a retention per value) stops when a step moves every group's shares by less than
-#: EM_TOLERANCE in all, or after EM_STEPS steps (on 1M adult records, 300 steps and 5,000 give the same shares to 0.1 %)
-EM_TOLERANCE, EM_STEPS = 1e-6, 300
 #: column names of the summary's own tables (no data column can have them)
 _RECORDS, _GUESS, _SHARE, _SUPPORTED = "\x00records", "\x00guess", "\x00share", "\x00supported"
 _LOW, _HIGH = "\x00low", "\x00high"
@@ -132,43 +122,6 @@ def counted_cells(frame: pd.DataFrame, quasi: list[str], sensitive: str, how: st
     records = np.bincount(ids[keep], minlength=len(labels)).astype(float)
     return GroupCells(list(quasi), sensitive, labels, group, value, counts.astype(float), [str(u) for u in uniques],
                       records, False, how)
-
-
-def mle_by_group(ids: np.ndarray, entries: np.ndarray, matrix, entry_values: np.ndarray | None, n_values: int,
-                 n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(group, value, estimate)``: each group's counts estimated from its released values with ``matrix`` (a
-    :class:`~ppdp_desktop.core.privacy.structured.RetentionMatrix` over the entries, block-diagonal with one block
-    per sub-table) by maximum likelihood, as ``ppdp estimate --where`` does by default: non-negative, each block's
-    records kept, in closed form where each block has one retention, else by iterative Bayes; the entries of one
-    value (``entry_values``) are added up. ``ids``: each record's group (-1: left out); ``entries``: each record's
-    released entry. Groups are estimated a block of groups at a time (one dense array of entries x groups)."""
-    from ppdp_desktop.core.privacy.reconstruction import iterative_bayesian_many
-
-    n_entries = matrix.m
-    if n_groups * n_entries > MLE_CELLS:
-        raise ParameterError(f"{n_groups:,} groups x {n_entries:,} values are too many to estimate group by group "
-                             f"(at most {MLE_CELLS:,}); name fewer or coarser quasi-identifiers.")
-    keep = ids >= 0
-    cells, observed = np.unique(ids[keep] * n_entries + entries[keep], return_counts=True)
-    group, entry = np.divmod(cells, n_entries)
-    closed = bool(matrix.block_uniform)
-    step = max(1, CHUNK_CELLS // max(n_entries, 1))
-    found_group, found_entry, found = [], [], []
-    for first in range(0, n_groups, step):
-        width = min(step, n_groups - first)
-        chosen = (group >= first) & (group < first + width)
-        dense = np.zeros((n_entries, width))
-        dense[entry[chosen], group[chosen] - first] = observed[chosen]
-        estimate = matrix.mle(dense) if closed else iterative_bayesian_many(dense, matrix, EM_TOLERANCE, EM_STEPS)
-        e, g = np.nonzero(estimate > MIN_COUNT)
-        found_group.append(g + first)
-        found_entry.append(e)
-        found.append(estimate[e, g])
-    group, entry, estimate = (np.concatenate(x) if x else np.zeros(0) for x in (found_group, found_entry, found))
-    value = entry.astype(np.int64) if entry_values is None else np.asarray(entry_values, dtype=np.int64)[entry.astype(np.int64)]
-    cells, where = np.unique(group.astype(np.int64) * n_values + value, return_inverse=True)
-    group, value = np.divmod(cells, n_values)
-    return group, value, np.bincount(where, weights=estimate)
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,20 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
-from ppdp_desktop.core.errors import PPDPError
+from ppdp_desktop.core.errors import ParameterError, PPDPError
 from ppdp_desktop.core.methods.group_support import log_term, perturbed_bounds, randomized_bounds
 from ppdp_desktop.core.evaluation.group_disclosure import (
-    GroupCells, GroupDisclosure, counted_cells, mle_by_group, not_applicable, released_groups, summarize,
+    GroupCells, GroupDisclosure, counted_cells, not_applicable, released_groups, summarize,
 )
+
+#: a perturbed column's groups are estimated for at most this many (groups x values) cells in all, and this many
+#: at a time; estimates below MIN_COUNT records are taken as 0
+MLE_CELLS = 200_000_000
+CHUNK_CELLS = 2_000_000
+MIN_COUNT = 1e-9
+#: iterative Bayes (a matrix with a retention per value) stops when a step moves every group's shares by less than
+#: EM_TOLERANCE in all, or after EM_STEPS steps (on 1M adult records, 300 steps and 5,000 give the same shares to 0.1 %)
+EM_TOLERANCE, EM_STEPS = 1e-6, 300
 
 COUNTED = "counted as released"
 RANDOMIZED = ("estimated from the release by inverting the published matrices of the randomized columns (negative "
@@ -148,3 +157,40 @@ def label_meanings(plan: object, sensitive: str) -> tuple[list[str], dict[str, s
                 named.setdefault(str(label), set()).add(str(leaf.label))
     several = sorted(label for label, values in named.items() if len(values) > 1)
     return several, {label: next(iter(values)) for label, values in named.items() if len(values) == 1}
+
+
+def mle_by_group(ids: np.ndarray, entries: np.ndarray, matrix, entry_values: np.ndarray | None, n_values: int,
+                 n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(group, value, estimate)``: each group's counts estimated from its released values with ``matrix`` (a
+    :class:`~ppdp_desktop.core.privacy.structured.RetentionMatrix` over the entries, block-diagonal with one block
+    per sub-table) by maximum likelihood, as ``ppdp estimate --where`` does by default: non-negative, each block's
+    records kept, in closed form where each block has one retention, else by iterative Bayes; the entries of one
+    value (``entry_values``) are added up. ``ids``: each record's group (-1: left out); ``entries``: each record's
+    released entry. Groups are estimated a block of groups at a time (one dense array of entries x groups)."""
+    from ppdp_desktop.core.privacy.reconstruction import iterative_bayesian_many
+
+    n_entries = matrix.m
+    if n_groups * n_entries > MLE_CELLS:
+        raise ParameterError(f"{n_groups:,} groups x {n_entries:,} values are too many to estimate group by group "
+                             f"(at most {MLE_CELLS:,}); name fewer or coarser quasi-identifiers.")
+    keep = ids >= 0
+    cells, observed = np.unique(ids[keep] * n_entries + entries[keep], return_counts=True)
+    group, entry = np.divmod(cells, n_entries)
+    closed = bool(matrix.block_uniform)
+    step = max(1, CHUNK_CELLS // max(n_entries, 1))
+    found_group, found_entry, found = [], [], []
+    for first in range(0, n_groups, step):
+        width = min(step, n_groups - first)
+        chosen = (group >= first) & (group < first + width)
+        dense = np.zeros((n_entries, width))
+        dense[entry[chosen], group[chosen] - first] = observed[chosen]
+        estimate = matrix.mle(dense) if closed else iterative_bayesian_many(dense, matrix, EM_TOLERANCE, EM_STEPS)
+        e, g = np.nonzero(estimate > MIN_COUNT)
+        found_group.append(g + first)
+        found_entry.append(e)
+        found.append(estimate[e, g])
+    group, entry, estimate = (np.concatenate(x) if x else np.zeros(0) for x in (found_group, found_entry, found))
+    value = entry.astype(np.int64) if entry_values is None else np.asarray(entry_values, dtype=np.int64)[entry.astype(np.int64)]
+    cells, where = np.unique(group.astype(np.int64) * n_values + value, return_inverse=True)
+    group, value = np.divmod(cells, n_values)
+    return group, value, np.bincount(where, weights=estimate)

@@ -366,6 +366,7 @@ def test_demo_window_run_states_no_group_the_release_does_not_show(tmp_path):
     d = groups.for_anonymization(anonymize(dataset, settings))
     assert d.groups_above == 0 and d.groups_noisy > 900 and d.largest_share > 0.9
     assert "the release shows no diagnosis value holding more than the threshold = 20 % of a group" in groups.headline(d)
+    assert "the release does not show that it holds more than 20 % of that group" in groups.example(d)
     assert abs(d.guess_right - d.measured_right) <= d.guess_margin
     assert d.guess_right + d.guess_margin < 0.2 < d.measured_own + 0.1  # not 43 %
 

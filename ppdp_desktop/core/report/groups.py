@@ -17,7 +17,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.evaluation.group_disclosure import (
-    FEW_RECORDS, GroupDisclosure, guess_hits, guess_success, not_applicable, text_codes,
+    FEW_RECORDS, TOLERANCE, GroupDisclosure, guess_hits, guess_success, not_applicable, text_codes,
 )
 from ppdp_desktop.core.evaluation.report_model import percent
 from ppdp_desktop.core.methods import get_method
@@ -233,10 +233,13 @@ def example(d: GroupDisclosure) -> str:
         lead += f" (likely between {percent(low)} and {percent(high)})"
     elif d.estimated and g.records < FEW_RECORDS:
         lead += " (estimated from few records, so uncertain)"
-    return (f"In the release, {lead} of the {_records(d, g.records)} records with {_group_words(d, g.labels)} have "
-            f"{d.sensitive} {g.value!r} — anyone known to be in that group can be guessed to have {g.value!r} and "
-            f"be right {'about that often' if d.estimated else share + ' of the time'}, whether or not they are in "
-            "the data.")
+    said = f"In the release, {lead} of the {_records(d, g.records)} records with {_group_words(d, g.labels)} have "
+    if d.estimated and not g.supported > d.bound + TOLERANCE:  # the release does not show this group above it
+        return (f"{said}{d.sensitive} {g.value!r}; the release does not show that it holds more than "
+                f"{percent(d.bound)} of that group: the randomization leaves too much uncertainty.")
+    return (f"{said}{d.sensitive} {g.value!r} — anyone known to be in that group can be guessed to have {g.value!r} "
+            f"and be right {'about that often' if d.estimated else share + ' of the time'}, whether or not they are "
+            "in the data.")
 
 
 GROUP_INFERENCE = ("This is inference about a group, not a leak of one record: it works on people who are not in the "

@@ -276,8 +276,8 @@ def lines(d: GroupDisclosure) -> list[str]:
     out.append(f"The shares are {d.how}.")
     if d.estimated:
         out.append(f"A group counts as above {d.bound_source} only where the release shows it: the lower end of the "
-                   "group's interval (Bernstein's inequality, 95 % for every group and value at once, valid for groups "
-                   "of any size) is above it.")
+                   "group's interval is above it (95 % for every group and value at once; from Bernstein's inequality, "
+                   "which holds for a group of any size, not from a normal approximation).")
     if d.few_groups:
         out.append(f"{d.few_groups:,} groups have fewer than {FEW_RECORDS} records ({_records(d, d.few_records)} "
                    "records): their shares are estimated from too few records to be reliable, in either direction.")

@@ -235,3 +235,21 @@ def bound_verdict_parts(sentence: str) -> tuple[int | None, int | None, list[str
     if counted:
         return int(number(counted[1])), int(number(counted[2])), listed
     return 0, None, listed
+
+
+def verify_forged_guarantee(faces: Faces, folder: Path, change) -> tuple[int, str, str]:
+    """``ppdp verify`` on a copy of the release whose first sensitive entry's guarantee ``change`` edited, the
+    checksums made anew (a forger without the signing key): ``(exit code, stdout, stderr)``."""
+    import shutil
+
+    from ppdp_desktop.core.data.checksums import write_checksums
+
+    meta = json.loads(json.dumps(faces.meta))
+    change(meta["sensitive"][0]["guarantee"])
+    target = folder / f"forged{len(list(folder.iterdir()))}"
+    shutil.copytree(faces.folder, target)
+    (target / "release.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    for name in ("SHA256SUMS", "SIGNATURE"):
+        (target / name).unlink(missing_ok=True)
+    write_checksums(target)
+    return run_cli(["verify", target])

@@ -18,6 +18,7 @@ import pytest
 from ppdp_desktop.core.anonymize import anonymize, plan_job
 from ppdp_desktop.core.methods import get_method
 from tests.claims_helpers import (
+    verify_forged_guarantee,
     RELEASES, Z, adult_slice, anonymize_faces, cli_job, flat, keyed_releases, number, one, percent_of, posterior,
     retention_matrix, same_release, worst_posterior,
 )
@@ -462,25 +463,13 @@ def test_verify_accepts_only_the_true_statement_of_what_the_subtables_reveal(cas
     the statement with its last sentences cut); an older release.json, which stated only the downward breaches and
     the sub-table number, or nothing, still verifies, and verify prints what the parameters reveal."""
     import json
-    import shutil
-
-    from ppdp_desktop.core.data.checksums import write_checksums
-    from tests.claims_helpers import run_cli
 
     faces = case["faces"]
     statement = case["entry"]["guarantee"]["not_covered"]
     parameters = statement[statement.index("Not covered: the published"):]
 
     def forged(change) -> tuple[int, str, str]:
-        meta = json.loads(json.dumps(faces.meta))
-        change(meta["sensitive"][0]["guarantee"])
-        folder = tmp_path / f"forged{len(list(tmp_path.iterdir()))}"
-        shutil.copytree(faces.folder, folder)
-        (folder / "release.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        for name in ("SHA256SUMS", "SIGNATURE"):
-            (folder / name).unlink(missing_ok=True)
-        write_checksums(folder)
-        return run_cli(["verify", folder])
+        return verify_forged_guarantee(faces, tmp_path, change)
 
     for lie in ("Nothing about the data can be learned from release.json.", statement[:statement.index(" Someone")]):
         code, out, err = forged(lambda g: g.update(not_covered=lie))

@@ -96,14 +96,13 @@ def _kinds(case) -> tuple[pd.Series, pd.Series, pd.Series]:
     return cells, as_is, alias1
 
 
+@pytest.mark.parametrize("case", ["recoded"], indirect=True)
 def test_choice_counts_and_exact_counts(case):
     """Custodian's report: "A % of the records (N1) show their occupation as it is, B % (N2) only a more general
     value (alias1) and C % (N3) an opaque code (alias2)", and "A recipient can count K of the M occupation values
     exactly (together P of the records): every record holding them shows them as they are." Counted on release.csv
     and the original slice. The window: records whose choice is to publish the value are not protected (they
     show it)."""
-    if case["name"] != "recoded":
-        pytest.skip("the recoded column's sentences")
     text = "\n".join(case["faces"].custodian)
     found = one(rf"[^()]+ of the records \(([\d,]+)\) show their {ATTRIBUTE} as it is, [^()]+ \(([\d,]+)\) only a "
                 r"more general value \(alias1\) and [^()]+ \(([\d,]+)\) an opaque code \(alias2\)", text)
@@ -118,13 +117,12 @@ def test_choice_counts_and_exact_counts(case):
     assert set(original.index[exact]) == {v for v, c in CHOICES.items() if c == 1}  # exactly the values shown
 
 
+@pytest.mark.parametrize("case", ["recoded"], indirect=True)
 def test_codes_are_meaningless_but_keep_their_values_counts(case):
     """Custodian's report: "Records can be counted per opaque code (N codes in use, one per occupation value). The
     code itself says nothing, but it is as frequent as its value among the records shown as codes: anyone who knows
     roughly how common each occupation value is can often match the codes to the values by their counts." Checked
     with the key; then the frequency attacker, without it."""
-    if case["name"] != "recoded":
-        pytest.skip("the recoded column's sentences")
     text = "\n".join(case["faces"].custodian)
     found = one(rf"Records can be counted per opaque code \((\d+) codes in use, one per {ATTRIBUTE} value\)\. The code "
                 r"itself says nothing, but it is as frequent as its value among the records shown as codes: anyone who "

@@ -19,6 +19,7 @@ import pytest
 from ppdp_desktop.core.anonymize import anonymize, plan_job
 from ppdp_desktop.core.methods import get_method
 from tests.claims_helpers import (
+    verify_forged_guarantee,
     RELEASES, Z, adult_slice, anonymize_faces, cli_job, empirical_agrees, flat, joint_counts, keyed_releases,
     ldp_epsilon, one, percent_of, posterior, retention_matrix, same_release, worst_posterior,
 )
@@ -272,11 +273,10 @@ def test_columns_called_unchanged_are_unchanged_and_rows_shuffled(case):
     assert (table[listed].to_numpy() != original[listed].to_numpy()).any(axis=1).mean() > 0.5
 
 
+@pytest.mark.parametrize("case", ["uniform"], indirect=True)
 def test_uniform_strictest_value_sets_the_noise_for_all(case):
     """Window (uniform): "the strictest value sets the noise for all"; report: "Every value is kept with the same
     probability p = ...". One retention, the uniform matrix of the smallest gamma, whose value reaches rho2."""
-    if case["name"] != "uniform":
-        pytest.skip("uniform perturbation's sentences")
     assert "the strictest value sets the noise for all" in get_method("uniform").summary
     p = np.asarray(case["entry"]["retention"])
     found = one(r"Every value is kept with the same probability p = ([\d.]+);", "\n".join(case["faces"].custodian))
@@ -290,14 +290,13 @@ def test_uniform_strictest_value_sets_the_noise_for_all(case):
     assert worst[strictest] == pytest.approx(rho2[strictest], rel=1e-9)
 
 
+@pytest.mark.parametrize("case", ["finegrain", "finegrain-downward"], indirect=True)
 def test_finegrain_retention_is_the_best_the_pairs_allow(case):
     """Window (fine-grain): "Each value gets its own retention probability, the largest its own (rho1, rho2) pair
     allows, so common, less sensitive values are kept more often than rare, sensitive ones." The published
     retentions are the exact solver's for the data's prior (SPEC 2.2; its golden values have their own tests) and
     reach the linear program's optimum, solved here independently; a value with a looser bound is kept at least as
     often as one with a stricter bound."""
-    if not case["name"].startswith("finegrain"):
-        pytest.skip("fine-grain perturbation's sentences")
     from scipy.optimize import linprog
 
     from ppdp_desktop.core.methods.perturbation.solver import solve_exact
@@ -476,13 +475,12 @@ def test_release_json_gives_a_counted_value_to_whoever_knows_every_other_record(
     assert "someone who already knows every other record can learn the last one's value" in window
 
 
+@pytest.mark.parametrize("case", ["finegrain", "finegrain-downward"], indirect=True)
 def test_finegrain_retentions_alone_give_the_value_to_whoever_knows_every_other_record(case):
     """Fine-grain's statement: "fine-grain's retentions are computed from these counts". The attack without any
     rho1: for a target holding each value in turn, the attacker runs the published method (the theta rule, the file's
     pairs, the exact solver) on the other records plus each candidate value, and keeps the candidates whose
     retentions are release.json's: exactly one, the target's."""
-    if not case["name"].startswith("finegrain"):
-        pytest.skip("fine-grain's retentions")
     from ppdp_desktop.core.methods.perturbation.solver import solve_exact
     from ppdp_desktop.core.privacy.sensitivity import gamma_of
 
@@ -512,9 +510,6 @@ def test_without_the_theta_rule_the_value_list_still_gives_a_value_no_one_else_h
     that value". The attack: each target whose value no other record of the slice holds (10 countries) is found by
     the one listed value none of the others holds. ``ppdp verify`` prints the statement, refuses an altered one and
     says it for an older release.json that states none."""
-    import shutil
-
-    from ppdp_desktop.core.data.checksums import write_checksums
     from tests.claims_helpers import run_cli
 
     args = ["--sensitive", "native-country", "--method", "uniform", "--rho1", "0.02", "--rho2", "0.1", "--seed", "3"]
@@ -542,15 +537,7 @@ def test_without_the_theta_rule_the_value_list_still_gives_a_value_no_one_else_h
             assert flat(statement) in flat(text), face
 
     def forged(change) -> tuple[int, str, str]:
-        meta = json.loads(json.dumps(faces.meta))
-        change(meta["sensitive"][0]["guarantee"])
-        folder = tmp_path / f"forged{len(list(tmp_path.iterdir()))}"
-        shutil.copytree(faces.folder, folder)
-        (folder / "release.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        for name in ("SHA256SUMS", "SIGNATURE"):
-            (folder / name).unlink(missing_ok=True)
-        write_checksums(folder)
-        return run_cli(["verify", folder])
+        return verify_forged_guarantee(faces, tmp_path, change)
 
     code, out, err = forged(lambda g: g.update(not_covered="Nothing about the data can be learned from release.json."))
     assert code != 0 and "reveal about the data" in err, err

@@ -14,7 +14,6 @@ from PySide6.QtGui import QBrush, QColor
 from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.methods.perturbation.solver import solve_exact
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.project import Project
@@ -99,7 +98,7 @@ class SensitivityModel(QAbstractTableModel):
 
     def uses_pairs(self) -> bool:
         """Whether the project's method (step 4) guarantees the (rho1, rho2) bound of this table."""
-        return isinstance(get_method(self.project.method), PerturbationFamily)
+        return get_method(self.project.method).bounds_per_value
 
     def not_covered(self) -> list[str]:
         """The values the bound does not cover (held by more than their rho1 of the records), as labels."""

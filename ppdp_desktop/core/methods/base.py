@@ -70,6 +70,8 @@ class Method:
     needs_sensitive: ClassVar[bool] = True
     #: step 3's (rho1, rho2) pairs are needed
     needs_pairs: ClassVar[bool] = True
+    #: the guarantee is step 3's per-value (rho1, rho2) bound (the window shows which values it covers)
+    bounds_per_value: ClassVar[bool] = False
     #: the release cannot be used without its sealed key (``--key`` is required)
     needs_key: ClassVar[bool] = False
     #: the report inside the package shows released data only (nothing from the original records)

@@ -21,6 +21,7 @@ class PerturbationFamily(Method):
 
     #: generalized quasi-identifiers + a perturbed sensitive value: the baseline the papers compare against
     generalized_title = "Perturbed Generalization (Tao et al.)"
+    bounds_per_value = True
 
     def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:

@@ -16,6 +16,7 @@ from ppdp_desktop.core.errors import Cancelled, InputError, ParameterError, Taxo
 from ppdp_desktop.core.generalization import (
     Hierarchy, check_k_anonymity, exhaustive_generalization, optimal_generalization,
 )
+from ppdp_desktop.core.generalization.intervals import cut_rows, width_rows
 from ppdp_desktop.core.progress import CancelToken
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from tests.conftest import shared_adult
@@ -242,6 +243,29 @@ def test_intervals_fractional_labels_and_cuts():
     assert h.height == 3
 
 
+def test_intervals_nest_skip_missing_values_and_sort_numerically():
+    # (moved from the deleted taxonomy.numeric builder: the same cases, in the labels the product prints)
+    h = Hierarchy.from_intervals("age", [17, 23, 25.0, "30", 41, 90, None], [10, 20])
+    assert h.values == ("17", "23", "25", "30", "41", "90", "")  # numeric text and floats as labels
+    assert [expected_labels(h, 1)[v] for v in ("17", "25", "30", "90")] == ["10-19", "20-29", "30-39", "90-99"]
+    assert [expected_labels(h, 2)[v] for v in ("17", "25", "30", "90")] == ["0-19", "20-39", "20-39", "80-99"]
+    assert "50-59" not in h.labels(1)  # no empty intervals
+    assert width_rows("age", [100, 9, 10], [5]) == [["9", "5-9"], ["10", "10-14"], ["100", "100-104"]]
+
+
+def test_intervals_floating_point_bounds_fall_in_the_right_bin():
+    # 0.3 / 0.1 is 2.9999999999999996 in floating point: it still belongs to [0.3, 0.4)
+    rows = {row[0]: row[1:] for row in width_rows("x", [0.1, 0.3, 0.55], [0.1, 0.5])}
+    assert rows == {"0.1": ["[0.1, 0.2)", "[0, 0.5)"], "0.3": ["[0.3, 0.4)", "[0, 0.5)"],
+                    "0.55": ["[0.5, 0.6)", "[0.5, 1)"]}
+
+
+def test_cuts_bound_values_outside_with_open_ended_bins():
+    rows = {row[0]: row[1] for row in cut_rows("age", [-3, 0, 17, 18, 64, 65, 120, 121], [[0, 18, 65, 120]])}
+    assert rows == {"-3": "<0", "0": "[0, 18)", "17": "[0, 18)", "18": "[18, 65)", "64": "[18, 65)",
+                    "65": "[65, 120)", "120": ">=120", "121": ">=120"}
+
+
 def test_taxonomy_levels_capped_at_root():
     taxonomy = Taxonomy("dx")
     taxonomy.add(taxonomy.add(taxonomy.root, "A"), "a1")
@@ -300,6 +324,15 @@ def test_interval_errors():
         Hierarchy.from_cuts("age", [1, 2], [[10, 20], [15]])
     with pytest.raises(TaxonomyError, match=r"'age'.*not finite numbers.*'old'"):
         Hierarchy.from_intervals("age", [1, "old"], [5])
+    with pytest.raises(TaxonomyError, match=r"not finite numbers \(2\): 'x', 'inf'"):
+        Hierarchy.from_intervals("x", ["1", "x", "inf"], [1])
+    with pytest.raises(TaxonomyError, match=r"'x' has no numeric values"):
+        Hierarchy.from_intervals("x", [None], [1])
+    with pytest.raises(ParameterError, match=r"'x' must be positive numbers"):
+        Hierarchy.from_intervals("x", [1], [])
+    for cuts in ([3, 2], ["a", "b"], []):
+        with pytest.raises(ParameterError, match=r"level 1 of 'x' must be increasing numbers"):
+            Hierarchy.from_cuts("x", [1], [cuts])
 
 
 @pytest.mark.parametrize("k", [0, -1, 2.5, True, "5", float("nan"), None])

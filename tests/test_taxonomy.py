@@ -1,4 +1,4 @@
-"""The taxonomy model: edits, aliases, validation, interval hierarchies and semantic distance."""
+"""The taxonomy model: edits, aliases, validation, and semantic distance (interval hierarchies: test_generalization)."""
 from __future__ import annotations
 
 import itertools
@@ -12,10 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ppdp_desktop.core.taxonomy import semantic
-from ppdp_desktop.core.errors import ParameterError, PPDPError, TaxonomyError
+from ppdp_desktop.core.errors import PPDPError, TaxonomyError
+from ppdp_desktop.core.generalization.intervals import width_rows
+from ppdp_desktop.core.taxonomy.io import from_arx_csv
 from ppdp_desktop.core.taxonomy.semantic import distance, distance_matrix, marginality
 from ppdp_desktop.core.taxonomy.tree import ALIAS_ALPHABET, Taxonomy, TaxonomyNode
-from ppdp_desktop.core.taxonomy.numeric import numeric_intervals
 
 CODE = re.compile(rf"A[{ALIAS_ALPHABET}]{{8}}")
 
@@ -380,57 +381,6 @@ def test_flat_taxonomy_from_data() -> None:
         Taxonomy.flat("x", ["a", "*"])
 
 
-# --- numeric intervals ---------------------------------------------------------------------------
-
-
-def test_numeric_intervals_by_width_and_levels() -> None:
-    t = numeric_intervals("age", [17, 23, 25.0, "30", 41, 90, None], width=10, levels=2)
-    assert t.leaf_labels() == ["17", "23", "25", "30", "41", "90"]
-    assert t.ancestors("17") == ["17", "[10, 20)", "[0, 20)", "*"]
-    assert t.ancestors("25") == ["25", "[20, 30)", "[20, 40)", "*"]
-    assert t.ancestors("30") == ["30", "[30, 40)", "[20, 40)", "*"]
-    assert t.ancestors("90") == ["90", "[80, 90]", "[80, 100]", "*"]  # the last interval is closed
-    assert "[50, 60)" not in t  # no empty intervals
-    t.check([17, 23, 25, 30, 41, 90])
-
-
-def test_numeric_intervals_by_explicit_widths() -> None:
-    t = numeric_intervals("x", [0.1, 0.3, 0.55], width=[0.1, 0.5])
-    assert t.ancestors("0.3") == ["0.3", "[0.3, 0.4)", "[0, 0.5)", "*"]
-    assert t.ancestors("0.55") == ["0.55", "[0.5, 0.6]", "[0.5, 1]", "*"]
-
-
-def test_numeric_intervals_by_cuts() -> None:
-    t = numeric_intervals("age", [0, 17, 18, 64, 65, 120], cuts=[0, 18, 65, 120], root_label="Any age")
-    assert [c.label for c in t.root.children] == ["[0, 18)", "[18, 65)", "[65, 120]"]
-    assert t.ancestors("18")[1] == "[18, 65)" and t.ancestors("120")[1] == "[65, 120]"
-    assert t.ancestors("17")[1] == "[0, 18)"
-
-
-def test_numeric_values_outside_cuts_are_named() -> None:
-    with pytest.raises(TaxonomyError, match=r"values outside the cut points \[0, 100\] \(2\): '-3', '101'"):
-        numeric_intervals("age", [-3, 5, 101], cuts=[0, 50, 100])
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "error", "match"),
-    [
-        ({"values": ["1", "x", "inf"], "width": 1}, TaxonomyError, r"not finite numbers \(2\): 'x', 'inf'"),
-        ({"values": [None], "width": 1}, TaxonomyError, "no numeric values"),
-        ({"values": [1], "width": 1, "cuts": [0, 2]}, ParameterError, "exactly one"),
-        ({"values": [1]}, ParameterError, "exactly one"),
-        ({"values": [1], "width": 0}, ParameterError, "positive"),
-        ({"values": [1], "width": [10, 15]}, ParameterError, "whole multiple"),
-        ({"values": [1], "width": 5, "levels": 0}, ParameterError, "levels"),
-        ({"values": [1], "cuts": [3, 2]}, ParameterError, "increasing"),
-        ({"values": [1], "cuts": ["a", "b"]}, ParameterError, "numbers"),
-    ],
-)
-def test_numeric_interval_errors(kwargs: dict, error: type, match: str) -> None:
-    with pytest.raises(error, match=match):
-        numeric_intervals("x", **kwargs)
-
-
 # --- semantic distance and marginality -----------------------------------------------------------
 
 
@@ -452,7 +402,8 @@ def test_distance_hand_computed_values() -> None:
 def test_distance_matrix_properties_and_agreement(table: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if not table:
         monkeypatch.setattr(semantic, "_TABLE_MAX", 0)  # the path taken for very deep trees
-    t = numeric_intervals("x", range(40), width=[2, 6, 12])
+    levels = width_rows("x", range(40), [2, 6, 12])  # the product's interval levels: 0-1, 0-5, 0-11
+    t = from_arx_csv("\n".join(";".join(row) for row in levels), "x")
     t.add("*", "odd one")  # uneven depth
     rows, cols, m = distance_matrix(t)
     assert rows == cols == t.leaf_labels() and m.shape == (41, 41)

@@ -20,7 +20,7 @@ from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.errors import ParameterError, TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import data_labels, list_values
 
-_EPS = 1e-9  # slack on x / w so that 0.3 / 0.1 falls in the bin starting at 0.3 (as taxonomy.numeric)
+_EPS = 1e-9  # slack on x / w so that 0.3 / 0.1 falls in the bin starting at 0.3
 
 
 def width_rows(attribute: str, values: Iterable[object], widths: Sequence[float]) -> list[list[str]]:

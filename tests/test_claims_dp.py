@@ -77,7 +77,7 @@ def _releases(path: Path, layout: str) -> tuple[list[pd.DataFrame], dict]:
     dataset = load_table(path)
     frame = dataset.frame
     job = plan_job(dataset, _settings(layout))
-    first = replace(job, rng=RandomSource(10_000))
+    first = replace(job, randomness=RandomSource(10_000))
     table = release_chunk(first, bind_job(first, frame), frame, 0).rows  # the release's columns, as the job makes them
     measure_released(job, lambda cols: [table[cols]], list(table.columns))
     kept = table.drop(columns=["age"])

@@ -241,8 +241,8 @@ def test_the_job_pickles_with_its_keyed_randomness(data_file):
     job, _bound, _frame, _ = plan_from_file(open_streamed(data_file, kinds=KINDS), _settings("partition"))
     copy = pickle.loads(pickle.dumps(job))
     for stream in (("(release rows)", "order"), ("dx", "keep")):
-        np.testing.assert_array_equal(copy.rng.keyed.stream(*stream).words(10, 20),
-                                      job.rng.keyed.stream(*stream).words(10, 20))
+        np.testing.assert_array_equal(copy.randomness.keyed.stream(*stream).words(10, 20),
+                                      job.randomness.keyed.stream(*stream).words(10, 20))
     assert copy.pseudonym_key == job.pseudonym_key
 
 

@@ -11,7 +11,7 @@ from scipy import stats
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks
 from ppdp_desktop.core.methods.perturbation.plan import perturb_records
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
-from ppdp_desktop.core.privacy.randomness import RandomSource, as_source, job_randomness
+from ppdp_desktop.core.privacy.randomness import job_randomness
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
@@ -71,12 +71,6 @@ def test_the_same_seed_gives_the_same_release_and_its_row_order_is_keyed():
     pd.testing.assert_frame_equal(first.table, second.table)
     source, _ = job_randomness(99)
     np.testing.assert_array_equal(first.order, source.shuffle_order(len(frame)))
-
-
-def test_a_bare_generator_is_keyed_by_its_own_state():
-    a, b = as_source(np.random.default_rng(5)), as_source(np.random.default_rng(5))
-    assert isinstance(a, RandomSource) and a.seed == b.seed
-    assert a.random() == b.random()  # the sequential draws are still there for the methods not yet keyed
 
 
 @pytest.mark.parametrize("size", [1, 7, 10_000])

@@ -15,7 +15,7 @@ from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.privacy.randomness import make_rng
+from ppdp_desktop.core.privacy.randomness import RandomSource, job_randomness
 
 METHODS = sorted(REGISTRY)
 
@@ -55,8 +55,8 @@ def test_plan_verifies_and_same_seed_gives_same_columns(name, values):
     plan = get_method(name).prepare(dataset, _settings(name))
     guarantee = plan.verify()
     assert guarantee["verified"] is True and "kind" in guarantee
-    first = plan.apply(dataset.frame, make_rng(42)[0])
-    second = plan.apply(dataset.frame, make_rng(42)[0])
+    first = plan.apply(dataset.frame, RandomSource(42))
+    second = plan.apply(dataset.frame, RandomSource(42))
     assert first.columns.keys() == second.columns.keys() and first.columns
     for column in first.columns:
         np.testing.assert_array_equal(first.columns[column], second.columns[column])
@@ -71,7 +71,7 @@ def test_applying_in_chunks_uses_the_same_plan(name, values):
     """A plan holds statistics only: applying it to two halves gives columns of the same domain."""
     dataset = _dataset(values)
     plan = get_method(name).prepare(dataset, _settings(name))
-    rng = make_rng(1)[0]
+    rng = RandomSource(1)
     refusals = {  # plans that depend on the whole table refuse a part of it
         "partition": "do not match the partition plan",  # it deals exact counts of records to sub-tables
         "dp-microagg": "clusters the whole table",  # its clusters are k consecutive records of the whole column
@@ -117,5 +117,5 @@ def test_unknown_method_lists_the_known_ones():
 
 
 def test_seed_defaults_to_the_secure_source():
-    (_, a), (_, b) = make_rng(None), make_rng(None)
+    (_, a), (_, b) = job_randomness(None), job_randomness(None)
     assert a != b and a.bit_length() > 64

@@ -317,7 +317,7 @@ def test_the_report_sample_holds_only_the_sampled_records(data_file, monkeypatch
 
     source = open_streamed(data_file, kinds=KINDS)
     job, bound, frame, dataset = plan_from_file(source, _settings("uniform"), 50)
-    sample, keys = ReportSample(len(frame), size=60), job.rng.keyed.stream(ROW_ORDER_STREAM, "order")
+    sample, keys = ReportSample(len(frame), size=60), job.randomness.keyed.stream(ROW_ORDER_STREAM, "order")
     for chunk, released in release_chunks(source, job, bound, 50):
         sample.add(chunk, released, keys.sort_keys(released.start, released.start + len(chunk)))
     held = sum(len(p.rows) + len(p.original) for p in sample.parts)

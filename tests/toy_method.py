@@ -15,6 +15,7 @@ import pandas as pd
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.outcome import Applied
+from ppdp_desktop.core.privacy.randomness import RandomSource
 from ppdp_desktop.core.settings import Interval, MethodSettings
 
 TOY = "toy-plugin"
@@ -40,7 +41,7 @@ class ToyPlan:
     def verify(self) -> dict[str, Any]:
         return {"kind": "none", "statement": "A toy for tests: it protects nothing."}
 
-    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied:
+    def apply(self, frame: pd.DataFrame, randomness: RandomSource) -> Applied:
         return Applied({self.attribute: frame[self.attribute].to_numpy(copy=True)})
 
     def release_json(self) -> dict[str, Any]:

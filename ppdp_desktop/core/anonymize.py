@@ -48,7 +48,7 @@ class JobPlan:
     generalization: Generalization | None
     plan: Plan
     guarantee: dict[str, Any]
-    rng: RandomSource
+    randomness: RandomSource  # the only randomness the plan receives: keyed per-record streams
     seed: int
     columns: list[str]  # the data's columns, in the file's order
     pseudonym_column: str = PSEUDONYM_COLUMN
@@ -141,12 +141,12 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     progress(0.7, "Verifying the guarantee")
     guarantee = plan.verify()
     cancel.check()
-    rng, seed = job_randomness(settings.seed)
+    randomness, seed = job_randomness(settings.seed)
     added = [c for c in (getattr(plan, "subtable_column", None),) if c]
     pseudonym_column = free_name(PSEUDONYM_COLUMN, [*columns, *added])
-    key = PseudonymKey.from_seed(rng.keyed) if settings.seed is not None else PseudonymKey.random()
+    key = PseudonymKey.from_seed(randomness.keyed) if settings.seed is not None else PseudonymKey.random()
     progress(1.0, "Verified")
-    return JobPlan(method, settings, schema, sensitive, quasi, notes, generalization, plan, guarantee, rng, seed,
+    return JobPlan(method, settings, schema, sensitive, quasi, notes, generalization, plan, guarantee, randomness, seed,
                    columns, pseudonym_column, key)
 
 
@@ -154,16 +154,16 @@ def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:
     """The decisions that need every record (``frame``: the plan's columns of the whole table, in order)."""
     quasi = job.generalization.apply(frame[job.quasi]) if job.generalization is not None else None
     bind = getattr(job.plan, "bind", None)
-    return Bound(quasi, bind(frame, job.rng) if bind is not None else None)
+    return Bound(quasi, bind(frame, job.randomness) if bind is not None else None)
 
 
 def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -> ReleasedChunk:
     """Records ``start, ..., start + len(chunk) - 1`` as released (original order): the plan applied, the
     quasi-identifiers generalized, identifiers dropped and a pseudonym column first when needed."""
     if applies_in_chunks(job.plan):
-        applied = job.plan.apply(chunk, job.rng, start=start, bound=bound.plan)
+        applied = job.plan.apply(chunk, job.randomness, start=start, bound=bound.plan)
     elif start == 0:  # a plug-in written before chunks: it gets the whole table
-        applied = job.plan.apply(chunk, job.rng)
+        applied = job.plan.apply(chunk, job.randomness)
     else:
         raise ParameterError(f"{job.method.title} applies its plan to the whole table at once; it cannot be streamed.")
     stop = start + len(chunk)
@@ -228,7 +228,7 @@ def anonymize(
     released = release_chunk(job, bound, frame, 0)
     cancel.check()
     progress(0.6, "Building the release table")
-    order = job.rng.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
+    order = job.randomness.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
     table = released.rows.take(order).reset_index(drop=True)
     measure_released(job, lambda cols: [table[cols]], list(table.columns))
     pseudonym_map = None

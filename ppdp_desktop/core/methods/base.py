@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol
 
-import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.privacy.randomness import RandomSource
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings, NoSettings
 
 if TYPE_CHECKING:
@@ -42,7 +42,16 @@ class Plan(Protocol):
     def verify(self) -> dict[str, Any]:
         """Check the claimed guarantee; return it as JSON; raise ``PrivacyError`` if it fails."""
 
-    def apply(self, frame: pd.DataFrame, rng: np.random.Generator) -> Applied: ...
+    def apply(self, frame: pd.DataFrame, randomness: RandomSource) -> Applied:
+        """The plan applied to the records of ``frame``: their released columns.
+
+        ``randomness`` is the job's :class:`~ppdp_desktop.core.privacy.randomness.RandomSource`, the only
+        randomness a method may use: keyed per-record streams (``randomness.keyed.stream(column, draw)
+        .uniforms(start, stop)``, ``.bernoulli``, ``.integers``), never a sequential generator; anything else
+        raises ``RandomnessContractError``. A plan that takes ``start`` (the index of ``frame``'s first record)
+        and ``bound`` (its ``bind(frame, randomness)`` result for the whole table) too can be applied chunk by
+        chunk: its draws for record ``i`` read word ``i`` of their streams.
+        """
 
     def release_json(self) -> dict[str, Any]:
         """Public entries merged into ``release.json`` (never anything secret)."""

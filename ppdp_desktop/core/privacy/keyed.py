@@ -142,7 +142,7 @@ class KeyedRandomness:
     Parameters
     ----------
     seed : int
-        The job's secret seed (see :func:`~ppdp_desktop.core.privacy.randomness.make_rng`); the
+        The job's secret seed (see :func:`~ppdp_desktop.core.privacy.randomness.job_randomness`); the
         ChaCha20 key is derived from it with :func:`derive_key`.
 
     Examples

@@ -1,9 +1,60 @@
-"""Random generators: seeded from the OS's secure source unless the user fixes a seed."""
+"""The randomness contract: what a method may draw from, and what simulations draw from.
+
+A release's randomness
+----------------------
+A plan's ``apply`` (and ``bind``) receives a :class:`RandomSource` and nothing else. It exposes exactly two
+things:
+
+* :attr:`RandomSource.keyed`, the job's :class:`~ppdp_desktop.core.privacy.keyed.KeyedRandomness`: ChaCha20
+  streams addressed by (column, draw) and read per record (``randomness.keyed.stream("diag", "keep")
+  .bernoulli(start, stop, p)``), so a record's draws depend only on the secret seed, the stream's name and the
+  record's index -- never on how many numbers were drawn before it, nor on how the file was cut into chunks;
+* :meth:`RandomSource.shuffle_order`, the release's row order (each record's rank by its keyed sort key).
+
+Nothing in it draws sequentially: there is no numpy Generator behind it, no attribute forwarding, and asking
+it for anything else (``randomness.random(5)``, ``randomness.integers(...)``, ``randomness.generator``) raises
+:class:`RandomnessContractError` (a :class:`~ppdp_desktop.core.errors.PrivacyError` and an ``AttributeError``)
+naming the keyed streams as the way. A plan handed something that is not a :class:`RandomSource` (a bare numpy
+Generator, as plans took before) refuses it with the same error through :func:`keyed_streams`. The seed itself is
+not kept on the source: it goes to the sealed key file from the job (:func:`job_randomness` returns it).
+
+Simulations that are never released
+-----------------------------------
+The Anatomy baseline of ``ppdp compare``, the report's bands and baselines, randomized response's estimates,
+query workloads, model data samples, synthetic tables and reconstruction attacks draw from numpy's PCG64: fast,
+reproducible, and fine for figures that describe a release rather than make one. They never come through a
+plan's ``apply``: each takes its own generator, made where the comparison or evaluation runs, from
+:func:`simulation_generator` (or ``np.random.default_rng`` with a public evaluation seed).
+"""
 from __future__ import annotations
 
 import secrets
+from typing import Any, NoReturn
 
 import numpy as np
+
+from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.privacy.keyed import KeyedRandomness
+
+__all__ = [
+    "ROW_ORDER_STREAM", "RandomSource", "RandomnessContractError", "job_randomness", "keyed_streams", "new_seed",
+    "resolve_seed", "simulation_generator",
+]
+
+#: the stream of the release's row order (a name no method uses for a column's draws)
+ROW_ORDER_STREAM = "(release rows)"
+
+_THE_WAY = ("a plan draws only from the job's keyed per-record streams, e.g. "
+            "randomness.keyed.stream(column, draw).uniforms(start, stop) (also .bernoulli, .integers, .sort_keys), "
+            "so that each record's draws depend on its own index only; the release's row order is "
+            "randomness.shuffle_order(n)")
+
+
+class RandomnessContractError(PrivacyError, AttributeError):
+    """A method reached for randomness other than the job's keyed streams (fail closed).
+
+    It is an ``AttributeError`` too, so ``hasattr(randomness, "random")`` is simply False.
+    """
 
 
 def new_seed() -> int:
@@ -11,41 +62,40 @@ def new_seed() -> int:
     return secrets.randbits(128)
 
 
-def make_rng(seed: int | None) -> tuple[np.random.Generator, int]:
-    """Return ``(generator, seed)``; ``seed=None`` draws one from :func:`new_seed`.
+def resolve_seed(seed: int | None) -> int:
+    """``seed`` checked (a non-negative integer), or a fresh one from :func:`new_seed` if ``None``.
 
-    The seed is returned so that it can go into the sealed key file (never into the release).
+    The seed goes into the sealed key file (never into the release).
     """
     if seed is None:
-        seed = new_seed()
-    if seed < 0:
-        from ppdp_desktop.core.errors import ParameterError
-
+        return new_seed()
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"The seed must be a non-negative integer; got {seed}.")
-    return np.random.Generator(np.random.PCG64(seed)), seed
+    return int(seed)
 
 
 class RandomSource:
-    """The job's randomness. Privacy draws come from :attr:`keyed`, ChaCha20 streams addressed by (record,
-    column, draw) (:mod:`~ppdp_desktop.core.privacy.keyed`), so a record's draws never depend on how many
-    numbers were drawn before it. Every draw of a release is keyed (every method, the row order, the pseudonym
-    key); :attr:`generator` (numpy's PCG64) remains for simulations that are never released (the Anatomy
-    baseline of ``ppdp compare``, tests), and every other attribute is handed on to it (``source.random(...)``
-    works as on a Generator)."""
+    """The only randomness a plan's ``apply`` receives: the job's keyed per-record streams.
 
-    def __init__(self, seed: int, generator: np.random.Generator | None = None) -> None:
-        from ppdp_desktop.core.privacy.keyed import KeyedRandomness
+    Parameters
+    ----------
+    seed : int
+        The job's secret seed; the ChaCha20 key of :attr:`keyed` is derived from it.
 
-        self.seed = seed
-        self.generator = generator if generator is not None else np.random.Generator(np.random.PCG64(seed))
-        self.keyed = KeyedRandomness(seed)
+    Examples
+    --------
+    >>> randomness = RandomSource(2024)
+    >>> keep = randomness.keyed.stream("diag", "keep").bernoulli(0, 4, 0.7)
+    >>> hasattr(randomness, "random")  # nothing draws sequentially
+    False
+    """
 
-    def __getattr__(self, name: str):  # only for what is not defined here: the sequential generator's draws
-        try:
-            generator = self.__dict__["generator"]
-        except KeyError:  # not yet set (unpickling looks attributes up first): nothing to hand on
-            raise AttributeError(name) from None
-        return getattr(generator, name)
+    __slots__ = ("keyed",)
+
+    keyed: KeyedRandomness
+
+    def __init__(self, seed: int) -> None:
+        self.keyed = KeyedRandomness(resolve_seed(seed))
 
     def shuffle_order(self, n: int) -> np.ndarray:
         """The release's row order: record ``i`` goes to its rank by (keyed sort key, index), wherever it was
@@ -53,20 +103,39 @@ class RandomSource:
         keys = self.keyed.stream(ROW_ORDER_STREAM, "order").sort_keys(0, n)
         return np.argsort(keys, kind="stable")
 
+    def __repr__(self) -> str:  # never show the key
+        return "RandomSource(<secret key>)"
 
-#: the stream of the release's row order (a name no method uses for a column's draws)
-ROW_ORDER_STREAM = "(release rows)"
+    def __getattr__(self, name: str) -> NoReturn:
+        # only reached for what is not defined above: refuse it (no sequential generator behind this source)
+        if name.startswith("__") or name == "keyed":  # protocol look-ups (pickle, copy), an unset slot
+            raise AttributeError(name)
+        raise RandomnessContractError(f"A method's randomness has no {name!r} (no sequential generator is behind it): "
+                                      f"{_THE_WAY}. Nothing was drawn.")
+
+
+def keyed_streams(randomness: Any) -> KeyedRandomness:
+    """The keyed streams of ``randomness``, which must be the job's :class:`RandomSource`; anything else (a
+    numpy Generator, a seed) is refused with :class:`RandomnessContractError` (fail closed)."""
+    if not isinstance(randomness, RandomSource):
+        _refuse(randomness)
+    return randomness.keyed
+
+
+def _refuse(randomness: Any) -> NoReturn:
+    raise RandomnessContractError(
+        f"A plan's apply takes the job's RandomSource, not a {type(randomness).__name__} (a sequential generator's "
+        f"draws are not cryptographic and depend on the chunking): {_THE_WAY}. Nothing was drawn.")
 
 
 def job_randomness(seed: int | None) -> tuple[RandomSource, int]:
-    """:func:`make_rng`'s job-wide counterpart: ``(source, seed)``, the seed drawn if not given."""
-    generator, seed = make_rng(seed)
-    return RandomSource(seed, generator), seed
+    """The job's randomness and its seed: ``(source, seed)``, the seed drawn from the secure source if not given."""
+    seed = resolve_seed(seed)
+    return RandomSource(seed), seed
 
 
-def as_source(rng: "np.random.Generator | RandomSource") -> RandomSource:
-    """``rng`` as a :class:`RandomSource`; a bare Generator (tests, simulations) is keyed by a seed drawn from it,
-    so the same Generator state gives the same draws."""
-    if isinstance(rng, RandomSource):
-        return rng
-    return RandomSource(int(rng.integers(0, 2**63)), rng)
+def simulation_generator(seed: int | None) -> np.random.Generator:
+    """A numpy PCG64 generator for a simulation that is never released (``ppdp compare``'s Anatomy baseline,
+    evaluation baselines); never a release's randomness (that is :class:`RandomSource`). ``seed=None`` draws one
+    from the secure source."""
+    return np.random.Generator(np.random.PCG64(resolve_seed(seed)))

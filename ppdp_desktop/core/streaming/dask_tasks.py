@@ -91,7 +91,7 @@ def release_partition(layout: Layout, index: int, offset: int, expected: int, jo
     shutil.rmtree(folder, ignore_errors=True)  # what an earlier try of this task left (its worker died)
     folder.mkdir()  # not its parents: when the job has ended and removed ``spill``, this task stops here
     shuffle = ExternalShuffle(folder / "shuffle", n_records, run_rows=run_rows)
-    order_keys = job.rng.keyed.stream(ROW_ORDER_STREAM, "order")
+    order_keys = job.randomness.keyed.stream(ROW_ORDER_STREAM, "order")
     result = PartitionRelease(index, 0, [], set(), sample=sample)
     records = RecordTableSpill(folder / "key-records.arrows")
     start = offset

@@ -157,7 +157,7 @@ def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target
     cancel = cancel or CancelToken()
     shuffle = ExternalShuffle(spill / "shuffle", n_records, run_rows=max(chunk_size, 1_000_000))
     records = RecordTableSpill(spill / "key-records.arrows")
-    order_keys = job.rng.keyed.stream(ROW_ORDER_STREAM, "order")
+    order_keys = job.randomness.keyed.stream(ROW_ORDER_STREAM, "order")
     quasi_parts, guarded, columns = [], set(), []
     try:
         for chunk, released in release_chunks(source, job, bound, chunk_size):

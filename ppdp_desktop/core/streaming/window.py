@@ -57,7 +57,7 @@ def run_streamed(dataset: Dataset, settings: AnonymizationSettings, progress: Pr
     source = reopen(dataset)
     job, bound, frame, planned = plan_from_file(source, settings, CHUNK_SIZE, subrange(progress, 0.0, 0.4), cancel)
     sample = ReportSample(len(frame))
-    keys = job.rng.keyed.stream(ROW_ORDER_STREAM, "order")
+    keys = job.randomness.keyed.stream(ROW_ORDER_STREAM, "order")
     quasi = []
     for chunk, released in release_chunks(source, job, bound, CHUNK_SIZE):
         stop = released.start + len(chunk)

@@ -30,7 +30,6 @@ from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.methods.dp.categorical import marginal_centroids, plain_exponential
 from ppdp_desktop.core.methods.dp.numeric import NumericDomain, plain_laplace, plain_ranking
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
-from ppdp_desktop.core.privacy.randomness import as_source
 from ppdp_desktop.core.taxonomy.semantic import distance_matrix
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
@@ -243,9 +242,10 @@ def compare_dp(dataset: "Dataset", attributes: list[str], epsilon: float, ks: li
                              f"{', '.join(map(str, dataset.frame.columns))}.")
     if not ks or min(ks) < 1:
         raise ParameterError(f"The cluster sizes k must be whole numbers of at least 1; got {ks}.")
-    # the baselines' key: drawn from a generator seeded with the public evaluation seed (and the jobs' seed), not
-    # the jobs' key; the generator serves only to derive that key (as_source), every baseline draw is keyed by record
-    keyed = as_source(np.random.default_rng(EVALUATION_SEED if seed is None else [EVALUATION_SEED, seed])).keyed
+    # the baselines' key: its seed drawn from a generator seeded with the public evaluation seed (and the jobs'
+    # seed), not the jobs' key; the generator serves only to derive that seed, every baseline draw is keyed by record
+    simulation = np.random.default_rng(EVALUATION_SEED if seed is None else [EVALUATION_SEED, seed])
+    keyed = KeyedRandomness(int(simulation.integers(0, 2**63)))
     rows: list[DPRow] = []
     for i, k in enumerate(ks):
         settings = AnonymizationSettings(sensitive="", method=METHOD, seed=None if seed is None else seed + i,

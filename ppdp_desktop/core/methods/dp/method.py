@@ -42,7 +42,7 @@ from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.dp import settings as dp_settings
 from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
-from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
+from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.data.schema import Kind
 from ppdp_desktop.core.methods.dp.inputs import (  # noqa: F401 - whole_numbers: the window asks it too
@@ -186,13 +186,13 @@ class DPMicroaggPlan:
         records = singled_out_count(read(others)) if others else 0
         self.singled_out = SingledOut(records, self.n_records, tuple(others))
 
-    def bind(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> dict[str, Any]:
+    def bind(self, frame: pd.DataFrame, randomness: RandomSource) -> dict[str, Any]:
         """Every protected column as released, for the whole table (``frame``, in record order): the clusters
         need every record, so they are formed and randomized once, with the job's keyed streams
-        (``rng.keyed``), and :meth:`apply` takes each chunk's slice. Checks the shared-noise structure."""
+        (``randomness.keyed``), and :meth:`apply` takes each chunk's slice. Checks the shared-noise structure."""
         if len(frame) != self.n_records:
             raise ParameterError("A microaggregation plan clusters the whole table; it cannot be applied to a part of it.")
-        keyed = as_source(rng).keyed
+        keyed = keyed_streams(randomness)
         columns: dict[str, Any] = {}
         for a in self.attributes:
             if a.domain is not None:
@@ -212,14 +212,15 @@ class DPMicroaggPlan:
                 columns[a.attribute] = unlink(columns[a.attribute], keyed, a.attribute)
         return columns
 
-    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
+    def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0,
               bound: dict[str, Any] | None = None) -> Applied:
         """The released columns of records ``start, ..., start + len(frame) - 1``: a slice of ``bound``
         (:meth:`bind`'s result), or of :meth:`bind` of ``frame`` when it is the whole table (``bound=None``)."""
+        keyed_streams(randomness)  # the job's keyed source only, even for a slice of what bind drew (fail closed)
         if bound is None:
             if start != 0:
                 raise ParameterError("A microaggregation plan clusters the whole table: bind it before releasing a part.")
-            bound = self.bind(frame, rng)
+            bound = self.bind(frame, randomness)
         stop = start + len(frame)
         if stop > self.n_records:
             raise ParameterError(f"Records {start}-{stop - 1} are beyond the {self.n_records} records the plan clustered.")

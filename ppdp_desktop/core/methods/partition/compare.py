@@ -15,7 +15,7 @@ from ppdp_desktop.core.methods.base import Runner
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.domain import encode_column, label_text
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.privacy.randomness import make_rng
+from ppdp_desktop.core.privacy.randomness import simulation_generator
 from ppdp_desktop.core.evaluation.workload import WorkloadResult, condition_columns, count_query_error, run_workload
 
 COMPARABLE = ("uniform", "finegrain", "partition", "anatomy")
@@ -52,7 +52,7 @@ def compare_methods(
         if name == "anatomy":
             domain, codes = encode_column(frame[sensitive], sensitive, dataset.label)
             l = max(2, int(round(1.0 / rho2)))
-            release = anatomize(codes, l, make_rng(seed)[0], labels=[label_text(v) for v in domain.values])
+            release = anatomize(codes, l, simulation_generator(seed), labels=[label_text(v) for v in domain.values])
             result = count_query_error_anatomy(conditions, codes, release, seed=workload_seed)
             out.append(Comparison(name, f"l = {l}", result))
             continue

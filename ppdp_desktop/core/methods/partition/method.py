@@ -30,7 +30,7 @@ from ppdp_desktop.core.methods.partition.release import EPSILON_SCOPE, NOT_COVER
 from ppdp_desktop.core.methods.perturbation.disclosure import PARTITION_CAVEAT
 from ppdp_desktop.core.methods.partition.subtables import Partition, partition_domain
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
-from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
+from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 if TYPE_CHECKING:
@@ -125,21 +125,21 @@ class PartitionPlan:
             "verified": True,
         }
 
-    def bind(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource") -> np.ndarray:
+    def bind(self, frame: pd.DataFrame, randomness: RandomSource) -> np.ndarray:
         """Each record's sub-table: value ``v``'s records, ranked by their keyed sort keys across the whole table,
         are dealt to the sub-tables by the plan's counts. It needs every record's value (the plan's column, which a
         streamed job gathers in pass 1), so it is done once, and :meth:`apply` takes its slice for each chunk."""
         codes = self.domain.encode(frame[self.attribute])
-        deal = as_source(rng).keyed.stream(self.attribute, "sub-table").sort_keys(0, len(codes))
+        deal = keyed_streams(randomness).stream(self.attribute, "sub-table").sort_keys(0, len(codes))
         return assign_records(codes, self.partition.table_counts, keys=deal).astype(np.int32)
 
-    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
+    def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0,
               bound: np.ndarray | None = None) -> Applied:
         """Perturb the records ``start, start+1, ...`` of ``frame`` within their sub-tables; ``bound`` is
         :meth:`bind`'s result for the whole table (None: ``frame`` is the whole table, dealt here)."""
-        keyed = as_source(rng).keyed
+        keyed = keyed_streams(randomness)
         codes = self.domain.encode(frame[self.attribute])
-        sub = self.bind(frame, rng) if bound is None else bound[start:start + len(codes)]
+        sub = self.bind(frame, randomness) if bound is None else bound[start:start + len(codes)]
         if len(sub) != len(codes):
             raise ParameterError(f"Records {start}-{start + len(codes) - 1} were not dealt to sub-tables.")
         released = self.blocks.perturb(sub, self.blocks.entries(sub, codes), keyed, self.attribute, start=start)

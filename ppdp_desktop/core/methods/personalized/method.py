@@ -22,6 +22,7 @@ from ppdp_desktop.core.methods.personalized import release as personalized_relea
 from ppdp_desktop.core.methods.personalized import settings as personalized_settings
 from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.data.schema import Kind
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
@@ -68,8 +69,9 @@ class PersonalizedPlan:
                 raise PrivacyError(f"The alias2 {clash[0]!r} of {self.attribute!r} is also a real value; change it.")
         return {"kind": "none", "verified": True, "statement": NO_GUARANTEE}
 
-    def apply(self, frame: pd.DataFrame, rng: np.random.Generator, start: int = 0, bound: None = None) -> Applied:
+    def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0, bound: None = None) -> Applied:
         """Recode the records ``start, start+1, ...`` of ``frame`` (deterministic: no draw)."""
+        keyed_streams(randomness)  # the job's keyed source only (fail closed), though nothing is drawn
         columns: dict[str, np.ndarray] = {}
         secrets: dict[str, np.ndarray] = {}
         if self.attribute is not None and self.taxonomy is not None:

@@ -18,7 +18,7 @@ from ppdp_desktop.core.methods.base import Applied
 from ppdp_desktop.core.methods.perturbation.disclosure import parameters_statement
 from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json, no_bound_statement
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
-from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
+from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.privacy.structured import RetentionMatrix, never_kept_note
 
 if TYPE_CHECKING:
@@ -124,10 +124,10 @@ class PerturbationPlan:
             "verified": True,
         }
 
-    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
-              bound: None = None) -> Applied:
+    def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0, bound: None = None) -> Applied:
+        keyed = keyed_streams(randomness)
         codes = self.domain.encode(frame[self.attribute])
-        released = perturb_records(codes, self.retention, as_source(rng).keyed, self.attribute, start)
+        released = perturb_records(codes, self.retention, keyed, self.attribute, start)
         return Applied({self.attribute: self.domain.categorical(released)}, codes={self.attribute: (codes, released)})
 
     def _parameters_json(self) -> dict[str, Any]:

@@ -158,7 +158,7 @@ def compare_linking(dataset, sensitive: str, quasi: list[str], l: float, methods
 
 def _evaluate_one(name, dataset, sensitive, quasi, l, seed, domains, codes, dims, truth, run: Runner) -> TensorEvaluation:
     from ppdp_desktop.core.methods.rr.settings import RRSettings
-    from ppdp_desktop.core.privacy.randomness import make_rng
+    from ppdp_desktop.core.privacy.randomness import simulation_generator
     from ppdp_desktop.core.settings import AnonymizationSettings
 
     if True:
@@ -169,7 +169,7 @@ def _evaluate_one(name, dataset, sensitive, quasi, l, seed, domains, codes, dims
             published = {e["attribute"]: np.asarray(e["matrix"]) for e in job.plan.release_json()["randomized"]}
             estimate = estimate_tensor(contingency(released, dims), [published.get(d.attribute) for d in domains])
         elif name == "anatomy":
-            estimate = anatomy_tensor(codes[:-1], dims[:-1], codes[-1], max(2, int(round(l))), make_rng(seed)[0],
+            estimate = anatomy_tensor(codes[:-1], dims[:-1], codes[-1], max(2, int(round(l))), simulation_generator(seed),
                                       [label_text(v) for v in domains[-1].values])
         elif name == "mondrian":
             estimate = mondrian_tensor(codes[:-1], dims[:-1], codes[-1], dims[-1], max(2, int(round(l))))

@@ -27,7 +27,7 @@ from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.methods.rr.parameters import RRParameters, optimal_parameters
 from ppdp_desktop.core.methods.rr.estimate import randomize_records
-from ppdp_desktop.core.privacy.randomness import RandomSource, as_source
+from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.methods.rr.risk import contingency, max_risk, rr_matrix
 
 if TYPE_CHECKING:
@@ -67,9 +67,8 @@ class RRPlan:
         return {"kind": claims.KIND, "l": self.parameters.l, "max_risk": float(risk), "verified": True,
                 "statement": claims.statement(self.parameters.l, float(risk), self.sensitive.attribute)}
 
-    def apply(self, frame: pd.DataFrame, rng: "np.random.Generator | RandomSource", start: int = 0,
-              bound: None = None) -> Applied:
-        keyed = as_source(rng).keyed
+    def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0, bound: None = None) -> Applied:
+        keyed = keyed_streams(randomness)
         columns = {}
         for domain, _role, p in self._randomized():
             codes = domain.encode(frame[domain.attribute])

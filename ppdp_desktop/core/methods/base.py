@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol
 
 import pandas as pd
 
-from ppdp_desktop.core.errors import PPDPError
+from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, ReleaseError
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings, NoSettings
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.evaluation.utility import UtilitySummary
+    from ppdp_desktop.core.methods.hooks import Comparison, GradeDecoder
     from ppdp_desktop.core.progress import CancelToken, Progress
 
 NO_GUARANTEE = "This method gives no formal privacy guarantee."
@@ -89,6 +90,8 @@ class Method:
     randomizes_quasi: ClassVar[bool] = False
     #: the name the literature gives this method behind k-anonymous generalization, if it has one
     generalized_title: ClassVar[str | None] = None
+    #: the window's own editor of this method's settings, by name (None: the form built from its declarations)
+    window_editor: ClassVar[str | None] = None
 
     # --- the job --------------------------------------------------------------------------------
     def settings(self, settings: AnonymizationSettings) -> MethodSettings:
@@ -106,6 +109,11 @@ class Method:
 
     def prepare(self, dataset: "Dataset", settings: AnonymizationSettings) -> Plan:
         raise NotImplementedError
+
+    def demo_settings(self) -> MethodSettings:
+        """This method's own settings for the shipped demo data (``ppdp demo``, the wizard's demo): sensible values
+        of its parameters; by default its declared defaults."""
+        return self.settings_type.from_json({})
 
     def precheck(self, settings: AnonymizationSettings) -> list[str]:
         """What stops this method from running with ``settings``, found without reading the data (cheap
@@ -159,10 +167,42 @@ class Method:
         """This method's sections of the recipient's README.txt (what was done, guaranteed, how to use)."""
         return ""
 
+    def published_entries(self, release: "LoadedRelease", entry: dict[str, Any]) -> tuple[Any, Any, Any]:
+        """``(entry of each record, matrix, value of each entry or None)`` of a perturbed column ``entry`` of
+        ``release`` (its ``sensitive`` entry), which ``ppdp estimate --sensitive`` un-mixes; a method that
+        publishes no such column refuses."""
+        raise ReleaseError(f"{self.title} publishes no perturbed column whose counts can be estimated.")
+
+    def estimate_table(self, release: "LoadedRelease", attributes: list[str], project: bool = False) -> pd.DataFrame:
+        """Estimated counts of every combination of ``attributes`` of ``release`` (``ppdp estimate --table``;
+        ``project``: clipped to non-negative counts summing to the total); a method that publishes no matrices
+        for its released columns refuses."""
+        raise ParameterError(f"--table estimates the tables of releases that publish the matrices of their randomized "
+                             f"columns; this release was made by {self.name!r}: estimate its perturbed column with "
+                             "--sensitive COL.")
+
+    def key_grading(self, attribute: str, entry: dict[str, Any]) -> "GradeDecoder":
+        """How ``ppdp lookup`` decodes the grades of ``attribute`` from the key's ``graded`` entry; a method that
+        publishes no grades refuses (the key does not belong to its kind of release)."""
+        raise KeyFileError(f"The key holds grades of {attribute!r}, but {self.title} publishes no grades")
+
+    def comparisons(self) -> tuple["Comparison", ...]:
+        """The ways ``ppdp compare`` compares this method with others (:class:`~ppdp_desktop.core.methods.hooks.
+        Comparison`); none by default."""
+        return ()
+
     # --- the command line ---------------------------------------------------------------------------
     def add_arguments(self, group: argparse._ArgumentGroup) -> None:
-        """Add this method's options to ``ppdp anonymize`` (shared names are added once, by the CLI)."""
+        """Add this method's options to ``ppdp anonymize``: one per parameter its settings declare with a flag
+        (:func:`~ppdp_desktop.core.declarations.setting`: type, choices, default, help). An option already on the
+        parser (one the CLI shares, such as ``--taxonomy``) is not added twice."""
+        from ppdp_desktop.core.declarations import add_arguments
+
+        add_arguments(group, self.settings_type)
 
     def settings_from_args(self, args: argparse.Namespace) -> MethodSettings:
-        """This method's settings from parsed ``ppdp anonymize`` arguments."""
-        return self.settings_type()
+        """This method's settings from parsed ``ppdp anonymize`` arguments, by its declarations (a method adds
+        what it reads from a shared option)."""
+        from ppdp_desktop.core.declarations import from_args
+
+        return self.settings_type(**from_args(self.settings_type, args))

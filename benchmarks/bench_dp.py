@@ -24,7 +24,7 @@ from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.privacy.randomness import make_rng
+from ppdp_desktop.core.privacy.randomness import RandomSource
 from ppdp_desktop.core.taxonomy.io import from_dict
 
 ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult" / "adult.csv"
@@ -48,7 +48,7 @@ def stages(dataset: Dataset, settings: AnonymizationSettings) -> dict[str, float
     return {
         "prepare_s": round(best(lambda: method.prepare(dataset, settings))[0], 3),
         "verify_s": round(best(plan.verify)[0], 4),
-        "apply_s": round(best(lambda: plan.apply(dataset.frame, make_rng(1)[0]))[0], 3),
+        "apply_s": round(best(lambda: plan.apply(dataset.frame, RandomSource(1)))[0], 3),
     }
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.privacy.randomness import make_rng
+from ppdp_desktop.core.privacy.randomness import RandomSource
 
 
 def zipf_column(n: int, m: int, seed: int = 0) -> pd.Series:
@@ -35,7 +35,7 @@ def run(n: int, m: int, rho1: float, rho2: float) -> dict[str, float]:
     planned = time.perf_counter()
     plan.verify()
     verified = time.perf_counter()
-    plan.apply(dataset.frame, make_rng(1)[0])
+    plan.apply(dataset.frame, RandomSource(1))
     done = time.perf_counter()
     return {"n": n, "m": m, "rho1": rho1, "rho2": rho2, "subtables": len(plan.members),
             "plan_s": planned - start, "verify_s": verified - planned, "apply_s": done - verified,

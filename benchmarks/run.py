@@ -40,7 +40,7 @@ from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
 from ppdp_desktop.core.release.package import release_metadata, write_checksums, write_csv, write_release
-from ppdp_desktop.core.privacy.randomness import make_rng
+from ppdp_desktop.core.privacy.randomness import RandomSource
 from ppdp_desktop.core.data.schema import Schema, roles_from_lists
 from ppdp_desktop.core.privacy.sensitivity import gamma_of
 
@@ -306,9 +306,9 @@ def _anonymize_sub(dataset: Dataset, method_name: str, repeat: int) -> dict[str,
     schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, quasi))
     ds = Dataset(frame, dataset.source, schema, dataset.details)
     plan = method.prepare(ds, settings)
-    rng, _ = make_rng(1)
-    applied = plan.apply(frame, rng)
-    order = rng.permutation(len(frame))
+    randomness = RandomSource(1)
+    applied = plan.apply(frame, randomness)
+    order = randomness.shuffle_order(len(frame))
     keep = [c for c in schema.released_columns if c not in applied.dropped]
     base = frame[keep].take(order).reset_index(drop=True)
     ids = make_pseudonyms(len(frame))
@@ -330,7 +330,7 @@ def _anonymize_sub(dataset: Dataset, method_name: str, repeat: int) -> dict[str,
         {
             "prepare_s": lambda: method.prepare(ds, settings),
             "verify_s": plan.verify,
-            "apply_s": lambda: plan.apply(frame, np.random.default_rng(1)),
+            "apply_s": lambda: plan.apply(frame, RandomSource(1)),
         },
         repeat,
     )

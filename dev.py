@@ -7,7 +7,9 @@
 ``python dev.py test``  creates ``.venv`` (if missing), installs the app with its test extras (they include
                         the ``cluster`` extra, Dask, so the Dask engine's tests run too), checks
                         the import rules with ``lint-imports`` (import-linter contracts in
-                        ``pyproject.toml``; stops there if one is broken) and then runs the whole
+                        ``pyproject.toml``), lints with ``ruff check ppdp_desktop tests benchmarks``
+                        and type-checks the core with ``mypy ppdp_desktop/core`` (``[tool.ruff]``,
+                        ``[tool.mypy]``; it stops at the first that fails) and then runs the whole
                         test suite with pytest (extra arguments go to pytest).
 ``python dev.py test-lowest`` creates ``.venv-lowest`` with every direct dependency at its declared
                         minimum (uv's ``--resolution lowest-direct``) and runs the core and
@@ -93,6 +95,15 @@ def _create(venv_dir: Path) -> Path:
         print(f"Creating virtual environment in {venv_dir} ...", flush=True)
         venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
     return python
+
+
+def static_checks(python: Path) -> list[list[str]]:
+    """What ``test`` runs before pytest, in order: the import rules (import-linter's contracts in
+    ``pyproject.toml``), lint and import order (ruff, ``[tool.ruff]``) and the core's types (mypy,
+    ``[tool.mypy]``). The caches are kept out of the work tree (``--no-cache``, ``--cache-dir``)."""
+    return [[str(_venv_script(python, "lint-imports")), "--no-cache"],
+            [str(_venv_script(python, "ruff")), "check", "--no-cache", "ppdp_desktop", "tests", "benchmarks"],
+            [str(python), "-m", "mypy", "--cache-dir", os.devnull, "ppdp_desktop/core"]]
 
 
 def lowest_install_command(python: Path) -> list[str]:
@@ -192,10 +203,10 @@ def main(argv: list[str]) -> int:
     if command == "test":
         python = _ensure_env("test")  # "test" pulls in "cluster" (pyproject.toml): tests/test_dask_engine.py
         env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
-        # --no-cache: no .import_linter_cache directory in the work tree.
-        code = subprocess.call([str(_venv_script(python, "lint-imports")), "--no-cache"], cwd=ROOT, env=env)
-        if code != 0:
-            return code
+        for check in static_checks(python):  # each stops the command if it fails
+            code = subprocess.call(check, cwd=ROOT, env=env)
+            if code != 0:
+                return code
         return subprocess.call([str(python), "-m", "pytest", *rest], cwd=ROOT, env=env)
     if command == "test-lowest":
         python = _ensure_lowest_env()

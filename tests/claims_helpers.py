@@ -30,7 +30,7 @@ Z = 5.0
 
 
 def adult_frame() -> pd.DataFrame:
-    """The whole shared Adult file (skips the test when it is absent), every cell as text."""
+    """The whole shared Adult file (a test without it is skipped, or fails in CI: conftest), every cell as text."""
     return pd.read_csv(shared_adult(), sep=";", dtype=str, keep_default_na=False)
 
 

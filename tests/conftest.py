@@ -1,9 +1,14 @@
-"""Shared fixtures: paths to the shared real data (skipped when absent) and small tables."""
+"""Shared fixtures: paths to the shared real data and small tables.
+
+A test that needs the shared data (``../shared/data``) is skipped when the file is absent, unless
+``PPDP_REQUIRE_SHARED_DATA`` is set (``.ci/run`` sets it): then it fails, naming the missing file, so
+that CI cannot pass by skipping the tests on real data."""
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -16,12 +21,31 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 ADULT_DIR = SHARED_DATA / "adult"
 
 
+#: set (to anything but "" or "0") in CI: a test whose shared data file is missing fails instead of skipping
+REQUIRE_SHARED_DATA = "PPDP_REQUIRE_SHARED_DATA"
+
+
+def shared_data_required() -> bool:
+    """Whether a missing shared data file fails the test (CI) rather than skipping it (a local run)."""
+    return os.environ.get(REQUIRE_SHARED_DATA, "").strip() not in ("", "0")
+
+
+def missing_shared_data(path: Path) -> NoReturn:
+    """Skip the test because ``path`` is absent (the data README's rule), or fail it, naming the path,
+    when :data:`REQUIRE_SHARED_DATA` is set."""
+    message = f"the shared adult data set is not at {path}"
+    if shared_data_required():
+        pytest.fail(f"{message} ({REQUIRE_SHARED_DATA} is set: this run needs the shared data; "
+                    f"put it at {SHARED_DATA} or unset the variable to skip)", pytrace=False)
+    pytest.skip(message)
+
+
 def shared_adult(name: str = "adult.csv") -> Path:
-    """A file of the shared Adult data set (``../shared/data/adult``); skips the test, saying where it
-    looked, when the file is absent (the data README's rule)."""
+    """A file of the shared Adult data set (``../shared/data/adult``); when the file is absent the test
+    is skipped, saying where it looked, or fails in CI (:func:`missing_shared_data`)."""
     path = ADULT_DIR / name
     if not path.is_file():
-        pytest.skip(f"the shared adult data set is not at {path}")
+        missing_shared_data(path)
     return path
 
 

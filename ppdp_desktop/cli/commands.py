@@ -206,12 +206,12 @@ def _anonymize(args: argparse.Namespace) -> int:
 
 
 def _check_streamable(args: argparse.Namespace) -> None:
-    """Refuse, before any work, what a streamed job does not do (each with what to change)."""
-    refused = [("--format " + args.fmt, args.fmt != "csv", "a streamed release is CSV"),
-               ("--zip", args.zip, "a streamed release is a folder"),
-               ("--utility", args.utility, "the utility figures compare every original record with its release"),
-               ("--model-target", getattr(args, "model_target", None) is not None,
-                "model comparisons train on the whole original table")]
+    """Refuse, before any work, what a streamed job does not do (each with what to change). A streamed release
+    is written as CSV batch by batch (``--format`` needs the whole table for the other formats), and
+    ``--utility``'s figures compare every original record with its release; ``--zip`` and ``--model-target``
+    stream (the models train on the report's random sample of the records, and the report says so)."""
+    refused = [("--format " + args.fmt, args.fmt != "csv", "a streamed release is CSV, written batch by batch"),
+               ("--utility", args.utility, "the utility figures compare every original record with its release")]
     for flag, given, why in refused:
         if given:
             raise ParameterError(f"{flag} cannot go with streaming ({why}); leave it out, or give --in-memory.")
@@ -221,6 +221,7 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
     """``ppdp anonymize --streaming`` (or ``--engine dask``): the file read in batches, never held whole."""
     from ppdp_desktop.cli.stages import StageLines
     from ppdp_desktop.core.data.streamed import open_streamed
+    from ppdp_desktop.core.release.pipeline import model_target_of
     from ppdp_desktop.core.streaming.job import CHUNK_SIZE
 
     signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
@@ -228,9 +229,12 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
     stages = StageLines.from_args(args)
     options = load_options(args)
     source = open_streamed(args.data, **options)
+    model_target = model_target_of(getattr(args, "model_target", None), settings.sensitive, source.columns,
+                                   source.name, report=not args.no_report)
     common = dict(chunk_size=args.chunk_size or CHUNK_SIZE, overwrite=args.overwrite, sep=args.out_sep,
-                  bom=not args.no_bom, key_path=args.key, passphrase=passphrase, progress=stages.part(0.0, 1.0),
-                  signer=signer, include_report=not args.no_report)
+                  bom=not args.no_bom, zip_file=args.zip, key_path=args.key, passphrase=passphrase,
+                  progress=stages.part(0.0, 1.0), signer=signer, include_report=not args.no_report,
+                  model_target=model_target)
     if args.engine == "dask":
         from ppdp_desktop.core.streaming.dask_engine import write_dask_release
 
@@ -306,29 +310,20 @@ def _warn_seed(seed: int | None) -> None:
 
 def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str | None, passphrase: str | None,
             extra: dict | None = None) -> int:
-    from ppdp_desktop.core.anonymize import anonymize
-    from ppdp_desktop.core.release.package import write_release
-
     from ppdp_desktop.cli.stages import StageLines
+    from ppdp_desktop.core.anonymize import anonymize
+    from ppdp_desktop.core.release.pipeline import TableSource, model_target_of, publish_release
 
     signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
-    model_target = getattr(args, "model_target", None)
-    if model_target == "":  # --model-target alone: the sensitive column
-        model_target = settings.sensitive or None
-        if model_target is None:
-            raise ParameterError("--model-target needs a column here (this method has no sensitive column).")
-    if model_target and model_target not in dataset.frame.columns:
-        raise ParameterError(f"--model-target {model_target!r} is not a column of {dataset.label}; choose one of: "
-                             f"{', '.join(map(str, dataset.frame.columns))}.")
-    if model_target is not None and args.no_report:
-        raise ParameterError("--model-target adds a section to the report; it cannot go with --no-report.")
+    model_target = model_target_of(getattr(args, "model_target", None), settings.sensitive,  # "": the sensitive one
+                                   list(dataset.frame.columns), dataset.label, report=not args.no_report)
     start = time.perf_counter()
     stages = StageLines.from_args(args)
     result = anonymize(dataset, settings, stages.part(0.0, 0.5))
-    folder = write_release(result, args.out, overwrite=args.overwrite, key_path=key, passphrase=passphrase,
-                           fmt=args.fmt, sep=args.out_sep, zip_file=args.zip, include_report=not args.no_report,
-                           bom=not args.no_bom, signer=signer, progress=stages.part(0.5, 1.0),
-                           model_target=model_target)
+    folder = publish_release(TableSource(result), args.out, overwrite=args.overwrite, key_path=key,
+                             passphrase=passphrase, fmt=args.fmt, sep=args.out_sep, zip_file=args.zip,
+                             include_report=not args.no_report, bom=not args.no_bom, signer=signer,
+                             progress=stages.part(0.5, 1.0), model_target=model_target)
     print_summary(result, folder, key, time.perf_counter() - start, utility, signer)
     _emit_released(args, result, folder, key, time.perf_counter() - start, utility, signer, extra)
     return 0

@@ -16,7 +16,6 @@ from ppdp_desktop.core.errors import InputError, PPDPError
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, subrange
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.release.package import write_release
 from ppdp_desktop.core.settings import AnonymizationSettings
 
 
@@ -125,20 +124,25 @@ def export_job(
     project_file: str | Path | None = None,
 ) -> Path:
     """Write the release package (data, release.json, README, report, checksums) and its sealed key
-    atomically; a cancel leaves nothing behind. Neither may touch the data file or ``inputs``. The outcome of a
-    streamed run holds a sample of the records: the whole file is streamed into the package again.
+    atomically, through the one publish pipeline (:func:`~ppdp_desktop.core.release.pipeline.publish_release`);
+    a cancel leaves nothing behind. Neither may touch the data file or ``inputs``. The outcome of a streamed run
+    holds a sample of the records: the whole file is streamed into the package again (its report drawn from the
+    release's own sample, not from ``reports``).
     ``project_file``: the project run (its SHA-256 goes into the key's provenance, and into release.json only
     keyed with this computer's secret: :mod:`~ppdp_desktop.core.release.installation`)."""
     cancel.check()
+    from ppdp_desktop.core.release.pipeline import RecordSource, TableSource, publish_release
     from ppdp_desktop.core.streaming.sample import SampledAnonymization
 
+    source: RecordSource
     if isinstance(result, SampledAnonymization):
-        from ppdp_desktop.core.streaming.window import export_streamed
+        from ppdp_desktop.core.streaming.window import streamed_source
 
-        return export_streamed(result, folder, key_path, passphrase, overwrite, progress, cancel, fmt=fmt,
-                               zip_file=zip_file, bom=bom, signer=signer, project_file=project_file)
-    return write_release(
-        result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase, fmt=fmt, zip_file=zip_file,
+        source, reports = streamed_source(result), None
+    else:
+        source = TableSource(result)
+    return publish_release(
+        source, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase, fmt=fmt, zip_file=zip_file,
         reports=reports, progress=progress, cancel=cancel, bom=bom, inputs=inputs, signer=signer,
         project_file=project_file,
     )

@@ -1,43 +1,35 @@
 """Writing and reading a release folder: ``release.csv`` + ``release.json`` (docs/release-format.md).
 
 Writes are atomic: everything goes into a hidden temporary folder beside the target, is verified as
-written, and is renamed into place with its key only when complete (:mod:`.publish`). A failure leaves
-nothing behind, and an existing release is never overwritten unless asked (and then only one of ours).
+written, and is renamed into place with its key only when complete (:mod:`.pipeline`, :mod:`.publish`). A
+failure leaves nothing behind, and an existing release is never overwritten unless asked (and then only one of
+ours).
 """
 from __future__ import annotations
 
-import os
-import zipfile
-import shutil
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ppdp_desktop import __version__
-from ppdp_desktop.core.release import keyfile
-from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.data.checksums import (  # noqa: F401
-    CHECKSUMS_FILE, check_checksums, file_digests, fingerprint_of, manifest_sha256, write_checksums,
+    CHECKSUMS_FILE,
+    check_checksums,
+    file_digests,
+    fingerprint_of,
+    manifest_sha256,
+    write_checksums,
 )
 from ppdp_desktop.core.data.formats import FORMULA_GUARD, csv_encoding, guard_formulas, write_csv, write_csv_atomic  # noqa: F401
+from ppdp_desktop.core.data.released import DATA_FILE, FORMAT_VERSION, META_FILE, README_FILE, LoadedRelease, read_release  # noqa: F401 - part of this module's vocabulary
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
-from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.release.package_report import (
-    check_custodian_report, custodian_report_path, start_report, write_custodian_report, write_package_report,
-)
-from ppdp_desktop.core.release.publish import (  # noqa: F401
-    Hook, check_destination, clean_stale, publish, release_target, temp_beside,
-)
-from ppdp_desktop.core.release.provenance import KEY as PROVENANCE, Provenance, current_provenance, file_sha256
-from ppdp_desktop.core.release.readme import recipient_readme
-from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
-
-from ppdp_desktop.core.data.json_text import dumps_readable
-from ppdp_desktop.core.data.released import (  # noqa: F401 - part of this module's vocabulary
-    DATA_FILE, FORMAT_VERSION, META_FILE, README_FILE, LoadedRelease, read_release,
-)
+from ppdp_desktop.core.outcome import Anonymization
+from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
+from ppdp_desktop.core.release.provenance import KEY as PROVENANCE
+from ppdp_desktop.core.release.provenance import Provenance, current_provenance
+from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, release_target, temp_beside  # noqa: F401
+from ppdp_desktop.core.release.signing import SigningKey
 
 RECONSTRUCTION = (
     "Released values were drawn with the published matrix P, given by its parameters (matrix_formula): "
@@ -150,11 +142,12 @@ def write_release(
     model_target: str | None = None,
     project_file: str | Path | None = None,
 ) -> Path:
-    """Write the release package (and, if asked, its sealed key file) atomically; return its path.
+    """Write the release package of an in-memory job (and, if asked, its sealed key) atomically; return its path.
 
     The package: the data in ``fmt``, ``release.json``, ``README.txt`` for the recipient, the report
     (HTML and PDF) and ``SHA256SUMS``; with ``zip_file`` one ``.zip`` instead of a folder. The key
-    goes beside the release, never inside it. A failure or a cancel leaves nothing behind.
+    goes beside the release, never inside it. A failure or a cancel leaves nothing behind. Every step is
+    :func:`~ppdp_desktop.core.release.pipeline.publish_release`'s, the job's table its one batch of records.
 
     The files are verified as written (:func:`verify_written`) before they are published, and release and
     key are put in place as a pair (:mod:`ppdp_desktop.core.release.publish`). ``inputs`` (besides the
@@ -169,72 +162,12 @@ def write_release(
     SHA-256 and the input file's are sealed into the key (``provenance``); ``release.json`` gets them only as
     digests keyed with this computer's secret (:mod:`.installation`).
     """
-    cancel = cancel or CancelToken()
-    out = release_target(out_dir, zip_file)
-    key = Path(key_path) if key_path is not None else None
-    check_destination(out, key, overwrite, [result.dataset.source, *inputs])
-    if len(sep) != 1 or sep in "\"\r\n":
-        raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
-    if key is not None and not passphrase:
-        raise ReleaseError("A passphrase is needed to seal the key file.")
-    custodian = custodian_report_path(out, key)
-    if include_report:
-        check_custodian_report(custodian, overwrite)
-    clean_stale(out, key)  # what a killed run left behind
-    parent = out.resolve().parent
-    provenance = current_provenance(result.dataset.digest,
-                                    file_sha256(project_file) if project_file else None).sealed()
-    metadata = release_metadata(result, sep, fmt, bom=bom, provenance=provenance)
-    if signer is not None:  # named inside, so README.txt and the report say who signed
-        metadata["signer"] = {"algorithm": ALGORITHM, "fingerprint": signer.fingerprint}
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".partial", dir=parent))
-    tmp_key = temp_beside(key) if key is not None else None
-    tmp_zip = temp_beside(out) if zip_file else None
-    drawing = None
-    if include_report and reports is None:  # the report is drawn while the data is written and read back
-        drawing = start_report(result, cancel, model_target)
-    try:
-        from ppdp_desktop.core.data.formats import write_table
+    from ppdp_desktop.core.release.pipeline import TableSource, publish_release
 
-        progress(0.05, "Writing the data")
-        write_table(result.table, tmp / metadata["data_file"], fmt, sep=sep, labels=result.dataset.labels, bom=bom)
-        cancel.check()
-        (tmp / META_FILE).write_text(dumps_readable(metadata), encoding="utf-8")
-        (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
-        progress(0.25, "Checksums")
-        digests = file_digests(tmp, [p.name for p in tmp.iterdir() if p.is_file()])
-        fingerprint = fingerprint_of(digests)
-        written = read_release(tmp)  # as a recipient reads it: the package report and the final check use it
-        if include_report:
-            progress(0.3, "Drawing the report")
-            full_reports = write_package_report(result, reports if drawing is None else [drawing.result()], tmp,
-                                                written, subrange(progress, 0.3, 0.8), cancel, fingerprint, model_target)
-        cancel.check()
-        progress(0.8, "Checksums")
-        manifest = write_checksums(tmp, known=digests)
-        if signer is not None:
-            sign_folder(tmp, signer)
-        progress(0.82, "Verifying the files about to be published")
-        verify_written(tmp, written, result.plan)
-        cancel.check()
-        if key is not None:
-            progress(0.9, "Sealing the key")
-            payload = {**result.key_payload(), PROVENANCE: provenance.to_json()}  # with the plain digests
-            keyfile.seal(payload, passphrase, manifest, tmp_key, records=result.key_records())
-        cancel.check()
-        if tmp_zip is not None:
-            _zip_folder(tmp, tmp_zip)
-        publish(tmp_zip or tmp, out, tmp_key, key, hook)
-        if include_report:  # the custodian's report, with the original figures, stays outside the package
-            write_custodian_report(result, full_reports, custodian, fingerprint)
-    finally:
-        if drawing is not None:
-            drawing.exception()  # wait for it (it stops at the user's cancel too), so nothing outlives the call
-        for partial in (tmp, tmp_key, tmp_zip):
-            if partial is not None and partial.exists():
-                shutil.rmtree(partial, ignore_errors=True) if partial.is_dir() else partial.unlink(missing_ok=True)
-    progress(1.0, "Exported")
-    return out
+    return publish_release(TableSource(result), out_dir, overwrite=overwrite, sep=sep, fmt=fmt, bom=bom,
+                           zip_file=zip_file, key_path=key_path, passphrase=passphrase, reports=reports,
+                           include_report=include_report, progress=progress, cancel=cancel, inputs=inputs, hook=hook,
+                           signer=signer, model_target=model_target, project_file=project_file)
 
 
 def verify_written(folder: Path, written: LoadedRelease | None = None, plan: object = None) -> None:
@@ -249,8 +182,3 @@ def verify_written(folder: Path, written: LoadedRelease | None = None, plan: obj
     except PPDPError as exc:
         raise PrivacyError(f"The release as written does not pass its own check ({exc}); nothing was written.") from exc
 
-
-def _zip_folder(folder: Path, target: Path) -> None:
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.iterdir()):
-            archive.write(path, path.name)

@@ -10,8 +10,9 @@ bucket files of the task's own. One task a bucket then sorts it by (key, record 
 of the CSV (:func:`~.dask_tasks.write_bucket`), and this computer joins the parts in bucket order into the data
 file, computing its SHA-256 as it writes. Every draw is keyed by record index, so the data file is byte for byte
 the in-memory release's for the same seed, whatever the partitions. Everything else (checks, ``release.json``,
-README, checksums, the read-back verification, the key, the atomic publish) is
-:func:`~ppdp_desktop.core.streaming.release.write_streamed_release`'s.
+README, the reports, checksums, the read-back verification, the key, the zip, the atomic publish) is the one
+publish pipeline's (:func:`~ppdp_desktop.core.release.pipeline.publish_release`), through
+:func:`~ppdp_desktop.core.streaming.release.write_streamed_release` with this engine's pass 2 as its writer.
 
 Without ``--scheduler``, a LocalCluster of worker processes is started on this computer and closed at the end,
 also on an error or a cancel. With one, its workers must import the same ``ppdp_desktop`` and see the data file
@@ -95,8 +96,9 @@ def write_dask_release(source: StreamedFile, settings: AnonymizationSettings, ou
     source : StreamedFile
         The data file (CSV or Parquet), from :func:`~ppdp_desktop.core.data.streamed.open_streamed`.
     settings, out
-        As for ``write_streamed_release``; so are ``options`` (``overwrite``, ``sep``, ``bom``, ``key_path``,
-        ``passphrase``, ``hook``, ``signer``, ``include_report``).
+        As for ``write_streamed_release``; so are ``options`` (``overwrite``, ``sep``, ``bom``, ``zip_file``,
+        ``key_path``, ``passphrase``, ``hook``, ``signer``, ``include_report``, ``model_target``, ``inputs``,
+        ``project_file``).
     scheduler : str, optional
         The address of a running Dask scheduler; without it a LocalCluster of ``workers`` processes (one a core
         by default) is started on this computer and closed at the end.

@@ -3,7 +3,7 @@
 Load reads only the file's first records (steps 1-4 work on them; the load page says so). Run gathers the
 plan's columns of every record (pass 1), plans and verifies, and applies the plan to every record without
 writing anything, keeping a random sample for the report page (:class:`SampledAnonymization`). Export then
-streams the whole file again with the run's seed (:func:`export_streamed`), so the release is exactly the one
+streams the whole file again with the run's seed (:func:`streamed_source`), so the release is exactly the one
 the report describes.
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ from pathlib import Path
 
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.streamed import PREVIEW_ROWS, StreamedFile, open_streamed
-from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
 from ppdp_desktop.core.progress import CancelToken, Progress, subrange
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.streaming.job import CHUNK_SIZE, StreamedData, plan_from_file, streamed_outcome
 from ppdp_desktop.core.streaming.mode import choose_mode
+from ppdp_desktop.core.streaming.release import StreamedSource
 from ppdp_desktop.core.streaming.passes import compact_frame, join_compact, release_chunks
 from ppdp_desktop.core.streaming.sample import ReportSample, SampledAnonymization
 
@@ -73,19 +73,11 @@ def run_streamed(dataset: Dataset, settings: AnonymizationSettings, progress: Pr
     return result
 
 
-def export_streamed(result: SampledAnonymization, folder: str | Path, key_path, passphrase, overwrite: bool,
-                    progress: Progress, cancel: CancelToken, fmt: str = "csv", zip_file: bool = False,
-                    bom: bool = True, signer=None, project_file=None, **_ignored) -> Path:
-    """Stream the whole file into the release package (the run's seed: the release its report describes)."""
-    from ppdp_desktop.core.streaming.release import write_streamed_release
-
-    if fmt != "csv" or zip_file:
-        raise ParameterError("A file this large is released as a folder with a CSV file (it is written in batches); "
-                             "choose CSV and no zip.")
-    done = write_streamed_release(reopen(result.dataset), result.settings, folder, overwrite=overwrite, bom=bom,
-                                  key_path=key_path, passphrase=passphrase, progress=progress, cancel=cancel,
-                                  signer=signer, project_file=project_file)
-    return done.folder
+def streamed_source(result: SampledAnonymization) -> StreamedSource:
+    """The whole file behind a streamed run, to be streamed into the release package again with the run's seed
+    (the release its report describes): the source :func:`~ppdp_desktop.core.release.pipeline.publish_release`
+    writes it from."""
+    return StreamedSource(reopen(result.dataset), result.settings)
 
 
-__all__ = ["PREVIEW_ROWS", "STREAMED", "export_streamed", "is_streamed", "load_preview_if_large", "run_streamed"]
+__all__ = ["PREVIEW_ROWS", "STREAMED", "is_streamed", "load_preview_if_large", "run_streamed", "streamed_source"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
@@ -11,9 +12,7 @@ from PySide6.QtWidgets import (
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
-from ppdp_desktop.core.release.package import (
-    check_destination, key_description, key_parts, release_target, write_release,
-)
+from ppdp_desktop.core.release.package import check_destination, key_description, key_parts, release_target
 from ppdp_desktop.core.release.package_report import custodian_report_path, custodian_values_path
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.signing_fields import SigningFields
@@ -27,21 +26,13 @@ KEY_SEALED = "It is sealed with a passphrase: keep the key and its passphrase ap
 
 
 def export_job(result: Anonymization, folder: str, key_path: str | None, passphrase: str | None, overwrite: bool,
-               progress: Progress, cancel: CancelToken, **options: object) -> Path:
-    """:func:`ppdp_desktop.core.jobs.export_job` with every option of :func:`write_release` (the page's
-    ``bom`` choice among them): the release package and its sealed key, atomically (a streamed run's outcome:
-    the whole file streamed into the package)."""
-    cancel.check()
-    from ppdp_desktop.core.streaming.sample import SampledAnonymization
+               progress: Progress, cancel: CancelToken, **options: Any) -> Path:
+    """:func:`ppdp_desktop.core.jobs.export_job` (the one publish pipeline) with the page's options (``fmt``,
+    ``zip_file``, ``bom``, ``reports``, ``signer``, ``project_file``): the release package and its sealed key,
+    atomically (a streamed run's outcome: the whole file streamed into the package)."""
+    from ppdp_desktop.core.jobs import export_job as core_export
 
-    if isinstance(result, SampledAnonymization):
-        from ppdp_desktop.core.jobs import export_job as core_export
-
-        return core_export(result, folder, key_path, passphrase, overwrite, progress, cancel,
-                           **{k: v for k, v in options.items() if k in ("fmt", "zip_file", "bom", "signer",
-                                                                         "project_file")})
-    return write_release(result, folder, overwrite=overwrite, key_path=key_path, passphrase=passphrase,
-                         progress=progress, cancel=cancel, **options)
+    return core_export(result, folder, key_path, passphrase, overwrite, progress, cancel, **options)
 
 
 def default_key_path(folder: str) -> str:

@@ -1,0 +1,284 @@
+"""One publish pipeline for every release, in memory or streamed.
+
+A release is written from a :class:`RecordSource`: the in-memory job's table, written as one batch
+(:class:`TableSource`), or a file read and released in record batches
+(:class:`~ppdp_desktop.core.streaming.release.StreamedSource`). Every other step is :func:`publish_release`'s,
+the same for both:
+
+1. before any work: the destinations (:func:`~.publish.check_destination`), the separator, the passphrase and
+   the custodian's report are checked, and what a killed run left beside them is removed;
+2. the source prepares (a streamed file: pass 1, the plan made and verified);
+3. into a hidden temporary folder beside the target: the data (the source writes it), ``release.json`` and
+   ``README.txt``;
+4. the files are read back as a recipient reads them, and the package report is drawn;
+5. ``SHA256SUMS`` and the signature are written, and the guarantee is re-checked on the files as written
+   (fail closed: :func:`verify_written`);
+6. the key is sealed; with ``zip_file`` the folder is zipped, each file streamed into the archive;
+7. release and key are renamed into place as a pair (:mod:`.publish`); the custodian's report goes beside them.
+
+A failure or a cancel at any step leaves nothing under the final names.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import zipfile
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+
+from ppdp_desktop.core.data.checksums import file_digests, fingerprint_of, write_checksums
+from ppdp_desktop.core.data.digest import FileDigest
+from ppdp_desktop.core.data.json_text import dumps_readable
+from ppdp_desktop.core.data.released import META_FILE, README_FILE, LoadedRelease, read_release
+from ppdp_desktop.core.errors import ParameterError, ReleaseError, setting_ref
+from ppdp_desktop.core.outcome import Anonymization
+from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
+from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.release.package import data_file_name, release_metadata, verify_written
+from ppdp_desktop.core.release.package_report import (
+    check_custodian_report,
+    custodian_report_path,
+    start_report,
+    write_custodian_report,
+    write_package_report,
+)
+from ppdp_desktop.core.release.provenance import KEY as PROVENANCE
+from ppdp_desktop.core.release.provenance import current_provenance, file_sha256
+from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, release_target, temp_beside
+from ppdp_desktop.core.release.readme import recipient_readme
+from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
+
+
+@dataclass
+class Written:
+    """What a source wrote into the temporary folder.
+
+    ``result``: the job's outcome (for ``release.json``, ``README.txt`` and the key); ``digests``: the SHA-256 of
+    each file written; ``input_digest``: the input file's digest (sealed into the provenance); ``table``:
+    ``(records, columns, columns with guarded formulas)`` of a table written in batches, whose ``result.table``
+    holds none of its records (None: read them from ``result.table``).
+    """
+
+    result: Anonymization
+    digests: dict[str, str]
+    input_digest: FileDigest | None
+    table: tuple[int, list[str], list[str]] | None = None
+
+
+class RecordSource(ABC):
+    """Where a release's records come from, and the few steps of :func:`publish_release` that depend on it."""
+
+    #: the progress reached after preparing and after writing the data (the rest is the pipeline's)
+    shares: tuple[float, float] = (0.0, 0.25)
+
+    @abstractmethod
+    def inputs(self) -> list[str | Path | None]:
+        """The files the release and its key must not touch (the data's own file)."""
+
+    def check(self, fmt: str) -> None:
+        """Refuse, before any work, what this source cannot write (``fmt``: the data file's format)."""
+        return None  # nothing, unless a source needs it
+
+    def prepare(self, progress: Progress, cancel: CancelToken) -> None:
+        """Work before the temporary folder exists (a streamed file: pass 1 and the verified plan)."""
+        return None  # nothing, unless a source needs it
+
+    def early_report(self, cancel: CancelToken, model_target: str | None) -> Future | None:
+        """The custodian's report, started on a worker thread while the data is written (None: drawn later)."""
+        return None
+
+    @abstractmethod
+    def write(self, folder: Path, name: str, *, fmt: str, sep: str, bom: bool, report: bool, final: Path,
+              progress: Progress, cancel: CancelToken) -> Written:
+        """Write the data file ``folder / name``; ``report``: keep what the report needs; ``final``: where the
+        release goes (temporary files of the source's own go hidden beside it, where a later run cleans them)."""
+
+    def metadata(self, metadata: dict[str, object]) -> None:
+        """Add this source's own entries to ``release.json``'s content (in place)."""
+        return None  # nothing, unless a source needs it
+
+    @abstractmethod
+    def read_back(self, folder: Path) -> LoadedRelease:
+        """The release in ``folder`` as a recipient reads it (whole, or the checked columns of a large one)."""
+
+    @abstractmethod
+    def report_subject(self) -> Anonymization:
+        """The outcome the reports are built from (a streamed job's: its random sample of the records)."""
+
+    @abstractmethod
+    def seal(self, passphrase: str, manifest: str, target: Path, provenance: dict) -> None:
+        """Seal the key file ``target`` (``provenance``: with the plain digests)."""
+
+    def close(self) -> None:
+        """Release what the source holds (threads, spill files), also after a failure."""
+        return None  # nothing, unless a source needs it
+
+
+class TableSource(RecordSource):
+    """An in-memory job's outcome: its table is the release's one batch."""
+
+    def __init__(self, result: Anonymization) -> None:
+        self.result = result
+
+    def inputs(self) -> list[str | Path | None]:
+        return [self.result.dataset.source]
+
+    def early_report(self, cancel: CancelToken, model_target: str | None) -> Future | None:
+        return start_report(self.result, cancel, model_target)
+
+    def write(self, folder: Path, name: str, *, fmt: str, sep: str, bom: bool, report: bool, final: Path,
+              progress: Progress, cancel: CancelToken) -> Written:
+        from ppdp_desktop.core.data import formats  # looked up at call time (tests replace the writer)
+
+        progress(0.2, "Writing the data")
+        result = self.result
+        formats.write_table(result.table, folder / name, fmt, sep=sep, labels=result.dataset.labels, bom=bom)
+        cancel.check()
+        return Written(result, file_digests(folder, [name]), result.dataset.digest)
+
+    def read_back(self, folder: Path) -> LoadedRelease:
+        return read_release(folder)
+
+    def report_subject(self) -> Anonymization:
+        return self.result
+
+    def seal(self, passphrase: str, manifest: str, target: Path, provenance: dict) -> None:
+        payload = {**self.result.key_payload(), PROVENANCE: provenance}  # with the plain digests
+        keyfile.seal(payload, passphrase, manifest, target, records=self.result.key_records())
+
+
+def publish_release(
+    source: RecordSource,
+    out_dir: str | Path,
+    *,
+    overwrite: bool = False,
+    sep: str = ",",
+    fmt: str = "csv",
+    bom: bool = True,
+    zip_file: bool = False,
+    key_path: str | Path | None = None,
+    passphrase: str | None = None,
+    reports: list | None = None,
+    include_report: bool = True,
+    progress: Progress = no_progress,
+    cancel: CancelToken | None = None,
+    inputs: Sequence[str | Path | None] = (),
+    hook: Hook | None = None,
+    signer: SigningKey | None = None,
+    model_target: str | None = None,
+    project_file: str | Path | None = None,
+) -> Path:
+    """Write ``source``'s release package (and, if asked, its sealed key) atomically; return its path.
+
+    The options are :func:`~ppdp_desktop.core.release.package.write_release`'s, for every source: ``reports``
+    (the custodian's reports, drawn already), ``model_target`` (the custodian's report compares models
+    predicting this column, trained on the original and on the release), ``zip_file`` (one ``.zip`` instead of
+    a folder), ``inputs`` (more files the destinations must not touch), ``hook`` (sees each publication step).
+    """
+    cancel = cancel or CancelToken()
+    out = release_target(out_dir, zip_file)
+    key = Path(key_path) if key_path is not None else None
+    check_destination(out, key, overwrite, [*source.inputs(), *inputs])
+    if len(sep) != 1 or sep in "\"\r\n":
+        raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
+    if key is not None and not passphrase:
+        raise ReleaseError("A passphrase is needed to seal the key file.")
+    name = data_file_name(fmt)
+    source.check(fmt)
+    custodian = custodian_report_path(out, key)
+    if include_report:
+        check_custodian_report(custodian, overwrite)
+    clean_stale(out, key)  # what a killed run left behind
+    project_sha256 = file_sha256(project_file) if project_file else None
+    prepared, data_done = source.shares
+    after = lambda x: data_done + (1.0 - data_done) * x  # noqa: E731 - the pipeline's share of the progress
+    tmp = tmp_key = tmp_zip = None
+    drawing = None
+    try:
+        source.prepare(subrange(progress, 0.0, prepared), cancel)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".partial", dir=out.resolve().parent))
+        tmp_key = temp_beside(key) if key is not None else None
+        tmp_zip = temp_beside(out) if zip_file else None
+        if include_report and reports is None:  # drawn while the data is written and read back, where it can be
+            drawing = source.early_report(cancel, model_target)
+        written = source.write(tmp, name, fmt=fmt, sep=sep, bom=bom, report=include_report, final=out,
+                               progress=subrange(progress, prepared, data_done), cancel=cancel)
+        result = written.result
+        provenance = current_provenance(written.input_digest, project_sha256).sealed()
+        metadata = release_metadata(result, sep, fmt, bom=bom, written=written.table, provenance=provenance)
+        source.metadata(metadata)
+        if signer is not None:  # named inside, so README.txt and the report say who signed
+            metadata["signer"] = {"algorithm": ALGORITHM, "fingerprint": signer.fingerprint}
+        (tmp / META_FILE).write_text(dumps_readable(metadata), encoding="utf-8")
+        (tmp / README_FILE).write_text(recipient_readme(metadata), encoding="utf-8")
+        digests = {**written.digests, **file_digests(tmp, [META_FILE, README_FILE])}
+        fingerprint = fingerprint_of(digests)
+        progress(after(0.0), "Reading the release back")
+        release = source.read_back(tmp)  # as a recipient reads it: the package report and the final check use it
+        subject, full_reports = None, []
+        if include_report:
+            progress(after(0.05), "Drawing the report")
+            subject = source.report_subject()
+            drawn = reports if drawing is None else [drawing.result()]
+            full_reports = write_package_report(subject, drawn, tmp, release, subrange(progress, after(0.05),
+                                                after(0.7)), cancel, fingerprint, model_target)
+        cancel.check()
+        progress(after(0.7), "Checksums")
+        manifest = write_checksums(tmp, known=digests)
+        if signer is not None:
+            sign_folder(tmp, signer)
+        progress(after(0.75), "Verifying the files about to be published")
+        verify_written(tmp, release, result.plan)
+        cancel.check()
+        if key is not None and tmp_key is not None and passphrase:
+            progress(after(0.85), "Sealing the key")
+            source.seal(passphrase, manifest, tmp_key, provenance.to_json())
+        cancel.check()
+        if tmp_zip is not None:
+            progress(after(0.95), "Zipping the package")
+            zip_folder(tmp, tmp_zip)
+        publish(tmp_zip or tmp, out, tmp_key, key, hook)
+        if subject is not None:  # the custodian's report, with the original figures, stays outside the package
+            write_custodian_report(subject, full_reports, custodian, fingerprint)
+    finally:
+        if drawing is not None:
+            drawing.exception()  # wait for it (it stops at the user's cancel too), so nothing outlives the call
+        source.close()
+        for partial in (tmp, tmp_key, tmp_zip):
+            if partial is not None and partial.exists():
+                shutil.rmtree(partial, ignore_errors=True) if partial.is_dir() else partial.unlink(missing_ok=True)
+    progress(1.0, "Exported")
+    return out
+
+
+def model_target_of(asked: str | None, sensitive: str, columns: Sequence[str], label: str,
+                    report: bool = True) -> str | None:
+    """The column the custodian's report trains its models to predict: ``asked`` ("": the job's ``sensitive``
+    column; None: no models), refused before any work when it is not one of the data's ``columns`` (of the file
+    ``label``) or when no report is written (``report`` false)."""
+    if asked is None:
+        return None
+    target = asked or sensitive or None
+    if target is None:
+        raise ParameterError(f"{setting_ref('model-target')} needs a column here (this method has no sensitive "
+                             "column).", setting="model-target")
+    if target not in columns:
+        raise ParameterError(f"{setting_ref('model-target')} {target!r} is not a column of {label}; choose one of: "
+                             f"{', '.join(map(str, columns))}.", setting="model-target", value=target,
+                             allowed=", ".join(map(str, columns)))
+    if not report:
+        raise ParameterError(f"{setting_ref('model-target')} adds a section to the report; it cannot go with "
+                             f"{setting_ref('no-report')}.", setting="model-target", value=target)
+    return target
+
+
+def zip_folder(folder: Path, target: Path) -> None:
+    """Zip the files of ``folder`` into ``target``, each streamed in blocks (a data file larger than memory
+    included; ZIP64 where a file needs it)."""
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.iterdir()):
+            archive.write(path, path.name)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from ppdp_desktop.core.data import sniffing
+from ppdp_desktop.core.data.encoding_guess import Candidate, EncodingUnclear, label
 from ppdp_desktop.core.data.loading import FORMATS, SUPPORTED, read_sheet, sheet_names
 from ppdp_desktop.core.errors import InputError
 
@@ -32,6 +33,9 @@ class FileFacts:
     options : suggested load options (only those that differ from the loader's defaults).
     sheets : the worksheets of a workbook, else empty.
     doubts : why the window should show the import options, one sentence each; empty when all is clear.
+    encoding : the encoding a text file is read in (its codec name), or None when it cannot be told.
+    encodings : the encodings to choose from when it cannot be told, best first (each with a word and a line
+        of the file as it reads them); empty otherwise.
     """
 
     path: Path
@@ -39,6 +43,8 @@ class FileFacts:
     options: dict[str, object] = field(default_factory=dict)
     sheets: list[str] = field(default_factory=list)
     doubts: list[str] = field(default_factory=list)
+    encoding: str | None = None
+    encodings: tuple[Candidate, ...] = ()
 
     @property
     def unsure(self) -> bool:
@@ -69,10 +75,19 @@ def _inspect_text(source: Path, facts: FileFacts) -> None:
     if not complete:
         cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
         data = data[: cut + 1] if cut > 0 else data
-    text, codec = sniffing.decode(data, None, source.name)
-    if codec == "cp1252":
-        facts.doubts.append("The file is not UTF-8 text; it is read as Windows-1252 (Western European). Check the "
-                            "accented letters in the preview, or choose its encoding.")
+    try:
+        text, codec = sniffing.decode(data, None, source.name, source)
+    except EncodingUnclear as exc:
+        facts.encodings = exc.candidates
+        readings = ", ".join(f"{c.label} reads \"{c.word}\"" for c in exc.candidates)
+        facts.doubts.append(f"The file is not UTF-8 text and its encoding cannot be told for sure: {readings}. "
+                            "Choose its encoding.")
+        text = data.decode(exc.candidates[0].codec, "replace")
+    else:
+        facts.encoding = codec
+        if codec not in ("utf-8", "utf-8-sig", "utf-16"):
+            facts.doubts.append(f"The file is not UTF-8 text; it is read as {label(codec)}. Check the accented "
+                                "letters in the preview, or choose its encoding.")
     sample = sniffing.sample_of(text)
     sep = sniffing.sniff_delimiter(sample)
     if sep is None:

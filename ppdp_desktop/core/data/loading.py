@@ -19,7 +19,7 @@ from ppdp_desktop.core.data.dataset import Dataset, TableLabels
 from ppdp_desktop.core.data.digest import FileDigest, digest_file, digest_of_bytes
 from ppdp_desktop.core.data.kinds import type_text_columns, type_typed_frame
 from ppdp_desktop.core.data.schema import Attribute, Role, Schema
-from ppdp_desktop.core.errors import InputError
+from ppdp_desktop.core.errors import InputError, setting_ref
 
 TEXT_EXTENSIONS = (".csv", ".tsv", ".txt")
 FORMATS = {
@@ -157,7 +157,7 @@ def _read_text(
     data = source.read_bytes() if rows is None else _head_bytes(source, rows + header_row)
     if not data or data.isspace():
         raise InputError(_EMPTY.format(name=name))
-    text, codec = sniffing.decode(data, encoding, name)
+    text, codec = sniffing.decode(data, encoding, name, source)
     if not text or text.isspace():
         raise InputError(_EMPTY.format(name=name))
     sample = sniffing.sample_of(text)
@@ -282,8 +282,8 @@ def _finish_names(header: list[str], table: pa.Table, name: str) -> list[str | N
 def _ragged_error(name: str, line: int, fields: int, expected: int) -> InputError:
     return InputError(
         f"{name}: line {line} has {fields} field{'s' * (fields != 1)} but the header has {expected}; "
-        "fix that row (quote values that contain the delimiter) or give the right --sep."
-    )
+        f"fix that row (quote values that contain the delimiter) or check the delimiter ({setting_ref('sep')}).",
+        setting="sep", file=name, row=line)
 
 
 def _sheet_names(source: Path, name: str, fmt: str) -> list[str]:

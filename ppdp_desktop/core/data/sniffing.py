@@ -10,10 +10,12 @@ import csv
 import io
 import re
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
-from ppdp_desktop.core.errors import InputError
+from ppdp_desktop.core.data import encoding_guess
+from ppdp_desktop.core.errors import InputError, setting_ref
 
 CANDIDATES = (",", ";", "\t", "|")
 SAMPLE_BYTES = 64 * 1024
@@ -56,11 +58,12 @@ def codec_name(encoding: str, name: str) -> str:
         ) from None
 
 
-def decode(data: bytes, encoding: str | None, name: str) -> tuple[str, str]:
+def decode(data: bytes, encoding: str | None, name: str, source: Path | None = None) -> tuple[str, str]:
     """Decode ``data``, sniffing the encoding unless one is given.
 
-    Sniffing tries UTF-8 with a byte-order mark (when the file starts with one), UTF-16 (BOM),
-    UTF-8, then Windows-1252.
+    Sniffing tries UTF-8 with a byte-order mark (when the file starts with one), UTF-16 (BOM), UTF-8,
+    then, for text that is not UTF-8, the encoding told by :mod:`~ppdp_desktop.core.data.encoding_guess`
+    from a sample of ``data`` (the start of the file ``source``, or all of it, when ``source`` is None).
 
     Returns
     -------
@@ -70,7 +73,8 @@ def decode(data: bytes, encoding: str | None, name: str) -> tuple[str, str]:
     Raises
     ------
     InputError
-        If the bytes are not valid in the given or any sniffed encoding, or look binary.
+        If the bytes are not valid in the given or any sniffed encoding, or look binary;
+        :class:`~ppdp_desktop.core.data.encoding_guess.EncodingUnclear` if the encoding cannot be told.
     """
     if encoding is not None:
         codec = codec_name(encoding, name)
@@ -85,21 +89,32 @@ def decode(data: bytes, encoding: str | None, name: str) -> tuple[str, str]:
                 f"{name}: contains NUL bytes, so it is not a text table; "
                 "if it is a spreadsheet, give it its real extension (.xlsx, .sav, .dta, .parquet)."
             )
-    for codec in candidates:
+    for index, codec in enumerate(candidates):
+        if encoding is None and index == 1:  # not UTF-8: which encoding, if it can be told
+            codec = candidates[index] = _not_utf8(data, source, error.start, name)
         try:
             text = data.decode(codec)
         except UnicodeDecodeError as exc:
             error = exc
             continue
-        if codec == "cp1252" and encoding is None:
+        if index == 1:
             _refuse_mixed(data, name)
         return text, codec
-    tried = " or ".join(_READABLE.get(c, c) for c in candidates)
+    tried = " or ".join(_READABLE.get(c, encoding_guess.label(c)) for c in candidates)
     line = data.count(b"\n", 0, error.start) + 1
     raise InputError(
         f"{name}: byte 0x{data[error.start]:02X} at offset {error.start} (line {line}) is not valid {tried} "
-        "text; save the file as UTF-8 or give its encoding with --encoding (e.g. --encoding latin-1)."
-    )
+        f"text; save the file as UTF-8 or set its encoding (for example latin-1) with {setting_ref('encoding')}.",
+        setting="encoding", file=name, row=line)
+
+
+def _not_utf8(data: bytes, source: Path | None, first_error: int, name: str) -> str:
+    """The encoding of text that is not UTF-8; refused when it cannot be told (unless it mixes encodings)."""
+    found = encoding_guess.guess(data, source, first_error)
+    if found.codec is None:
+        _refuse_mixed(data, name)
+        raise encoding_guess.unclear_error(name, found)
+    return found.codec
 
 
 def _refuse_mixed(data: bytes, name: str) -> None:

@@ -18,7 +18,7 @@ from ppdp_desktop.core.anonymize import anonymize, applies_in_chunks
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.data.released import read_release
 from ppdp_desktop.core.data.streamed import open_streamed
-from ppdp_desktop.core.errors import Cancelled, InputError, ParameterError
+from ppdp_desktop.core.errors import Cancelled, InputError, ParameterError, phrase
 from ppdp_desktop.core.methods import REGISTRY, get_method
 from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.methods.rr.settings import RRSettings
@@ -225,7 +225,7 @@ def test_without_dask_the_engine_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed raises ImportError
     with pytest.raises(ParameterError) as caught:
         distributed_module()
-    assert str(caught.value) == MISSING == "--engine dask needs Dask: pip install ppdp-desktop[cluster]"
+    assert str(caught.value) == phrase(MISSING) == "--engine dask needs Dask: pip install ppdp-desktop[cluster]"
 
 
 def test_importing_the_engine_does_not_import_dask():

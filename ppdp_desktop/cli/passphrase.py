@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, phrase
 from ppdp_desktop.core.release.passphrase_policy import (
     ALLOW_WEAK_FLAG, MIN_SEALING_SCORE, SCORE_WORDS, assess, check_for_sealing, sealing_problem, user_inputs_for,
 )
@@ -81,7 +81,7 @@ def read_new_passphrase(passphrase_file: str | None, *, allow_weak: bool, names:
         problem = sealing_problem(found, allow_weak=allow_weak)
         if problem is None or not prompted or attempt == PROMPT_ATTEMPTS:
             break
-        print(f"ppdp: {problem} Try again ({PROMPT_ATTEMPTS - attempt} left).", file=sys.stderr)
+        print(f"ppdp: {phrase(problem)} Try again ({PROMPT_ATTEMPTS - attempt} left).", file=sys.stderr)
     found = check_for_sealing(passphrase, inputs, allow_weak=allow_weak)
     if not found.strong_enough:
         print(f"ppdp: warning: {what} will be sealed with a passphrase rated {found.word} ({found.score} of 4) because "

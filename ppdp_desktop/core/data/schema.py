@@ -12,7 +12,7 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 
 
 class Role(str, Enum):
@@ -73,7 +73,9 @@ def parse_kind_assignments(items: Iterable[str] | None) -> dict[str, str]:
     for item in items or ():
         column, sep, word = str(item).rpartition("=")
         if not sep or not column.strip():
-            raise ParameterError(f"--kind {item!r} is not COLUMN=KIND; for example --kind ZIPCode=text.")
+            raise ParameterError(f"{setting_ref('kind')} {item!r} is not COLUMN=KIND; for example "
+                                 f"{setting_ref('kind', 'ZIPCode=text')}.", setting="kind", value=item,
+                                 allowed="COLUMN=KIND")
         kinds[column.strip()] = parse_kind(word, column.strip()).value
     return kinds
 

@@ -23,7 +23,7 @@ from ppdp_desktop.core.data.digest import FileDigest, HashingReader
 from ppdp_desktop.core.data.kinds import convert, type_typed_frame
 from ppdp_desktop.core.data.loading import FORMATS, load_table
 from ppdp_desktop.core.data.schema import Kind
-from ppdp_desktop.core.errors import InputError
+from ppdp_desktop.core.errors import InputError, setting_ref
 
 #: records read to decide each column's kind (and to show the user the data) before streaming
 PREVIEW_ROWS = 100_000
@@ -165,7 +165,8 @@ class StreamedFile:
                 return
             except pa.ArrowInvalid as exc:
                 raise InputError(f"{self.name}: after data row {first:,}: {str(exc).splitlines()[0]}; fix that row "
-                                 "(quote values that contain the delimiter) or give the right --sep.") from None
+                                 "(quote values that contain the delimiter) or check the delimiter "
+                                 f"({setting_ref('sep')}).", setting="sep", file=self.name, row=first) from None
             if batch.num_rows == 0:
                 continue
             columns = {}
@@ -174,8 +175,10 @@ class StreamedFile:
                 try:
                     columns[c] = convert(values, kinds[c], c, self.name, decimal).reset_index(drop=True)
                 except InputError as exc:
-                    raise InputError(f"{exc} (in the batch of records from {first + 1:,}; the kind was decided from "
-                                     f"the first {PREVIEW_ROWS:,} records: give --kind {c}=... to set it)") from None
+                    raise InputError(f"{exc.message} (in the batch of records from {first + 1:,}; the kind was "
+                                     f"decided from the first {PREVIEW_ROWS:,} records: set it with "
+                                     f"{setting_ref('kind', f'{c}=...')})", setting="kind", file=self.name,
+                                     column=c) from None
             frame = pd.DataFrame(columns, columns=wanted)
             first += batch.num_rows
             yield frame

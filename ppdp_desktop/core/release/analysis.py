@@ -13,7 +13,7 @@ import pandas as pd
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums, release_fingerprint
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
-from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, ReleaseError
+from ppdp_desktop.core.errors import PPDPError, ParameterError, PrivacyError, ReleaseError, setting_ref
 from ppdp_desktop.core.generalization import check_k_anonymity
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy import reconstruction
@@ -132,7 +132,8 @@ def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str
     """
     estimator = estimator or ("mle" if mle else "unbiased")
     if estimator not in ESTIMATORS:
-        raise ParameterError(f"--estimator {estimator!r} is not one of {', '.join(ESTIMATORS)}.")
+        raise ParameterError(f"{setting_ref('estimator')} {estimator!r} is not one of {', '.join(ESTIMATORS)}.",
+                             setting="estimator", value=estimator, allowed="one of " + ", ".join(ESTIMATORS))
     entry = release.sensitive_entry(attribute)
     if attribute in where:
         raise ParameterError(f"Condition on the perturbed column {attribute!r} itself is not supported; condition on other columns.")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ppdp_desktop.core.data.csv_writer import write_csv
-from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.errors import ReleaseError, setting_ref
 from ppdp_desktop.core.release.publish import is_our_key, is_our_release, temp_beside
 
 PRIVATE = 0o600
@@ -36,7 +36,8 @@ def check_decoded_destination(out: str | Path, *, overwrite: bool, sources: Iter
     out = Path(out)
     resolved = out.resolve()
     if out.is_file() and is_our_key(out):
-        raise ReleaseError(f"{out} is a sealed key file; it is never replaced by decoded data. Choose another --out.")
+        raise ReleaseError(f"{out} is a sealed key file; it is never replaced by decoded data. Choose another "
+                           f"{setting_ref('out')}.", setting="out", value=str(out))
     for folder in [resolved, *resolved.parents]:
         if folder.is_dir() and is_our_release(folder):
             raise ReleaseError(f"{out} would be inside the release folder {folder}; a release is handed on, so the "
@@ -47,9 +48,11 @@ def check_decoded_destination(out: str | Path, *, overwrite: bool, sources: Iter
                                "another file.")
     if out.exists() or out.is_symlink():
         if out.is_symlink() or not out.is_file():
-            raise ReleaseError(f"{out} exists and is not an ordinary file; choose another --out.")
+            raise ReleaseError(f"{out} exists and is not an ordinary file; choose another {setting_ref('out')}.",
+                               setting="out", value=str(out))
         if not overwrite:
-            raise ReleaseError(f"{out} already exists; choose another --out (or pass --overwrite).")
+            raise ReleaseError(f"{out} already exists; choose another {setting_ref('out')} or allow replacing it "
+                               f"({setting_ref('overwrite')}).", setting="out", value=str(out))
     if not resolved.parent.is_dir():
         raise ReleaseError(f"The folder {resolved.parent} does not exist; create it first.")
     return out

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ppdp_desktop.core.data.released import LoadedRelease
-from ppdp_desktop.core.errors import PPDPError, ReleaseError
+from ppdp_desktop.core.errors import PPDPError, ReleaseError, setting_ref
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, subrange
@@ -52,7 +52,8 @@ def check_custodian_report(path: Path, overwrite: bool) -> None:
         if not target.exists():
             continue
         if not overwrite:
-            raise ReleaseError(f"{target} already exists; choose another --out/--key (or pass --overwrite).")
+            raise ReleaseError(f"{target} already exists; choose another {setting_ref('out')}/{setting_ref('key')} or "
+                               f"allow replacing it ({setting_ref('overwrite')}).", file=str(target))
         if not target.is_file() or not ours(target):
             raise ReleaseError(f"{target} exists and is not a report written by PPDP Desktop; move it away first.")
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 
 #: the fewest characters a sealing passphrase may have, even with the override (``keyfile.seal`` checks it too)
 MIN_PASSPHRASE = 8
@@ -35,9 +35,9 @@ SCORE_WORDS = ("very weak", "weak", "fair", "good", "strong")
 MAX_RATED = 72
 #: words every user of this app might build a passphrase from
 APP_WORDS = ("ppdp", "ppdpkey", "ppdp desktop", "patient", "patients", "anonymize", "release", "passphrase")
-#: the CLI's override flag, and how a message tells the user to give it
+#: the CLI's override flag, and how a message tells the user to give it (each face phrases the reference)
 ALLOW_WEAK_FLAG = "--allow-weak-passphrase"
-CLI_OVERRIDE = f"give {ALLOW_WEAK_FLAG} to use it anyway"
+CLI_OVERRIDE = f"set {setting_ref('allow-weak-passphrase')} to use it anyway"
 
 _lock = threading.Lock()  # zxcvbn keeps the user inputs in a module-level dictionary
 _PARTS = re.compile(r"[^\W_]+")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE
 from ppdp_desktop.core.data.released import META_FILE
-from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.errors import ReleaseError, setting_ref
 from ppdp_desktop.core.release.keyfile import MAGIC
 
 #: called with the name of each step of :func:`publish` (tests inject delays and checks here)
@@ -80,32 +80,39 @@ def check_destination(out: Path, key_path: str | Path | None, overwrite: bool,
     key = Path(key_path) if key_path is not None else None
     for source in (Path(i) for i in inputs if i):
         if _overlaps(out, source):
-            raise ReleaseError(f"The release {out} would replace or delete the input file {source}; choose a --out "
-                               "folder that does not hold the input.")
+            raise ReleaseError(f"The release {out} would replace or delete the input file {source}; choose a release "
+                               f"folder ({setting_ref('out')}) that does not hold the input.", setting="out",
+                               value=str(out), file=str(source))
         if key is not None and _overlaps(key, source):
-            raise ReleaseError(f"The key file {key} would replace the input file {source}; choose another --key path.")
+            raise ReleaseError(f"The key file {key} would replace the input file {source}; choose another key file "
+                               f"({setting_ref('key')}).", setting="key", value=str(key), file=str(source))
     if out.exists() or out.is_symlink():
         if not overwrite:
-            raise ReleaseError(f"{out} already exists; choose another --out folder (or pass --overwrite).")
+            raise ReleaseError(f"{out} already exists; choose another release folder ({setting_ref('out')}) or allow "
+                               f"replacing it ({setting_ref('overwrite')}).", setting="out", value=str(out))
         empty = out.is_dir() and not out.is_symlink() and not any(out.iterdir())
         if out.is_symlink() or not (is_our_release(out) or empty):
-            raise ReleaseError(f"{out} exists and is not a release written by PPDP Desktop; --overwrite replaces only "
-                               "those. Choose another --out.")
+            raise ReleaseError(f"{out} exists and is not a release written by PPDP Desktop; {setting_ref('overwrite')} "
+                               f"replaces only those. Choose another release folder ({setting_ref('out')}).",
+                               setting="out", value=str(out))
     if not out.resolve().parent.is_dir():
-        raise ReleaseError(f"The folder {out.resolve().parent} does not exist; create it first or choose another --out.")
+        raise ReleaseError(f"The folder {out.resolve().parent} does not exist; create it first or choose another "
+                           f"release folder ({setting_ref('out')}).", setting="out", value=str(out))
     if key is None:
         return
     if _overlaps(out, key):
         raise ReleaseError(
             f"The key file {key_path} would be inside the release folder {out}; the key must be kept apart "
-            "from the release: choose a --key path outside it."
+            f"from the release: choose a key file ({setting_ref('key')}) outside it.", setting="key", value=str(key_path)
         )
     if key.exists() or key.is_symlink():
         if not overwrite:
-            raise ReleaseError(f"The key file {key_path} already exists; choose another --key path (or pass --overwrite).")
+            raise ReleaseError(f"The key file {key_path} already exists; choose another key file ({setting_ref('key')}) "
+                               f"or allow replacing it ({setting_ref('overwrite')}).", setting="key", value=str(key_path))
         if key.is_symlink() or not key.is_file() or not is_our_key(key):
-            raise ReleaseError(f"{key_path} exists and is not a key file written by PPDP Desktop; --overwrite replaces "
-                               "only those. Choose another --key path.")
+            raise ReleaseError(f"{key_path} exists and is not a key file written by PPDP Desktop; "
+                               f"{setting_ref('overwrite')} replaces only those. Choose another key file "
+                               f"({setting_ref('key')}).", setting="key", value=str(key_path))
     if not key.resolve().parent.is_dir():
         raise ReleaseError(f"The folder {key.resolve().parent} for the key file does not exist; create it first.")
 

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE
-from ppdp_desktop.core.errors import KeyFileError, ReleaseError
+from ppdp_desktop.core.errors import KeyFileError, ReleaseError, setting_ref
 from ppdp_desktop.core.release import keyfile
 
 SIGNATURE_FILE = "SIGNATURE"
@@ -101,7 +101,8 @@ def check_signature(folder: Path, signer: str | None = None) -> str | None:
     expected = normalize_fingerprint(signer) if signer else None
     if not path.is_file():
         if expected:
-            raise ReleaseError(f"The release is not signed, but --signer {expected} was asked for; refuse it.")
+            raise ReleaseError(f"The release is not signed, but {setting_ref('signer', expected)} was asked for; "
+                               "refuse it.", setting="signer", value=expected)
         return None
     try:
         entry = json.loads(path.read_text(encoding="utf-8"))

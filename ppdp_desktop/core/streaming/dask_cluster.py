@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ppdp_desktop.core.errors import ParameterError, ReleaseError
+from ppdp_desktop.core.errors import ParameterError, ReleaseError, setting_ref
 from ppdp_desktop.core.progress import CancelToken
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ POLL = 0.2
 CONNECT_TIMEOUT = 60
 #: seconds to wait, after a cancel or an error, for the job's tasks still running on the workers to end
 STOP_TIMEOUT = 600
-MISSING = "--engine dask needs Dask: pip install ppdp-desktop[cluster]"
+MISSING = f"{setting_ref('engine', 'dask')} needs Dask: pip install ppdp-desktop[cluster]"
 
 
 def distributed_module():
@@ -43,8 +43,9 @@ def open_client(scheduler: str | None, workers: int | None) -> Iterator[Client]:
     processes on this machine (one a core by default); what is opened here is closed on leaving, also on error."""
     distributed = distributed_module()
     if scheduler and workers:
-        raise ParameterError("--workers sets the size of the LocalCluster started on this machine; a cluster "
-                             "given with --scheduler runs on its own workers. Give one of the two.")
+        raise ParameterError(f"{setting_ref('workers')} sets the size of the LocalCluster started on this machine; "
+                             f"a cluster given with {setting_ref('scheduler')} runs on its own workers. Give one of "
+                             "the two.", setting="workers", value=workers)
     cluster = None
     try:
         if scheduler:

@@ -29,7 +29,7 @@ from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.kinds import convert, type_typed_frame
 from ppdp_desktop.core.data.schema import Kind
 from ppdp_desktop.core.data.streamed import StreamedFile
-from ppdp_desktop.core.errors import InputError
+from ppdp_desktop.core.errors import InputError, setting_ref
 
 _BLOCK = 8 << 20  # bytes the CSV reader parses at a time (as StreamedFile)
 _SCAN = 64 << 20  # bytes of the file looked at a time when counting quotes
@@ -91,7 +91,8 @@ class CsvLayout:
                     return
                 except pa.ArrowInvalid as exc:
                     raise InputError(f"{self.name}: in the part from byte {first:,}: {str(exc).splitlines()[0]}; fix "
-                                     "that row (quote values that contain the delimiter) or give the right --sep.") from None
+                                     "that row (quote values that contain the delimiter) or check the delimiter "
+                                     f"({setting_ref('sep')}).", setting="sep", file=self.name) from None
                 if batch.num_rows:
                     yield pd.DataFrame({c: self._typed(batch.column(names[self.positions[c]]), c, first)
                                         for c in columns}, columns=columns)
@@ -100,8 +101,9 @@ class CsvLayout:
         try:
             return convert(values, self.kinds[column], column, self.name, self.decimal).reset_index(drop=True)
         except InputError as exc:
-            raise InputError(f"{exc} (in the part of the file from byte {first:,}; the kind was decided from the "
-                             f"first records: give --kind {column}=... to set it)") from None
+            raise InputError(f"{exc.message} (in the part of the file from byte {first:,}; the kind was decided "
+                             f"from the first records: set it with {setting_ref('kind', f'{column}=...')})",
+                             setting="kind", file=self.name, column=column) from None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from ppdp_desktop.core.anonymize import (
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.formats import _arrow_ready, guard_formulas
 from ppdp_desktop.core.data.streamed import StreamedFile
-from ppdp_desktop.core.errors import ParameterError, ReleaseError
+from ppdp_desktop.core.errors import ParameterError, ReleaseError, setting_ref
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
 from ppdp_desktop.core.privacy.record_table import record_batch
@@ -95,7 +95,8 @@ def plan_from_file(source: StreamedFile, settings: AnonymizationSettings, chunk_
     job = plan_job(dataset, settings, subrange(progress, 0.8, 0.95), cancel, columns=source.columns)
     if not applies_in_chunks(job.plan):
         raise ParameterError(f"{job.method.title} applies its plan to the whole table at once, so it cannot be "
-                             "streamed; run it in memory (without --streaming).")
+                             f"streamed; run it in memory (without {setting_ref('streaming')}).",
+                             setting="streaming")
     bound = bind_job(job, frame)
     progress(1.0, "Plan verified")
     return job, bound, frame, dataset

@@ -7,6 +7,7 @@ from the first rows only; the file is loaded in full only after OK.
 """
 from __future__ import annotations
 
+import codecs
 import html
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.encoding_guess import label
 from ppdp_desktop.core.data.inspection import FileFacts
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.data.schema import Kind
@@ -28,9 +30,12 @@ DEBOUNCE_MS = 200
 AUTO = ""
 DELIMITERS = [("Detect", AUTO), ("Comma  ,", ","), ("Semicolon  ;", ";"), ("Tab", "tab"), ("Pipe  |", "|"),
               ("Space", "space")]
-ENCODINGS = [("Detect (UTF-8, else Windows-1252)", AUTO), ("UTF-8", "utf-8"), ("Windows-1252 (Western)", "cp1252"),
-             ("Latin-1 (ISO 8859-1)", "latin-1"), ("Latin-9 (ISO 8859-15)", "iso8859-15"), ("UTF-16", "utf-16"),
+ENCODINGS = [("Detect", AUTO), ("UTF-8", "utf-8"), ("Windows-1252 (Western European)", "cp1252"),
+             ("Windows-1250 (Central European)", "cp1250"), ("Latin-1 (ISO 8859-1)", "latin-1"),
+             ("Latin-9 (ISO 8859-15)", "iso8859-15"), ("Latin-2 (ISO 8859-2, Central European)", "iso8859-2"),
+             ("Windows-1257 (Baltic)", "cp1257"), ("Windows-1251 (Cyrillic)", "cp1251"), ("UTF-16", "utf-16"),
              ("Mac Roman", "mac-roman")]
+ASK_STYLE = "QComboBox { border: 2px solid #e65100; background: #fff3e0; }"
 DECIMALS = [("Point  1.5", "."), ("Comma  1,5", ",")]
 KIND_CHOICES = [Kind.CATEGORICAL, Kind.NUMERIC, Kind.DATE, Kind.TEXT]
 KIND_HELP = {
@@ -77,6 +82,16 @@ class ImportDialog(QDialog):
         self.encoding.setToolTip("How the file's letters are stored; choose another one if accented letters "
                                  "look wrong in the preview")
         self.decimal.setToolTip("Whether numbers are written 1.5 or 1,5")
+        self.encoding_note = QLabel()
+        self.encoding_note.setWordWrap(True)
+        self.encoding_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._asking = bool(facts.encodings) and start.get("encoding", AUTO) in (None, AUTO)
+        self.encoding_box = encoding_box = QWidget(self)
+        encoding_rows = QVBoxLayout(encoding_box)
+        encoding_rows.setContentsMargins(0, 0, 0, 0)
+        encoding_rows.addWidget(self.encoding)
+        encoding_rows.addWidget(self.encoding_note)
+        self._offer_candidates()
         self.header_row = QSpinBox()
         self.header_row.setRange(1, 1000)
         self.header_row.setValue(int(start.get("header_row", 1) or 1))
@@ -88,7 +103,10 @@ class ImportDialog(QDialog):
             form.addRow("&Sheet:", self.sheet)
         if text_file:
             form.addRow("&Delimiter:", self.delimiter)
-            form.addRow("&Encoding:", self.encoding)
+            form.addRow("&Encoding:", encoding_box)
+            form.labelForField(encoding_box).setBuddy(self.encoding)
+        else:
+            encoding_box.hide()
         form.addRow("Decimal &mark:", self.decimal)
         if text_file or workbook:
             form.addRow("&Header row:", self.header_row)
@@ -136,6 +154,7 @@ class ImportDialog(QDialog):
         self.timer.timeout.connect(self._read_preview)
         for combo in (self.sheet, self.delimiter, self.encoding, self.decimal):
             combo.currentIndexChanged.connect(self._on_option_changed)
+        self.encoding.currentIndexChanged.connect(self._on_encoding_changed)
         self.header_row.valueChanged.connect(self._on_option_changed)
         if error:
             self._show_error(error)
@@ -157,6 +176,51 @@ class ImportDialog(QDialog):
             combo.addItem(str(value), value)  # an option saved in a project that the list does not have
             index = combo.count() - 1
         combo.setCurrentIndex(max(index, 0))
+
+    # --- encoding -------------------------------------------------------------------------------------
+    def _offer_candidates(self) -> None:
+        """When the encoding cannot be told, the candidates come first in the list, the list is highlighted and a
+        line of the file is shown as the chosen one reads it; Load waits for a choice."""
+        if not self._asking:
+            self._show_encoding()
+            return
+        for index, candidate in enumerate(self.facts.encodings):
+            found = self.encoding.findData(candidate.codec)
+            if found < 0:
+                found = next((i for i in range(self.encoding.count())
+                              if self.encoding.itemData(i) and _same_codec(self.encoding.itemData(i), candidate.codec)),
+                             -1)
+            text = f"{candidate.label} — reads \u201c{candidate.word}\u201d"
+            if found >= 0:
+                self.encoding.removeItem(found)
+            self.encoding.insertItem(1 + index, text, candidate.codec)
+        self._show_encoding()
+
+    def _on_encoding_changed(self) -> None:
+        if self.encoding.currentData():
+            self._asking = False
+        self._show_encoding()
+
+    def _show_encoding(self, detected: str = "") -> None:
+        chosen = self.encoding.currentData()
+        if self._asking:
+            self.encoding.setStyleSheet(ASK_STYLE)
+            readings = "; ".join(f"{html.escape(c.label)} reads \u201c{html.escape(c.word)}\u201d"
+                                 for c in self.facts.encodings)
+            self.encoding_note.setText(f"<b>The encoding cannot be told for sure</b>: {readings}. Choose the one in "
+                                       "which the letters are right; the file is loaded only after you choose.")
+            self.encoding_note.setStyleSheet("color: #8a4b00;")
+            return
+        self.encoding.setStyleSheet("")
+        self.encoding_note.setStyleSheet("")
+        line = next((c.line for c in self.facts.encodings if _same_codec(c.codec, chosen)), "") if chosen else ""
+        if line:
+            self.encoding_note.setText(f"A line of the file as {html.escape(label(chosen))} reads it: "
+                                       f"<i>{html.escape(line)}</i>")
+        elif not chosen and detected:
+            self.encoding_note.setText(f"Encoding: {html.escape(label(detected))}, detected")
+        else:
+            self.encoding_note.setText("")
 
     def options(self) -> dict[str, object]:
         """The chosen options as :func:`load_table` keyword arguments (defaults left out)."""
@@ -184,6 +248,8 @@ class ImportDialog(QDialog):
     # --- preview --------------------------------------------------------------------------------------
     def _read_preview(self) -> None:
         path, options = self.path, self.options()
+        if self._asking:  # the preview as the best candidate reads it, until the user chooses
+            options["encoding"] = self.facts.encodings[0].codec
         self.worker.start("preview", lambda progress, cancel: load_table(path, rows=PREVIEW_ROWS, **options))
 
     def _on_preview(self, _name: str, dataset: Dataset) -> None:
@@ -194,7 +260,12 @@ class ImportDialog(QDialog):
         self.status.setStyleSheet("color: #1b5e20;")
         columns = dataset.frame.shape[1]
         self.status.setText(f"{columns} column{'s' * (columns != 1)} read. Load reads the whole file with these options.")
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
+        self._show_encoding(dataset.details.get("encoding", ""))
+        if self._asking:
+            self.status.setStyleSheet("color: #8a4b00;")
+            self.status.setText(f"The preview reads the file as {self.facts.encodings[0].label}, the first candidate; "
+                                "choose the encoding above to load it.")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not self._asking)
 
     def _on_preview_error(self, _name: str, message: str, _details: str) -> None:
         self._show_error(message)
@@ -235,6 +306,13 @@ class ImportDialog(QDialog):
         self.timer.stop()
         self.worker.shutdown()
         super().done(result)
+
+
+def _same_codec(first: str, second: str) -> bool:
+    try:
+        return codecs.lookup(first).name == codecs.lookup(second).name
+    except LookupError:
+        return first == second
 
 
 def kind_combo(current: Kind) -> QComboBox:

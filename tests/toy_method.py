@@ -1,13 +1,14 @@
 """A toy method for the plug-in tests: one module, registered at test time, touching nothing else.
 
 It releases the sensitive column unchanged (it protects nothing and says so) and has one parameter of
-its own, so the tests can see the CLI, the project file and the window pick it up from the registry.
+its own, declared once (limits, option, label, help), so the tests can see the CLI (its option, its ``--help``
+line, its error), the project file and the window (its control, label, tooltip and range) pick it up from the
+registry and that declaration alone.
 """
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,7 @@ from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.outcome import Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource
-from ppdp_desktop.core.settings import Interval, MethodSettings
+from ppdp_desktop.core.settings import Interval, MethodSettings, setting
 
 TOY = "toy-plugin"
 
@@ -25,10 +26,8 @@ TOY = "toy-plugin"
 class ToySettings(MethodSettings):
     """The toy's one parameter."""
 
-    strength: float = 0.5
-
-    constraints: ClassVar = {"strength": Interval(0.0, 1.0)}
-    flags: ClassVar = {"strength": "--toy-strength"}
+    strength: float = setting(0.5, Interval(0.0, 1.0), flag="--toy-strength", label="Toy strength",
+                              help="how strongly the toy acts, from 0 to 1")
 
 
 @dataclass
@@ -71,9 +70,3 @@ class ToyMethod(Method):
 
     def readme_text(self, metadata: dict[str, Any]) -> str:
         return "What was done\n  Nothing: a toy method for tests.\n"
-
-    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
-        group.add_argument("--toy-strength", type=float, default=0.5, help="the toy's strength (0 to 1)")
-
-    def settings_from_args(self, args: argparse.Namespace) -> ToySettings:
-        return ToySettings(args.toy_strength)

@@ -7,8 +7,9 @@ from ppdp_desktop import __version__
 from ppdp_desktop.cli.exit_codes import EPILOG, ExitCode
 from ppdp_desktop.cli.passphrase import add_allow_weak_argument
 from ppdp_desktop.cli.streams import INPUT_FORMATS
+from ppdp_desktop.core.declarations import add_arguments as add_declared_arguments
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY
-from ppdp_desktop.core.settings import finite_float
+from ppdp_desktop.core.settings import ProtectionSettings, finite_float
 
 
 def positive_int(text: str) -> int:
@@ -91,25 +92,11 @@ def _method_args(p: argparse.ArgumentParser) -> None:
 
 
 def _protection_args(p: argparse.ArgumentParser) -> None:
+    """Re-identification's options, from :class:`ProtectionSettings`' declarations (``--group-bound`` also sets
+    ``require_group_bound``, and the COL=... options are parsed by the command: ``commands._protection``)."""
     g = p.add_argument_group("re-identification: protect the quasi-identifiers (--quasi) by generalization")
-    g.add_argument("--k-anonymity", dest="k_anonymity", type=int, metavar="K",
-                   help="generalize the quasi-identifiers until every record shares them with at least K-1 others "
-                        "(the optimal full-domain generalization; see --hierarchy / --intervals)")
-    g.add_argument("--suppression", type=finite_float, default=0.05,
-                   help="largest share of records whose quasi-identifiers may be suppressed to '*' (default 0.05)")
-    g.add_argument("--hierarchy", metavar="COL=FILE", action="append", default=[],
-                   help="generalization hierarchy of a quasi-identifier: an ARX hierarchy .csv or our .json (repeat)")
-    g.add_argument("--intervals", metavar="COL=W1,W2,...", action="append", default=[],
-                   help="interval widths of a numeric quasi-identifier, finest first, e.g. age=5,10,20 (repeat)")
-    g.add_argument("--cuts", metavar="COL=C1,C2,.../C1,...", action="append", default=[],
-                   help="cut points of a numeric quasi-identifier per level, finest first, levels separated by '/', "
-                        "e.g. age=18,40,65/40 (repeat)")
-    g.add_argument("--threshold", type=finite_float, default=0.2,
-                   help="re-identification risk above which a record counts as at risk (default 0.2)")
-    g.add_argument("--group-bound", dest="group_bound", type=finite_float, nargs="?", const=True, metavar="SHARE",
-                   help="refuse the release unless, in every group of records sharing their quasi-identifiers, no "
-                        "sensitive value holds more than SHARE of the group (checked exactly on the original data "
-                        "before anything is written); without SHARE: 1/l for rr, else --threshold")
+    add_declared_arguments(g, ProtectionSettings, only=("k", "suppression", "hierarchies", "intervals", "cuts",
+                                                        "threshold", "group_bound"))
 
 
 def _dp_compare_args(p: argparse.ArgumentParser) -> None:

@@ -13,61 +13,14 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from ppdp_desktop.core.data.domain import CategoricalDomain
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.declarations import Interval, Setting, declared, setting
+from ppdp_desktop.core.declarations import OneOf as OneOf  # re-exported: the methods declare their limits with it
+from ppdp_desktop.core.declarations import finite_float as finite_float  # re-exported: the CLI's number type
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.privacy import sensitivity as sens
-
-
-# --- declared parameter limits ---------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Interval:
-    """A number in ``[low, high]`` (``open_low``: strictly above ``low``); ``whole``: an integer."""
-
-    low: float | None = None
-    high: float | None = None
-    open_low: bool = False
-    whole: bool = False
-    optional: bool = False  # ``None`` is allowed (the method then says what it needs)
-
-    def allows(self, value: Any) -> bool:
-        if value is None:
-            return self.optional
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return False
-        if not math.isfinite(value) or (self.whole and value != int(value)):
-            return False
-        if self.low is not None and (value <= self.low if self.open_low else value < self.low):
-            return False
-        return self.high is None or value <= self.high
-
-    def describe(self) -> str:
-        what = "a whole number" if self.whole else "a number"
-        if self.low is not None and self.high is not None:
-            return f"{what} from {_number(self.low)} to {_number(self.high)}"
-        if self.low is not None:
-            return f"{what} {'greater than' if self.open_low else 'of at least'} {_number(self.low)}"
-        return what
-
-
-def _number(x: float) -> str:
-    """A limit as a user reads it: 1,000,000 rather than 1e+06."""
-    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
-
-
-def finite_float(text: str) -> float:
-    """An argparse ``type``: a finite number; "nan", "inf" and words are refused by name."""
-    import argparse
-
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number; give a number such as 0.5")
-    return value
 
 
 #: declared limits of the size-like parameters, checked before anything is allocated
@@ -76,41 +29,51 @@ MAX_LEVELS = 20  # generalization levels of one column (interval widths, cut-poi
 MAX_CUTS = 10_000  # cut points of one level
 
 
-@dataclass(frozen=True)
-class OneOf:
-    """One of a fixed set of strings."""
+class _FromDeclarations:
+    """A class attribute derived from the declarations (:func:`~ppdp_desktop.core.declarations.setting`):
+    ``{field name: part}`` for each declared parameter whose ``part`` is not None."""
 
-    options: tuple[str, ...]
+    def __init__(self, part: Callable[[Setting], Any]) -> None:
+        self.part = part
 
-    def allows(self, value: Any) -> bool:
-        return value in self.options
-
-    def describe(self) -> str:
-        return "one of " + ", ".join(self.options)
+    def __get__(self, instance: object, owner: type) -> dict[str, Any]:
+        return {name: value for name, d in declared(owner).items() if (value := self.part(d)) is not None}
 
 
 class MethodSettings:
     """Base of every method's own settings (a dataclass in the method's package).
 
-    Subclasses declare ``constraints`` (parameter name -> :class:`Interval` / :class:`OneOf`),
-    ``flags`` (parameter name -> the command-line option that sets it, used in messages) and
-    ``suggested`` (values a new project starts with in the window, where the dataclass default is
-    "not given").
+    Subclasses declare each parameter once, with :func:`~ppdp_desktop.core.declarations.setting` (its
+    default, limits, command-line option, window label and help); ``constraints`` (parameter name ->
+    :class:`Interval` / :class:`OneOf`) and ``flags`` (parameter name -> its option) are derived from those
+    declarations (a subclass may still set them by hand). ``suggested`` holds the values a new project starts
+    with in the window, where the dataclass default is "not given".
     """
 
-    constraints: ClassVar[dict[str, Interval | OneOf]] = {}
-    flags: ClassVar[dict[str, str]] = {}
+    constraints: ClassVar[Any] = _FromDeclarations(lambda d: d.constraint)
+    flags: ClassVar[Any] = _FromDeclarations(lambda d: d.flag)
     suggested: ClassVar[dict[str, Any]] = {}
     #: old flat project-file field -> parameter name (read by the project file's migration)
     legacy: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def declarations(cls) -> dict[str, Setting]:
+        """The declared parameters, by field name."""
+        return declared(cls)
+
+    @classmethod
+    def setting_key(cls, name: str) -> str:
+        """How messages refer to parameter ``name``: its option without the dashes (its name if it has none)."""
+        return str(cls.flags.get(name, name)).lstrip("-")
 
     def check(self) -> None:
         """Raise :class:`ParameterError` naming the first parameter outside its declared limits."""
         for name, constraint in self.constraints.items():
             value = getattr(self, name)
             if not constraint.allows(value):
-                flag = self.flags.get(name, name)
-                raise ParameterError(f"{flag} must be {constraint.describe()}; got {value!r}.")
+                key, allowed = self.setting_key(name), constraint.describe()
+                raise ParameterError(f"{setting_ref(key)} must be {allowed}; got {value!r}.", setting=key,
+                                     value=value, allowed=allowed)
 
     # --- JSON (the project file) -------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -168,15 +131,18 @@ class SensitivitySettings:
 
     def requirement(self, domain: CategoricalDomain) -> sens.SensitivityRequirement:
         if (self.rho1 is None) != (self.rho2 is None):
-            raise ParameterError("Give both --rho1 and --rho2, or neither.")
+            raise ParameterError(f"Give both {setting_ref('rho1')} and {setting_ref('rho2')}, or neither.",
+                                 setting="rho2" if self.rho2 is None else "rho1")
         if self.rho1 is not None and self.theta is not None:
-            raise ParameterError("Give either --rho1/--rho2 or --theta, not both.")
+            raise ParameterError(f"Give either {setting_ref('rho1')} and {setting_ref('rho2')}, or "
+                                 f"{setting_ref('theta')}, not both.", setting="theta", value=self.theta)
         if self.rho1 is not None:
             base = sens.constant_pairs(domain, self.rho1, self.rho2)
         elif self.theta is not None:
             base = sens.theta_rule(domain, self.theta)
         else:
-            raise ParameterError("Say how sensitive the values are: --rho1 X --rho2 Y, or --theta T.")
+            raise ParameterError(f"Say how sensitive the values are: set {setting_ref('rho1', 'X')} and "
+                                 f"{setting_ref('rho2', 'Y')}, or {setting_ref('theta', 'T')}.", setting="rho1")
         if self.overrides:
             return sens.with_overrides(base, domain, self.overrides, self.overrides_source)
         return base
@@ -202,26 +168,39 @@ class ProtectionSettings(MethodSettings):
     of them uses the tree edited in step 2.
     """
 
-    k: int | None = None
-    suppression: float = 0.05
-    threshold: float = 0.2
-    hierarchies: dict[str, Any] = field(default_factory=dict, metadata={"json": False})
-    intervals: dict[str, list[float]] = field(default_factory=dict)
-    cuts: dict[str, list[list[float]]] = field(default_factory=dict)
+    k: int | None = setting(
+        None, Interval(low=1, high=MAX_K, whole=True, optional=True), flag="--k-anonymity", metavar="K",
+        label="k (smallest group)",
+        help="generalize the quasi-identifiers until every record shares them with at least K-1 others (the optimal "
+             f"full-domain generalization; see {setting_ref('hierarchy')} / {setting_ref('intervals')})")
+    suppression: float = setting(
+        0.05, Interval(low=0.0, high=0.99), flag="--suppression", label="Suppress at most",
+        help="largest share of records whose quasi-identifiers may be suppressed to '*'")
+    threshold: float = setting(
+        0.2, Interval(low=0.0, high=1.0, open_low=True), flag="--threshold", label="Risk threshold",
+        help="re-identification risk above which a record counts as at risk")
+    # the COL=... options are read by the command line (cli/commands.py), which parses their values
+    hierarchies: dict[str, Any] = setting(
+        default_factory=dict, flag="--hierarchy", metavar="COL=FILE", repeat=True, json=False,
+        label="Hierarchy of each quasi-identifier",
+        help="generalization hierarchy of a quasi-identifier: an ARX hierarchy .csv or our .json (repeat)")
+    intervals: dict[str, list[float]] = setting(
+        default_factory=dict, flag="--intervals", metavar="COL=W1,W2,...", repeat=True, label="Interval widths",
+        help="interval widths of a numeric quasi-identifier, finest first, e.g. age=5,10,20 (repeat)")
+    cuts: dict[str, list[list[float]]] = setting(
+        default_factory=dict, flag="--cuts", metavar="COL=C1,C2,.../C1,...", repeat=True, label="Cut points",
+        help="cut points of a numeric quasi-identifier per level, finest first, levels separated by '/', "
+             "e.g. age=18,40,65/40 (repeat)")
     #: refuse a release in which a released group's most frequent sensitive value has a share above the group
-    #: bound (checked exactly on the original data before anything is written)
-    require_group_bound: bool = False
+    #: bound (checked exactly on the original data before anything is written); set by ``--group-bound``
+    require_group_bound: bool = setting(False, label="Limit what a group reveals")
     #: that bound (None: 1/l for a method with l, else ``threshold``); also what the report compares groups with
-    group_bound: float | None = None
-
-    constraints: ClassVar = {
-        "k": Interval(low=1, high=MAX_K, whole=True, optional=True),
-        "suppression": Interval(low=0.0, high=0.99),
-        "threshold": Interval(low=0.0, high=1.0, open_low=True),
-        "group_bound": Interval(low=0.0, high=1.0, open_low=True, optional=True),
-    }
-    flags: ClassVar = {"k": "--k-anonymity", "suppression": "--suppression", "threshold": "--threshold",
-                       "group_bound": "--group-bound"}
+    group_bound: float | None = setting(
+        None, Interval(low=0.0, high=1.0, open_low=True, optional=True), flag="--group-bound", metavar="SHARE",
+        nargs="?", const=True, label="Group bound",
+        help="refuse the release unless, in every group of records sharing their quasi-identifiers, no sensitive "
+             "value holds more than SHARE of the group (checked exactly on the original data before anything is "
+             f"written); without SHARE: 1/l for rr, else {setting_ref('threshold')}")
 
     def check(self) -> None:
         """The declared limits, and at most :data:`MAX_LEVELS` levels of at most :data:`MAX_CUTS` finite
@@ -230,14 +209,16 @@ class ProtectionSettings(MethodSettings):
         if not isinstance(self.require_group_bound, bool):
             raise ParameterError(f"require_group_bound must be true or false; got {self.require_group_bound!r}.")
         widths = {column: [[w] for w in ws] for column, ws in self.intervals.items()}  # one level per width
-        for flag, table in (("--intervals", widths), ("--cuts", self.cuts)):
+        for key, table in (("intervals", widths), ("cuts", self.cuts)):
             for column, levels in table.items():
                 flat = [x for level in levels for x in level]
                 if len(levels) > MAX_LEVELS or any(len(level) > MAX_CUTS for level in levels):
-                    raise ParameterError(f"{flag} {column}: at most {MAX_LEVELS} levels of at most {MAX_CUTS:,} numbers; "
-                                         f"got {len(flat):,} numbers in {len(levels)} level(s).")
+                    raise ParameterError(f"{setting_ref(key)} of {column!r}: at most {MAX_LEVELS} levels of at most "
+                                         f"{MAX_CUTS:,} numbers; got {len(flat):,} numbers in {len(levels)} level(s).",
+                                         setting=key, column=column)
                 if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in flat):
-                    raise ParameterError(f"{flag} {column}: every width or cut point must be a finite number.")
+                    raise ParameterError(f"{setting_ref(key)} of {column!r}: every width or cut point must be a finite "
+                                         "number.", setting=key, column=column)
 
 
 @dataclass

@@ -5,6 +5,7 @@ Everything outside :mod:`ppdp_desktop.core.methods` reaches a method through :fu
 """
 from __future__ import annotations
 
+from ppdp_desktop.core.declarations import Setting, declared
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.base import Method, Plan
 from ppdp_desktop.core.methods.dp.method import DPMicroaggregation
@@ -14,6 +15,7 @@ from ppdp_desktop.core.methods.perturbation.finegrain import FineGrainPerturbati
 from ppdp_desktop.core.methods.perturbation.uniform import UniformPerturbation
 from ppdp_desktop.core.methods.rr.method import RandomizedResponse
 from ppdp_desktop.core.outcome import Applied
+from ppdp_desktop.core.settings import ProtectionSettings
 
 REGISTRY: dict[str, Method] = {
     m.name: m
@@ -32,6 +34,17 @@ def get_method(name: str | None) -> Method:
         raise ParameterError(f"Unknown method {name!r}; choose one of: {', '.join(REGISTRY)}.") from None
 
 
+def declared_setting(key: str) -> Setting | None:
+    """The declaration of the setting a message refers to by ``key`` (its option without the dashes, as in
+    :func:`~ppdp_desktop.core.errors.setting_ref`): a registered method's parameter or re-identification's; None
+    for a setting no settings class declares (the common ones, such as ``rho1`` or ``quasi``)."""
+    for settings_type in (ProtectionSettings, *(m.settings_type for m in REGISTRY.values())):
+        for declaration in declared(settings_type).values():
+            if declaration.key == key:
+                return declaration
+    return None
+
+
 def register(method: Method) -> Method:
     """Add ``method`` to the registry (a plug-in; also how tests add a toy method) and return it."""
     if not getattr(method, "name", ""):
@@ -45,4 +58,4 @@ def unregister(name: str) -> None:
     REGISTRY.pop(name, None)
 
 
-__all__ = ["DEFAULT_METHOD", "REGISTRY", "Applied", "Method", "Plan", "get_method", "register", "unregister"]
+__all__ = ["DEFAULT_METHOD", "REGISTRY", "Applied", "Method", "Plan", "Setting", "declared_setting", "get_method", "register", "unregister"]

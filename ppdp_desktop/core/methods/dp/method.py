@@ -370,8 +370,9 @@ class DPMicroaggregation(Method):
 
         return readme_text(metadata)
 
-    def add_arguments(self, group: "argparse._ArgumentGroup") -> None:
-        dp_settings.add_arguments(group)
-
     def settings_from_args(self, args: "argparse.Namespace") -> DPSettings:
-        return dp_settings.from_args(args)
+        """The declared settings, and the protected columns' taxonomies from the shared ``--taxonomy``."""
+        settings = super().settings_from_args(args)
+        assert isinstance(settings, DPSettings)
+        settings.taxonomies = dict(dp_settings.taxonomies_from_args(args))
+        return settings

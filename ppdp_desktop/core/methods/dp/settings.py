@@ -1,14 +1,23 @@
 """Differential privacy's own settings: the columns to protect, epsilon, k, declared domains and
 taxonomies, where categorical centroids are drawn from, and the release's layout (rows kept, or every column
-protected and unlinked)."""
+protected and unlinked), each declared once (its limits, option, label and help:
+:func:`~ppdp_desktop.core.declarations.setting`).
+
+Hand-written, as they cannot be derived from one field's declaration: the values of the repeated ``COL=...``
+options (:func:`parse_domains`, :func:`parse_grids`: each declaration names its parser), the taxonomies, read from
+the command line's own ``--taxonomy`` shared with other methods (:func:`taxonomies_from_args`), and ``ppdp compare
+--epsilon``'s list of cluster sizes (:func:`add_compare_arguments`).
+"""
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.settings import MAX_K, Interval, MethodSettings, OneOf, finite_float
+from ppdp_desktop.core.data.schema import parse_column_list
+from ppdp_desktop.core.declarations import add_arguments as add_declared_arguments
+from ppdp_desktop.core.errors import ParameterError, setting_ref
+from ppdp_desktop.core.settings import MAX_K, Interval, MethodSettings, OneOf, setting
 
 CANDIDATES = ("covering", "taxonomy")
 #: ``linked``: each row keeps its record's other columns (the guarantee covers each protected column's values as
@@ -24,6 +33,52 @@ def _domains(value: Any) -> dict[str, tuple[float, float]]:
 
 def _grids(value: Any) -> dict[str, float]:
     return {str(c): float(v) for c, v in dict(value or {}).items()}
+
+
+def parse_domains(items: list[str]) -> dict[str, tuple[float, float]]:
+    """``--domain COL=LO:HI`` (repeated) as ``{COL: (LO, HI)}``."""
+    domains = {}
+    for item in items:
+        column, eq, bounds = item.rpartition("=")
+        lo, colon, hi = bounds.partition(":")
+        try:
+            if not (eq and column and colon):
+                raise ValueError
+            domains[column] = (float(lo), float(hi))
+        except ValueError:
+            raise ParameterError(f"{setting_ref('domain')} {item!r} must look like COL=LO:HI, e.g. age=0:120.",
+                                 setting="domain", value=item, allowed="COL=LO:HI") from None
+    return domains
+
+
+def parse_grids(items: list[str] | None) -> dict[str, float]:
+    """``--grid COL=STEP`` (repeated) as ``{COL: STEP}``."""
+    grids = {}
+    for item in items or []:
+        column, eq, step = item.rpartition("=")
+        try:
+            if not (eq and column):
+                raise ValueError
+            grids[column] = float(step)
+        except ValueError:
+            raise ParameterError(f"{setting_ref('grid')} {item!r} must look like COL=STEP, e.g. weight=0.1.",
+                                 setting="grid", value=item, allowed="COL=STEP") from None
+        if not grids[column] > 0:
+            raise ParameterError(f"{setting_ref('grid')} {item!r}: the step must be a positive number.",
+                                 setting="grid", value=item, allowed="a positive number")
+    return grids
+
+
+def parse_taxonomies(items: list[str] | None) -> dict[str, str]:
+    """``--taxonomy COL=FILE`` (repeated) as ``{COL: FILE}``."""
+    taxonomies = {}
+    for item in items or []:
+        column, eq, path = item.partition("=")
+        if not (eq and column and path):
+            raise ParameterError(f"{setting_ref('taxonomy')} {item!r} must look like COL=FILE for dp-microagg.",
+                                 setting="taxonomy", value=item, allowed="COL=FILE")
+        taxonomies[column] = path
+    return taxonomies
 
 
 @dataclass
@@ -42,27 +97,44 @@ class DPSettings(MethodSettings):
     does with a column that is not protected (not an identifier): "refuse" the job naming it, or "drop" it.
     """
 
-    attributes: list[str] = field(default_factory=list)
-    epsilon: float | None = None
-    k: int | None = None
-    domains: dict[str, tuple[float, float]] = field(default_factory=dict, metadata={"from_json": _domains})
-    taxonomies: dict[str, Any] = field(default_factory=dict, metadata={"json": False})
-    candidates: str = "covering"
-    grids: dict[str, float] = field(default_factory=dict, metadata={"from_json": _grids})
-    layout: str = "linked"
-    unprotected: str = "refuse"
+    attributes: list[str] = setting(
+        default_factory=list, flag="--attributes", metavar="COLS", convert=parse_column_list,
+        label="Protect these columns",
+        help=f"comma-separated columns to protect (numeric, or categorical with {setting_ref('taxonomy', 'COL=FILE')})")
+    epsilon: float | None = setting(
+        None, Interval(low=0.0, open_low=True, optional=True), flag="--epsilon", label="epsilon (privacy budget, > 0)",
+        help="the privacy budget epsilon (> 0), split evenly over the attributes")
+    k: int | None = setting(
+        None, Interval(low=1, high=MAX_K, whole=True, optional=True), flag="--k", label="k (records per cluster)",
+        help="cluster size k (the last cluster holds k..2k-1 records)")
+    domains: dict[str, tuple[float, float]] = setting(
+        default_factory=dict, flag="--domain", metavar="COL=LO:HI", repeat=True, convert=parse_domains,
+        from_json=_domains, label="Domain (lo, hi)",
+        help="declared domain of a numeric column (repeat per column); without it the data's min and max are used "
+             "and disclosed")
+    #: set from the command line's shared ``--taxonomy COL=FILE`` (:func:`taxonomies_from_args`)
+    taxonomies: dict[str, Any] = setting(default_factory=dict, json=False, label="Taxonomies")
+    candidates: str = setting(
+        "covering", OneOf(CANDIDATES), flag="--candidates", label="Centroid candidates",
+        help="categorical centroids drawn from the cluster's covering sub-taxonomy (the paper's rule, default) or "
+             "from every taxonomy label (no data-dependent candidate set)")
+    grids: dict[str, float] = setting(
+        default_factory=dict, flag="--grid", metavar="COL=STEP", repeat=True, convert=parse_grids,
+        from_json=_grids, label="Grid step h",
+        help="step of the grid a numeric column is released on (repeat per column; default: the largest power of ten "
+             "at most the noise scale / 100, 1 at least for whole numbers)")
+    layout: str = setting(
+        "linked", OneOf(LAYOUTS), flag="--layout", label="Unlink the columns",
+        help="linked (default): each row keeps its record's other columns, and epsilon-DP covers each protected "
+             "column's values as a multiset, not the rows; unlinked: every released column is protected and shuffled "
+             "on its own, no pseudonyms, and the whole release is epsilon-DP (rows are then not records)")
+    unprotected: str = setting(
+        "refuse", OneOf(UNPROTECTED), flag="--unprotected", label="Leave out the columns not protected",
+        help=f"with {setting_ref('layout', 'unlinked')}, a column that is neither protected nor an identifier: refuse "
+             "the job naming it (default) or drop it from the release")
 
-    constraints: ClassVar = {
-        "epsilon": Interval(low=0.0, open_low=True, optional=True),
-        "k": Interval(low=1, high=MAX_K, whole=True, optional=True),
-        "candidates": OneOf(CANDIDATES),
-        "layout": OneOf(LAYOUTS),
-        "unprotected": OneOf(UNPROTECTED),
-    }
     #: project files before version 3 kept these as flat fields
     legacy: ClassVar = {"dp_attributes": "attributes", "dp_epsilon": "epsilon", "dp_k": "k", "dp_domains": "domains"}
-    flags: ClassVar = {"epsilon": "--epsilon", "k": "--k", "candidates": "--candidates", "layout": "--layout",
-                       "unprotected": "--unprotected"}
     suggested: ClassVar = {"epsilon": 1.0, "k": 10}
 
     @classmethod
@@ -75,81 +147,26 @@ class DPSettings(MethodSettings):
         return settings
 
 
+def taxonomies_from_args(args: argparse.Namespace) -> dict[str, str]:
+    """The protected columns' taxonomies from ``--taxonomy COL=FILE``: hand-written, as that option is the command
+    line's own, shared by the methods that read taxonomies (personalized reads one FILE from it)."""
+    return parse_taxonomies(getattr(args, "taxonomy", None))
+
+
+def add_compare_arguments(group: argparse._ArgumentGroup) -> None:
+    """``ppdp compare --epsilon``'s options: the declared ones it shares with ``ppdp anonymize`` and, hand-written,
+    a comma-separated list of cluster sizes in place of one ``--k`` (compare sweeps k; it keeps the default grids,
+    and the layout does not change the utility it measures)."""
+    add_declared_arguments(group, DPSettings, only=("attributes", "epsilon"))
+    group.add_argument("--k", default="10,25,50,100", help="cluster sizes to compare, comma-separated "
+                       "(default 10,25,50,100)")
+    add_declared_arguments(group, DPSettings, only=("domains", "candidates"))
+
+
 def add_arguments(group: argparse._ArgumentGroup, *, k_list: bool = False) -> None:
-    group.add_argument("--attributes", metavar="COLS", help="comma-separated columns to protect (numeric, or "
-                       "categorical with --taxonomy COL=FILE)")
-    group.add_argument("--epsilon", type=finite_float, help="the privacy budget epsilon (> 0), split evenly over the attributes")
+    """The options of ``ppdp compare --epsilon`` (``k_list``; :func:`add_compare_arguments`) or of ``ppdp
+    anonymize`` (the declarations: ``DPMicroaggregation.add_arguments``); kept for ``ppdp compare``'s caller."""
     if k_list:
-        group.add_argument("--k", default="10,25,50,100", help="cluster sizes to compare, comma-separated "
-                           "(default 10,25,50,100)")
+        add_compare_arguments(group)
     else:
-        group.add_argument("--k", type=int, help="cluster size k (the last cluster holds k..2k-1 records)")
-    group.add_argument("--domain", metavar="COL=LO:HI", action="append", default=[],
-                       help="declared domain of a numeric column (repeat per column); without it the data's min and "
-                            "max are used and disclosed")
-    if not k_list:  # compare --epsilon keeps the default grids
-        group.add_argument("--grid", metavar="COL=STEP", action="append", default=[],
-                           help="step of the grid a numeric column is released on (repeat per column; default: the "
-                                "largest power of ten at most the noise scale / 100, 1 at least for whole numbers)")
-    group.add_argument("--candidates", choices=CANDIDATES, default="covering",
-                       help="categorical centroids drawn from the cluster's covering sub-taxonomy (the paper's rule, "
-                            "default) or from every taxonomy label (no data-dependent candidate set)")
-    if not k_list:  # compare --epsilon measures utility; the layout does not change it
-        group.add_argument("--layout", choices=LAYOUTS, default="linked",
-                           help="linked (default): each row keeps its record's other columns, and epsilon-DP covers "
-                                "each protected column's values as a multiset, not the rows; unlinked: every released "
-                                "column is protected and shuffled on its own, no pseudonyms, and the whole release is "
-                                "epsilon-DP (rows are then not records)")
-        group.add_argument("--unprotected", choices=UNPROTECTED, default="refuse",
-                           help="with --layout unlinked, a column that is neither protected nor an identifier: refuse "
-                                "the job naming it (default) or drop it from the release")
-
-
-def from_args(args: argparse.Namespace) -> DPSettings:
-    from ppdp_desktop.core.data.schema import parse_column_list
-
-    return DPSettings(parse_column_list(args.attributes), args.epsilon, args.k, parse_domains(args.domain),
-                      parse_taxonomies(args.taxonomy), args.candidates, parse_grids(getattr(args, "grid", None)),
-                      getattr(args, "layout", "linked"), getattr(args, "unprotected", "refuse"))
-
-
-def parse_domains(items: list[str]) -> dict[str, tuple[float, float]]:
-    """``--domain COL=LO:HI`` (repeated) as ``{COL: (LO, HI)}``."""
-    domains = {}
-    for item in items:
-        column, eq, bounds = item.rpartition("=")
-        lo, colon, hi = bounds.partition(":")
-        try:
-            if not (eq and column and colon):
-                raise ValueError
-            domains[column] = (float(lo), float(hi))
-        except ValueError:
-            raise ParameterError(f"--domain {item!r} must look like COL=LO:HI, e.g. age=0:120.") from None
-    return domains
-
-
-def parse_grids(items: list[str] | None) -> dict[str, float]:
-    """``--grid COL=STEP`` (repeated) as ``{COL: STEP}``."""
-    grids = {}
-    for item in items or []:
-        column, eq, step = item.rpartition("=")
-        try:
-            if not (eq and column):
-                raise ValueError
-            grids[column] = float(step)
-        except ValueError:
-            raise ParameterError(f"--grid {item!r} must look like COL=STEP, e.g. weight=0.1.") from None
-        if not grids[column] > 0:
-            raise ParameterError(f"--grid {item!r}: the step must be a positive number.")
-    return grids
-
-
-def parse_taxonomies(items: list[str] | None) -> dict[str, str]:
-    """``--taxonomy COL=FILE`` (repeated) as ``{COL: FILE}``."""
-    taxonomies = {}
-    for item in items or []:
-        column, eq, path = item.partition("=")
-        if not (eq and column and path):
-            raise ParameterError(f"--taxonomy {item!r} must look like COL=FILE for dp-microagg.")
-        taxonomies[column] = path
-    return taxonomies
+        add_declared_arguments(group, DPSettings)

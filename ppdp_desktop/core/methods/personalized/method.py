@@ -208,8 +208,10 @@ class PersonalizedRecoding(Method):
     def readme_text(self, metadata: dict[str, Any]) -> str:
         return personalized_release.readme_text(metadata)
 
-    def add_arguments(self, group: "argparse._ArgumentGroup") -> None:
-        personalized_settings.add_arguments(group)
-
     def settings_from_args(self, args: "argparse.Namespace") -> RecodingSettings:
-        return personalized_settings.from_args(args)
+        """The declared settings, and the sensitive column's taxonomy from the shared ``--taxonomy``."""
+        taxonomy = personalized_settings.taxonomy_from_args(args)
+        settings = super().settings_from_args(args)
+        assert isinstance(settings, RecodingSettings)
+        settings.taxonomy_path = taxonomy
+        return settings

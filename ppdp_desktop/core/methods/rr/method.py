@@ -9,7 +9,6 @@ recomputed from the data before anything is written, and the written release is 
 """
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +20,6 @@ from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.rr import claims
 from ppdp_desktop.core.methods.rr import release as rr_release
-from ppdp_desktop.core.methods.rr import settings as rr_settings
 from ppdp_desktop.core.methods.rr.settings import RANDOMIZE, RRSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.progress import CancelToken, Progress
@@ -153,9 +151,3 @@ class RandomizedResponse(Method):
 
     def readme_text(self, metadata: dict[str, Any]) -> str:
         return rr_release.readme_text(metadata)
-
-    def add_arguments(self, group: argparse._ArgumentGroup) -> None:
-        rr_settings.add_arguments(group)
-
-    def settings_from_args(self, args: argparse.Namespace) -> RRSettings:
-        return rr_settings.from_args(args)

@@ -1,11 +1,12 @@
-"""Randomized response's own settings: the bound ``1/l`` and what to randomize."""
+"""Randomized response's own settings: the bound ``1/l`` and what to randomize, each declared once (its limits,
+option, label and help: :func:`~ppdp_desktop.core.declarations.setting`)."""
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ppdp_desktop.core.settings import Interval, MethodSettings, OneOf, finite_float
+from ppdp_desktop.core.errors import setting_ref
+from ppdp_desktop.core.settings import Interval, MethodSettings, OneOf, setting
 
 RANDOMIZE = ("qi", "s", "both")
 
@@ -14,20 +15,12 @@ RANDOMIZE = ("qi", "s", "both")
 class RRSettings(MethodSettings):
     """Randomized response under a linking-attack bound (SPEC 2.4): ``1/l`` and what to randomize."""
 
-    l: float | None = None
-    randomize: str = "both"
+    l: float | None = setting(
+        None, Interval(low=1.0, open_low=True, optional=True), flag="--l", label="l (risk at most 1/l)",
+        help=f"bound the attribute-disclosure risk by 1/l (l > 1); needs {setting_ref('quasi')}")
+    randomize: str = setting("both", OneOf(RANDOMIZE), flag="--randomize", label="Randomize",
+                             help="what to randomize")
 
-    constraints: ClassVar = {"l": Interval(low=1.0, open_low=True, optional=True), "randomize": OneOf(RANDOMIZE)}
     #: project files before version 3 kept these as flat fields
     legacy: ClassVar = {"rr_l": "l", "rr_randomize": "randomize"}
-    flags: ClassVar = {"l": "--l", "randomize": "--randomize"}
     suggested: ClassVar = {"l": 3.0}
-
-
-def add_arguments(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--l", type=finite_float, help="bound the attribute-disclosure risk by 1/l (l > 1); needs --quasi")
-    group.add_argument("--randomize", choices=RANDOMIZE, default="both", help="what to randomize (default both)")
-
-
-def from_args(args: argparse.Namespace) -> RRSettings:
-    return RRSettings(args.l, args.randomize)

@@ -19,17 +19,18 @@ def test_metrics_hand_computed():
     assert metrics.aggregate_utility(actual, estimate) == pytest.approx(1 - (0.1 + 0.06 + 0.04) / 3)
     p, q = actual / 100, estimate / 100
     assert metrics.kl_divergence(actual, estimate) == pytest.approx(float(np.sum(p * np.log(p / q))))
-    assert metrics.chi_square(actual, estimate) == pytest.approx(float(np.sum((p - q) ** 2 / p)))
+    assert metrics.pearson_chi_square(actual, estimate) == pytest.approx(float(np.sum((q - p) ** 2 / p)))
     mix = (p + q) / 2
     js = 0.5 * np.sum(p * np.log2(p / mix)) + 0.5 * np.sum(q * np.log2(q / mix))
     assert metrics.jensen_shannon(actual, estimate) == pytest.approx(js)
-    assert metrics.relative_error(50, 40) == pytest.approx(0.2)
+    assert metrics.relative_errors(actual, estimate) == pytest.approx([0.2, 0.2, 0.2])
+    assert metrics.relative_errors(np.array([0.0, 4]), np.array([1.0, 5])) == pytest.approx([0.25])  # f_i > 0 only
     assert metrics.record_utility(np.array([0.5, 0.5]), np.array([[0.7, 0.4], [0.3, 0.6]])) == pytest.approx(0.65)
 
 
 def test_distances_are_zero_for_equal_and_bounded():
     a = np.array([3.0, 2, 1])
-    assert metrics.kl_divergence(a, a) == 0 and metrics.chi_square(a, a) == 0
+    assert metrics.kl_divergence(a, a) == 0 and metrics.pearson_chi_square(a, a) == 0
     assert metrics.jensen_shannon(a, a) == pytest.approx(0.0, abs=1e-15)
     assert metrics.jensen_shannon(np.array([1.0, 0]), np.array([0.0, 1])) == pytest.approx(1.0)
     assert math.isfinite(metrics.kl_divergence(a, np.array([5.0, -1, 0])))  # negative estimates clipped

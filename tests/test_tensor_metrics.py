@@ -5,35 +5,34 @@ import numpy as np
 import pytest
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.evaluation.metrics import kl_divergence, pearson_chi_square
 from ppdp_desktop.core.evaluation.tensor_metrics import (
-    chi_square,
     cube_marginals,
     cube_relative_error,
     groupby_relative_error,
-    kl,
     uncertainty_coefficient,
     uncertainty_table,
 )
 
 
-def test_kl_and_chi_square_hand_computed():
+def test_distances_take_tensors_cell_by_cell():
+    # the distances are metrics.py's (pinned there); on a tensor they match its cells position by position
     p = np.array([[1.0, 1.0], [1.0, 1.0]])  # uniform 1/4
     q = np.array([[2.0, 1.0], [1.0, 0.0]])  # 1/2, 1/4, 1/4, 0
-    # KL = 1/4 ln(1/2) + 0 + 0 + 1/4 ln(1/4 / 1e-12)
-    assert kl(p, q) == pytest.approx(0.25 * np.log(0.5) + 0.25 * np.log(0.25 / 1e-12))
-    p2 = np.array([3.0, 1.0])
-    q2 = np.array([1.0, 1.0])
-    assert kl(p2, q2) == pytest.approx(0.75 * np.log(1.5) + 0.25 * np.log(0.5))
-    # chi-square: (3/4-1/2)^2/(1/2) * 2 = 0.25
-    assert chi_square(p2, q2) == pytest.approx(0.25)
-    # negative estimates are clipped before normalizing
-    assert chi_square(p2, np.array([2.0, -1.0])) == pytest.approx((0.75 - 1) ** 2 / 1 + 0.25**2 / 1e-12)
+    # KL = 1/4 ln(1/2) + 0 + 0 + 1/4 ln(1/4 / 1e-12): a missing cell costs a large, finite amount
+    assert kl_divergence(p, q) == pytest.approx(0.25 * np.log(0.5) + 0.25 * np.log(0.25 / 1e-12))
+    # Pearson (the original as expected): (1/4)^2/(1/4) + 0 + 0 + (1/4)^2/(1/4) = 0.5
+    assert pearson_chi_square(p, q) == pytest.approx(0.5)
+    assert pearson_chi_square(p, q) == pearson_chi_square(p.ravel(), q.ravel())
+    # negative estimates are clipped before normalizing: [3, 0] / 3 against [3/4, 1/4]
+    assert pearson_chi_square(np.array([3.0, 1.0]), np.array([3.0, -1.0])) == pytest.approx(
+        (1 - 0.75) ** 2 / 0.75 + 0.25**2 / 0.25)
 
 
 def test_zero_for_identical_inputs():
     t = np.random.default_rng(0).integers(1, 20, size=(3, 4, 2)).astype(float)
-    assert kl(t, t) == pytest.approx(0.0, abs=1e-12)
-    assert chi_square(t, 5 * t) == pytest.approx(0.0, abs=1e-12)
+    assert kl_divergence(t, t) == pytest.approx(0.0, abs=1e-12)
+    assert pearson_chi_square(t, 5 * t) == pytest.approx(0.0, abs=1e-12)
     assert groupby_relative_error(t, t) == 0.0
     assert cube_relative_error(t, t) == 0.0
 
@@ -90,8 +89,12 @@ def test_uncertainty_table_pairs():
 
 def test_errors():
     with pytest.raises(ParameterError, match="shapes"):
-        kl(np.ones(3), np.ones(4))
+        kl_divergence(np.ones(3), np.ones(4))
+    with pytest.raises(ParameterError, match="shapes"):
+        groupby_relative_error(np.ones(3), np.ones(4))
     with pytest.raises(ParameterError, match="negative"):
-        chi_square(np.array([1.0, -1.0]), np.ones(2))
+        pearson_chi_square(np.array([1.0, -1.0]), np.ones(2))
+    with pytest.raises(ParameterError, match="sum to 0"):
+        kl_divergence(np.ones(2), np.array([-1.0, 0.0]))
     with pytest.raises(ParameterError):
         groupby_relative_error(np.zeros(3), np.ones(3))

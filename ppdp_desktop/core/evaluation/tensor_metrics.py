@@ -3,9 +3,9 @@
 A tensor holds counts (or an estimate of them) over the full contingency table: one axis per
 quasi-identifier and the sensitive attribute as the last axis. The measures:
 
-* :func:`kl` and :func:`chi_square` — distances between the true distribution ``pi`` and an
-  estimate ``pi_hat`` (both normalized; the estimate's negative cells are clipped to 0 and its
-  cells floored at 1e-12 where it is a denominator). Natural logarithm.
+* the distances between the true distribution ``pi`` and an estimate ``pi_hat`` are those of
+  :mod:`~ppdp_desktop.core.evaluation.metrics` (:func:`~ppdp_desktop.core.evaluation.metrics.kl_divergence`,
+  :func:`~ppdp_desktop.core.evaluation.metrics.pearson_chi_square`), which take tensors as they are.
 * :func:`groupby_relative_error` — mean of ``|act - est| / act`` over the base group-by cells with
   a true count > 0.
 * :func:`cube_relative_error` — the same over every cell with true count > 0 of every marginal
@@ -19,22 +19,10 @@ from itertools import combinations
 from typing import Iterator
 
 import numpy as np
+from scipy.stats import entropy
 
 from ppdp_desktop.core.errors import ParameterError
-
-_FLOOR = 1e-12
-
-
-def _as_distribution(t: np.ndarray, name: str, clip: bool) -> np.ndarray:
-    t = np.asarray(t, dtype=float)
-    if clip:
-        t = np.clip(t, 0.0, None)
-    elif (t < 0).any():
-        raise ParameterError(f"The {name} tensor has negative counts; a true contingency table cannot.")
-    total = t.sum()
-    if not total > 0:
-        raise ParameterError(f"The {name} tensor sums to {total:g}; it needs a positive total.")
-    return t / total
+from ppdp_desktop.core.evaluation.metrics import FLOOR, as_distribution, relative_errors
 
 
 def _check_shapes(a: np.ndarray, b: np.ndarray) -> None:
@@ -42,34 +30,10 @@ def _check_shapes(a: np.ndarray, b: np.ndarray) -> None:
         raise ParameterError(f"Tensors of different shapes: {np.shape(a)} and {np.shape(b)}.")
 
 
-def kl(p_tensor: np.ndarray, q_tensor: np.ndarray) -> float:
-    """KL(p || q) = sum_{p > 0} p log(p / q); ``p`` the truth, ``q`` the estimate (clipped, floored)."""
-    _check_shapes(p_tensor, q_tensor)
-    p = _as_distribution(p_tensor, "true", clip=False)
-    q = np.maximum(_as_distribution(q_tensor, "estimated", clip=True), _FLOOR)
-    pos = p > 0
-    return float(np.sum(p[pos] * np.log(p[pos] / q[pos])))
-
-
-def chi_square(p: np.ndarray, q: np.ndarray) -> float:
-    """Chi-square distance sum (p - q)^2 / q of the normalized tensors (q clipped and floored)."""
-    _check_shapes(p, q)
-    pn = _as_distribution(p, "true", clip=False)
-    qn = _as_distribution(q, "estimated", clip=True)
-    return float(np.sum((pn - qn) ** 2 / np.maximum(qn, _FLOOR)))
-
-
-def _relative_errors(true: np.ndarray, est: np.ndarray) -> np.ndarray:
-    true = np.asarray(true, dtype=float).ravel()
-    est = np.asarray(est, dtype=float).ravel()
-    pos = true > 0
-    return np.abs(true[pos] - est[pos]) / true[pos]
-
-
 def groupby_relative_error(true_tensor: np.ndarray, est_tensor: np.ndarray) -> float:
     """Mean of |act - est| / act over the base group-by cells (all cells) with act > 0."""
     _check_shapes(true_tensor, est_tensor)
-    err = _relative_errors(true_tensor, est_tensor)
+    err = relative_errors(true_tensor, est_tensor)
     if err.size == 0:
         raise ParameterError("The true tensor has no cell with a positive count.")
     return float(err.mean())
@@ -96,16 +60,11 @@ def cube_marginals(
 def cube_relative_error(true_tensor: np.ndarray, est_tensor: np.ndarray, max_dims: int | None = None) -> float:
     """Mean |act - est| / act over all cells with act > 0 of every marginal of the CUBE (pooled);
     ``max_dims`` limits the group-bys to at most that many axes."""
-    errs = [_relative_errors(t, e) for _, t, e in cube_marginals(true_tensor, est_tensor, max_dims)]
+    errs = [relative_errors(t, e) for _, t, e in cube_marginals(true_tensor, est_tensor, max_dims)]
     allerr = np.concatenate(errs)
     if allerr.size == 0:
         raise ParameterError("The true tensor has no cell with a positive count.")
     return float(allerr.mean())
-
-
-def _entropy(p: np.ndarray) -> float:
-    p = p[p > 0]
-    return float(-np.sum(p * np.log(p)))
 
 
 def uncertainty_coefficient(joint_2d: np.ndarray) -> float:
@@ -116,12 +75,12 @@ def uncertainty_coefficient(joint_2d: np.ndarray) -> float:
     j = np.asarray(joint_2d, dtype=float)
     if j.ndim != 2:
         raise ParameterError(f"The uncertainty coefficient needs a 2-D table; got {j.ndim} dimensions.")
-    pxy = _as_distribution(j, "joint", clip=True)
-    hx = _entropy(pxy.sum(axis=1))
-    if hx <= _FLOOR:
+    pxy = as_distribution(j, "joint", clip=True).reshape(j.shape)
+    hx = float(entropy(pxy.sum(axis=1)))
+    if hx <= FLOOR:
         return 0.0
-    hy = _entropy(pxy.sum(axis=0))
-    hx_given_y = _entropy(pxy.ravel()) - hy
+    hy = float(entropy(pxy.sum(axis=0)))
+    hx_given_y = float(entropy(pxy.ravel())) - hy
     return float(np.clip((hx - hx_given_y) / hx, 0.0, 1.0))
 
 

@@ -45,7 +45,7 @@ def utility_summary(
         metrics.reconstruction_error(actual, estimate),
         metrics.aggregate_utility(actual, estimate),
         metrics.kl_divergence(actual, distribution),
-        metrics.chi_square(actual, distribution),
+        metrics.pearson_chi_square(actual, distribution),
         metrics.jensen_shannon(actual, distribution),
         workload,
     )

@@ -163,7 +163,7 @@ def utility_rows(r: MethodReport) -> list[list[str]]:
             ["Aggregate utility", fmt(u.aggregate_utility)],
             ["Reconstruction error (mean relative, per value)", fmt(u.reconstruction_error)],
             ["KL divergence (nats)", fmt(u.kl, 5)],
-            ["Chi-square distance", fmt(u.chi_square, 5)],
+            ["Chi-square distance (Pearson, the original as expected)", fmt(u.chi_square, 5)],
             ["Jensen-Shannon divergence (bits)", fmt(u.jensen_shannon, 5)],
         ]
         if u.workload is not None:

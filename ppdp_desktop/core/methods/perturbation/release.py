@@ -279,7 +279,7 @@ def _perturbation_report(
             metrics.reconstruction_error(counts, unbiased),  # as the job's summary
             metrics.aggregate_utility(counts, unbiased),
             metrics.kl_divergence(counts, in_simplex),
-            metrics.chi_square(counts, in_simplex),
+            metrics.pearson_chi_square(counts, in_simplex),
             metrics.jensen_shannon(counts, in_simplex),
             workload,
         )

@@ -83,7 +83,7 @@ def evaluate_tensor(method: str, truth: np.ndarray, estimate: np.ndarray) -> Ten
     from ppdp_desktop.core.evaluation import metrics
 
     return TensorEvaluation(
-        method, tm.kl(truth, estimate), metrics.chi_square(truth.ravel(), estimate.ravel()),
+        method, metrics.kl_divergence(truth, estimate), metrics.pearson_chi_square(truth, estimate),
         tm.groupby_relative_error(truth, estimate), tm.cube_relative_error(truth, estimate, max_dims=2),
         float(gap[off].mean()) if off.any() else 0.0,
     )

@@ -3,15 +3,13 @@
 ``_dense_*`` below are the functions of ``baselines/anatomy.py`` before the rewrite, copied
 verbatim (dense groups x m ST, an argsort of all m counts per step); the property tests compare
 groups, the group of every record, ST, the estimates, the errors and what the generator draws
-afterwards. ``ANATOMY_BENCH=1`` runs the 1M-record timing (printed, not asserted; ``-s``).
+afterwards. The 1M-record timing is a benchmark: ``benchmarks/bench_anatomy.py``.
 """
 from __future__ import annotations
 
-import os
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 import pytest
@@ -25,7 +23,6 @@ from ppdp_desktop.core.methods.baselines.anatomy import (
     anatomy_count_estimate,
     anatomy_count_estimates,
 )
-
 
 # ---------------------------------------------------------------------------------------------
 # dense reference (the implementation before the rewrite)
@@ -252,31 +249,3 @@ def test_rr_anatomy_tensor_equals_the_dense_product():
     groups = np.zeros((release.n_groups, 6))
     np.add.at(groups, (release.group_of_record, alpha), 1.0)
     assert np.allclose(tensor, (groups.T @ share).reshape(3, 2, 4))
-
-
-# ---------------------------------------------------------------------------------------------
-# timing at 1M records (opt-in)
-
-def _zipf_codes(n, m, rng):
-    w = 1 / np.arange(1, m + 1) ** 1.1
-    w /= w.sum()
-    return np.concatenate([np.arange(m), rng.choice(m, size=n - m, p=w)])
-
-
-@pytest.mark.skipif(not os.environ.get("ANATOMY_BENCH"), reason="timing at 1M records: set ANATOMY_BENCH=1")
-@pytest.mark.parametrize("m", [50, 15_000, 70_000])
-def test_timing_one_million_records(m):
-    n, l = 1_000_000, 2
-    rng = np.random.default_rng(0)
-    codes = _zipf_codes(n, m, rng)
-    t0 = time.perf_counter()
-    release = anatomize(codes, l, np.random.default_rng(1))
-    t1 = time.perf_counter()
-    sizes = np.unique(release.group_sizes)
-    masks = [rng.random(n) < s for s in np.resize([0.5, 0.1, 0.02, 0.3], 200)]
-    t2 = time.perf_counter()
-    for mask in masks:
-        anatomy_count_estimates(release, mask)
-    t3 = time.perf_counter()
-    print(f"\nm = {m}: anatomize {t1 - t0:.2f} s ({release.n_groups} groups, sizes {sizes.tolist()}), "
-          f"200 queries {t3 - t2:.2f} s")

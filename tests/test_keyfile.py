@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import struct
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError
+from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.keyfile import KdfParams, KeyHeader, open_key, read_header, seal
 
 DATA = Path(__file__).parent / "data"
@@ -229,10 +228,8 @@ def test_tampered_kdf_rejected_before_derivation(sealed: Path, tmp_path: Path, m
     header["kdf"].update(change)
     forged = tmp_path / "forged"
     forged.write_bytes(build(header, body))
-    monkeypatch.setattr(keyfile, "_derive", _no_derivation)
-    start = time.perf_counter()
+    monkeypatch.setattr(keyfile, "_derive", _no_derivation)  # refused before the KDF runs (its time: bench_limits)
     assert "damaged" in fails(forged)
-    assert time.perf_counter() - start < 1.0
 
 
 def test_tampered_kdf_within_bounds_is_detected(sealed: Path, tmp_path: Path):

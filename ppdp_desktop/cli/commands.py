@@ -52,8 +52,8 @@ def _settings(args: argparse.Namespace):
     """The job's settings from ``ppdp anonymize`` arguments: the common ones here, the method's own by
     the method (``Method.settings_from_args``)."""
     from ppdp_desktop.core.data.schema import parse_column_list
+    from ppdp_desktop.core.data.value_choices import read_value_choices
     from ppdp_desktop.core.methods import get_method
-    from ppdp_desktop.core.methods.personalized.choices import read_value_choices
     from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings, SensitivitySettings, load_overrides
 
     method = get_method(args.method)
@@ -532,10 +532,16 @@ def run_estimate(args: argparse.Namespace) -> int:
         release = read_release(args.release)
         check_checksums(release.folder)
     if args.table:
-        from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
         from ppdp_desktop.core.data.schema import parse_column_list
+        from ppdp_desktop.core.errors import PPDPError, ReleaseError
+        from ppdp_desktop.core.methods import get_method
 
-        table = estimate_release_table(release, parse_column_list(args.table), project=args.project)
+        method = str(release.metadata.get("method", ""))
+        try:
+            made_by = get_method(method)
+        except PPDPError:
+            raise ReleaseError(f"release.json names method {method!r}, which this app does not know.") from None
+        table = made_by.estimate_table(release, parse_column_list(args.table), project=args.project)
     elif args.sensitive:
         where = parse_where(args.where, list(release.table.columns))
         table = estimate_counts(release, args.sensitive, where, estimator="mle" if args.mle else args.estimator)

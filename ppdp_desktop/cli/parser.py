@@ -8,7 +8,7 @@ from ppdp_desktop.cli.exit_codes import EPILOG, ExitCode
 from ppdp_desktop.cli.passphrase import add_allow_weak_argument
 from ppdp_desktop.cli.streams import INPUT_FORMATS
 from ppdp_desktop.core.declarations import add_arguments as add_declared_arguments
-from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY
+from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, comparisons
 from ppdp_desktop.core.settings import ProtectionSettings, finite_float
 
 
@@ -99,11 +99,18 @@ def _protection_args(p: argparse.ArgumentParser) -> None:
                                                         "threshold", "group_bound"))
 
 
-def _dp_compare_args(p: argparse.ArgumentParser) -> None:
-    from ppdp_desktop.core.methods.dp.settings import add_arguments
-
-    add_arguments(p.add_argument_group("differential privacy by individual-ranking microaggregation (--epsilon)"),
-                  k_list=True)
+def _compare_args(p: argparse.ArgumentParser) -> None:
+    """The options every comparison shares, then each registered comparison's own (``Method.comparisons``)."""
+    ways = comparisons()
+    defaults = [f"{','.join(w.default_methods)} ({w.when})" for w in ways if w.default_methods]
+    p.add_argument("--sensitive", metavar="COL", help="the sensitive column (the comparisons of randomization and "
+                   "linking attacks, and the job of --target)")
+    p.add_argument("--methods", help="comma-separated; default " + " or ".join(defaults))
+    p.add_argument("--identifier", metavar="COLS", help="identifier columns (not used as conditions)")
+    p.add_argument("--seed", type=int)
+    for way in ways:
+        way.add_arguments(p)
+    _json_arg(p, JSON_COMPARE.format(modes=", ".join(w.name for w in ways)))
 
 
 def _key_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
@@ -144,7 +151,7 @@ JSON_RELEASED = ("one object: command, release, key, n_records, seconds, streame
                  "warnings, notes")
 JSON_VERIFY = ("one object: release, verified (true/false), error (null or the reason), checks (one line per check "
                "passed), n_records, method, signer")
-JSON_COMPARE = "one object: data, mode (workload, linking, dp or models), parameters, rows (one object per method)"
+JSON_COMPARE = "one object: data, mode (one of: {modes}), parameters, rows (one object per method)"
 JSON_LOOKUP = ("one object: release, then with --pseudonym: pseudonym, not_original (the columns whose value is the "
                "release's, not the patient's), columns (per column: value, status, is_original, what); with --value: "
                "attribute, value, stands_for, exact; with --file: file, out, rows, columns (per column: status, "
@@ -289,22 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cp = sub.add_parser("compare", help="compare methods at matched privacy on the count-query workload")
     cp.add_argument("data", help="the data file (- reads it from stdin)")
-    cp.add_argument("--sensitive", metavar="COL", help="the sensitive column (randomization and linking modes)")
-    cp.add_argument("--methods", help="comma-separated; default uniform,partition,anatomy (with --rho1/--rho2) "
-                    "or rr,anatomy,mondrian (with --l and --quasi)")
-    cp.add_argument("--rho1", type=finite_float)
-    cp.add_argument("--rho2", type=finite_float, help="Anatomy gets l = round(1/rho2)")
-    cp.add_argument("--l", type=finite_float, help="linking-attack bound 1/l: compares rr, anatomy, mondrian on the QI x S table")
-    cp.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (with --l)")
-    cp.add_argument("--identifier", metavar="COLS", help="identifier columns (not used as conditions)")
-    cp.add_argument("--seed", type=int)
-    cp.add_argument("--target", metavar="COL", help="does my analysis survive? for each method (--methods, default "
-                    "uniform,finegrain,partition with --rho1/--rho2), a decision tree and a logistic regression "
-                    "predicting COL, trained on the original and on the release, tested on held-out original records")
-    _dp_compare_args(cp)
-    cp.add_argument("--taxonomy", metavar="COL=FILE", action="append",
-                    help="with --epsilon: taxonomy of a categorical column of --attributes (repeat per column)")
-    _json_arg(cp, JSON_COMPARE)
+    _compare_args(cp)
     _input_args(cp)
 
     rp = sub.add_parser("report", help="write the utility and privacy report of a release against its original data")

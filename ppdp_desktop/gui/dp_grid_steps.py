@@ -2,9 +2,9 @@
 and the step the job will use, checked as the job checks it.
 
 A numeric column of dp-microagg is released on a grid: every released value is a multiple of ``h``, and the
-noise is discrete Laplace, a random whole number of grid steps (see :mod:`~ppdp_desktop.core.methods.dp.grid`).
-An empty field means the core's automatic step (:func:`~ppdp_desktop.core.methods.dp.grid.default_step`,
-shown greyed in the field); a typed step is stored in the method's settings as ``grids`` (what ``--grid COL=STEP``
+noise is discrete Laplace, a random whole number of grid steps. The method decides and checks the step
+(``grid_step`` of the registered method whose ``window_editor`` is "dp"). An empty field means its automatic step
+(shown greyed in the field); a typed step is stored in the method's settings as ``grids`` (what ``--grid COL=STEP``
 sets), so a project saved from the window runs the same release from the command line.
 
 The field is a line edit rather than a spin box: a step spans many orders of magnitude (0.001 to 10,000) and has
@@ -15,12 +15,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 from PySide6.QtWidgets import QAbstractButton, QLineEdit
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, discrete_t
-from ppdp_desktop.core.methods.dp.numeric import NumericDomain, check_grid, laplace_scale
+from ppdp_desktop.gui.wording import window_name
+from ppdp_desktop.gui.wording import window_name
 
 GRID_TIP = ("Grid step h of {name}: released values are rounded to multiples of h (h = 1: whole numbers, "
             "h = 0.1: one decimal, h = 5: multiples of five). The noise added to each cluster is a random whole "
@@ -29,6 +30,15 @@ GRID_TIP = ("Grid step h of {name}: released values are rounded to multiples of 
             "digits. Must be above 0, and a whole number for a column of whole numbers.")
 BAD_STEP = ("The grid step of {name} must be a number above 0 (e.g. 0.1 or 5), or empty for the automatic step; "
             "now {text!r}.")
+
+
+class GridPlanner(Protocol):
+    """What this page asks the method (the registered method whose window editor this is)."""
+
+    def grid_step(self, name: str, step: str | None, lo: float, hi: float, integer: bool, m: int, k: int,
+                  epsilon: float) -> Fraction:
+        """The step typed (None: the automatic one), checked as the job checks it; ParameterError if unusable."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -48,10 +58,10 @@ def step_text(step: Fraction | float) -> str:
     return short if float(short) == value else repr(value)
 
 
-def planned_step(name: str, typed: str, lo: float, hi: float, integer: bool, m: int, k: int,
+def planned_step(method: GridPlanner, name: str, typed: str, lo: float, hi: float, integer: bool, m: int, k: int,
                  epsilon: float) -> PlannedStep:
     """The grid step of column ``name`` for the domain ``[lo, hi]`` (``lo < hi``) and the plan ``M = m``, ``k``,
-    ``epsilon``: the typed one, or the core's default when ``typed`` is empty; checked with the core's own grid
+    ``epsilon``: the typed one, or the method's default when ``typed`` is empty; checked with the method's own grid
     checks (a whole-number step for whole numbers, at least two grid points, at most 2**32 units, exact sums)."""
     text = typed.strip()
     automatic = not text
@@ -63,14 +73,11 @@ def planned_step(name: str, typed: str, lo: float, hi: float, integer: bool, m: 
         if not (math.isfinite(value) and value > 0):
             return PlannedStep(None, False, BAD_STEP.format(name=name, text=text))
     try:
-        scale = laplace_scale(hi - lo, m, k, epsilon)
-        step = default_step(scale, hi - lo, integer) if automatic else as_fraction(text)
-        grid = Grid.for_domain(lo, hi, step, integer, name)
-        check_grid(name, NumericDomain(name, lo, hi, integer), grid, discrete_t(grid.units, m, epsilon), m, k,
-                   epsilon, ParameterError)
+        step = method.grid_step(name, None if automatic else text, lo, hi, integer, m, k, epsilon)
     except ParameterError as exc:
         where = "The automatic grid step" if automatic else "The grid step"
-        return PlannedStep(None, automatic, f"{where} of {name}: {str(exc).replace(' (--grid)', '')}")
+        said = exc.phrase(lambda key, metavar: "this step" if key == "grid" else window_name(key, metavar))
+        return PlannedStep(None, automatic, f"{where} of {name}: {said}")
     return PlannedStep(step, automatic)
 
 

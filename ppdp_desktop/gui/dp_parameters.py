@@ -10,6 +10,7 @@ stays free. The job runs through the worker.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -29,8 +30,7 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.data.column_stats import ColumnStats
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.methods.dp.inputs import whole_numbers
-from ppdp_desktop.core.methods.dp.numeric import laplace_scale
+from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
@@ -74,6 +74,7 @@ class DPParameters(QWidget):
     def __init__(self, method: str) -> None:
         super().__init__()
         self.method = method  # the registry name whose settings this edits (project.options[method])
+        self.dp: Any = get_method(method)  # it answers noise_scale, is_whole_numbers and grid_step (window_editor "dp")
         self.options: dict = {}
         self.project: Project | None = None
         self.dataset: Dataset | None = None
@@ -215,7 +216,7 @@ class DPParameters(QWidget):
     def is_whole(self, column: str) -> bool:
         """Whether the job treats the column as whole numbers (its grid step must then be whole)."""
         if column not in self._whole:
-            self._whole[column] = whole_numbers(self.dataset.frame[column])
+            self._whole[column] = self.dp.is_whole_numbers(self.dataset.frame[column])
         return self._whole[column]
 
     def planned_step(self, column: str) -> PlannedStep | None:
@@ -223,7 +224,7 @@ class DPParameters(QWidget):
         lo, hi = self.typed_domain(column)
         if lo is None or hi is None or not hi > lo:
             return None
-        return planned_step(column, self.grid_field(column).text(), lo, hi, self.is_whole(column), len(self.chosen()),
+        return planned_step(self.dp, column, self.grid_field(column).text(), lo, hi, self.is_whole(column), len(self.chosen()),
                             self.k.value(), self.epsilon.value())
 
     def typed_domain(self, column: str) -> tuple[float | None, float | None]:
@@ -354,7 +355,7 @@ class DPParameters(QWidget):
         for column in self.numeric_chosen():
             lo, hi = self.typed_domain(column)
             ok = lo is not None and hi is not None and hi > lo
-            scale = laplace_scale(hi - lo, m, k, epsilon) if ok else None
+            scale = self.dp.noise_scale(hi - lo, m, k, epsilon) if ok else None
             self.domains.item(self.domain_row(column), SCALE).setText(_scale(scale) if ok else "—")
             if ok:
                 scales.append(f"{column} {_scale(scale)}")

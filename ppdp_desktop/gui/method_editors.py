@@ -1,7 +1,7 @@
 """Editors of a method's own parameters on the method page, chosen by the method's settings type.
 
-A method is reached through the registry only: its card gets the editor registered here for its
-settings class, or a generic form built from the settings dataclass (a spin box per number, a combo box
+A method is reached through the registry only: its card gets the editor registered here under the name the
+method gives (``Method.window_editor``), or a generic form built from the settings dataclass (a spin box per number, a combo box
 per choice, declared limits as the widgets' ranges), or none when it has no parameters. Every editor
 reads and writes ``project.options[method]`` through the project's ``method_settings``.
 """
@@ -17,10 +17,9 @@ from PySide6.QtWidgets import (
 )
 
 from ppdp_desktop.core.data.schema import Kind, Role
-from ppdp_desktop.core.methods import Method
-from ppdp_desktop.core.methods.dp.settings import DPSettings
-from ppdp_desktop.core.methods.personalized.settings import GRADINGS, RecodingSettings
-from ppdp_desktop.core.methods.rr.settings import RRSettings
+from ppdp_desktop.core.declarations import Setting, declared
+from ppdp_desktop.core.errors import cli_name, phrase
+from ppdp_desktop.core.methods import Method, declared_setting
 from ppdp_desktop.core.settings import Interval, MethodSettings, NoSettings, OneOf
 from ppdp_desktop.gui.dp_parameters import DPParameters
 from ppdp_desktop.gui.state import WizardState
@@ -63,15 +62,17 @@ class MethodEditor(QWidget):
 
 
 class RecodingParameters(MethodEditor):
-    """Personalized recoding's parameters: which numeric columns to grade, and how."""
+    """Personalized recoding's parameters: which numeric columns to grade, and how (window editor "recoding":
+    settings with ``graded``, ``categories`` and ``grading``, whose choices the settings declare)."""
 
-    def __init__(self, method: str) -> None:
+    def __init__(self, method: str, registered: Method) -> None:
         super().__init__(method)
+        self.settings_type = registered.settings_type
         self.graded = QListWidget()
         self.graded.setMaximumHeight(90)
         self.categories = QSpinBox(minimum=1, maximum=50, value=3)
         self.grading = QComboBox()
-        self.grading.addItems(list(GRADINGS))
+        self.grading.addItems(list(getattr(self.settings_type.constraints.get("grading"), "options", ())))
         self.graded.setToolTip("Tick the numeric columns to publish as secret grades (1, 2, 3 …) instead of their "
                                "values; the key file holds what each grade means")
         self.categories.setToolTip("How many grades each ticked column is cut into")
@@ -89,7 +90,7 @@ class RecodingParameters(MethodEditor):
         self.grading.currentIndexChanged.connect(self._on_edited)
         self.graded.itemChanged.connect(self._on_edited)
 
-    def show_settings(self, settings: RecodingSettings) -> None:
+    def show_settings(self, settings: Any) -> None:
         self.graded.clear()
         dataset, roles = self.state.dataset, self.state.project.roles
         if dataset is not None:
@@ -115,17 +116,20 @@ class RecodingParameters(MethodEditor):
         if not self._filling and self.state is not None:
             self._update_note(self.edited_settings().graded)
 
-    def edited_settings(self) -> RecodingSettings:
+    def edited_settings(self) -> MethodSettings:
         items = [self.graded.item(i) for i in range(self.graded.count())]
         graded = [i.text() for i in items if i.checkState() == Qt.CheckState.Checked]
-        return RecodingSettings(graded=graded, categories=self.categories.value(), grading=self.grading.currentText())
+        return self.settings_type(graded=graded, categories=self.categories.value(),
+                                  grading=self.grading.currentText())
 
 
 class LinkingParameters(MethodEditor):
-    """Randomized response's parameters: the bound 1/l and what to randomize (quasi-identifiers from step 2)."""
+    """Randomized response's parameters: the bound 1/l and what to randomize (quasi-identifiers from step 2)
+    (window editor "linking": settings with ``l`` and ``randomize``)."""
 
-    def __init__(self, method: str) -> None:
+    def __init__(self, method: str, registered: Method) -> None:
         super().__init__(method)
+        self.settings_type = registered.settings_type
         self.l = QDoubleSpinBox(decimals=1, minimum=1.1, maximum=100.0, singleStep=0.5, value=3.0)
         self.l.setToolTip("The paper's attacker, who un-randomizes records by drawing their original values from "
                           "the posterior, recovers a record of a person's group with the person's sensitive value at "
@@ -142,18 +146,18 @@ class LinkingParameters(MethodEditor):
         self.l.valueChanged.connect(self._on_edited)
         self.randomize.currentIndexChanged.connect(self._on_edited)
 
-    def show_settings(self, settings: RRSettings) -> None:
+    def show_settings(self, settings: Any) -> None:
         self.l.setValue(settings.l if settings.l is not None else 3.0)
         self.randomize.setCurrentIndex(max(0, self.randomize.findData(settings.randomize)))
 
-    def edited_settings(self) -> RRSettings:
-        return RRSettings(self.l.value(), self.randomize.currentData())
+    def edited_settings(self) -> MethodSettings:
+        return self.settings_type(l=self.l.value(), randomize=self.randomize.currentData())
 
 
 class DifferentialPrivacyParameters(MethodEditor):
-    """Differential privacy's card: the columns, epsilon, k and domains (:class:`DPParameters`)."""
+    """Differential privacy's card: the columns, epsilon, k and domains (:class:`DPParameters`; window editor "dp")."""
 
-    def __init__(self, method: str) -> None:
+    def __init__(self, method: str, registered: Method) -> None:
         super().__init__(method)
         self.parameters = DPParameters(method)
         layout = QFormLayout(self)
@@ -170,7 +174,9 @@ class DifferentialPrivacyParameters(MethodEditor):
 
 
 class GenericParameters(MethodEditor):
-    """A form for any settings dataclass: numbers within their declared limits, choices, text."""
+    """A form for any settings dataclass, from its declarations (:func:`~ppdp_desktop.core.declarations.setting`):
+    each parameter's label, its help as the tooltip, a spin box within its declared limits, a combo box of its
+    choices, else a text box."""
 
     def __init__(self, method: str, settings_type: type[MethodSettings]) -> None:
         super().__init__(method)
@@ -179,14 +185,17 @@ class GenericParameters(MethodEditor):
         self.defaults: dict[str, Any] = {}  # a free-text field's value is read back as its default's type
         self.shown: dict[str, Any] = {}
         form = QFormLayout(self)
+        declarations = declared(settings_type)
         for f in dataclasses.fields(settings_type):
             if not f.metadata.get("json", True):
                 continue
+            declaration = declarations.get(f.name) or Setting(name=f.name)
             widget = _field_widget(settings_type.constraints.get(f.name), self._on_edited)
-            widget.setToolTip(f.metadata.get("help") or f"The method's setting '{f.name.replace('_', ' ')}'")
+            widget.setToolTip(phrase(declaration.help, setting_label) if declaration.help
+                              else f"The method's setting '{declaration.title}'")
             self.fields[f.name] = widget
             self.defaults[f.name] = _default(f)
-            form.addRow(f"{f.name.replace('_', ' ')}:", widget)
+            form.addRow(f"{declaration.title}:", widget)
 
     def show_settings(self, settings: MethodSettings) -> None:
         for name, widget in self.fields.items():
@@ -208,6 +217,13 @@ class GenericParameters(MethodEditor):
             else:
                 values[name] = self.shown[name] = _parse(widget.text(), self.defaults[name], self.shown.get(name))
         return self.settings_type(**values)
+
+
+def setting_label(key: str, metavar: str = "") -> str:
+    """The window's name for a setting a text refers to (:func:`~ppdp_desktop.core.errors.setting_ref`): the label
+    of a declared parameter of a registered method or of re-identification, in quotes; else the option."""
+    declaration = declared_setting(key)
+    return f"'{declaration.title}'" if declaration is not None else cli_name(key, metavar)
 
 
 def _default(f: dataclasses.Field) -> Any:
@@ -256,19 +272,20 @@ def _field_widget(constraint: Any, on_edit: Callable[..., None]) -> QWidget:
     return widget
 
 
-#: settings type -> its editor; any other settings type gets :class:`GenericParameters`.
-EDITORS: dict[type, Callable[[str], MethodEditor]] = {
-    RecodingSettings: RecodingParameters,
-    RRSettings: LinkingParameters,
-    DPSettings: DifferentialPrivacyParameters,
+#: ``Method.window_editor`` -> its editor, built from the registry name and the method; any other method gets
+#: :class:`GenericParameters`.
+EDITORS: dict[str, Callable[[str, Method], MethodEditor]] = {
+    "recoding": RecodingParameters,
+    "linking": LinkingParameters,
+    "dp": DifferentialPrivacyParameters,
 }
 
 
 def editor_for(name: str, method: Method) -> MethodEditor | None:
     """The editor of ``method``'s own parameters (None if it has none)."""
     settings_type = method.settings_type
-    if settings_type in EDITORS:
-        return EDITORS[settings_type](name)
+    if method.window_editor in EDITORS:
+        return EDITORS[method.window_editor](name, method)
     if settings_type is NoSettings or not dataclasses.fields(settings_type):
         return None
     return GenericParameters(name, settings_type)

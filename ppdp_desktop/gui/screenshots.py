@@ -16,7 +16,6 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, QTimer  # no
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY  # noqa: E402
-from ppdp_desktop.core.methods.dp.settings import DPSettings  # noqa: E402
 from ppdp_desktop.core.settings import NoSettings  # noqa: E402
 from ppdp_desktop.gui.main_window import MainWindow  # noqa: E402
 
@@ -90,7 +89,7 @@ def grab_dp_method(window: MainWindow, path: Path) -> Path:
     and income's still taken from the data (so its warning shows). Leaves that method chosen."""
     window.go_to(3)
     page = window.pages[3]
-    name = next(n for n, m in REGISTRY.items() if m.settings_type is DPSettings)
+    name = next(n for n, m in REGISTRY.items() if m.window_editor == "dp")
     page.choose(name)
     dp = page.editors[name].parameters
     dp.check("diagnosis", False)

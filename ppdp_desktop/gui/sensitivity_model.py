@@ -13,23 +13,20 @@ from PySide6.QtGui import QBrush, QColor
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.core.methods.perturbation.solver import solve_exact
-from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
+from ppdp_desktop.core.methods import REGISTRY, Method, get_method
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
 from ppdp_desktop.core.report.values import NOT_COVERED, planned_statuses
 
 _Index = QModelIndex | QPersistentModelIndex
-HEADERS = ["Value", "Records", "Frequency", "rho1 (prior)", "rho2 (posterior)", "Status", "gamma",
-           "Keeps value: fine-grain", "Keeps value: uniform", "Default choice"]
-RHO1, RHO2, STATUS, GAMMA, FINE, UNIFORM, CHOICE = 3, 4, 5, 6, 7, 8, 9
+#: the fixed columns; then one per registered method with a retention column (``Method.retention_header``)
+HEADERS = ["Value", "Records", "Frequency", "rho1 (prior)", "rho2 (posterior)", "Status", "gamma", "Default choice"]
+RHO1, RHO2, STATUS, GAMMA, CHOICE = 3, 4, 5, 6, 7
+KEEPS = len(HEADERS)  # the first retention column
 TOOLTIPS = {
     RHO1: "rho1: how likely an observer may already think a record has this value (prior)",
     RHO2: "rho2: the most an observer may believe it after seeing the release (posterior); above rho1",
     GAMMA: "gamma: how much a released value may amplify belief in this value (from rho1 and rho2)",
-    FINE: "probability that a record with this value is released unchanged with fine-grain perturbation",
-    UNIFORM: "probability that a record with this value is released unchanged with uniform perturbation",
     CHOICE: "personalized recoding: 1 publish the value, 2 its generalized alias, 3 an opaque code",
     STATUS: "whether the value's (rho1, rho2) bound covers it: a value held by more than its rho1 of the records is "
             "not covered (the bound speaks of a belief of at most rho1 before the release); the reports say the same",
@@ -51,13 +48,15 @@ class SensitivityModel(QAbstractTableModel):
         self.labels: list[str] = []
         self.invalid: dict[tuple[int, int], tuple[str, str]] = {}
         self.requirement: SensitivityRequirement | None = None
-        self.fine = self.uniform = np.zeros(0)
+        self.keepers: list[Method] = []  # the methods whose retention step 3 shows, one column each
+        self.kept: list[np.ndarray] = []  # each one's retention per value (nan: not computed)
         self.status = np.zeros(0, dtype=object)  # each value's status, or "—" where the method uses no pair
         self.error = ""
 
     def set_domain(self, domain: CategoricalDomain | None, project: Project) -> None:
         self.beginResetModel()
         self.domain, self.project = domain, project
+        self.keepers = [m for m in REGISTRY.values() if m.retention_header]
         self.labels = [label_text(v) for v in domain.values] if domain is not None else []
         self.invalid = {}
         self._recompute()
@@ -74,23 +73,22 @@ class SensitivityModel(QAbstractTableModel):
             self.requirement = settings.requirement(self.domain)
         except ParameterError as exc:
             self.requirement, self.error = None, str(exc)
-            self.fine = self.uniform = np.full(self.domain.m, np.nan)
+            self.kept = [np.full(self.domain.m, np.nan) for _ in self.keepers]
             return
         if self.uses_pairs():
             self.status = planned_statuses(self.domain.counts, self.requirement.rho1, self.requirement.rho2)
         gamma = self.requirement.gamma
         if np.isfinite(gamma).any():
-            self.fine = solve_exact(self.domain.prior, gamma)
-            self.uniform = np.full(self.domain.m, uniform_retention(float(np.min(gamma)), self.domain.m))
+            self.kept = [m.planned_retention(self.domain.prior, gamma) for m in self.keepers]
         else:
-            self.fine = self.uniform = np.ones(self.domain.m)
+            self.kept = [np.ones(self.domain.m) for _ in self.keepers]
             self.error = "No value needs protection with these settings: lower theta or set pairs."
 
     def refresh(self) -> None:
         """Recompute after the rule changed (theta or the common pair)."""
         self._recompute()
         if self.rowCount():
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(HEADERS) - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
         self.validity_changed.emit(self.is_valid())
 
     def is_valid(self) -> bool:
@@ -109,14 +107,20 @@ class SensitivityModel(QAbstractTableModel):
         return 0 if parent.isValid() or self.domain is None else self.domain.m
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(HEADERS)
+        return 0 if parent.isValid() else KEEPS + len(self.keepers)
+
+    def _tooltip(self, col: int) -> str | None:
+        if col >= KEEPS:
+            title = self.keepers[col - KEEPS].title
+            return f"probability that a record with this value is released unchanged with {title[:1].lower()}{title[1:]}"
+        return TOOLTIPS.get(col)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if orientation == Qt.Orientation.Horizontal:
             if role == Qt.ItemDataRole.DisplayRole:
-                return HEADERS[section]
+                return HEADERS[section] if section < KEEPS else self.keepers[section - KEEPS].retention_header
             if role == Qt.ItemDataRole.ToolTipRole:
-                return TOOLTIPS.get(section)
+                return self._tooltip(section)
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -132,7 +136,7 @@ class SensitivityModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole and (bad or outside):
             return QBrush(INVALID if bad else OUTSIDE)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return bad[1] if bad else self._status_tip(row) if col == STATUS else TOOLTIPS.get(col)
+            return bad[1] if bad else self._status_tip(row) if col == STATUS else self._tooltip(col)
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return None
         if bad:
@@ -154,8 +158,8 @@ class SensitivityModel(QAbstractTableModel):
             if req is None or np.isnan(req.rho1[row]):
                 return "no concern" if col != GAMMA else "—"
             return f"{[req.rho1, req.rho2][col - RHO1][row]:.4g}" if col != GAMMA else f"{req.gamma[row]:.3g}"
-        if col in (FINE, UNIFORM):
-            value = (self.fine if col == FINE else self.uniform)[row]
+        if col >= KEEPS:
+            value = self.kept[col - KEEPS][row]
             return "—" if np.isnan(value) else f"{value + (1 - value) / self.domain.m:.1%}"
         return str(self.project.value_choices.get(label, self.project.default_choice))
 
@@ -183,7 +187,7 @@ class SensitivityModel(QAbstractTableModel):
         else:
             self.invalid.pop((row, col), None)
             self._recompute()
-        self.dataChanged.emit(self.index(row, 0), self.index(row, len(HEADERS) - 1))
+        self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
         if not message:
             self.refresh()
         self.validity_changed.emit(self.is_valid())

@@ -30,3 +30,6 @@ def resource_path(relative: str) -> Path:
 
 DEMO_DATA = "demo/patients.csv"
 DEMO_TAXONOMY = "demo/diagnosis_taxonomy.json"
+#: Declared ranges of the demo's numeric columns (for differential privacy): a custodian's knowledge of what the
+#: values can be, not the data's own min/max (which would be disclosed).
+DEMO_DP_DOMAINS = {"length_of_stay": (0.0, 365.0), "income": (0.0, 500_000.0)}

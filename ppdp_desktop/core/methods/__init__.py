@@ -1,13 +1,17 @@
 """The registry of privacy methods: adding a method is one package and one entry here.
 
 Everything outside :mod:`ppdp_desktop.core.methods` reaches a method through :func:`get_method` and
-:data:`REGISTRY` only (``tests/test_architecture.py`` checks that no other module names one).
+:data:`REGISTRY` only, and what a method offers through its :class:`Method` hooks: no module outside imports a
+method family's package (the import-linter contract "methods-only-through-the-registry" in pyproject.toml), and
+``tests/test_architecture.py`` checks that no other module names one.
 """
 from __future__ import annotations
 
 from ppdp_desktop.core.declarations import Setting, declared
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.base import Method, Plan
+from ppdp_desktop.core.methods.hooks import Compared, Comparison, GradeDecoder
+from ppdp_desktop.core.methods.hooks import comparisons as _comparisons
 from ppdp_desktop.core.methods.dp.method import DPMicroaggregation
 from ppdp_desktop.core.methods.partition.method import PerturbationPartitioning
 from ppdp_desktop.core.methods.personalized.method import PersonalizedRecoding
@@ -45,6 +49,11 @@ def declared_setting(key: str) -> Setting | None:
     return None
 
 
+def comparisons() -> list[Comparison]:
+    """The ways ``ppdp compare`` compares methods, from every registered method (``Method.comparisons``), in order."""
+    return _comparisons(REGISTRY.values())
+
+
 def register(method: Method) -> Method:
     """Add ``method`` to the registry (a plug-in; also how tests add a toy method) and return it."""
     if not getattr(method, "name", ""):
@@ -58,4 +67,6 @@ def unregister(name: str) -> None:
     REGISTRY.pop(name, None)
 
 
-__all__ = ["DEFAULT_METHOD", "REGISTRY", "Applied", "Method", "Plan", "Setting", "declared_setting", "get_method", "register", "unregister"]
+__all__ = ["DEFAULT_METHOD", "REGISTRY", "Applied", "Compared", "Comparison", "GradeDecoder", "Method", "Plan",
+           "comparisons", "Setting", "declared_setting", "get_method", "register",
+           "unregister"]

@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol
 
 import pandas as pd
 
-from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, ReleaseError
+from ppdp_desktop.core.errors import KeyFileError, PPDPError, ParameterError, ReleaseError, setting_ref
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings, NoSettings
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ppdp_desktop.core.data.dataset import Dataset
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.evaluation.report_model import MethodReport
@@ -92,6 +94,9 @@ class Method:
     generalized_title: ClassVar[str | None] = None
     #: the window's own editor of this method's settings, by name (None: the form built from its declarations)
     window_editor: ClassVar[str | None] = None
+    #: the header of step 3's column saying how often a record keeps its value (:meth:`planned_retention`; None:
+    #: the method has no such column)
+    retention_header: ClassVar[str | None] = None
 
     # --- the job --------------------------------------------------------------------------------
     def settings(self, settings: AnonymizationSettings) -> MethodSettings:
@@ -115,15 +120,21 @@ class Method:
         of its parameters; by default its declared defaults."""
         return self.settings_type.from_json({})
 
+    def planned_retention(self, prior: "np.ndarray", gamma: "np.ndarray") -> "np.ndarray":
+        """Step 3's column (:attr:`retention_header`): for each value, the retention ``p_i`` this method would use
+        under the amplification bounds ``gamma`` (inf: no concern), given the values' shares ``prior``; a record
+        keeps its value with probability ``p_i + (1 - p_i) / m``."""
+        raise NotImplementedError(f"{self.title} declares no retention column")
+
     def precheck(self, settings: AnonymizationSettings) -> list[str]:
         """What stops this method from running with ``settings``, found without reading the data (cheap
         enough for the window to ask while the user edits); ``prepare`` checks everything again."""
         try:
             self.settings(settings).check()
         except PPDPError as exc:
-            return [str(exc)]
+            return [exc.message]  # with its setting references: each face phrases them
         if self.needs_sensitive and not settings.sensitive:
-            return [f"{self.title} needs a sensitive column: give --sensitive COL."]
+            return [f"{self.title} needs a sensitive column: choose it with {setting_ref('sensitive', 'COL')}."]
         return []
 
     # --- the report -------------------------------------------------------------------------------

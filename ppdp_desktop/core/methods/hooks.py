@@ -37,7 +37,7 @@ class Comparison:
 
     ``order``: when the arguments ask for several comparisons, the one with the smallest order runs.
     ``default_methods`` and ``when`` describe the default of ``--methods`` in the command's help (empty: not
-    shown). The command line adds the options every comparison shares (the data, ``--sensitive``, ``--methods``,
+    shown); ``usage`` says how to ask for it. The command line adds the options every comparison shares (the data, ``--sensitive``, ``--methods``,
     ``--identifier``, ``--seed``); :meth:`add_arguments` adds the comparison's own.
     """
 
@@ -45,6 +45,8 @@ class Comparison:
     order: ClassVar[int] = 100
     default_methods: ClassVar[tuple[str, ...]] = ()
     when: ClassVar[str] = ""
+    #: how to ask for it, for the message when the arguments ask for no comparison
+    usage: ClassVar[str] = ""
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """Add this comparison's own options (with :func:`add_once` for an option another comparison shares)."""

@@ -140,9 +140,13 @@ def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str
     mask = np.ones(len(release.table), dtype=bool)
     for column, value in where.items():
         mask &= (release.table[column] == value).to_numpy()
-    from ppdp_desktop.core.methods.partition.release import published_entries  # a column with or without sub-tables
-
-    entries, matrix, groups = published_entries(release, entry)
+    name = str(release.metadata.get("method", ""))
+    try:
+        method = get_method(name)
+    except PPDPError:
+        raise ReleaseError(f"release.json names method {name!r}, which this app does not know.") from None
+    # the method reads its column: a column of sub-tables (partitioning) gives each record's (sub-table, value) entry
+    entries, matrix, groups = method.published_entries(release, entry)
     m = len(entry["values"])
     seen = np.bincount(entries[mask], minlength=matrix.shape[0]).astype(float)
     # A method with sub-tables (perturbation partitioning) publishes one block per sub-table over its own

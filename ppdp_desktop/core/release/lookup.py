@@ -17,10 +17,10 @@ import pandas as pd
 import pyarrow as pa
 
 from ppdp_desktop.core.release import keyfile
-from ppdp_desktop.core.errors import KeyFileError, ParameterError, ReleaseError
+from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, ReleaseError
 from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
 from ppdp_desktop.core.privacy.record_table import arrow_column
-from ppdp_desktop.core.methods.personalized.grading import Grading
+from ppdp_desktop.core.methods import GradeDecoder, Method, get_method
 from ppdp_desktop.core.data.checksums import check_checksums, manifest_sha256
 from ppdp_desktop.core.data.released import LoadedRelease, read_release
 from ppdp_desktop.core.release.lookup_marks import (
@@ -141,9 +141,18 @@ class KeyRing:
         entry = self.payload.get("aliases", {}).get(attribute)
         return (entry["alias1"], entry["alias2"]) if entry else None
 
-    def _grading(self, attribute: str) -> Grading | None:
+    @property
+    def method(self) -> Method:
+        """The method that made the release (it decodes what it published, e.g. grades)."""
+        name = str(self.release.metadata.get("method", ""))
+        try:
+            return get_method(name)
+        except PPDPError:
+            raise ReleaseError(f"release.json names method {name!r}, which this app does not know.") from None
+
+    def _grading(self, attribute: str) -> GradeDecoder | None:
         entry = self.payload.get("graded", {}).get(attribute)
-        return Grading.from_key_json(attribute, entry) if entry else None
+        return self.method.key_grading(attribute, entry) if entry else None
 
     # --- lookups -----------------------------------------------------------------------------
     def decode_value(self, attribute: str, text: str) -> list[str]:

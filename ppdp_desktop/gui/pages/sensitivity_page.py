@@ -122,7 +122,7 @@ class SensitivityPage(WizardPage):
             widget.blockSignals(False)
         self.choice_source.blockSignals(True)
         self.choice_source.clear()
-        self.choice_source.addItem("The default choice of its value (table's last column)", None)
+        self.choice_source.addItem("The default choice of its value (the table's Default choice column)", None)
         if dataset is not None:
             for column in dataset.frame.columns:
                 if column != sensitive:

@@ -37,7 +37,7 @@ from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, d
 from ppdp_desktop.core.methods.dp.numeric import (
     NumericDomain, check_grid, check_shared_structure, cluster_count, dp_microaggregate, laplace_scale,
 )
-from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.dp import settings as dp_settings
 from ppdp_desktop.core.methods.dp.settings import DPSettings
@@ -53,11 +53,13 @@ from ppdp_desktop.core.taxonomy.io import to_dict
 
 if TYPE_CHECKING:
     import argparse
+    from fractions import Fraction
 
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.settings import AnonymizationSettings
     from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.methods.hooks import Comparison
 
 METHOD = "dp-microagg"
 RELATIVE_TOLERANCE = 1e-12
@@ -276,6 +278,7 @@ class DPMicroaggregation(Method):
     needs_sensitive = False  # it protects its own list of attributes
     needs_pairs = False
     public_report = True  # inside an epsilon-DP release: nothing computed from the original records
+    window_editor = "dp"  # its window editor asks it noise_scale, is_whole_numbers and grid_step
 
     def job_settings(self, settings: "AnonymizationSettings") -> "AnonymizationSettings":
         """Without a sensitive column, the first protected attribute stands for it (its name in the key). An
@@ -308,20 +311,25 @@ class DPMicroaggregation(Method):
         taxonomies = {**edited, **dp.taxonomies}
         frame = dataset.frame
         if not dp.attributes:
-            raise ParameterError("Differential privacy needs the attributes to protect: give --attributes COLS.")
+            raise ParameterError("Differential privacy needs the attributes to protect: choose them with "
+                                 f"{setting_ref('attributes', 'COLS')}.", setting="attributes")
         if dp.epsilon is None or not (dp.epsilon > 0 and np.isfinite(dp.epsilon)):
-            raise ParameterError(f"--epsilon must be a positive number; got {dp.epsilon!r}.")
+            raise ParameterError(f"{setting_ref('epsilon')} must be a positive number; got {dp.epsilon!r}.",
+                                 setting="epsilon", value=dp.epsilon, allowed="a positive number")
         if dp.k is None or dp.k < 1:
-            raise ParameterError(f"--k must be a whole number of at least 1; got {dp.k!r}.")
+            raise ParameterError(f"{setting_ref('k')} must be a whole number of at least 1; got {dp.k!r}.",
+                                 setting="k", value=dp.k, allowed="a whole number of at least 1")
         missing = [c for c in dp.attributes if c not in frame.columns]
         if missing:
             raise ParameterError(f"{', '.join(map(repr, missing))} not in {dataset.label}; its columns are: {', '.join(frame.columns)}.")
         extra = sorted(set(dp.domains) - set(dp.attributes))
         if extra:
-            raise ParameterError(f"--domain names {', '.join(map(repr, extra))}, which is not among --attributes.")
+            raise ParameterError(f"{setting_ref('domain')} names {', '.join(map(repr, extra))}, which is not among "
+                                 f"{setting_ref('attributes')}.", setting="domain", column=extra[0])
         extra = sorted(set(dp.grids) - set(dp.attributes))
         if extra:
-            raise ParameterError(f"--grid names {', '.join(map(repr, extra))}, which is not among --attributes.")
+            raise ParameterError(f"{setting_ref('grid')} names {', '.join(map(repr, extra))}, which is not among "
+                                 f"{setting_ref('attributes')}.", setting="grid", column=extra[0])
         cluster_count(len(frame), dp.k)
         m = len(dp.attributes)
         share = dp.epsilon / m
@@ -338,12 +346,16 @@ class DPMicroaggregation(Method):
                 check_grid(name, domain, grid, attributes[-1].t, m, dp.k, dp.epsilon, ParameterError)
             else:
                 if name in dp.domains or name in dp.grids:
-                    raise ParameterError(f"{name!r} is categorical: it takes a taxonomy (--taxonomy {name}=FILE), not "
-                                         f"--{'domain' if name in dp.domains else 'grid'}.")
+                    key = "domain" if name in dp.domains else "grid"
+                    raise ParameterError(f"{name!r} is categorical: it takes a taxonomy "
+                                         f"({setting_ref('taxonomy', f'{name}=FILE')}), not {setting_ref(key)}.",
+                                         setting=key, column=name)
                 taxonomy, from_data = taxonomy_of(column, taxonomies.get(name))
                 attributes.append(DPAttribute(name, "categorical", share, taxonomy=taxonomy, taxonomy_from_data=from_data))
         if dp.candidates not in CANDIDATES:
-            raise ParameterError(f"--candidates must be one of {', '.join(CANDIDATES)}; got {dp.candidates!r}.")
+            raise ParameterError(f"{setting_ref('candidates')} must be one of {', '.join(CANDIDATES)}; got "
+                                 f"{dp.candidates!r}.", setting="candidates", value=dp.candidates,
+                                 allowed="one of " + ", ".join(CANDIDATES))
         dropped = unprotected_columns(dataset, dp) if dp.layout == UNLINKED else []
         return DPMicroaggPlan(attributes, float(dp.epsilon), int(dp.k), len(frame), dp.candidates, layout=dp.layout,
                               dropped=dropped)
@@ -369,6 +381,39 @@ class DPMicroaggregation(Method):
         from ppdp_desktop.core.methods.dp.release import readme_text
 
         return readme_text(metadata)
+
+    def demo_settings(self) -> DPSettings:
+        """The demo's length of stay and income with their declared ranges, epsilon 1, k 50."""
+        from ppdp_desktop.core.data.resources import DEMO_DP_DOMAINS
+
+        return DPSettings(attributes=list(DEMO_DP_DOMAINS), epsilon=1.0, k=50, domains=dict(DEMO_DP_DOMAINS))
+
+    def comparisons(self) -> tuple["Comparison", ...]:
+        """``ppdp compare --epsilon``: dp-microagg per k against plain Laplace and plain ranking."""
+        from ppdp_desktop.core.methods.dp.comparisons import DPComparison
+
+        return (DPComparison(),)
+
+    # --- what the window's editor of these settings asks (window_editor = "dp") ---------------------
+    def noise_scale(self, delta: float, m: int, k: int, epsilon: float) -> float:
+        """The Laplace scale ``M * Delta / (k * epsilon)`` of a cluster's mean over a domain ``delta`` wide."""
+        return laplace_scale(delta, m, k, epsilon)
+
+    def is_whole_numbers(self, column: pd.Series) -> bool:
+        """Whether ``column`` is released as whole numbers (its grid step is then a whole number too)."""
+        return whole_numbers(column)
+
+    def grid_step(self, name: str, step: str | None, lo: float, hi: float, integer: bool, m: int, k: int,
+                  epsilon: float) -> "Fraction":
+        """The grid step of numeric column ``name`` over ``[lo, hi]`` (``lo < hi``) with ``M = m``, ``k`` and
+        ``epsilon``: ``step`` as typed, or the automatic one when it is None, checked as :meth:`prepare` checks it
+        (a ParameterError says why it cannot be used)."""
+        scale = laplace_scale(hi - lo, m, k, epsilon)
+        chosen = default_step(scale, hi - lo, integer) if step is None else as_fraction(step)
+        grid = Grid.for_domain(lo, hi, chosen, integer, name)
+        check_grid(name, NumericDomain(name, lo, hi, integer), grid, discrete_t(grid.units, m, epsilon), m, k, epsilon,
+                   ParameterError)
+        return chosen
 
     def settings_from_args(self, args: "argparse.Namespace") -> DPSettings:
         """The declared settings, and the protected columns' taxonomies from the shared ``--taxonomy``."""

@@ -19,7 +19,7 @@ import pandas as pd
 from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column, label_text
 from ppdp_desktop.core.data.schema import free_name
-from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.progress import CancelToken, Progress
@@ -38,11 +38,13 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.settings import AnonymizationSettings
     from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.methods.hooks import Comparison
 
 SUBTABLE_COLUMN = "subtable"  # the preferred name of the sub-table id column (see ``free_name``)
 
 
-ONE_PAIR = "Perturbation partitioning needs one pair for all values: give --rho1 X --rho2 Y."
+ONE_PAIR = (f"Perturbation partitioning needs one pair for all values: set {setting_ref('rho1', 'X')} and "
+            f"{setting_ref('rho2', 'Y')}.")
 
 
 @dataclass
@@ -253,3 +255,16 @@ class PerturbationPartitioning(PerturbationFamily):
         from ppdp_desktop.core.methods.partition.release import partition_readme
 
         return partition_readme(metadata)
+
+    def published_entries(self, release: "LoadedRelease", entry: dict[str, Any]) -> tuple[Any, Any, Any]:
+        """A column with sub-tables: each record's (sub-table, value) entry, the block-diagonal matrix, the value of
+        each entry (one without, as the family reads it)."""
+        from ppdp_desktop.core.methods.partition.release import published_entries
+
+        return published_entries(release, entry)
+
+    def comparisons(self) -> tuple["Comparison", ...]:
+        """``ppdp compare --rho1/--rho2`` (count queries) and ``--target`` (does an analysis survive?)."""
+        from ppdp_desktop.core.methods.partition.comparisons import ModelsComparison, WorkloadComparison
+
+        return (WorkloadComparison(), ModelsComparison())

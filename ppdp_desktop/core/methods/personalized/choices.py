@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import label_text, text_column
-from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.errors import InputError, ParameterError, setting_ref
 
 CHOICES = (1, 2, 3)
 DEFAULT_CHOICE = 2
@@ -33,7 +33,7 @@ class ChoiceRule:
     default: int = DEFAULT_CHOICE
 
     def __post_init__(self) -> None:
-        _check_choice(self.default, "every record (--default-choice)")
+        _check_choice(self.default, f"every record ({setting_ref('default-choice')})")
         for value, choice in self.per_value.items():
             _check_choice(choice, f"value {value!r}")
 
@@ -77,21 +77,3 @@ def parse_choice_column(column: pd.Series, name: str, source: str = "the data", 
             f"Choice column {name!r} of {source} must hold 1, 2 or 3 in every row; invalid: {shown}{more}."
         )
     return numbers.to_numpy().astype(np.int8)
-
-
-def read_value_choices(path: str) -> dict[str, int]:
-    """A CSV ``value,choice`` (header optional) of per-value default choices."""
-    try:
-        table = pd.read_csv(path, header=None, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        raise InputError(f"Cannot read the value-choices file {path}: {exc}.") from exc
-    if table.shape[1] != 2:
-        raise InputError(f"{path} must have two columns value,choice; it has {table.shape[1]}.")
-    out: dict[str, int] = {}
-    for line, (value, choice) in enumerate(table.itertuples(index=False), start=1):
-        if line == 1 and choice.strip().lower() == "choice":
-            continue
-        if choice.strip() not in {"1", "2", "3"}:
-            raise InputError(f"{path}, line {line}: the choice for {value!r} must be 1, 2 or 3; got {choice!r}.")
-        out[value] = int(choice)
-    return out

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ppdp_desktop.core.methods.personalized.choices import ChoiceRule
 from ppdp_desktop.core.data.domain import label_text, text_column
-from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.personalized.grading import Grading, plan_grading
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.personalized import release as personalized_release
@@ -154,6 +154,7 @@ class PersonalizedRecoding(Method):
     settings_type = RecodingSettings
     needs_pairs = False
     needs_key = True
+    window_editor = "recoding"
 
     def roles(self, settings: "AnonymizationSettings") -> tuple[list[str], list[str]]:
         """Graded columns are protected too (their values are replaced by secret grades)."""
@@ -172,8 +173,9 @@ class PersonalizedRecoding(Method):
             attribute = None  # a numeric sensitive column is graded, not aliased
         elif kind is Kind.NUMERIC and not (rec.taxonomy_path or edited is not None):
             raise ParameterError(
-                f"Sensitive column {settings.sensitive!r} is numeric: grade it with --graded {settings.sensitive} "
-                "--categories K, or give a --taxonomy for its values."
+                f"Sensitive column {settings.sensitive!r} is numeric: grade it ({setting_ref('graded', settings.sensitive)}"
+                f" with {setting_ref('categories', 'K')}), or give a taxonomy of its values "
+                f"({setting_ref('taxonomy', 'FILE')}).", setting="graded", column=settings.sensitive
             )
         if attribute is not None:
             values = sorted(label_text(v) for v in frame[attribute].dropna().unique())
@@ -207,6 +209,21 @@ class PersonalizedRecoding(Method):
 
     def readme_text(self, metadata: dict[str, Any]) -> str:
         return personalized_release.readme_text(metadata)
+
+    def key_grading(self, attribute: str, entry: dict[str, Any]) -> Grading:
+        """The secret categories of a graded column, as the key keeps them."""
+        from ppdp_desktop.core.errors import KeyFileError
+
+        try:
+            return Grading.from_key_json(attribute, entry)
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise KeyFileError(f"The key's grades of {attribute!r} are damaged") from None
+
+    def demo_settings(self) -> RecodingSettings:
+        """The demo's diagnosis taxonomy; income graded into 4 secret categories."""
+        from ppdp_desktop.core.data.resources import DEMO_TAXONOMY, resource_path
+
+        return RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"], categories=4)
 
     def settings_from_args(self, args: "argparse.Namespace") -> RecodingSettings:
         """The declared settings, and the sensitive column's taxonomy from the shared ``--taxonomy``."""

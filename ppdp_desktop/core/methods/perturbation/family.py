@@ -37,5 +37,8 @@ class PerturbationFamily(Method):
     def readme_text(self, metadata: dict[str, Any]) -> str:
         return release.readme_text(metadata)
 
+    def published_entries(self, release_: LoadedRelease, entry: dict[str, Any]) -> tuple[Any, Any, Any]:
+        return release.published_column(release_, entry)
+
     def utility_summary(self, result: Anonymization) -> UtilitySummary | None:
         return summarize(result)

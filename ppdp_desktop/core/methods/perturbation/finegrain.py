@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ppdp_desktop.core.data.domain import CategoricalDomain
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.methods.perturbation.solver import solve_exact
 from ppdp_desktop.core.methods.perturbation.disclosure import PARAMETERS_CAVEAT
 from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
@@ -25,6 +25,7 @@ class FineGrainPerturbation(PerturbationFamily):
         "against raising belief in a value above its rho2 (upward breaches); it does not rule out lowering "
         "belief in a common value (downward breaches are reported, not prevented). " + PARAMETERS_CAVEAT
     )
+    retention_header = "Keeps value: fine-grain"
 
     def prepare(self, dataset, settings) -> PerturbationPlan:
         return prepare_perturbation(self.name, self.plan, dataset, settings)
@@ -33,7 +34,12 @@ class FineGrainPerturbation(PerturbationFamily):
         if not requirement.concern.any():
             raise ParameterError(
                 f"No value of {domain.attribute!r} needs protection under {requirement.rule}; "
-                "lower theta or give explicit --rho1/--rho2."
+                f"lower {setting_ref('theta')} or set {setting_ref('rho1')} and {setting_ref('rho2')}.",
+                setting="theta"
             )
         retention = solve_exact(domain.prior, requirement.gamma)
         return PerturbationPlan(self.name, domain, requirement, retention, {"solver": "exact"})
+
+    def planned_retention(self, prior: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+        """Each value's own retention, the exact optimum under its bound."""
+        return solve_exact(prior, gamma)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ppdp_desktop.core.data.domain import CategoricalDomain
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.methods.perturbation.disclosure import PARAMETERS_CAVEAT
 from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.methods.perturbation.plan import PerturbationPlan, prepare_perturbation
@@ -29,6 +29,7 @@ class UniformPerturbation(PerturbationFamily):
         "value above rho2); it does not hide that a frequent value is frequent, and the strictest value sets "
         "the noise for all. " + PARAMETERS_CAVEAT
     )
+    retention_header = "Keeps value: uniform"
 
     def prepare(self, dataset, settings) -> PerturbationPlan:
         return prepare_perturbation(self.name, self.plan, dataset, settings)
@@ -38,7 +39,12 @@ class UniformPerturbation(PerturbationFamily):
         if not np.isfinite(gamma):
             raise ParameterError(
                 f"No value of {domain.attribute!r} needs protection under {requirement.rule}; "
-                "lower theta or give explicit --rho1/--rho2."
+                f"lower {setting_ref('theta')} or set {setting_ref('rho1')} and {setting_ref('rho2')}.",
+                setting="theta"
             )
         p = uniform_retention(gamma, domain.m)
         return PerturbationPlan(self.name, domain, requirement, np.full(domain.m, p), {"gamma": gamma})
+
+    def planned_retention(self, prior: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+        """The same retention for every value, set by the strictest bound."""
+        return np.full(len(prior), uniform_retention(float(np.min(gamma)), len(prior)))

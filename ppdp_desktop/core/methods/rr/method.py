@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
-from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.rr import claims
 from ppdp_desktop.core.methods.rr import release as rr_release
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.settings import AnonymizationSettings
     from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.methods.hooks import Comparison
 
 TOLERANCE = 1e-9
 
@@ -114,14 +115,17 @@ class RandomizedResponse(Method):
     settings_type = RRSettings
     randomizes_quasi = True
     public_report = True  # the report inside the release: released and estimated counts only (rr/report.py)
+    window_editor = "linking"
 
     def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> RRPlan:
         rr = self.settings(settings)
         rr.check()
         if rr.l is None:
-            raise ParameterError("Randomized response needs --l greater than 1; got None.")
+            raise ParameterError(f"Randomized response needs {setting_ref('l')} greater than 1; got None.",
+                                 setting="l", value=None, allowed="a number greater than 1")
         if not settings.quasi:
-            raise ParameterError("Randomized response needs the quasi-identifier columns: give --quasi COLS.")
+            raise ParameterError("Randomized response needs the quasi-identifier columns: give them "
+                                 f"{setting_ref('quasi', 'COLS')}.", setting="quasi")
         frame = dataset.frame
         qi, codes = [], []
         for column in settings.quasi:
@@ -151,3 +155,15 @@ class RandomizedResponse(Method):
 
     def readme_text(self, metadata: dict[str, Any]) -> str:
         return rr_release.readme_text(metadata)
+
+    def estimate_table(self, release: "LoadedRelease", attributes: list[str], project: bool = False) -> pd.DataFrame:
+        """The randomized columns un-mixed with their published matrices, the others counted as released."""
+        from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
+
+        return estimate_release_table(release, attributes, project=project)
+
+    def comparisons(self) -> tuple["Comparison", ...]:
+        """``ppdp compare --l --quasi``: the QI x S table reconstructed from rr, Anatomy and Mondrian."""
+        from ppdp_desktop.core.methods.rr.comparisons import LinkingComparison
+
+        return (LinkingComparison(),)

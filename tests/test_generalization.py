@@ -13,9 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ppdp_desktop.core.errors import Cancelled, InputError, ParameterError, TaxonomyError
-from ppdp_desktop.core.generalization import (
-    Hierarchy, check_k_anonymity, exhaustive_generalization, optimal_generalization,
-)
+from ppdp_desktop.core.generalization import Hierarchy, check_k_anonymity, exhaustive_generalization, optimal_generalization
 from ppdp_desktop.core.generalization.intervals import cut_rows, width_rows
 from ppdp_desktop.core.progress import CancelToken
 from ppdp_desktop.core.taxonomy.tree import Taxonomy

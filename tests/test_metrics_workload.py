@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.core.evaluation import metrics
-from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
 from ppdp_desktop.core.evaluation.workload import condition_columns, count_query_error
+from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
 
 
 def test_metrics_hand_computed():
@@ -75,11 +75,11 @@ def test_workload_error_grows_with_noise_and_shrinks_with_selectivity():
 
 
 def test_utility_summary_on_the_demo(tmp_path):
-    from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
     from ppdp_desktop.core.anonymize import anonymize
     from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
     from ppdp_desktop.core.methods.perturbation.report import summarize
+    from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
     dataset = load_table(resource_path(DEMO_DATA))
     settings = AnonymizationSettings("diagnosis", "uniform", ["patient_id", "name"], [], SensitivitySettings(theta=20), seed=4)

@@ -4,16 +4,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ppdp_desktop.core.privacy import reconstruction as rec
 from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
+from ppdp_desktop.core.privacy import reconstruction as rec
 
 
 def test_closed_form_equals_inverse_for_uniform():
+    """The product's one estimator, ``P^{-1} o``, is the thesis' closed form for UP (Eq. 60, SPEC 3):
+    ``f_i* = ((m - 1 + gamma) o_i - n) / (gamma - 1)``, written out here as the oracle."""
     gamma, m = 4.0, 6
     matrix = retention_matrix(np.full(m, uniform_retention(gamma, m)))
     observed = np.array([120.0, 80, 60, 30, 7, 3])
-    np.testing.assert_allclose(rec.closed_form_uniform(observed, gamma), rec.inverse(observed, matrix), rtol=1e-12)
+    closed_form = ((m - 1.0 + gamma) * observed - observed.sum()) / (gamma - 1.0)
+    np.testing.assert_allclose(rec.inverse(observed, matrix), closed_form, rtol=1e-12)
 
 
 def test_iterative_bayesian_is_exact_without_noise_and_stays_in_simplex():

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ppdp_desktop.core.taxonomy import semantic
 from ppdp_desktop.core.errors import PPDPError, TaxonomyError
 from ppdp_desktop.core.generalization.intervals import width_rows
+from ppdp_desktop.core.taxonomy import semantic
 from ppdp_desktop.core.taxonomy.io import from_arx_csv
 from ppdp_desktop.core.taxonomy.semantic import distance, distance_matrix, marginality
 from ppdp_desktop.core.taxonomy.tree import ALIAS_ALPHABET, Taxonomy, TaxonomyNode

@@ -15,8 +15,8 @@ quasi-identifier and the sensitive attribute as the last axis. The measures:
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import combinations
-from typing import Iterator
 
 import numpy as np
 from scipy.stats import entropy

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ppdp_desktop.core.evaluation import metrics
-from ppdp_desktop.core.privacy import reconstruction
-from ppdp_desktop.core.evaluation.workload import WorkloadResult, condition_columns, count_query_error
+from ppdp_desktop.core.evaluation.workload import WorkloadResult
 
 
 @dataclass(frozen=True)

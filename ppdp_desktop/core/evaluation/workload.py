@@ -205,11 +205,3 @@ def draw_conditions(sizes: list[int], rng: np.random.Generator, n_conditions: in
         chosen = rng.choice(len(sizes), size=d, replace=False)
         out.append([(int(col), int(rng.integers(sizes[col]))) for col in chosen])
     return out
-
-
-def workload_errors(actual_rows: list, estimate_rows: list, n: int, selectivities: tuple[float, ...]) -> WorkloadResult:
-    """Mean relative error of the queries (condition x sensitive value) whose selectivity reaches each threshold."""
-    errors = QueryErrors(n, selectivities)
-    for actual, estimate in zip(actual_rows, estimate_rows):
-        errors.add(actual, estimate)
-    return errors.result()

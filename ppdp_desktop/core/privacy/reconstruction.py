@@ -12,13 +12,6 @@ import numpy as np
 from ppdp_desktop.core.errors import ParameterError
 
 
-def closed_form_uniform(observed: np.ndarray, gamma: float) -> np.ndarray:
-    """Thesis Eq. 60 for UP: ``f_i* = ((m - 1 + gamma) o_i - n) / (gamma - 1)``."""
-    observed = np.asarray(observed, dtype=float)
-    m, n = len(observed), observed.sum()
-    return ((m - 1.0 + gamma) * observed - n) / (gamma - 1.0)
-
-
 def as_matrix(matrix):
     """A dense matrix as a float array; a structured one (:mod:`~ppdp_desktop.core.privacy.structured`, with
     ``@``, ``.T`` and ``solve``) as it is, so no estimator makes an m x m array of it."""

@@ -98,14 +98,6 @@ class ReportContext:
                 "order); the guarantee, the counts estimated from the release files and the re-identification "
                 "figures cover every record.")
 
-    def summary_lines(self) -> list[str]:
-        return [
-            f"Data: {self.data_label} ({self.n_records:,} records, {len(self.columns)} columns).",
-            *([self.sample_note()] if self.sample else []),
-            f"Sensitive attribute: {self.sensitive or 'not stated'}.",
-            f"Report created {self.created} by {self.app_version}.",
-        ]
-
 
 def _fingerprint(folder: Path) -> str:
     """The release fingerprint of a written release ("" if its manifest cannot be read)."""
@@ -194,7 +186,3 @@ def caption(name: str, report: MethodReport | None = None) -> str:
     if name == "distribution" and report is not None and report.original is None:
         name = "distribution (release only)"
     return FIGURE_CAPTIONS.get(name, "")
-
-
-def figure_count(reports: list[MethodReport]) -> int:
-    return sum(len(r.figures) for r in reports)

@@ -11,11 +11,12 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
 
 from ppdp_desktop.cli import main  # noqa: E402
+from ppdp_desktop.core.errors import ParameterError, phrase, setting_ref  # noqa: E402
 from ppdp_desktop.core.methods import register, unregister  # noqa: E402
 from ppdp_desktop.core.settings import MethodSettings  # noqa: E402
-from ppdp_desktop.gui.method_editors import GenericParameters  # noqa: E402
+from ppdp_desktop.gui.method_editors import GenericParameters, setting_label  # noqa: E402
 
-from tests.toy_method import TOY, ToyMethod  # noqa: E402
+from tests.toy_method import TOY, ToyMethod, ToySettings  # noqa: E402
 
 PASSPHRASE = "correct horse battery staple 7"
 METHOD_STEP, RUN_STEP, EXPORT_STEP = 3, 4, 6
@@ -39,6 +40,8 @@ def test_a_registered_method_gets_a_card_and_an_editor(toy, window, qtbot):
     assert isinstance(editor, GenericParameters) and set(editor.fields) == {"strength"}
     spin = editor.fields["strength"]
     assert (spin.minimum(), spin.maximum()) == (0.0, 1.0)  # the declared limits
+    assert editor.layout().labelForField(spin).text() == "Toy strength:"  # the declared label
+    assert spin.toolTip() == "how strongly the toy acts, from 0 to 1"  # the declared help
     page.scroll.ensureWidgetVisible(card)
     qtbot.mouseClick(card.choose, Qt.MouseButton.LeftButton, pos=QPoint(8, card.choose.height() // 2))  # its circle
     assert window.state.project.method == TOY
@@ -70,6 +73,14 @@ def test_ppdp_run_on_a_saved_project_gives_the_windows_release(window, qtbot, tm
                  "--key", str(tmp_path / "script.ppdpkey"), "--seed", "7"])
     assert code == 0, capsys.readouterr().err
     assert (tmp_path / "script" / "release.csv").read_bytes() == (tmp_path / "window" / "release.csv").read_bytes()
+
+
+def test_a_registered_methods_error_is_phrased_with_its_label_in_the_window(toy):
+    with pytest.raises(ParameterError) as caught:
+        ToySettings(2.0).check()
+    assert caught.value.phrase(setting_label) == "'Toy strength' must be a number from 0 to 1; got 2.0."
+    help_text = "see " + setting_ref("k-anonymity", "K") + " and " + setting_ref("rho1", "X")  # declared, and not
+    assert phrase(help_text, setting_label) == "see 'k (smallest group)' and --rho1 X"
 
 
 @dataclass

@@ -12,8 +12,10 @@ import pytest
 from ppdp_desktop.cli import main
 from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
 from ppdp_desktop.core.demo import DEMO_ROLES
-from ppdp_desktop.core.methods import REGISTRY, register, unregister
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods import REGISTRY, declared_setting, register, unregister
 from ppdp_desktop.core.project import Project
+from ppdp_desktop.core.settings import Interval
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
 
 from tests.toy_method import TOY, ToyMethod, ToySettings
@@ -60,7 +62,34 @@ def test_a_registered_methods_parameter_limits_are_checked_by_name(toy, tmp_path
     assert not out.exists()
 
 
+def test_a_registered_methods_option_and_help_come_from_its_declaration(toy, capsys, monkeypatch):
+    """The toy declares its parameter once (tests/toy_method.py): its option, type, default and help line follow."""
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["anonymize", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert (f"{toy.title} (--method {TOY}): --toy-strength TOY_STRENGTH how strongly the toy acts, from 0 to 1 "
+            "(default 0.5)") in help_text
+    code, _, err = run(["anonymize", resource_path(DEMO_DATA), "--out", "unused", "--sensitive", "diagnosis",
+                        "--method", TOY, "--toy-strength", "strong"], capsys)
+    assert code == 2 and "'strong' is not a number" in err  # the type follows from the declared interval
+    assert ToySettings.constraints == {"strength": Interval(0.0, 1.0)}  # derived, for the project file's check
+    assert ToySettings.flags == {"strength": "--toy-strength"}
+
+
+def test_a_registered_methods_error_names_the_setting_for_each_face(toy):
+    with pytest.raises(ParameterError) as caught:
+        ToySettings(1.5).check()
+    error = caught.value
+    assert (error.setting, error.value, error.allowed) == ("toy-strength", 1.5, "a number from 0 to 1")
+    assert str(error) == "--toy-strength must be a number from 0 to 1; got 1.5."
+    declaration = declared_setting(error.setting)  # what a face names the setting by: the declaration's label
+    assert declaration is not None and declaration.label == "Toy strength"
+    assert error.phrase(lambda key, metavar: declared_setting(key).label) == (
+        "Toy strength must be a number from 0 to 1; got 1.5.")
+
+
 def test_unregistered_the_method_is_gone(tmp_path, capsys):
+    assert declared_setting("toy-strength") is None
     assert TOY not in REGISTRY
     code, _, err = run(["anonymize", resource_path(DEMO_DATA), "--out", tmp_path / "r", "--sensitive", "diagnosis",
                         "--method", TOY], capsys)

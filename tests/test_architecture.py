@@ -113,3 +113,77 @@ def test_no_method_names_outside_methods():
             continue
         found += _method_name_literals(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix(), names)
     assert found == [], f"{len(found)} method names outside ppdp_desktop/core/methods:\n" + "\n".join(found)
+
+
+CONTRACT = "methods-only-through-the-registry"
+
+
+def _families() -> set[str]:
+    """The method family packages: the sub-packages of ppdp_desktop/core/methods."""
+    return {f"ppdp_desktop.core.methods.{p.parent.name}" for p in METHODS.glob("*/__init__.py")}
+
+
+def _registry_contract() -> dict:
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    found = [c for c in contracts if c.get("id") == CONTRACT]
+    assert len(found) == 1, f"pyproject.toml has no import-linter contract {CONTRACT!r}"
+    return found[0]
+
+
+def test_methods_only_through_the_registry_contract():
+    """The contract protects every method family (a new family package must be listed) and lets only
+    ``ppdp_desktop.core.methods`` import them; it is kept, and it breaks when a module outside imports a family
+    directly (not when it imports the registry, which imports every family)."""
+    from importlinter.contracts.protected import ProtectedContract
+
+    contract = _registry_contract()
+    assert contract["type"] == "protected"
+    assert set(contract["protected_modules"]) == _families() and len(_families()) >= 6
+    assert contract["allowed_importers"] == ["ppdp_desktop.core.methods"]
+    options = {k: v for k, v in contract.items() if k not in ("id", "name", "type")}
+    check = ProtectedContract(contract["name"], {"root_packages": ["ppdp_desktop"]}, options)
+    graph = grimp.build_graph("ppdp_desktop", exclude_type_checking_imports=True, cache_dir=None)
+    assert graph.find_shortest_chain(importer="ppdp_desktop.gui.main_window",
+                                     imported="ppdp_desktop.core.methods.rr.method") is not None  # via the registry
+    assert check.check(graph, verbose=False).kept
+    for importer, imported in [("ppdp_desktop.core.report.build", "ppdp_desktop.core.methods.rr.settings"),
+                               ("ppdp_desktop.gui.method_editors", "ppdp_desktop.core.methods.dp")]:
+        graph.add_import(importer=importer, imported=imported, line_number=1, line_contents=f"import {imported}")
+        result = check.check(graph, verbose=False)
+        graph.remove_import(importer=importer, imported=imported)
+        assert not result.kept
+        links = [link for m in result.metadata["illegal_imports"] for link in m.illegal_links]
+        assert [(link["importer"], link["imported"]) for link in links] == [(importer, imported)]
+
+
+def _family_imports(source: str, filename: str, families: set[str]) -> list[str]:
+    """``file:line:module`` for each import statement in ``source`` that names a family's module (also under
+    ``if TYPE_CHECKING:``, which import-linter leaves out)."""
+    hits = []
+    for node in ast.walk(ast.parse(source, filename=filename)):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        hits += [f"{filename}:{node.lineno}:{n}" for n in names
+                 if any(n == f or n.startswith(f + ".") for f in families)]
+    return hits
+
+
+def test_no_family_imports_outside_methods():
+    """grep-level: no import statement outside ppdp_desktop/core/methods names a family's module (the scanner
+    finds a planted one, in either spelling)."""
+    families = _families()
+    planted = ("from ppdp_desktop.core.methods import dp\nimport ppdp_desktop.core.methods.rr.settings\n"
+               "from ppdp_desktop.core.methods import REGISTRY\n")
+    assert _family_imports(planted, "planted.py", families) == [
+        "planted.py:1:ppdp_desktop.core.methods.dp", "planted.py:2:ppdp_desktop.core.methods.rr.settings"]
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if not path.is_relative_to(METHODS):
+            found += _family_imports(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix(), families)
+    assert found == [], f"{len(found)} imports of a method family outside ppdp_desktop/core/methods:\n" + "\n".join(found)

@@ -77,27 +77,3 @@ def report_document(data_label: str, release: str, files: dict[str, str | None],
             "n_values": len(r.values),
         } for r in reports],
     }
-
-
-def model_row(method: str, comparison) -> dict[str, Any]:
-    """``compare --target``: one method's model comparison (accuracies and odds ratios)."""
-    return {
-        "method": method,
-        "target": comparison.target,
-        "positive": comparison.positive,
-        "n_train": comparison.n_train,
-        "n_test": comparison.n_test,
-        "sampled": comparison.sampled,
-        "baseline_accuracy": comparison.baseline,
-        "tree_accuracy": {"original": comparison.tree[0], "release": comparison.tree[1]},
-        "logistic_accuracy": {"original": comparison.logistic[0], "release": comparison.logistic[1]},
-        "odds_ratios": [{"term": o.term, "original": o.original, "original_interval": o.original_interval,
-                         "release": o.release, "release_interval": o.release_interval, "unstable": o.unstable}
-                        for o in comparison.odds],
-        "notes": list(comparison.notes),
-    }
-
-
-def workload_row(row) -> dict[str, Any]:
-    """``compare --rho1/--rho2``: one method's mean relative error per selectivity."""
-    return {"method": row.method, "privacy": row.privacy, "workload": row.workload.to_json()}

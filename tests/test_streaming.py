@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -194,8 +195,10 @@ def test_the_cli_switches_to_streaming_for_a_file_larger_than_memory_allows(data
     assert (tmp_path / "auto" / "release.csv").read_bytes() == expected
     assert main([*args[:3], str(tmp_path / "whole"), *args[4:], "--in-memory", "--no-report"]) == 0
     assert "streamed" not in capsys.readouterr().out
-    assert main([*args[:3], str(tmp_path / "zipped"), *args[4:], "--zip"]) == 2
-    assert "--zip cannot go with streaming" in capsys.readouterr().err
+    assert main([*args[:3], str(tmp_path / "zipped"), *args[4:], "--zip", "--no-report"]) == 0  # streamed, zipped
+    assert "streamed in chunks" in capsys.readouterr().out
+    with zipfile.ZipFile(tmp_path / "zipped.zip") as zipped:
+        assert zipped.read("release.csv") == expected
 
 
 def test_the_reports_of_a_streamed_release_say_they_are_measured_on_a_sample(data_file, tmp_path, monkeypatch):

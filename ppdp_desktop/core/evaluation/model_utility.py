@@ -113,7 +113,7 @@ def compare_models(result: "Anonymization", target: str | None = None, *, seed: 
     release = _logit(data.x_release, data.y_release == positive, data.x_test_release)
     logistic = tuple(float(np.mean(fit.predicted == truth)) if fit is not None else float(np.mean(~truth))
                      for fit in (original, release))
-    notes = [n for n in (data.note,) if n]
+    notes = [n for n in (data.note, _sample_note(result)) if n]
     if len(values) > 2:
         notes.append(f"{data.target} has {len(values)} values: the logistic regression predicts {positive!r} against "
                      f"all others (guessing 'not {positive}' is right for {np.mean(~truth) * 100:.0f} %).")
@@ -122,6 +122,18 @@ def compare_models(result: "Anonymization", target: str | None = None, *, seed: 
     odds = _odds_ratios(data, original, release)
     return ModelComparison(data.target, positive, len(data.y_original), len(data.y_test), data.sampled, baseline,
                            tree, logistic, odds, notes)
+
+
+def _sample_note(result: Anonymization) -> str:
+    """What a streamed release's models were trained on: its report's random sample of the file's records ("" when
+    the outcome holds every record)."""
+    released = getattr(result, "n_released", None)  # a streamed job's outcome holds a random sample of its records
+    held = len(result.dataset.frame)
+    if released is None or int(released) <= held:
+        return ""
+    return (f"The release was streamed (the file is never held whole): both models were trained and tested on a "
+            f"random sample of {held:,} of the file's {int(released):,} records (the report's sample, original and "
+            "released values of the same records), not on every record.")
 
 
 def _tree_accuracy(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, y_test: np.ndarray, seed: int) -> float:

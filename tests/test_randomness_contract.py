@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,11 @@ from ppdp_desktop.core.methods import REGISTRY, get_method, register, unregister
 from ppdp_desktop.core.outcome import Applied
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 from ppdp_desktop.core.privacy.randomness import (
-    RandomnessContractError, RandomSource, job_randomness, keyed_streams, simulation_generator,
+    RandomnessContractError,
+    RandomSource,
+    job_randomness,
+    keyed_streams,
+    simulation_generator,
 )
 from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 from tests.toy_method import ToyMethod, ToyPlan

@@ -29,7 +29,7 @@ plan's ``apply``: each takes its own generator, made where the comparison or eva
 from __future__ import annotations
 
 import secrets
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -106,12 +106,14 @@ class RandomSource:
     def __repr__(self) -> str:  # never show the key
         return "RandomSource(<secret key>)"
 
-    def __getattr__(self, name: str) -> NoReturn:
-        # only reached for what is not defined above: refuse it (no sequential generator behind this source)
-        if name.startswith("__") or name == "keyed":  # protocol look-ups (pickle, copy), an unset slot
-            raise AttributeError(name)
-        raise RandomnessContractError(f"A method's randomness has no {name!r} (no sequential generator is behind it): "
-                                      f"{_THE_WAY}. Nothing was drawn.")
+    if not TYPE_CHECKING:  # hidden from type checkers, so that they flag ``randomness.random`` in a plug-in too
+
+        def __getattr__(self, name: str) -> NoReturn:
+            # only reached for what is not defined above: refuse it (no sequential generator behind this source)
+            if name.startswith("__") or name == "keyed":  # protocol look-ups (pickle, copy), an unset slot
+                raise AttributeError(name)
+            raise RandomnessContractError(f"A method's randomness has no {name!r} (no sequential generator is "
+                                          f"behind it): {_THE_WAY}. Nothing was drawn.")
 
 
 def keyed_streams(randomness: Any) -> KeyedRandomness:

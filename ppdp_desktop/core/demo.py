@@ -9,8 +9,8 @@ from ppdp_desktop.core.data.resources import DEMO_DP_DOMAINS, DEMO_TAXONOMY, res
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings, SensitivitySettings
-from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 DEMO_SENSITIVE = "diagnosis"
 DEMO_ROLES = {

@@ -37,8 +37,9 @@ class Comparison:
 
     ``order``: when the arguments ask for several comparisons, the one with the smallest order runs.
     ``default_methods`` and ``when`` describe the default of ``--methods`` in the command's help (empty: not
-    shown); ``usage`` says how to ask for it. The command line adds the options every comparison shares (the data, ``--sensitive``, ``--methods``,
-    ``--identifier``, ``--seed``); :meth:`add_arguments` adds the comparison's own.
+    shown); ``usage`` says how to ask for it. The command line adds the options every comparison shares (the
+    data, ``--sensitive``, ``--methods``, ``--identifier``, ``--seed``); :meth:`add_arguments` adds the
+    comparison's own.
     """
 
     name: ClassVar[str]
@@ -55,7 +56,7 @@ class Comparison:
         """Whether the parsed arguments ask for this comparison."""
         raise NotImplementedError
 
-    def run(self, dataset: "Dataset", args: argparse.Namespace, run: "Runner") -> Compared:
+    def run(self, dataset: Dataset, args: argparse.Namespace, run: Runner) -> Compared:
         """Compare on ``dataset``; ``run`` is the job (so that a method never imports the job that runs it).
         Bad arguments are a :class:`~ppdp_desktop.core.errors.ParameterError` naming the option."""
         raise NotImplementedError

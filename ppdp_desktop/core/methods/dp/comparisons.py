@@ -35,7 +35,7 @@ class DPComparison(Comparison):
     def requested(self, args: argparse.Namespace) -> bool:
         return args.epsilon is not None
 
-    def run(self, dataset: "Dataset", args: argparse.Namespace, run: "Runner") -> Compared:
+    def run(self, dataset: Dataset, args: argparse.Namespace, run: Runner) -> Compared:
         attributes = parse_column_list(args.attributes)
         if not attributes:
             raise ParameterError("--epsilon needs --attributes COLS (the columns to protect).")

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ppdp_desktop.core.data.schema import parse_column_list
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.hooks import Compared, Comparison, add_once
-from ppdp_desktop.core.methods.partition.compare import (
-    DEFAULT_METHODS, MODEL_METHODS, Comparison as WorkloadRow, compare_methods, format_table,
-)
+from ppdp_desktop.core.methods.partition.compare import DEFAULT_METHODS, MODEL_METHODS, compare_methods, format_table
+from ppdp_desktop.core.methods.partition.compare import Comparison as WorkloadRow
 from ppdp_desktop.core.settings import finite_float
 
 if TYPE_CHECKING:
@@ -37,7 +36,7 @@ def workload_row(row: WorkloadRow) -> dict[str, Any]:
     return {"method": row.method, "privacy": row.privacy, "workload": row.workload.to_json()}
 
 
-def model_row(method: str, comparison: "ModelComparison") -> dict[str, Any]:
+def model_row(method: str, comparison: ModelComparison) -> dict[str, Any]:
     """``compare --target``: one method's model comparison (accuracies and odds ratios)."""
     return {
         "method": method,
@@ -72,7 +71,7 @@ class WorkloadComparison(Comparison):
     def requested(self, args: argparse.Namespace) -> bool:
         return bool(args.sensitive)
 
-    def run(self, dataset: "Dataset", args: argparse.Namespace, run: "Runner") -> Compared:
+    def run(self, dataset: Dataset, args: argparse.Namespace, run: Runner) -> Compared:
         if args.rho1 is None or args.rho2 is None:
             raise ParameterError("Give --rho1 and --rho2 (randomization methods), or --l with --quasi (linking attacks).")
         methods = parse_column_list(args.methods) or list(DEFAULT_METHODS)
@@ -104,7 +103,7 @@ class ModelsComparison(Comparison):
     def requested(self, args: argparse.Namespace) -> bool:
         return bool(args.target)
 
-    def run(self, dataset: "Dataset", args: argparse.Namespace, run: "Runner") -> Compared:
+    def run(self, dataset: Dataset, args: argparse.Namespace, run: Runner) -> Compared:
         from ppdp_desktop.core.evaluation.model_utility import compare_models
         from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 

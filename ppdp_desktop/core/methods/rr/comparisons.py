@@ -34,7 +34,7 @@ class LinkingComparison(Comparison):
     def requested(self, args: argparse.Namespace) -> bool:
         return args.l is not None and bool(args.sensitive)
 
-    def run(self, dataset: "Dataset", args: argparse.Namespace, run: "Runner") -> Compared:
+    def run(self, dataset: Dataset, args: argparse.Namespace, run: Runner) -> Compared:
         if not args.quasi:
             raise ParameterError("--l needs --quasi COLS (the quasi-identifiers of the linking attack).")
         methods = parse_column_list(args.methods) or list(DEFAULT_METHODS)

@@ -4,6 +4,7 @@ a failure while zipping a streamed release leaves nothing behind."""
 from __future__ import annotations
 
 import html
+import io
 import re
 import shutil
 import zipfile
@@ -14,7 +15,10 @@ import pytest
 
 from ppdp_desktop.cli import main
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.progress import CancelToken, no_progress
 from ppdp_desktop.core.release import pipeline
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 PASSPHRASE = "correct horse battery staple zebra"
 JOB = ["--sensitive", "diagnosis", "--identifier", "patient_id,name", "--method", "uniform", "--theta", "3",
@@ -112,3 +116,26 @@ def test_a_failure_while_zipping_a_streamed_release_leaves_nothing(demo_slice, t
     assert "Nothing was published" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["patients.csv"]
     assert len(pd.read_csv(data)) == 1500  # the input untouched
+
+
+def test_the_windows_export_of_a_streamed_run_goes_through_the_pipeline_and_can_be_zipped(demo_slice, tmp_path,
+                                                                                            monkeypatch):
+    from ppdp_desktop.core.jobs import export_job, load_job
+    from ppdp_desktop.core.streaming.sample import SampledAnonymization
+    from ppdp_desktop.core.streaming.window import run_streamed
+
+    monkeypatch.setenv("PPDP_AVAILABLE_MEMORY", "1000")  # the window streams the file
+    dataset = load_job(demo_slice, {}, no_progress, CancelToken())
+    settings = AnonymizationSettings("diagnosis", "uniform", ["patient_id", "name"], [], SensitivitySettings(theta=3.0),
+                                     seed=5)
+    run = run_streamed(dataset, settings, no_progress, CancelToken())  # the run page's job, without its report
+    assert isinstance(run, SampledAnonymization)
+    with pytest.raises(ParameterError, match="written as CSV"):
+        export_job(run, tmp_path / "p", None, None, False, no_progress, CancelToken(), fmt="parquet")
+    out = export_job(run, tmp_path / "rel", tmp_path / "rel.ppdpkey", PASSPHRASE, False, no_progress,
+                     CancelToken(), zip_file=True, bom=True)
+    assert out == tmp_path / "rel.zip" and out.is_file() and (tmp_path / "rel.ppdpkey").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rel.custodian-report-values.csv",
+                                                          "rel.custodian-report.html", "rel.ppdpkey", "rel.zip"]
+    assert main(["verify", str(out)]) == 0
+    assert len(pd.read_csv(io.BytesIO(_zipped_data(out)), encoding="utf-8-sig")) == 1500  # every record, not the sample

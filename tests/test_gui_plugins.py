@@ -15,7 +15,6 @@ from ppdp_desktop.core.errors import ParameterError, phrase, setting_ref  # noqa
 from ppdp_desktop.core.methods import register, unregister  # noqa: E402
 from ppdp_desktop.core.settings import MethodSettings  # noqa: E402
 from ppdp_desktop.gui.method_editors import GenericParameters, setting_label  # noqa: E402
-
 from tests.toy_method import TOY, ToyMethod, ToySettings  # noqa: E402
 
 PASSPHRASE = "correct horse battery staple 7"

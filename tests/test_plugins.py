@@ -17,7 +17,6 @@ from ppdp_desktop.core.methods import REGISTRY, declared_setting, register, unre
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.settings import Interval
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
-
 from tests.toy_method import TOY, ToyMethod, ToySettings
 
 PASSPHRASE = "correct horse battery staple 42"

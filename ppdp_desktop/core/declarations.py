@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ppdp_desktop.core.errors import cli_name, phrase
 
@@ -172,15 +172,19 @@ def setting(default: Any = dataclasses.MISSING, constraint: Constraint | None = 
     return dataclasses.field(default=default, metadata=metadata)
 
 
-@functools.cache
+_DECLARED: dict[type, dict[str, Setting]] = {}
+
+
 def declared(settings_type: type) -> dict[str, Setting]:
     """The declared parameters of a settings dataclass, by field name, in field order."""
-    out = {}
-    for f in dataclasses.fields(settings_type):
-        declaration = f.metadata.get("setting")
-        if isinstance(declaration, Setting):
-            out[f.name] = dataclasses.replace(declaration, name=f.name)
-    return out
+    if settings_type not in _DECLARED:
+        out = {}
+        for f in dataclasses.fields(settings_type):
+            declaration = f.metadata.get("setting")
+            if isinstance(declaration, Setting):
+                out[f.name] = dataclasses.replace(declaration, name=f.name)
+        _DECLARED[settings_type] = out
+    return _DECLARED[settings_type]
 
 
 # --- the command line --------------------------------------------------------------------------------

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar, Self
 
 from ppdp_desktop.core.data.domain import CategoricalDomain
 from ppdp_desktop.core.declarations import Interval, Setting, declared, setting
@@ -21,7 +22,6 @@ from ppdp_desktop.core.declarations import OneOf as OneOf  # re-exported: the me
 from ppdp_desktop.core.declarations import finite_float as finite_float  # re-exported: the CLI's number type
 from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.privacy import sensitivity as sens
-
 
 #: declared limits of the size-like parameters, checked before anything is allocated
 MAX_K = 1_000_000  # k of k-anonymity and of microaggregation: a group larger than any table we expect
@@ -85,7 +85,7 @@ class MethodSettings:
         return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any] | None, where: str = "the project file") -> "MethodSettings":
+    def from_json(cls, data: dict[str, Any] | None, where: str = "the project file") -> Self:
         """Settings from JSON (unknown keys ignored; the window's suggested values fill gaps)."""
         if data is not None and not isinstance(data, dict):
             raise ParameterError(f"{where}: the settings of {cls.__name__} must be a JSON object.")

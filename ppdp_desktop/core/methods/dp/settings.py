@@ -11,7 +11,7 @@ the command line's own ``--taxonomy`` shared with other methods (:func:`taxonomi
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ppdp_desktop.core.data.schema import parse_column_list
@@ -138,7 +138,7 @@ class DPSettings(MethodSettings):
     suggested: ClassVar = {"epsilon": 1.0, "k": 10}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any] | None, where: str = "the project file") -> "DPSettings":
+    def from_json(cls, data: dict[str, Any] | None, where: str = "the project file") -> DPSettings:
         """As stored by the window, which keeps the range of a column while it is not ticked: only the
         ranges of the protected columns are declared."""
         settings = super().from_json(data, where)

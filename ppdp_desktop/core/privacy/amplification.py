@@ -23,6 +23,16 @@ from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 TOLERANCE = 1e-9
 
 
+def held_above_rho1(prior: np.ndarray, rho1: np.ndarray) -> np.ndarray:
+    """Per value: whether its share of the records (``prior``) is above its rho1, by the verifier's tolerance
+    (False where it has no pair: ``rho1`` NaN). The upward bound speaks of a belief up to rho1: for such a value and
+    the data's own frequencies it says nothing (no upward breach is possible by definition, and none is prevented).
+    The plan, both reports and the window's sensitivity table apply this one rule."""
+    rho1 = np.asarray(rho1, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(rho1) & (np.asarray(prior, dtype=float) > rho1 * (1.0 + TOLERANCE))
+
+
 @dataclass
 class GuaranteeReport:
     """What the verifier established about one perturbed attribute."""

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport
+from ppdp_desktop.core.privacy.amplification import held_above_rho1
 
 #: a table with more values than this shows only the most frequent and the most protected ones (100 rows);
 #: up to here the whole table is at most half as long again as a shortened one, and worth having in full
@@ -156,14 +157,10 @@ def _listed(r: MethodReport, key: str) -> np.ndarray | None:
     return pd.Index(r.values).isin([str(v) or MISSING_LABEL for v in listed])
 
 
-def held_above_rho1(counts: np.ndarray, rho1: np.ndarray) -> np.ndarray:
-    """The rule, per value: held by more than its rho1 of the records (``counts`` in the domain order; False where
-    ``rho1`` is NaN, no pair). The upward bound speaks of a belief up to rho1, so it says nothing about such a value
-    for the data's own frequencies. Both reports (through :func:`_statuses`) and the window's sensitivity table
-    (:func:`planned_statuses`) apply this one rule."""
+def _prior(counts: np.ndarray) -> np.ndarray:
+    """Each value's share of the records (``counts`` in the domain order)."""
     counts = np.asarray(counts, dtype=float)
-    with np.errstate(invalid="ignore"):
-        return counts / max(counts.sum(), 1.0) > np.asarray(rho1, dtype=float) * (1.0 + 1e-9)  # the verifier's tolerance
+    return counts / max(counts.sum(), 1.0)
 
 
 def _above_rho1(r: MethodReport, rho1: np.ndarray) -> np.ndarray | None:
@@ -174,7 +171,7 @@ def _above_rho1(r: MethodReport, rho1: np.ndarray) -> np.ndarray | None:
         return listed
     if r.original is None:
         return None
-    return held_above_rho1(r.original, rho1)
+    return held_above_rho1(_prior(r.original), rho1)
 
 
 #: the window's status of a value before any release is made (step 3): the bound it will be verified against
@@ -183,11 +180,12 @@ COVERED = "covered by its bound"
 
 def planned_statuses(counts: np.ndarray, rho1: np.ndarray, rho2: np.ndarray) -> np.ndarray:
     """Each value's status in the window's sensitivity table, before a release, by the reports' rule
-    (:func:`held_above_rho1`): no privacy concern (no pair), not covered by its bound (held by more than rho1 of
-    the records), else covered by its bound (checked when the release is made)."""
+    (:func:`~ppdp_desktop.core.privacy.amplification.held_above_rho1`): no privacy concern (no pair), not covered
+    by its bound (held by more than rho1 of the records), else covered by its bound (checked when the release is
+    made)."""
     status = np.full(len(np.atleast_1d(counts)), NO_CONCERN, dtype=object)
     protected = ~np.isnan(np.asarray(rho2, dtype=float))
-    above = held_above_rho1(counts, rho1)
+    above = held_above_rho1(_prior(counts), rho1)
     status[protected & ~above] = COVERED
     status[protected & above] = NOT_COVERED
     return status

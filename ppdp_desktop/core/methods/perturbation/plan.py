@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.privacy.amplification import held_above_rho1
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column, label_text
 from ppdp_desktop.core.errors import PrivacyError
 from ppdp_desktop.core.methods.base import Applied
@@ -25,15 +26,6 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
     from ppdp_desktop.core.settings import AnonymizationSettings
     from ppdp_desktop.core.data.dataset import Dataset
-
-
-def held_above_rho1(prior: np.ndarray, rho1: np.ndarray) -> np.ndarray:
-    """Per value: whether its share of the records is above its rho1 (False where it has no pair), by the
-    verifier's tolerance. The upward bound speaks of a belief up to rho1: for such a value and the data's own
-    frequencies it says nothing (no upward breach is possible by definition, and none is prevented)."""
-    rho1 = np.asarray(rho1, dtype=float)
-    with np.errstate(invalid="ignore"):
-        return np.isfinite(rho1) & (np.asarray(prior, dtype=float) > rho1 * (1.0 + privacy.TOLERANCE))
 
 
 def retention_matrix(retention: np.ndarray) -> np.ndarray:

@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.settings import AnonymizationSettings
-from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.privacy.randomness import RandomSource
+from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.taxonomy.io import from_dict
 
 ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult" / "adult.csv"
@@ -80,14 +80,14 @@ def categorical(n: int = 100_000) -> dict[str, object]:
     for candidates in ("covering", "taxonomy"):
         settings = AnonymizationSettings("", method="dp-microagg", seed=1,
                                          options=DPSettings(["dx"], 1.0, 25, {}, {"dx": taxonomy}, candidates))
-        total, runs = best(lambda: anonymize(dataset, settings))
+        total, runs = best(lambda settings=settings: anonymize(dataset, settings))
         out[candidates] = {"anonymize_s": round(total, 3), "runs_s": runs, **stages(dataset, settings)}
     return out
 
 
 def adult_age() -> dict[str, object]:
-    from ppdp_desktop.core.methods.dp.evaluation import LAPLACE, METHOD, RANKING, compare_dp
     from ppdp_desktop.core.data.loading import load_table
+    from ppdp_desktop.core.methods.dp.evaluation import LAPLACE, METHOD, RANKING, compare_dp
 
     dataset = load_table(ADULT)
     out: dict[str, object] = {}
@@ -95,7 +95,7 @@ def adult_age() -> dict[str, object]:
         rows = [r for s in (0, 1, 2) for r in compare_dp(dataset, ["age"], epsilon, [10, 25, 50, 100], {"age": (17, 90)}, seed=s,
                                                       run=anonymize)]
 
-        def mean(method: str, field: str, k: int | None = None) -> float:
+        def mean(method: str, field: str, k: int | None = None, rows: list = rows) -> float:
             return round(float(np.mean([getattr(r, field) for r in rows if r.method == method and (k is None or r.k == k)])), 4)
 
         out[f"epsilon={epsilon:g}"] = {
@@ -119,10 +119,10 @@ def noise() -> dict[str, object]:
     out: dict[str, object] = {}
     for n in (40_000, 100_000, 1_000_000):
         row: dict[str, object] = {}
-        floating = best(lambda: laplace_noise(keyed.stream("x", LAPLACE_DRAW), 0, n, 5.84))[0]
+        floating = best(lambda n=n: laplace_noise(keyed.stream("x", LAPLACE_DRAW), 0, n, 5.84))[0]
         row["float_laplace_s"] = round(floating, 4)
         for t in (146, 20_000):
-            exact = best(lambda: discrete_laplace(keyed.stream("x", DISCRETE_LAPLACE_DRAW), 0, n, t))[0]
+            exact = best(lambda n=n, t=t: discrete_laplace(keyed.stream("x", DISCRETE_LAPLACE_DRAW), 0, n, t))[0]
             row[f"discrete_t={t}_s"] = round(exact, 4)
             row[f"discrete_t={t}_us_per_draw"] = round(exact / n * 1e6, 2)
             row[f"discrete_t={t}_vs_float"] = round(exact / floating, 1)

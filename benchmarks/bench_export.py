@@ -7,8 +7,8 @@ The table has the 10 columns of ``run.py``'s generated CSV (id, sex, age, region
 visits, bmi, admitted, diag), with the sensitive ``diag`` as a Categorical and ``id`` replaced by an
 Arrow string pseudonym column, as in a release. Times ``write_table(..., "csv")`` against
 ``DataFrame.to_csv(index=False)`` and ``write_table(..., "parquet")`` against
-``DataFrame.to_parquet(index=False)``, alternating the two in each of the runs. Prints one JSON object on stdout; progress notes go to
-stderr. Target: each within 1.5x of pandas' own writer.
+``DataFrame.to_parquet(index=False)``, alternating the two in each of the runs. Prints one JSON object on stdout;
+progress notes go to stderr. Target: each within 1.5x of pandas' own writer.
 """
 from __future__ import annotations
 

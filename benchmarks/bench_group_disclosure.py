@@ -176,8 +176,6 @@ def accuracy(seeds: int, only: list[str] | None = None) -> dict[str, object]:
     """The public figures against the custodian's on the original records, over ``seeds`` releases per case."""
     import tempfile
 
-    import numpy as np
-
     from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
     from ppdp_desktop.core.evaluation.group_disclosure import guess_success, summarize
     from ppdp_desktop.core.methods.group_estimates import release_cells
@@ -248,7 +246,6 @@ def _shown_above(found, view, quasi, sensitive) -> set:
 
 
 def _accuracy_row(runs: list[dict], seconds: float) -> dict[str, object]:
-    import numpy as np
 
     frame = pd.DataFrame(runs)
     error = frame["public"] - frame["same_guess"]

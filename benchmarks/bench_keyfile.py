@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     ids_s, ids_runs = best_of(args.runs, lambda: key.ids(0, n))
     ids = key.ids(0, n)
     found: list[np.ndarray] = []
-    index_s, index_runs = best_of(args.runs, lambda: found.append(key.index_of(ids)))
+    index_s, index_runs = best_of(args.runs, lambda found=found, ids=ids: found.append(key.index_of(ids)))
     assert np.array_equal(found[-1], np.arange(n)), "index_of does not invert ids"
     del ids, found
 
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         size = path.stat().st_size
         note("opening")
         opened: list[dict] = []
-        open_s, open_runs = best_of(args.runs, lambda: opened.append(keyfile.open_key(path, PASSPHRASE, MANIFEST)))
+        open_s, open_runs = best_of(args.runs, lambda opened=opened: opened.append(keyfile.open_key(path, PASSPHRASE, MANIFEST)))
         records = opened[-1].pop(keyfile.RECORDS)
         assert opened[-1] == payload and records.equals(pa.Table.from_batches(table)), "round trip changed the key"
         table_bytes = records.nbytes

@@ -32,15 +32,12 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import make_csv  # noqa: E402 - the benchmark file, generated once and cached
-
 from ppdp_desktop.core.anonymize import anonymize  # noqa: E402
 from ppdp_desktop.core.data.loading import load_table  # noqa: E402
 from ppdp_desktop.core.evaluation.model_data import model_data  # noqa: E402
-from ppdp_desktop.core.evaluation.model_utility import (  # noqa: E402
-    MAX_ROWS, _logit, _tree_accuracy, compare_models,
-)
+from ppdp_desktop.core.evaluation.model_utility import MAX_ROWS, _logit, _tree_accuracy, compare_models  # noqa: E402
 from ppdp_desktop.core.settings import AnonymizationSettings, ProtectionSettings, SensitivitySettings  # noqa: E402
+from run import make_csv  # noqa: E402 - the benchmark file, generated once and cached
 
 SEED = 0
 
@@ -111,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict = {"rows": args.rows, "max_rows": MAX_ROWS, "load_s": round(load_s, 3), "cases": {}}
     for name, job in (("uniform", settings), ("generalized", generalized)):
         note(f"anonymize ({name})")
-        anonymize_s, result = timed(lambda: anonymize(dataset, job))
+        anonymize_s, result = timed(lambda job=job: anonymize(dataset, job))
         note(f"compare_models ({name}), {args.runs} run(s)")
         out["cases"][name] = {"anonymize_s": round(anonymize_s, 3), **case(result, args.runs)}
     out["target_s"] = None

@@ -13,10 +13,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy.randomness import RandomSource
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 
 def zipf_column(n: int, m: int, seed: int = 0) -> pd.Series:

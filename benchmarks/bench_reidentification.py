@@ -22,7 +22,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_generalization import make_data, zipf  # noqa: E402
-
 from ppdp_desktop.core.anonymize import anonymize  # noqa: E402
 from ppdp_desktop.core.data.dataset import Dataset  # noqa: E402
 from ppdp_desktop.core.settings import AnonymizationSettings, ProtectionSettings, SensitivitySettings  # noqa: E402
@@ -55,7 +54,7 @@ def main() -> None:
            "without_k_runs_s": without_runs}
     for k in (5, 50):
         settings = replace(base, protection=ProtectionSettings(k=k, suppression=0.05, hierarchies=dict(hierarchies)))
-        with_s, with_runs, result = best(lambda: anonymize(dataset, settings), args.repeat)
+        with_s, with_runs, result = best(lambda settings=settings: anonymize(dataset, settings), args.repeat)
         g = result.reidentification.generalization
         out[f"k{k}"] = {"with_k_s": round(with_s, 3), "runs_s": with_runs, "ratio": round(with_s / without_s, 2),
                         "levels": g.levels, "suppressed": g.suppressed, "precision": round(g.precision, 4),

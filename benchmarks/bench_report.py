@@ -22,15 +22,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.schema import Schema
 from ppdp_desktop.core.release.package import read_release, write_release
 from ppdp_desktop.core.report.build import build_report, warm_up
 from ppdp_desktop.core.report.document import ReportContext
 from ppdp_desktop.core.report.files import write_html, write_pdf
 from ppdp_desktop.core.report.from_release import reports_from_release
-from ppdp_desktop.core.data.schema import Schema
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 TARGET_S = 15.0
 

@@ -18,14 +18,14 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
+from ppdp_desktop.core.taxonomy.io import load_arx_csv, load_json, save_arx_csv, save_json, to_arx_csv, to_json
 from ppdp_desktop.core.taxonomy.semantic import distance_matrix, marginality
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
-from ppdp_desktop.core.taxonomy.io import load_arx_csv, load_json, save_arx_csv, save_json, to_arx_csv, to_json
 
 CHAPTERS, BLOCKS, CODES = 22, 250, 15_000
 TARGET_S = 1.0

@@ -18,31 +18,31 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from ppdp_desktop import cli
 from ppdp_desktop.cli.passphrase import ENV_VAR
-from ppdp_desktop.core.release import keyfile
-from ppdp_desktop.core.data import sniffing
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
-from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.anonymize import anonymize
+from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.methods.perturbation.solver import objective, solve_exact, solve_lp
 from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.data.schema import Schema, roles_from_lists
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
+from ppdp_desktop.core.methods.perturbation.solver import objective, solve_exact, solve_lp
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, make_pseudonyms
-from ppdp_desktop.core.release.package import release_metadata, write_checksums, write_csv, write_release
 from ppdp_desktop.core.privacy.randomness import RandomSource
-from ppdp_desktop.core.data.schema import Schema, roles_from_lists
 from ppdp_desktop.core.privacy.sensitivity import gamma_of
+from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.release.package import release_metadata, write_checksums, write_csv, write_release
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
@@ -189,13 +189,13 @@ def bench_finegrain(exact_sizes: list[int], lp_sizes: list[int], repeat: int = 3
         for kind, make in (("realistic", realistic_instance), ("adversarial", adversarial_instance)):
             w, g = make(m)
             note(f"finegrain exact: {kind} m={m}")
-            exact[kind][str(m)] = best_of(lambda: solve_exact(w, g), repeat)
+            exact[kind][str(m)] = best_of(lambda w=w, g=g: solve_exact(w, g), repeat)
     lp: dict[str, float] = {}
     diffs: dict[str, float] = {}
     for m in lp_sizes:
         w, g = realistic_instance(m)
         note(f"finegrain LP: realistic m={m}")
-        lp[str(m)] = best_of(lambda: solve_lp(w, g), repeat)
+        lp[str(m)] = best_of(lambda w=w, g=g: solve_lp(w, g), repeat)
         diffs[str(m)] = abs(objective(w, solve_exact(w, g)) - objective(w, solve_lp(w, g)))
     # Cross-check on the adversarial instance too (small sizes only: the LP is the slow side).
     adv_diffs: dict[str, float] = {}
@@ -468,7 +468,7 @@ def bench_anonymize(rows: int, repeat: int = 3) -> dict:
             codes: list[int] = []
             argv = _cli_args(path, out, method, key)
 
-            def run_cli() -> None:
+            def run_cli(codes: list[int] = codes, argv: list[str] = argv) -> None:
                 with contextlib.redirect_stdout(sys.stderr), passphrase_env(PASSPHRASE):
                     codes.append(cli.main(argv))
 
@@ -492,10 +492,10 @@ def bench_anonymize(rows: int, repeat: int = 3) -> dict:
         anons = {}
         for method in METHODS:
             anons[method] = anon = anonymize(dataset, _settings(method))
-            stages[f"anonymize_{method}_s"] = best_of(lambda: anonymize(dataset, _settings(method)), repeat)
+            stages[f"anonymize_{method}_s"] = best_of(lambda method=method: anonymize(dataset, _settings(method)), repeat)
             sealing = {"key_path": key, "passphrase": PASSPHRASE} if method == "personalized" else {}
             stages[f"write_release_{method}_s"] = best_of(
-                lambda: write_release(anon, out, **sealing), repeat, setup=rm_out
+                lambda anon=anon, sealing=sealing: write_release(anon, out, **sealing), repeat, setup=rm_out
             )
             rm_out()
 
@@ -506,7 +506,7 @@ def bench_anonymize(rows: int, repeat: int = 3) -> dict:
         stages["load_table_sub"] = _time_stages(
             {
                 "read_bytes_s": lambda: path.read_bytes(),
-                "decode_whole_file_s": lambda: text_holder.__setitem__("t", sniffing.decode(data, None, path.name)),
+                "decode_whole_file_s": lambda data=data: text_holder.__setitem__("t", sniffing.decode(data, None, path.name)),
                 "pd_read_csv_s": lambda: pd.read_csv(
                     path, sep=",", encoding="utf-8", engine="c", keep_default_na=False,
                     na_values=[""], index_col=False, low_memory=False,

@@ -47,14 +47,14 @@ class Anonymization:
 
     dataset: Dataset
     settings: AnonymizationSettings
-    plan: "Plan"
+    plan: Plan
     guarantee: dict[str, Any]
     table: pd.DataFrame
     applied: Applied
     seed: int
     order: np.ndarray
     pseudonym_map: pd.DataFrame | None = None
-    reidentification: "Reidentification | None" = None  # the risk side (public figures)
+    reidentification: Reidentification | None = None  # the risk side (public figures)
     notes: list[str] = field(default_factory=list)  # what the job decided for the user (e.g. a column's role)
     pseudonym_column: str = PSEUDONYM_COLUMN  # a free name: never one of the data's columns
     pseudonym_key: PseudonymKey | None = None

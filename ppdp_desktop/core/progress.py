@@ -7,7 +7,8 @@ range (Orange3's ``wrap_callback``).
 from __future__ import annotations
 
 import threading
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from ppdp_desktop.core.errors import Cancelled
 

@@ -107,7 +107,7 @@ class HashingReader:
     def close(self) -> None:
         self.handle.close()
 
-    def __enter__(self) -> "HashingReader":
+    def __enter__(self) -> HashingReader:
         return self
 
     def __exit__(self, *exc: object) -> None:

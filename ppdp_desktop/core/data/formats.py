@@ -42,8 +42,8 @@ import pyarrow.compute as pc
 
 from ppdp_desktop.core.data.csv_writer import csv_encoding, write_csv, write_csv_atomic  # noqa: F401 - re-exported
 from ppdp_desktop.core.data.dataset import TableLabels
-from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.data.schema import Kind, infer_kind
+from ppdp_desktop.core.errors import ReleaseError
 
 __all__ = ["FORMATS", "TableLabels", "as_text", "csv_encoding", "read_table", "write_table"]
 
@@ -253,7 +253,7 @@ def _arrow_ready(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with every object column pyarrow cannot convert (mixed types) replaced by its text."""
     mixed = []
     for i in range(table.shape[1]):
-        if table.dtypes.iloc[i] == object:
+        if pd.api.types.is_object_dtype(table.dtypes.iloc[i]):
             try:
                 pa.array(table.iloc[:, i], from_pandas=True)
             except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):

@@ -3,8 +3,8 @@
 ``json.dumps(indent=2)`` puts every element of a list on its own line: a 70,000-value domain's values,
 retentions and pairs became hundreds of thousands of lines and most of a 390 MB ``release.json``. Here an
 object is indented as usual, a list of scalars is written on one line, and a list of small flat objects (the
-per-value pairs, the sub-tables) one object per line, or all on one line when there are thousands — a person can still read the file, and it is as small as
-compact JSON give or take the line breaks. ``json.loads`` reads it like any JSON.
+per-value pairs, the sub-tables) one object per line, or all on one line when there are thousands — a person
+can still read the file, and it is as small as compact JSON give or take the line breaks. ``json.loads`` reads it like any JSON.
 """
 from __future__ import annotations
 

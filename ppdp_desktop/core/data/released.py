@@ -60,7 +60,7 @@ class LoadedRelease:
             _EXTRACTED.remove(self.folder)
             shutil.rmtree(self.folder, ignore_errors=True)
 
-    def __enter__(self) -> "LoadedRelease":
+    def __enter__(self) -> LoadedRelease:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -6,9 +6,9 @@ learned, an *insensitive* one is released as it is.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, Mapping
 
 import pandas as pd
 
@@ -108,11 +108,11 @@ class Schema:
     attributes: dict[str, Attribute] = field(default_factory=dict)
 
     @classmethod
-    def infer(cls, frame: pd.DataFrame) -> "Schema":
+    def infer(cls, frame: pd.DataFrame) -> Schema:
         """Every column insensitive, with its kind inferred from the dtype."""
         return cls({str(c): Attribute(str(c), Role.INSENSITIVE, infer_kind(frame[c])) for c in frame.columns})
 
-    def with_roles(self, roles: Mapping[str, Role | str]) -> "Schema":
+    def with_roles(self, roles: Mapping[str, Role | str]) -> Schema:
         """A copy with the given columns' roles set; unknown column names are an error."""
         unknown = [name for name in roles if name not in self.attributes]
         if unknown:
@@ -144,7 +144,7 @@ class Schema:
         return {name: a.to_json() for name, a in self.attributes.items()}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Mapping[str, str]]) -> "Schema":
+    def from_json(cls, data: Mapping[str, Mapping[str, str]]) -> Schema:
         return cls({name: Attribute(name, Role(v["role"]), Kind(v["kind"])) for name, v in data.items()})
 
 

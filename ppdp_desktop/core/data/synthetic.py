@@ -1,7 +1,7 @@
 """Synthetic tables in the thesis' experimental settings (chapter 4.4).
 
-One sensitive column ``SA`` with ``m`` values ``v00 .. v{m-1}`` (zero-padded to 3 digits when m > 100) (``m`` in {50, 75, 100, 150} in the
-thesis) whose frequencies follow Zipf's law with exponent ``skew`` (lambda in {1, 2, 3}):
+One sensitive column ``SA`` with ``m`` values ``v00 .. v{m-1}`` (zero-padded to 3 digits when m > 100)
+(``m`` in {50, 75, 100, 150} in the thesis) whose frequencies follow Zipf's law with exponent ``skew`` (lambda in {1, 2, 3}):
 ``f_i`` proportional to ``1 / i**skew``, ``v00`` the most frequent. The counts are the exact
 Zipf shares of ``n`` (largest-remainder rounding), with every value present at least once so the
 domain has ``m`` values; the records are then shuffled. ``n_quasi`` non-sensitive categorical

@@ -88,7 +88,8 @@ def _widths(attribute: str, widths: Sequence[float]) -> tuple[list[float], list[
     except (TypeError, ValueError):
         ws = [np.nan]
     if not ws or not all(np.isfinite(w) and w > 0 for w in ws):
-        raise ParameterError(f"The interval widths of {attribute!r} must be positive numbers, finest first. Got {widths!r} instead.")
+        raise ParameterError(
+            f"The interval widths of {attribute!r} must be positive numbers, finest first. Got {widths!r} instead.")
     ratios = [1]
     for finer, coarser in zip(ws, ws[1:]):
         ratio = coarser / finer

@@ -83,7 +83,8 @@ class Generalization:
             if level == 0:
                 out.append(f"{name}: kept as is (level 0 of {height})")
             elif level == height:
-                out.append(f"{name}: not released, every value shown as {hierarchy.labels(level)[0]!r} (level {level} of {height})")
+                shown = hierarchy.labels(level)[0]
+                out.append(f"{name}: not released, every value shown as {shown!r} (level {level} of {height})")
             else:
                 value = hierarchy.example
                 label = hierarchy.labels(level)[hierarchy.level_codes[level][hierarchy.values.index(value)]]

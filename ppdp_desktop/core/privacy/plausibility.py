@@ -11,7 +11,7 @@ of the original table — and conservative: a genuine release is refused with pr
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.special import bdtr, bdtrc  # binomial tails (scipy.stats costs a second to import)

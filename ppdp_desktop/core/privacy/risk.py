@@ -9,8 +9,9 @@ million records take well under a second.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -116,7 +117,7 @@ class RiskAnalysis:
         return risk_verdict(self).code
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "RiskAnalysis":
+    def from_json(cls, data: dict[str, Any]) -> RiskAnalysis:
         """The analysis :meth:`to_json` wrote (release.json's ``original`` or ``release``)."""
         return cls(
             quasi=tuple(str(q) for q in data["quasi_identifiers"]), n_records=int(data["n_records"]),

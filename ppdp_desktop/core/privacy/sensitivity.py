@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
 from ppdp_desktop.core.errors import InputError, ParameterError
-
 
 #: the largest amplification bound used (10^6 is no protection to speak of, yet keeps the matrix entries
 #: well inside float precision): a pair with rho2 within float rounding of 1 would otherwise ask
@@ -121,7 +120,9 @@ def read_pairs_file(path: Path) -> dict[str, tuple[float, float]]:
         except ValueError:
             if line_no == 1:
                 continue  # a header row
-            raise InputError(f"{Path(path).name}, line {line_no}: rho1 and rho2 must be numbers; got {r1!r}, {r2!r}.")
+            raise InputError(
+                f"{Path(path).name}, line {line_no}: rho1 and rho2 must be numbers; got {r1!r}, {r2!r}."
+            ) from None
         check_pair(*pair, where=f"value {value!r} ({Path(path).name}, line {line_no})")
         if value in pairs:
             raise InputError(f"{Path(path).name}, line {line_no}: value {value!r} is given twice.")

@@ -90,7 +90,7 @@ class RetentionMatrix:
         return self._size_of if like.ndim == 1 else self._size_of[:, None]
 
     @property
-    def T(self) -> "_Transposed":  # noqa: N802 - numpy's name
+    def T(self) -> _Transposed:  # noqa: N802 - numpy's name
         return _Transposed(self)
 
     # ---- products ------------------------------------------------------------------------------

@@ -11,9 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdp_desktop.core.evaluation.figures import (  # noqa: F401
-    MAX_BARS, class_size_figure, distribution_figure, warm_up,
-)
+from ppdp_desktop.core.evaluation.figures import MAX_BARS, class_size_figure, distribution_figure, warm_up  # noqa: F401
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport  # noqa: F401
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.outcome import Anonymization

@@ -45,7 +45,7 @@ class ColumnChange:
 
 
 
-def column_changes(result: "Anonymization") -> list[ColumnChange]:
+def column_changes(result: Anonymization) -> list[ColumnChange]:
     """Every input column with what the release did to it, in the data's column order."""
     schema = result.dataset.schema
     frame = result.dataset.frame

@@ -11,21 +11,20 @@ the tables both share.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ppdp_desktop import __version__
-from ppdp_desktop.core.progress import Progress, no_progress
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
 from ppdp_desktop.core.report.changes import ColumnChange, changes_from_roles, column_changes
 from ppdp_desktop.core.report.values import has_value_table, value_columns
 
 if TYPE_CHECKING:
-    from ppdp_desktop.core.outcome import Anonymization
     from ppdp_desktop.core.data.released import LoadedRelease
+    from ppdp_desktop.core.outcome import Anonymization
 
 FIGURE_CAPTIONS = {
     "distribution": "Original counts and the counts an analyst estimates from the release; the error bars are the "
@@ -49,7 +48,7 @@ class ReportContext:
     n_records: int
     columns: list[tuple[str, str]] = field(default_factory=list)  # (name, role)
     sensitive: str = ""
-    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     app_version: str = f"PPDP Desktop {__version__}"
     changes: list[ColumnChange] = field(default_factory=list)  # what the release did to each column
     fingerprint: str = ""  # the release's fingerprint (its files' checksums), printed on every page
@@ -63,7 +62,7 @@ class ReportContext:
             self.changes = changes_from_roles(self.columns)
 
     @classmethod
-    def from_anonymization(cls, result: "Anonymization", fingerprint: str = "") -> "ReportContext":
+    def from_anonymization(cls, result: Anonymization, fingerprint: str = "") -> ReportContext:
         schema = result.dataset.schema
         released = getattr(result, "n_released", None)  # a streamed job's outcome holds a sample of its records
         return cls(
@@ -77,7 +76,7 @@ class ReportContext:
         )
 
     @classmethod
-    def from_release(cls, release: "LoadedRelease", data_label: str | None = None) -> "ReportContext":
+    def from_release(cls, release: LoadedRelease, data_label: str | None = None) -> ReportContext:
         meta = release.metadata
         attributes = meta.get("attributes", {})
         sensitive = [a for a, v in attributes.items() if v.get("role") == "sensitive"]

@@ -17,7 +17,13 @@ import pandas as pd
 
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.evaluation.group_disclosure import (
-    FEW_RECORDS, TOLERANCE, GroupDisclosure, guess_hits, guess_success, not_applicable, text_codes,
+    FEW_RECORDS,
+    TOLERANCE,
+    GroupDisclosure,
+    guess_hits,
+    guess_success,
+    not_applicable,
+    text_codes,
 )
 from ppdp_desktop.core.evaluation.report_model import percent
 from ppdp_desktop.core.methods import get_method

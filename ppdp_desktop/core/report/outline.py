@@ -9,10 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ppdp_desktop.core.evaluation.report_model import MethodReport
-from ppdp_desktop.core.report.document import (
-    VALUE_HEADER, ReportContext, caption, comparison_table, guarantee_headline, utility_rows, value_rows,
-)
 from ppdp_desktop.core.report import groups
+from ppdp_desktop.core.report.document import (
+    VALUE_HEADER,
+    ReportContext,
+    caption,
+    comparison_table,
+    guarantee_headline,
+    utility_rows,
+    value_rows,
+)
 from ppdp_desktop.core.report.summary import first_page
 from ppdp_desktop.core.report.values import hidden_sentence, shown_values
 

@@ -13,7 +13,14 @@ import numpy as np
 
 from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.report.changes import (
-    CHANGED, GENERALIZED, PSEUDONYMIZED, RANDOMIZED, REMOVED, UNCHANGED, ColumnChange, percent,
+    CHANGED,
+    GENERALIZED,
+    PSEUDONYMIZED,
+    RANDOMIZED,
+    REMOVED,
+    UNCHANGED,
+    ColumnChange,
+    percent,
 )
 from ppdp_desktop.core.report.values import upward_verdict
 

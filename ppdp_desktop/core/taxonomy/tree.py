@@ -21,12 +21,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ppdp_desktop.core.errors import TaxonomyError
-from ppdp_desktop.core.taxonomy.checks import (
-    MAX_LISTED, alias1_clash, alias2_clash, label_problem, list_values, tree_problems,
-)
-from ppdp_desktop.core.taxonomy.node import (
-    ALIAS_ALPHABET, UNSET, TaxonomyNode, data_labels, is_missing, is_text, new_alias_code,
-)
+from ppdp_desktop.core.taxonomy.checks import MAX_LISTED, alias1_clash, alias2_clash, label_problem, list_values, tree_problems
+from ppdp_desktop.core.taxonomy.node import ALIAS_ALPHABET, UNSET, TaxonomyNode, data_labels, is_missing, is_text, new_alias_code
 
 __all__ = [
     "ALIAS_ALPHABET", "MAX_LISTED", "UNSET", "Taxonomy", "TaxonomyNode",

@@ -34,11 +34,11 @@ from ppdp_desktop.core.data.checksums import file_digests, fingerprint_of, write
 from ppdp_desktop.core.data.digest import FileDigest
 from ppdp_desktop.core.data.json_text import dumps_readable
 from ppdp_desktop.core.data.released import META_FILE, README_FILE, LoadedRelease, read_release
-from ppdp_desktop.core.errors import ParameterError, ReleaseError, setting_ref
+from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, ReleaseError, setting_ref
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.release import keyfile
-from ppdp_desktop.core.release.package import data_file_name, release_metadata, verify_written
+from ppdp_desktop.core.release.metadata import data_file_name, release_metadata
 from ppdp_desktop.core.release.package_report import (
     check_custodian_report,
     custodian_report_path,
@@ -282,3 +282,16 @@ def zip_folder(folder: Path, target: Path) -> None:
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(folder.iterdir()):
             archive.write(path, path.name)
+
+
+def verify_written(folder: Path, written: LoadedRelease | None = None, plan: object = None) -> None:
+    """Verify the folder about to be published as a recipient would: the guarantee is checked on the bytes
+    written, not only on the plan (fail closed). ``written``: the data as read back from ``folder`` after it
+    was written (its checksums, checked here, show the files are still those bytes). ``plan``: the job's plan,
+    against which a method can check the written release exactly (randomized response)."""
+    from ppdp_desktop.core.release.analysis import verify_release
+
+    try:
+        verify_release(written if written is not None else read_release(folder), plan=plan)
+    except PPDPError as exc:
+        raise PrivacyError(f"The release as written does not pass its own check ({exc}); nothing was written.") from exc

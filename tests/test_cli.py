@@ -138,7 +138,7 @@ def test_undecodable_bytes(tmp_path, capsys):
         (["--sensitive", "dx", "--theta", "3", "--method", "magic"], "Unknown method 'magic'"),
         (["--sensitive", "dx"], "Say how sensitive"),
         (["--sensitive", "dx", "--rho1", "0.2"], "both --rho1 and --rho2"),
-        (["--sensitive", "dx", "--theta", "3", "--rho1", "0.1", "--rho2", "0.2"], "either --rho1/--rho2 or --theta"),
+        (["--sensitive", "dx", "--theta", "3", "--rho1", "0.1", "--rho2", "0.2"], "either --rho1 and --rho2, or --theta"),
         (["--sensitive", "dx", "--theta", "3", "--identifier", "dx"], "two roles"),
         (["--sensitive", "dx", "--theta", "4"], "No value of 'dx' needs protection"),
     ],

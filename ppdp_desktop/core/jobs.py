@@ -69,7 +69,7 @@ def run_job(
         except PPDPError as exc:
             if i == 0:  # the chosen method: its error is the run's
                 raise
-            skipped.append((item.method, str(exc)))  # a compared one: the chosen method still runs
+            skipped.append((item.method, exc.message))  # its setting references kept: each face phrases them  # a compared one: the chosen method still runs
             continue
         cancel.check()
         progress((i + 0.7) * share, f"Report for {result.plan.method}")

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.schema import Kind, Schema
-from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.generalization import (
     Generalization, Hierarchy, check_k_anonymity, optimal_generalization,
 )
@@ -52,8 +52,9 @@ def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, prote
         if given is None and kind is Kind.NUMERIC:
             raise ParameterError(
                 f"Quasi-identifier {name!r} is numeric and has no generalization hierarchy: give interval widths "
-                f"(--intervals {name}=5,10,20), cut points (--cuts {name}=18,40,65/40) or a hierarchy file (--hierarchy {name}=FILE), or build intervals in "
-                "the taxonomy editor (step 2)."
+                f"({setting_ref('intervals', f'{name}=5,10,20')}), cut points ({setting_ref('cuts', f'{name}=18,40,65/40')}) "
+                f"or a hierarchy ({setting_ref('hierarchy', f'{name}=FILE')}), or build intervals in the taxonomy "
+                "editor (step 2).", setting="hierarchy", column=name
             )
         out[name] = _hierarchy(name, values, given) if given is not None else default_hierarchy(name, values)
     return out
@@ -89,7 +90,8 @@ def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: P
     protection.check()
     if protection.k is None or not quasi:
         if protection.k is not None:
-            raise ParameterError("k-anonymity needs the quasi-identifier columns: tag them in step 2 (--quasi COLS).")
+            raise ParameterError("k-anonymity needs the quasi-identifier columns: give them "
+                                 f"{setting_ref('quasi', 'COLS')}.", setting="quasi")
         return None
     hierarchies = hierarchies_for(frame, quasi, schema, protection, taxonomies)
     return optimal_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression))
@@ -133,7 +135,8 @@ def check_group_bound(frame: pd.DataFrame, quasi: list[str], sensitive: str, gen
     the share each group's estimate from the release converges to, whatever the noise. Raises
     :class:`PrivacyError` naming the worst groups and what would make it pass (fail closed)."""
     if not quasi:
-        raise ParameterError("The group bound needs the quasi-identifier columns: tag them in step 2 (--quasi COLS).")
+        raise ParameterError("The group bound needs the quasi-identifier columns: give them "
+                             f"{setting_ref('quasi', 'COLS')}.", setting="quasi")
     groups = generalization.apply(frame[quasi]) if generalization is not None else frame[quasi]
     table = groups.assign(**{sensitive: frame[sensitive].to_numpy()}) if sensitive not in quasi else groups
     found = summarize(counted_cells(table, quasi, sensitive, "counted on the original records"), bound, source, shown=3)

@@ -17,6 +17,7 @@ from ppdp_desktop.core.progress import CancelToken, no_progress
 from ppdp_desktop.core.release.decoded import write_decoded
 from ppdp_desktop.gui.marked_row import COLUMNS as PSEUDONYM_COLUMNS, WARNING_STYLE, fill_marked_table, note_text
 from ppdp_desktop.gui.worker import Worker, describe_error
+from ppdp_desktop.gui.wording import window_name
 
 OPEN_JOB, FILE_JOB = "lookup-open", "lookup-file"
 ERROR_STYLE = "color: #c0392b;"
@@ -205,7 +206,7 @@ class LookupDialog(QDialog):
             values = self.ring.decode_value(attribute, text)
         except PPDPError as exc:
             self.value_result.clear()
-            self._show_error(str(exc))
+            self._show_error(exc.phrase(window_name))
             return
         self.value_result.setText(values[0] if len(values) == 1 else "one of: " + ", ".join(values))
         self._show_info("")
@@ -219,7 +220,7 @@ class LookupDialog(QDialog):
         except PPDPError as exc:
             self.pseudonym_table.setRowCount(0)
             self.pseudonym_note.setVisible(False)
-            self._show_error(str(exc))
+            self._show_error(exc.phrase(window_name))
             return
         self._show_row(row)
         self._show_info("")

@@ -32,6 +32,7 @@ from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.evaluation.figures import warm_up_in_background
 from ppdp_desktop.gui.guide_dialog import GuideDialog
 from ppdp_desktop.gui.lookup_dialog import LookupDialog
+from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.export_page import ExportPage
 from ppdp_desktop.gui.pages.load_page import LoadPage
@@ -244,7 +245,7 @@ class MainWindow(QMainWindow):
         try:
             project = Project.load(path)
         except PPDPError as exc:
-            QMessageBox.warning(self, "Cannot open the project", str(exc))
+            QMessageBox.warning(self, "Cannot open the project", exc.phrase(window_name))
             return False
         self.state.project = project
         self.project_path = str(path)
@@ -258,7 +259,7 @@ class MainWindow(QMainWindow):
         try:
             self.state.sync_project().save(path)
         except PPDPError as exc:
-            QMessageBox.warning(self, "Cannot save the project", str(exc))
+            QMessageBox.warning(self, "Cannot save the project", exc.phrase(window_name))
             return False
         self.project_path = str(path)
         self.state.dirty = False

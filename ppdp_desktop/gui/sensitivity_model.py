@@ -13,6 +13,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.core.methods import REGISTRY, Method, get_method
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
@@ -72,7 +73,7 @@ class SensitivityModel(QAbstractTableModel):
         try:
             self.requirement = settings.requirement(self.domain)
         except ParameterError as exc:
-            self.requirement, self.error = None, str(exc)
+            self.requirement, self.error = None, exc.phrase(window_name)
             self.kept = [np.full(self.domain.m, np.nan) for _ in self.keepers]
             return
         if self.uses_pairs():
@@ -215,6 +216,6 @@ class SensitivityModel(QAbstractTableModel):
         try:
             check_pair(*pair, where=f"{label or '(missing)'!r}")
         except ParameterError as exc:
-            return str(exc)
+            return exc.phrase(window_name)
         self.project.pairs[label] = [float(pair[0]), float(pair[1])]
         return ""

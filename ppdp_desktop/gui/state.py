@@ -22,6 +22,7 @@ from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.gui.figure_images import FigureImages
 from ppdp_desktop.gui.worker import Worker
+from ppdp_desktop.gui.wording import window_name
 
 
 class WizardState(QObject):
@@ -115,7 +116,7 @@ class WizardState(QObject):
         try:
             dataset = retype(self.dataset, column, kind)
         except PPDPError as exc:
-            self.kind_refused.emit(str(exc))
+            self.kind_refused.emit(exc.phrase(window_name))
             return
         self.project.load_options = options
         self.set_dataset(dataset, None, options, None)

@@ -26,6 +26,7 @@ from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
 from ppdp_desktop.gui.taxonomy_commands import (
     MoveCommand, RenameCommand, SetAliasCommand, TaxonomyCommand, explicit_aliases, push_command,
 )
+from ppdp_desktop.gui.wording import window_name
 
 _Index = QModelIndex | QPersistentModelIndex
 LABEL, ALIAS1, ALIAS2 = range(3)
@@ -208,7 +209,7 @@ class TaxonomyModel(QAbstractItemModel):
             else:
                 command.perform()
         except TaxonomyError as exc:
-            self.edit_refused.emit(str(exc))
+            self.edit_refused.emit(exc.phrase(window_name))
             return False
         return True
 

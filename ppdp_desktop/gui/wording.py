@@ -1,59 +1,76 @@
-"""The window speaks of its own controls: a message written for the command line ("give --rho1 X
---rho2 Y") is shown in the window's words ("choose 'The same requirement for every value' on step 3").
+"""The window speaks of its own controls: a core message refers to a setting by its key
+(:func:`~ppdp_desktop.core.errors.setting_ref`) and :func:`window_name` names the control that sets it.
 
-The core writes one message per error, naming the command-line option a script would change; the window
-maps each option to the control that sets it. Unknown options are left as they are.
+A setting every job shares is named by :data:`COMMON` (the step and the control, by hand: these controls are
+the window's own pages). A method's own setting is named by the label its settings class declares
+(:func:`~ppdp_desktop.core.declarations.setting`), found across the registry, so a new plug-in method's messages
+come through in the window's words with no code here. An unknown key is shown as it is.
+
+Use ``error.phrase(window_name)`` for a :class:`~ppdp_desktop.core.errors.PPDPError` and
+``phrase(text, window_name)`` for a message kept as text (a precheck's list).
 """
 from __future__ import annotations
 
-import re
+from ppdp_desktop.core.methods import REGISTRY, declared_setting
+from ppdp_desktop.core.settings import ProtectionSettings
 
-#: (pattern, replacement), most specific first; patterns match the core's own phrasing.
-WINDOW_WORDS: list[tuple[str, str]] = [
-    (r"give --rho1 X --rho2 Y, or --theta T", "choose a rule on step 3 (Sensitivity & choices)"),
-    (r"give --rho1 X --rho2 Y", "choose 'The same requirement for every value' on step 3 (Sensitivity & choices)"),
-    (r"--rho1 X --rho2 Y", "'The same requirement for every value' on step 3"),
-    (r"--rho1/--rho2 or --theta", "one rule on step 3"),
-    (r"Give both --rho1 and --rho2, or neither", "Give both rho1 and rho2 on step 3"),
-    (r"explicit --rho1/--rho2", "'The same requirement for every value' on step 3"),
-    (r"--theta T?", "the 'less frequent is more sensitive' rule on step 3"),
-    (r"--pairs FILE|the pairs file", "the sensitivity table on step 3"),
-    (r"give --quasi COLS", "tag them as Quasi-identifier on step 2"),
-    (r"--quasi COLS", "the Quasi-identifier role on step 2"),
-    (r"give --sensitive COL|--sensitive COL", "mark a column Sensitive on step 2"),
-    (r"give --attributes COLS", "tick the columns to protect on the method page (step 4)"),
-    (r"--l\b", "l on the method page (step 4)"),
-    (r"--randomize", "'Randomize' on the method page"),
-    (r"--epsilon", "epsilon on the method page"),
-    (r"--k-anonymity", "k in 'Protect the quasi-identifiers' on the method page"),
-    (r"--suppression", "'Suppress at most' on the method page"),
-    (r"--threshold", "the risk threshold on the method page"),
-    (r"--group-bound", "the group bound on the method page"),
-    (r"--intervals \S+", "the interval widths of that column on the method page"),
-    (r"--cuts \S+", "its cut points on the method page"),
-    (r"--hierarchy \S+", "its taxonomy on step 2"),
-    (r"--k\b", "k on the method page"),
-    (r"--candidates", "the centroid candidates"),
-    (r"--categories K|--categories", "'Number of categories' on the method page"),
-    (r"--grading", "'Cut points' on the method page"),
-    (r"--graded \S+", "tick it under 'Grade these numeric columns' on the method page"),
-    (r"--domain \S+", "its domain (lo, hi) on the method page"),
-    (r"--taxonomy \S+|--taxonomy", "the taxonomy editor on step 2"),
-    (r"--key FILE", "a key file on the export page"),
-    (r"give the right --sep", "choose the right delimiter in the import options (step 1)"),
-    (r"give its encoding with --encoding \(e\.g\. --encoding latin-1\)", "choose its encoding in the import options "
-     "(step 1)"),
-    (r"--encoding\b", "the encoding in the import options (step 1)"),
-    (r"--sep\b", "the delimiter in the import options (step 1)"),
-    (r"--choice-column COL|--choice-column", "the choice column on step 3"),
-    (r"--value-choices FILE|--value-choices", "the per-value choices on step 3"),
-    (r"--default-choice", "the default choice on step 3"),
-]
-_COMPILED = [(re.compile(pattern), replacement) for pattern, replacement in WINDOW_WORDS]
+STEP1 = "in the import options (step 1)"
+PAIR = "'The same requirement for every value' (step 3)"
+METHOD_PAGE = "on the method page (step 4)"
+PROTECTION = "in 'Protect the quasi-identifiers' on the method page (step 4)"
+EXPORT = "on the export page"
+
+#: key -> the control that sets it, for the settings every job shares
+COMMON: dict[str, str] = {
+    # step 1: how the file is read
+    "sep": f"the delimiter {STEP1}",
+    "encoding": f"the encoding {STEP1}",
+    "decimal": f"the decimal mark {STEP1}",
+    "header-row": f"the header row {STEP1}",
+    "sheet": f"the sheet {STEP1}",
+    # step 2: roles and taxonomies
+    "kind": "the column's Kind on step 2",
+    "sensitive": "the Sensitive role on step 2",
+    "quasi": "the Quasi-identifier role on step 2",
+    "identifier": "the Identifier role on step 2",
+    "taxonomy": "the taxonomy editor on step 2",
+    # step 3: sensitivity and choices
+    "rho1": f"rho1 of {PAIR}",
+    "rho2": f"rho2 of {PAIR}",
+    "theta": "theta of 'Less frequent values are more sensitive' (step 3)",
+    "pairs": "the sensitivity table on step 3",
+    "choice-column": "the privacy choice column on step 3",
+    "default-choice": "the default privacy choice on step 3",
+    "value-choices": "the default choices of the values in the sensitivity table on step 3",
+    # the export page
+    "out": f"'Release folder' {EXPORT}",
+    "key": f"'Key file' {EXPORT}",
+    "overwrite": f"'Overwrite an existing release folder and key file' {EXPORT}",
+    "allow-weak-passphrase": f"'Use this weak passphrase anyway' {EXPORT}",
+    "sign": f"'Sign with' {EXPORT}",
+    "format": f"'Data format' {EXPORT}",
+    "zip": f"'Write one .zip file instead of a folder' {EXPORT}",
+}
 
 
-def window_words(message: str) -> str:
-    """``message`` with every command-line option replaced by the window control that sets it."""
-    for pattern, replacement in _COMPILED:
-        message = pattern.sub(replacement, message)
-    return message
+def _flag_label(key: str) -> str | None:
+    """The label of a parameter a registered method names only in its ``flags`` (a settings class without
+    declarations): the field's name in words."""
+    for method in REGISTRY.values():
+        for name, flag in dict(getattr(method.settings_type, "flags", None) or {}).items():
+            if str(flag).lstrip("-") == key:
+                return name.replace("_", " ")
+    return None
+
+
+def window_name(key: str, metavar: str = "") -> str:
+    """The window's name for setting ``key``: the control that sets it and where (``metavar`` is the command
+    line's; the window does not need it)."""
+    if key in COMMON:
+        return COMMON[key]
+    declaration = declared_setting(key)
+    if declaration is not None:
+        protection = any(d.key == key for d in ProtectionSettings.declarations().values())
+        return f"'{declaration.title}' {PROTECTION if protection else METHOD_PAGE}"
+    label = _flag_label(key)
+    return f"'{label}' {METHOD_PAGE}" if label else key

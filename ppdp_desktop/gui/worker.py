@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ppdp_desktop.core.errors import Cancelled, PPDPError, os_error_message
 from ppdp_desktop.core.progress import CancelToken
-from ppdp_desktop.gui.wording import window_words
+from ppdp_desktop.gui.wording import window_name
 
 Job = Callable[[Callable[..., None], CancelToken], Any]
 
@@ -47,10 +47,10 @@ def describe_error(exc: BaseException) -> tuple[str, str]:
     """The one-line message and the details shown for an exception raised by a job.
 
     A :class:`PPDPError` is an error the user can cause: its message is shown in the window's words
-    (:func:`~ppdp_desktop.gui.wording.window_words`), with no details. Anything else is a bug: "Unexpected error: …" with the traceback as details.
+    (:func:`~ppdp_desktop.gui.wording.window_name` names each setting it refers to), with no details. Anything else is a bug: "Unexpected error: …" with the traceback as details.
     """
     if isinstance(exc, PPDPError):
-        return window_words(str(exc)), ""
+        return exc.phrase(window_name), ""
     if os_error_message(exc) is not None:  # a full disk, a read-only folder: the user's to fix
         return os_error_message(exc), ""
     if isinstance(exc, MemoryError):

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ppdp_desktop.core.data.domain import label_text
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.outcome import Anonymization
@@ -52,7 +52,8 @@ def model_data(result: "Anonymization", target: str | None, seed: int, max_rows:
     schema = result.dataset.schema
     target = target or result.settings.sensitive
     if not target:
-        raise ParameterError("Name the column the models predict (--target COL): this job has no sensitive column.")
+        raise ParameterError(f"Name the column the models predict ({setting_ref('target', 'COL')}): this job has no "
+                             "sensitive column.", setting="target")
     if target not in frame.columns:
         raise ParameterError(f"The target column {target!r} is not in the data; choose one of: {', '.join(frame.columns)}.")
     if target not in result.table.columns:

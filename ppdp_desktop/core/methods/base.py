@@ -188,9 +188,9 @@ class Method:
         """Estimated counts of every combination of ``attributes`` of ``release`` (``ppdp estimate --table``;
         ``project``: clipped to non-negative counts summing to the total); a method that publishes no matrices
         for its released columns refuses."""
-        raise ParameterError(f"--table estimates the tables of releases that publish the matrices of their randomized "
-                             f"columns; this release was made by {self.name!r}: estimate its perturbed column with "
-                             "--sensitive COL.")
+        raise ParameterError(f"{setting_ref('table')} estimates the tables of releases that publish the matrices of "
+                             f"their randomized columns; this release was made by {self.name!r}: estimate its perturbed "
+                             f"column with {setting_ref('sensitive', 'COL')}.", setting="table")
 
     def key_grading(self, attribute: str, entry: dict[str, Any]) -> "GradeDecoder":
         """How ``ppdp lookup`` decodes the grades of ``attribute`` from the key's ``graded`` entry; a method that

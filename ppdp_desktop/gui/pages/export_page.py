@@ -18,6 +18,7 @@ from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.signing_fields import SigningFields
 from ppdp_desktop.gui.passphrase_widget import PassphraseFields
 from ppdp_desktop.gui.state import WizardState
+from ppdp_desktop.gui.wording import window_name
 
 JOB = "export"
 KEY_SUFFIX = ".ppdpkey"
@@ -242,7 +243,7 @@ class ExportPage(WizardPage):
         try:
             check_destination(release_target(folder, zip_file), key, overwrite, [self.state.project.data_path])
         except ReleaseError as exc:
-            self.error_label.setText(gui_wording(str(exc)))
+            self.error_label.setText(exc.phrase(window_name))
             return False
         if self.state.worker.is_running():
             self.error_label.setText("Another job is running; wait for it to finish.")
@@ -298,7 +299,7 @@ class ExportPage(WizardPage):
         if name != JOB or not self._running:
             return
         self._done()
-        self.error_label.setText(f"Export failed: {gui_wording(message)}")
+        self.error_label.setText(f"Export failed: {message}")  # already in the window's words (worker)
         if self.error_box is not None:
             self.error_box.close()
         box = QMessageBox(QMessageBox.Icon.Warning, "Export failed", message, QMessageBox.StandardButton.Ok, self)
@@ -318,14 +319,3 @@ class ExportPage(WizardPage):
         self.status_label.clear()
         self._update_button()
 
-
-_CLI_WORDS = (("another --out folder", "another release folder"), ("a --key path", "a key file path"),
-              ("another --key path", "another key file path"), ("another --out", "another release folder"),
-              ("pass --overwrite", "tick Overwrite"))
-
-
-def gui_wording(message: str) -> str:
-    """A core message with its command-line option names replaced by this page's field names."""
-    for cli, gui in _CLI_WORDS:
-        message = message.replace(cli, gui)
-    return message

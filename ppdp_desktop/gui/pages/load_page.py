@@ -29,6 +29,7 @@ from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.table_model import DataFrameModel
 from ppdp_desktop.gui.worker import describe_error
+from ppdp_desktop.gui.wording import window_name
 
 ERROR_STYLE = "color: #b71c1c;"
 FILE_FILTER = "Data files (*.csv *.tsv *.txt *.xlsx *.xls *.sav *.zsav *.dta *.parquet *.pq);;All files (*)"
@@ -141,7 +142,7 @@ class LoadPage(WizardPage):
         try:
             facts = inspect_file(path)
         except PPDPError as exc:
-            self._on_task_errored("load", str(exc), "")
+            self._on_task_errored("load", exc.phrase(window_name), "")
             return
         self.show_import_options(facts, options)
 

@@ -6,11 +6,11 @@ import html
 
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QFrame, QLabel, QRadioButton, QScrollArea, QVBoxLayout, QWidget
 
-from ppdp_desktop.core.errors import PPDPError
+from ppdp_desktop.core.errors import PPDPError, phrase
 from ppdp_desktop.core.methods import REGISTRY, get_method
 from ppdp_desktop.gui.method_editors import editor_for
 from ppdp_desktop.gui.protection_editor import ProtectionSection
-from ppdp_desktop.gui.wording import window_words
+from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 
@@ -131,8 +131,8 @@ class MethodPage(WizardPage):
             try:
                 why = get_method(name).precheck(project.settings(method=name))
             except PPDPError as exc:
-                why = [str(exc)]
-            notes += [f"{get_method(name).title} will not be run for comparison: {window_words(w)}" for w in why]
+                why = [exc.message]
+            notes += [f"{get_method(name).title} will not be run for comparison: {phrase(w, window_name)}" for w in why]
         return notes
 
     def is_complete(self) -> bool:
@@ -150,7 +150,7 @@ class MethodPage(WizardPage):
         try:
             blocking = get_method(project.method).precheck(project.settings()) if project.method in REGISTRY else []
         except PPDPError as exc:
-            blocking = [str(exc)]
+            blocking = [exc.message]
         self.notes.setText("<br>".join(
-            [f"<span style='color:#b71c1c'>{html.escape(window_words(b), quote=False)}</span>" for b in blocking]
+            [f"<span style='color:#b71c1c'>{html.escape(phrase(b, window_name), quote=False)}</span>" for b in blocking]
             + [f"<span style='color:#8a4b00'>{html.escape(n, quote=False)}</span>" for n in self.compare_notes()]))

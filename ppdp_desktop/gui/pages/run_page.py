@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 # run_job imports the report module (and matplotlib) lazily; importing it here, on the GUI thread at
 # start-up, keeps that import (C extensions hold the GIL) out of the first run.
 from ppdp_desktop.core.settings import AnonymizationSettings
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, phrase
 from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.gui.wording import window_words
+from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.core.jobs import RunOutcome, run_job
 from ppdp_desktop.gui.figure_images import decode_figures
 from ppdp_desktop.gui.pages.base import WizardPage
@@ -211,7 +211,7 @@ class RunPage(WizardPage):
             text += (f"\nThe file was streamed: the report measures a random sample of {len(results[0].table):,} "
                      "records; Export reads the whole file again and writes every record.")
         for name, why in getattr(outcome, "skipped", []):
-            text += f"\n{get_method(name).title} was not run for comparison: {window_words(why)}"
+            text += f"\n{get_method(name).title} was not run for comparison: {phrase(why, window_name)}"
         return text
 
     def _show_error(self, message: str, details: str) -> None:

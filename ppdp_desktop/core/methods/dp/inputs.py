@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.methods.dp.numeric import NumericDomain
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
 from ppdp_desktop.core.taxonomy.node import data_labels
@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.methods.dp.settings import DPSettings
 
 
-UNLINKED_K = ("An unlinked release (--layout unlinked) publishes no quasi-identifier, so k-anonymity of them "
-              "(--k-anonymity) does not apply: remove one of the two.")
+UNLINKED_K = (f"An unlinked release ({setting_ref('layout', 'unlinked')}) publishes no quasi-identifier, so "
+              f"k-anonymity of them ({setting_ref('k-anonymity')}) does not apply: remove one of the two.")
 
 
 def unprotected_columns(dataset: "Dataset", dp: "DPSettings") -> list[str]:
@@ -29,10 +29,10 @@ def unprotected_columns(dataset: "Dataset", dp: "DPSettings") -> list[str]:
     others = [c for c in dataset.schema.released_columns if c not in dp.attributes]
     if others and dp.unprotected != "drop":
         raise ParameterError(
-            f"An unlinked release (--layout unlinked) publishes protected columns only, but "
+            f"An unlinked release ({setting_ref('layout', 'unlinked')}) publishes protected columns only, but "
             f"{', '.join(map(repr, others))} {'is' if len(others) == 1 else 'are'} neither protected nor an identifier. "
-            "Protect them (--attributes), tag them as identifiers (removed), or leave them out of the release "
-            "with --unprotected drop.")
+            f"Protect them ({setting_ref('attributes')}), tag them as identifiers (removed), or leave them out of the "
+            f"release with {setting_ref('unprotected', 'drop')}.", setting="unprotected", value=dp.unprotected)
     return others
 
 
@@ -64,7 +64,8 @@ def numeric_domain(column: pd.Series, declared: tuple[float, float] | None, sour
         row = outside[0]
         raise ParameterError(f"Column {name!r} of {source}: value {column.iloc[row]} in data row {row + 1} (and "
                              f"{len(outside) - 1} more) lies outside the declared domain {domain.lo:g}:{domain.hi:g}; "
-                             "widen --domain.")
+                             f"widen its declared domain ({setting_ref('domain', f'{name}=LO:HI')}).",
+                             setting="domain", column=name, row=int(row) + 1)
     return domain
 
 

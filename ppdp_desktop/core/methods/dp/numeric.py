@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.dp.grid import Grid, discrete_t
 from ppdp_desktop.core.methods.dp.noise import MAX_T, DISCRETE_LAPLACE_DRAW, PLAIN_LAPLACE_DRAW, discrete_laplace, laplace_noise
 
@@ -221,7 +221,7 @@ def check_grid(attribute: str, domain: NumericDomain, grid: Grid | None, t: int 
         raise error(f"The discrete Laplace parameter of {attribute!r} is {t}, not ceil(M*units/epsilon) = {expected}.")
     if t > MAX_T:
         raise error(f"{attribute!r}: epsilon {epsilon:g} over a grid of {grid.units:,} units needs t = {t:,} > 2**52; "
-                    "choose a coarser grid (--grid) or a larger epsilon.")
+                    f"choose a coarser grid ({setting_ref('grid')}) or a larger epsilon.", setting="grid")
     if (2 * k - 1) * grid.units >= 1 << 53:
         raise error(f"{attribute!r}: clusters of up to {2 * k - 1} records over {grid.units:,} grid units overflow exact "
-                    "sums; choose a coarser grid (--grid).")
+                    f"sums; choose a coarser grid ({setting_ref('grid')}).", setting="grid")

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ppdp_desktop.core.evaluation import tensor_metrics as tm
 from ppdp_desktop.core.data.domain import label_text
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.methods.base import Runner
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.methods.rr.estimate import estimate_tensor, project_to_simplex
@@ -29,8 +29,9 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
     """
     randomized = {e["attribute"]: e for e in release.metadata.get("randomized", [])}
     if "randomized" not in release.metadata:
-        raise ParameterError(f"--table estimates the tables of randomized-response releases; this release was made by "
-                             f"{release.metadata.get('method')!r}: estimate its perturbed column with --sensitive COL.")
+        raise ParameterError(f"{setting_ref('table')} estimates the tables of randomized-response releases; this "
+                             f"release was made by {release.metadata.get('method')!r}: estimate its perturbed column "
+                             f"with {setting_ref('sensitive', 'COL')}.", setting="table")
     table = release.table
     unknown = [a for a in attributes if a not in table.columns]
     if unknown:
@@ -51,8 +52,9 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
         cells = int(np.prod([len(v) for v in labels], dtype=float))
         if len(attributes) > MAX_TABLE_COLUMNS or cells > MAX_TABLE_CELLS:  # before the table is allocated
             raise ParameterError(
-                f"--table {','.join(attributes)} would have {cells:,} cells; at most {MAX_TABLE_COLUMNS} columns and "
-                f"{MAX_TABLE_CELLS:,} cells are estimated at once: choose fewer or coarser columns.")
+                f"{setting_ref('table', ','.join(attributes))} would have {cells:,} cells; at most {MAX_TABLE_COLUMNS} "
+                f"columns and {MAX_TABLE_CELLS:,} cells are estimated at once: choose fewer or coarser columns.",
+                setting="table", value=",".join(attributes))
     observed = contingency(codes, [len(v) for v in labels])
     estimate = estimate_tensor(observed, matrices)
     if project:

@@ -8,7 +8,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from ppdp_desktop.core.data.schema import parse_column_list
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.methods.dp.evaluation import compare_dp, format_dp_table
 from ppdp_desktop.core.methods.dp.settings import add_arguments, parse_domains, parse_taxonomies
 from ppdp_desktop.core.methods.hooks import Compared, Comparison, add_once
@@ -38,15 +38,18 @@ class DPComparison(Comparison):
     def run(self, dataset: Dataset, args: argparse.Namespace, run: Runner) -> Compared:
         attributes = parse_column_list(args.attributes)
         if not attributes:
-            raise ParameterError("--epsilon needs --attributes COLS (the columns to protect).")
+            raise ParameterError(f"{setting_ref('epsilon')} needs {setting_ref('attributes', 'COLS')} (the columns to "
+                                 "protect).", setting="attributes")
         try:
             ks = [int(k) for k in parse_column_list(args.k)]
         except ValueError:
-            raise ParameterError(f"--k {args.k!r} must be whole numbers separated by commas, e.g. 10,25,50,100.") from None
+            raise ParameterError(f"{setting_ref('k')} {args.k!r} must be whole numbers separated by commas, e.g. "
+                                 "10,25,50,100.", setting="k", value=args.k) from None
         if not ks:
-            raise ParameterError("--k needs at least one cluster size.")
+            raise ParameterError(f"{setting_ref('k')} needs at least one cluster size.", setting="k", value=args.k)
         if len(ks) > 20 or not all(1 <= k <= MAX_K for k in ks):
-            raise ParameterError(f"--k takes at most 20 cluster sizes, each from 1 to {MAX_K:,}; got {args.k!r}.")
+            raise ParameterError(f"{setting_ref('k')} takes at most 20 cluster sizes, each from 1 to {MAX_K:,}; got "
+                                 f"{args.k!r}.", setting="k", value=args.k)
         rows = compare_dp(dataset, attributes, args.epsilon, ks, parse_domains(args.domain),
                           parse_taxonomies(args.taxonomy), seed=args.seed, candidates=args.candidates, run=run)
         text = (f"dp-microagg on {dataset.label} at epsilon = {args.epsilon:g} against its baselines ("

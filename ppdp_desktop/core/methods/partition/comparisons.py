@@ -13,7 +13,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from ppdp_desktop.core.data.schema import parse_column_list
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.methods.hooks import Compared, Comparison, add_once
 from ppdp_desktop.core.methods.partition.compare import DEFAULT_METHODS, MODEL_METHODS, compare_methods, format_table
 from ppdp_desktop.core.methods.partition.compare import Comparison as WorkloadRow
@@ -73,7 +73,8 @@ class WorkloadComparison(Comparison):
 
     def run(self, dataset: Dataset, args: argparse.Namespace, run: Runner) -> Compared:
         if args.rho1 is None or args.rho2 is None:
-            raise ParameterError("Give --rho1 and --rho2 (randomization methods), or --l with --quasi (linking attacks).")
+            raise ParameterError(f"Give {setting_ref('rho1')} and {setting_ref('rho2')} (randomization methods), or "
+                                 f"{setting_ref('l')} with {setting_ref('quasi')} (linking attacks).", setting="rho1")
         methods = parse_column_list(args.methods) or list(DEFAULT_METHODS)
         rows = compare_methods(dataset, args.sensitive, methods, args.rho1, args.rho2,
                                parse_column_list(args.identifier), seed=args.seed, run=run)
@@ -108,14 +109,16 @@ class ModelsComparison(Comparison):
         from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
         if not args.sensitive or args.rho1 is None or args.rho2 is None:
-            raise ParameterError("--target needs the job to compare: --sensitive COL with --rho1 and --rho2.")
+            raise ParameterError(f"{setting_ref('target')} needs the job to compare: {setting_ref('sensitive', 'COL')} "
+                                 f"with {setting_ref('rho1')} and {setting_ref('rho2')}.", setting="target")
         if args.target not in dataset.frame.columns:
-            raise ParameterError(f"--target {args.target!r} is not a column of {dataset.label}; choose one of: "
+            raise ParameterError(f"{setting_ref('target')} {args.target!r} is not a column of {dataset.label}; choose one of: "
                                  f"{', '.join(map(str, dataset.frame.columns))}.")
         methods = parse_column_list(args.methods) or list(MODEL_METHODS)
         unknown = [m for m in methods if m not in MODEL_METHODS]
         if unknown:
-            raise ParameterError(f"--target compares the methods {', '.join(MODEL_METHODS)}; not {unknown[0]!r}.")
+            raise ParameterError(f"{setting_ref('target')} compares the methods {', '.join(MODEL_METHODS)}; not "
+                                 f"{unknown[0]!r}.", setting="target", value=unknown[0])
         identifiers = parse_column_list(args.identifier)
         found, lines = [], []
         for name in methods:

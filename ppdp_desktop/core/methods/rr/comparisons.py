@@ -7,7 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ppdp_desktop.core.data.schema import parse_column_list
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.methods.hooks import Compared, Comparison, add_once
 from ppdp_desktop.core.methods.rr.evaluation import DEFAULT_METHODS, compare_linking, format_linking
 from ppdp_desktop.core.settings import finite_float
@@ -36,7 +36,8 @@ class LinkingComparison(Comparison):
 
     def run(self, dataset: Dataset, args: argparse.Namespace, run: Runner) -> Compared:
         if not args.quasi:
-            raise ParameterError("--l needs --quasi COLS (the quasi-identifiers of the linking attack).")
+            raise ParameterError(f"{setting_ref('l')} needs {setting_ref('quasi', 'COLS')} (the quasi-identifiers of the "
+                                 "linking attack).", setting="quasi")
         methods = parse_column_list(args.methods) or list(DEFAULT_METHODS)
         quasi = parse_column_list(args.quasi)
         rows = compare_linking(dataset, args.sensitive, quasi, args.l, methods, seed=args.seed, run=run)

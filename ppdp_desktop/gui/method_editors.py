@@ -82,10 +82,10 @@ class RecodingParameters(MethodEditor):
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #8a4b00;")
         form = QFormLayout(self)
-        form.addRow("Grade these numeric columns (secret categories):", self.graded)
+        form.addRow(_label(self.settings_type, "graded"), self.graded)
         form.addRow("", self.note)
-        form.addRow("Number of categories:", self.categories)
-        form.addRow("Cut points:", self.grading)
+        form.addRow(_label(self.settings_type, "categories"), self.categories)
+        form.addRow(_label(self.settings_type, "grading"), self.grading)
         self.categories.valueChanged.connect(self._on_edited)
         self.grading.currentIndexChanged.connect(self._on_edited)
         self.graded.itemChanged.connect(self._on_edited)
@@ -141,8 +141,8 @@ class LinkingParameters(MethodEditor):
         self.randomize.setToolTip("Which columns get random noise: the quasi-identifiers (age, sex, postcode …), the "
                                   "sensitive column, or both")
         form = QFormLayout(self)
-        form.addRow("l (risk at most 1/l):", self.l)
-        form.addRow("Randomize:", self.randomize)
+        form.addRow(_label(self.settings_type, "l"), self.l)
+        form.addRow(_label(self.settings_type, "randomize"), self.randomize)
         self.l.valueChanged.connect(self._on_edited)
         self.randomize.currentIndexChanged.connect(self._on_edited)
 
@@ -217,6 +217,12 @@ class GenericParameters(MethodEditor):
             else:
                 values[name] = self.shown[name] = _parse(widget.text(), self.defaults[name], self.shown.get(name))
         return self.settings_type(**values)
+
+
+def _label(settings_type: type[MethodSettings], name: str) -> str:
+    """The form label of parameter ``name``: its declared label (what the window's messages call it too)."""
+    declaration = declared(settings_type).get(name)
+    return f"{declaration.title if declaration else name.replace('_', ' ')}:"
 
 
 def setting_label(key: str, metavar: str = "") -> str:

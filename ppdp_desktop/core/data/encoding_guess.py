@@ -5,9 +5,12 @@ only a file that is not valid UTF-8 comes here. A bounded sample of it (:func:`s
 larger file, a few blocks spread over it and the block around its first byte that is not UTF-8; never the whole
 file) is given to charset-normalizer, restricted to the encodings desktop tables are written in
 (:data:`SEARCHED`). Its candidates that decode the sample to the same text are one candidate (Windows-1252 and
-Windows-1250 both read "Müller"). Candidates that give different letters are judged by the words they give: the
-share of the sample's words spelt with the letters of one language (:data:`ALPHABETS`), the best-fitting
-language each. "Plzeň, České Budějovice" is Czech through and through; "Plzeò, Èeské Budìjovice" is no language.
+Windows-1250 both read "Müller"). Candidates that give different letters are judged by the letters they give:
+first the set of them over the whole sample, which must be written by one language of the candidate's code page
+(:func:`~ppdp_desktop.core.data.alphabets.languages`; a French file read as Windows-1250 gives "é č ŕ ç ę ô",
+no Central European language's letters), when some candidate's is; then, among the candidates left, the
+share of the words spelt with the letters of one language (:data:`ALPHABETS`), the best-fitting language each.
+"Plzeň, České Budějovice" is Czech through and through; "Plzeò, Èeské Budìjovice" is no language.
 A candidate is chosen only when it is clearly ahead (:data:`FIT_MARGIN`, or, when no language knows the letters,
 charset-normalizer's own mess measure by :data:`CHAOS_MARGIN`); otherwise :class:`EncodingUnclear` names the
 candidates with a word decoded by each, and the user chooses.
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ppdp_desktop.core.data.alphabets import ALPHABETS, NO_LETTER, languages
 from ppdp_desktop.core.errors import InputError, setting_ref
 
 #: bytes read from the start of the file, and for a larger file, blocks of BLOCK bytes spread over it
@@ -36,7 +40,6 @@ WORDS = 2000
 FIT_MARGIN = 0.2
 #: ... or, when no language knows the letters of either, its mess ratio is this much below the next one's
 CHAOS_MARGIN = 0.1
-
 #: the encodings searched, in the order of preference between two that read a sample alike
 SEARCHED = ("cp1252", "cp1250", "iso8859_1", "iso8859_15", "iso8859_2", "cp1257", "cp1254", "cp1251", "cp1253",
             "iso8859_5", "iso8859_7", "iso8859_9", "iso8859_13", "iso8859_16", "koi8_r", "koi8_u", "mac_roman",
@@ -61,18 +64,6 @@ COMMON = ("cp1252", "cp1250", "iso8859_1", "iso8859_15", "iso8859_2", "cp1251", 
 COMMON_FIT = 0.5
 LABELS = {codecs.lookup(name).name: text for name, text in _LABELS.items()}
 
-#: the letters beyond ASCII each language is written with (lower case)
-ALPHABETS = {
-    "Czech": "áčďéěíňóřšťúůýž", "Slovak": "áäčďéíĺľňóôŕšťúýž", "Polish": "ąćęłńóśźż", "Hungarian": "áéíóöőúüű",
-    "Slovene": "čćđšž", "Croatian": "čćđšž", "Romanian": "ăâîșțşţ", "Albanian": "çë", "German": "äöüß",
-    "French": "àâæçéèêëîïôœùûüÿ", "Spanish": "áéíñóúü", "Portuguese": "áàâãçéêíóôõú", "Italian": "àèéìíîòóùú",
-    "Catalan": "àçèéíïòóúü", "Dutch": "áéíóúàèëïöü", "Swedish": "åäöé", "Danish": "æøåé", "Norwegian": "æøåéèóô",
-    "Finnish": "äöåšž", "Icelandic": "áæðéíóöúýþ", "Estonian": "äõöüšž", "Lithuanian": "ąčęėįšųūž",
-    "Latvian": "āčēģīķļņšūž", "Turkish": "çğıöşüâî\u0307", "Russian": "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
-    "Ukrainian": "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя", "Bulgarian": "абвгдежзийклмнопрстуфхцчшщъьюя",
-    "Serbian": "абвгдђежзијклљмнњопрстћуфхцчџш", "Belarusian": "абвгдеёжзійклмнопрстуўфхцчшыьэюя",
-    "Greek": "αβγδεζηθικλμνξοπρστυφχψωάέήίόύώϊϋΐΰς",
-}
 _ALPHABETS = {language: frozenset(letters) for language, letters in ALPHABETS.items()}
 _NEUTRAL = [1.0] * len(_ALPHABETS)
 #: languages written in Latin letters: a word may mix their letters with ASCII ones ("Plzeň"), not others' ("xБНy")
@@ -178,15 +169,18 @@ def guess_sample(sampled: bytes) -> Guess:
         return _as_before()
     matches = from_bytes(focus, steps=8, chunk_size=512, cp_isolation=list(SEARCHED), preemptive_behaviour=False,
                          enable_fallback=False)
-    judged, readings = [], {}
+    judged, readings, families = [], {}, {}
     for match in matches:
         codec = _preferred(match.could_be_from_charset or [match.encoding])
-        rows = None if codec is None else _spellings(words, codec)
-        if rows is not None:
-            readings[codec] = rows
-            judged.append((codec not in COMMON, -_fit(words, rows), match.chaos, SEARCHED.index(codec), codec))
+        spelt = None if codec is None else _spellings(words, codec)
+        if codec is not None and spelt is not None:
+            readings[codec], letters = spelt
+            families[codec] = languages(letters, codec, most=1)
+            judged.append((codec not in COMMON, -_fit(words, readings[codec]), match.chaos, SEARCHED.index(codec),
+                           codec))
     if judged and min(judged)[0] is False and -min(judged)[1] >= COMMON_FIT:
         judged = [j for j in judged if j[0] is False]  # a common encoding reads it well: the others are not asked
+    judged = _plausible(judged, families)
     if not judged:  # no candidate reads it: decoding as Windows-1252 names the byte at fault, as before
         return _as_before()
     judged.sort(key=lambda j: j[1:])
@@ -203,6 +197,11 @@ def guess_sample(sampled: bytes) -> Guess:
     line = next((ln for ln in sampled.splitlines() if word and word in ln), b"")
     return Guess(None, tuple(Candidate(_name(c), label(c), word.decode(c, "replace"), _short(line.decode(c, "replace")))
                              for c in chosen))
+
+
+def _plausible(judged: list[tuple], families: dict[str, tuple[str, ...] | None]) -> list[tuple]:
+    """The readings whose letters, over the whole sample, one language writes, when any does; all otherwise."""
+    return [j for j in judged if families[j[4]] is not None] or judged
 
 
 def _margin(words: list[tuple[bytes, int]], readings: dict[str, list[list[float]]], best: str, other: str) -> float:
@@ -230,11 +229,14 @@ def _preferred(names: list[str]) -> str | None:
     return next((c for c in SEARCHED if codecs.lookup(c).name in known), None)
 
 
-def _spellings(words: list[tuple[bytes, int]], codec: str) -> list[list[float]] | None:
+def _spellings(words: list[tuple[bytes, int]], codec: str) -> tuple[list[list[float]], frozenset[str]] | None:
     """For each word, how well each language of :data:`ALPHABETS` spells it as ``codec`` reads it (:func:`_weight`;
-    1 for all when it holds no letters beyond ASCII: "25°", "€"); None if ``codec`` reads a control character or a
-    byte it does not know (no reading of a table)."""
-    rows = []
+    1 for all when it holds no letters beyond ASCII: "25°", "€"), and the set of letters beyond ASCII the reading
+    gives over all words (lower case; :data:`~ppdp_desktop.core.data.alphabets.NO_LETTER` for a word that no
+    language writes: a sign among letters, a capital inside a word, Cyrillic or Greek letters beside Latin ones);
+    None if ``codec`` reads a control character or a byte it does not know (no reading of a table)."""
+    rows: list[list[float]] = []
+    seen: set[str] = set()
     for word, _count in words:
         text = word.decode(codec, "replace")
         extra = [ch for ch in text if not ch.isascii()]
@@ -244,11 +246,14 @@ def _spellings(words: list[tuple[bytes, int]], codec: str) -> list[list[float]] 
         latin = any("a" <= ch <= "z" for ch in text.lower())
         if not letters:
             rows.append(_NEUTRAL)
+            if _sign_inside(text):
+                seen.add(NO_LETTER)
             continue
         if any(not ch.isalpha() and ch not in _BESIDE_LETTERS for ch in extra) or _capital_inside(text):
-            letters = frozenset({"\ufffd"})  # a sign among letters, or a capital inside a word: no language
+            letters = frozenset({NO_LETTER})  # a sign among letters, or a capital inside a word: no language
+        seen |= {NO_LETTER} if latin and any("\u0370" <= ch < "\u0530" for ch in letters) else letters
         rows.append([_weight(letters, latin, language) for language in _ALPHABETS])
-    return rows
+    return rows, frozenset(seen)
 
 
 def _fit(words: list[tuple[bytes, int]], rows: list[list[float]], keep: list[int] | None = None) -> float:
@@ -266,6 +271,12 @@ def _fit(words: list[tuple[bytes, int]], rows: list[list[float]], keep: list[int
 def _weight(letters: frozenset[str], latin: bool, language: str) -> float:
     """1 if ``language`` writes these letters (and, for a non-Latin alphabet, the word has no ASCII letters), else 0."""
     return float(letters <= _ALPHABETS[language] and (language in _LATIN or not latin))
+
+
+def _sign_inside(text: str) -> bool:
+    """Whether a sign beyond ASCII stands between two letters ("Th¸ringen"), other than :data:`_BESIDE_LETTERS`."""
+    return any(a.isalpha() and c.isalpha() and not b.isascii() and not b.isalpha() and b not in _BESIDE_LETTERS
+               for a, b, c in zip(text, text[1:], text[2:]))
 
 
 def _capital_inside(text: str) -> bool:

@@ -13,8 +13,8 @@ from ppdp_desktop.core.errors import ParameterError, ReleaseError, phrase, setti
 from ppdp_desktop.core.methods import get_method, register, unregister  # noqa: E402
 from ppdp_desktop.core.release.package import check_destination  # noqa: E402
 from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings  # noqa: E402
+from ppdp_desktop.gui.wording import window_name  # noqa: E402
 from ppdp_desktop.gui.worker import describe_error  # noqa: E402
-from ppdp_desktop.gui.wording import COMMON, window_name  # noqa: E402
 from tests.toy_method import TOY, ToyMethod, ToySettings  # noqa: E402
 
 METHOD_STEP, RUN_STEP = 3, 4

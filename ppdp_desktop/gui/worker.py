@@ -47,7 +47,8 @@ def describe_error(exc: BaseException) -> tuple[str, str]:
     """The one-line message and the details shown for an exception raised by a job.
 
     A :class:`PPDPError` is an error the user can cause: its message is shown in the window's words
-    (:func:`~ppdp_desktop.gui.wording.window_name` names each setting it refers to), with no details. Anything else is a bug: "Unexpected error: …" with the traceback as details.
+    (:func:`~ppdp_desktop.gui.wording.window_name` names each setting it refers to), with no details. Anything
+    else is a bug: "Unexpected error: …" with the traceback as details.
     """
     if isinstance(exc, PPDPError):
         return exc.phrase(window_name), ""

@@ -53,8 +53,8 @@ def _input_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--input-format", choices=INPUT_FORMATS, help="format of data read from stdin ('-'); "
                        "default: sniffed from its first bytes (Excel, Parquet, SPSS, Stata), else CSV")
     group.add_argument("--sep", help="delimiter of a text file (default: sniffed among , ; TAB |)")
-    group.add_argument("--encoding", help="encoding of a text file (default: sniffed: UTF-8, UTF-8 with BOM, "
-                       "Windows-1252)")
+    group.add_argument("--encoding", help="encoding of a text file, e.g. cp1250 (default: UTF-8 or UTF-16 when "
+                       "the file is; else told from its letters, and asked when it cannot be told)")
     group.add_argument("--sheet", help="worksheet of an Excel file, by name or number from 0 (default: the first)")
     group.add_argument("--decimal", choices=(".", ","), help="decimal mark of numbers in a text file (default: .)")
     group.add_argument("--header-row", type=header_row, metavar="N", help="the row holding the column names, from 1, blank "

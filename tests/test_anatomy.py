@@ -5,14 +5,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.evaluation.workload import count_query_error
 from ppdp_desktop.core.methods.baselines.anatomy import (
     anatomize,
     anatomy_count_estimate,
     anatomy_count_estimates,
     count_query_error_anatomy,
 )
-from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.evaluation.workload import count_query_error
 
 
 def _codes(n=6000, seed=5):

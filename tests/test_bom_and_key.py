@@ -47,7 +47,7 @@ def test_csv_release_has_a_byte_order_mark_by_default_and_reads_back(result, tmp
                            include_report=False)
     raw = (folder / "release.csv").read_bytes()
     assert raw.startswith(codecs.BOM_UTF8 + b'"pseudonym"') and raw.count(codecs.BOM_UTF8) == 1
-    assert "Besançon".encode("utf-8") in raw
+    assert "Besançon".encode() in raw
     meta = json.loads((folder / "release.json").read_text(encoding="utf-8"))
     assert meta["csv"]["encoding"] == "utf-8-sig"
     readme = (folder / "README.txt").read_text(encoding="utf-8")

@@ -534,8 +534,8 @@ def _personalized(slice_csv, folder, monkeypatch, *extra):
 def _aliases(out, key) -> tuple[set[str], dict[str, str]]:
     """From the sealed key: the labels standing for several values (an alias1 shared by several values) and what
     each code names."""
-    from ppdp_desktop.core.release import keyfile
     from ppdp_desktop.core.data.checksums import manifest_sha256
+    from ppdp_desktop.core.release import keyfile
     from tests.claims_helpers import PASSPHRASE
 
     aliases = keyfile.open_key(key, PASSPHRASE, manifest_sha256(out))["aliases"]["workclass"]
@@ -586,8 +586,8 @@ def test_values_and_codes_count_generalizations_do_not(slice_csv, original, tmp_
     assert entry["guess_right"] == pytest.approx(top["n"].sum() / N, abs=1e-6)
     # the custodian's check: the guessed label decoded (a code names its value) against the original records
     from ppdp_desktop.core.anonymize import anonymize
-    from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings
     from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+    from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings
 
     result = anonymize(load_table(slice_csv), AnonymizationSettings(
         "workclass", "personalized", quasi=QUASI, seed=5, options=RecodingSettings(),

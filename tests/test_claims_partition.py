@@ -18,9 +18,21 @@ import pytest
 from ppdp_desktop.core.anonymize import anonymize, plan_job
 from ppdp_desktop.core.methods import get_method
 from tests.claims_helpers import (
+    RELEASES,
+    Z,
+    adult_slice,
+    anonymize_faces,
+    cli_job,
+    flat,
+    keyed_releases,
+    number,
+    one,
+    percent_of,
+    posterior,
+    retention_matrix,
+    same_release,
     verify_forged_guarantee,
-    RELEASES, Z, adult_slice, anonymize_faces, cli_job, flat, keyed_releases, number, one, percent_of, posterior,
-    retention_matrix, same_release, worst_posterior,
+    worst_posterior,
 )
 
 N_RECORDS = 2000
@@ -462,7 +474,6 @@ def test_verify_accepts_only_the_true_statement_of_what_the_subtables_reveal(cas
     """``ppdp verify`` refuses a release.json whose ``not_covered`` says anything else (a forger's reassurance, or
     the statement with its last sentences cut); an older release.json, which stated only the downward breaches and
     the sub-table number, or nothing, still verifies, and verify prints what the parameters reveal."""
-    import json
 
     faces = case["faces"]
     statement = case["entry"]["guarantee"]["not_covered"]

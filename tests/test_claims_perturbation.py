@@ -19,9 +19,23 @@ import pytest
 from ppdp_desktop.core.anonymize import anonymize, plan_job
 from ppdp_desktop.core.methods import get_method
 from tests.claims_helpers import (
+    RELEASES,
+    Z,
+    adult_slice,
+    anonymize_faces,
+    cli_job,
+    empirical_agrees,
+    flat,
+    joint_counts,
+    keyed_releases,
+    ldp_epsilon,
+    one,
+    percent_of,
+    posterior,
+    retention_matrix,
+    same_release,
     verify_forged_guarantee,
-    RELEASES, Z, adult_slice, anonymize_faces, cli_job, empirical_agrees, flat, joint_counts, keyed_releases,
-    ldp_epsilon, one, percent_of, posterior, retention_matrix, same_release, worst_posterior,
+    worst_posterior,
 )
 
 N_RECORDS = 2000

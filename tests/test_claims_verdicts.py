@@ -192,7 +192,7 @@ def test_readme_lists_every_column_as_release_json_and_the_data_say(faces):
             assert bounds.notna().all().all() and ((bounds[0] % w) == 0).all() and (bounds[1] - bounds[0] == w - 1).all()
             bins = (original["age"].astype(int) // w * w).value_counts()
             shown = bounds[0].value_counts()
-            assert (shown <= bins.reindex(shown.index)).all() and int((bins.sum() - shown.sum())) == suppressed
+            assert (shown <= bins.reindex(shown.index)).all() and int(bins.sum() - shown.sum()) == suppressed
     assert done["occupation"].startswith("randomized: fine-grain perturbation")
     assert max(meta["sensitive"][0]["retention"]) < 1
     for name in ("marital-status", "native-country", "workclass", "salary-class"):

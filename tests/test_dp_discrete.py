@@ -17,14 +17,11 @@ from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.methods.dp.grid import Grid, default_step, discrete_t
-from ppdp_desktop.core.methods.dp.noise import (
-    DISCRETE_LAPLACE_DRAW, MAX_T, WORDS_AHEAD, discrete_laplace, discrete_laplace_pmf,
-)
+from ppdp_desktop.core.methods.dp.noise import DISCRETE_LAPLACE_DRAW, MAX_T, WORDS_AHEAD, discrete_laplace, discrete_laplace_pmf
 from ppdp_desktop.core.methods.dp.numeric import grid_means
 from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 from ppdp_desktop.core.settings import AnonymizationSettings
-
 
 # --- the sampler ----------------------------------------------------------------------------------
 

@@ -10,17 +10,26 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.settings import AnonymizationSettings
-from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.anonymize import anonymize
-from ppdp_desktop.core.demo import DEMO_DP_DOMAINS
-from ppdp_desktop.core.methods.dp.evaluation import (
-    ALL, LAPLACE, METHOD, RANKING, categorical_error, compare_dp, evaluate_job, format_dp_table, histogram_jsd,
-    relative_error, variance_variation,
-)
-from ppdp_desktop.core.methods.dp.numeric import NumericDomain
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+from ppdp_desktop.core.demo import DEMO_DP_DOMAINS
+from ppdp_desktop.core.methods.dp.evaluation import (
+    ALL,
+    LAPLACE,
+    METHOD,
+    RANKING,
+    categorical_error,
+    compare_dp,
+    evaluate_job,
+    format_dp_table,
+    histogram_jsd,
+    relative_error,
+    variance_variation,
+)
+from ppdp_desktop.core.methods.dp.numeric import NumericDomain
+from ppdp_desktop.core.methods.dp.settings import DPSettings
+from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.taxonomy.io import from_dict
 
 OCCUPATION = "adult_hierarchy_occupation.csv"

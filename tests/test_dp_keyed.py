@@ -16,7 +16,12 @@ from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.methods.dp.categorical import exponential_centroids, plain_exponential, rank_categorical
 from ppdp_desktop.core.methods.dp.grid import Grid, discrete_t
 from ppdp_desktop.core.methods.dp.noise import (
-    CHOICE_DRAW, DISCRETE_LAPLACE_DRAW, PLAIN_LAPLACE_DRAW, discrete_laplace, inverse_cdf_choice, laplace_noise,
+    CHOICE_DRAW,
+    DISCRETE_LAPLACE_DRAW,
+    PLAIN_LAPLACE_DRAW,
+    discrete_laplace,
+    inverse_cdf_choice,
+    laplace_noise,
 )
 from ppdp_desktop.core.methods.dp.numeric import NumericDomain, dp_microaggregate, grid_means, plain_laplace
 from ppdp_desktop.core.methods.dp.settings import DPSettings

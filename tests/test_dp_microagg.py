@@ -1,10 +1,9 @@
 """DP by individual-ranking microaggregation (seed 003, SPEC 5): structure, noise law, empirical DP."""
 from __future__ import annotations
 
-import re
-
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -14,22 +13,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ppdp_desktop.core.settings import AnonymizationSettings
-from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.methods.dp.categorical import (
-    check_categorical_structure, exponential_centroids, marginal_centroids, rank_categorical,
-)
-from ppdp_desktop.core.methods.dp.grid import Grid, discrete_t
-from ppdp_desktop.core.methods.dp.noise import DISCRETE_LAPLACE_DRAW, discrete_laplace
-from ppdp_desktop.core.methods.dp.numeric import (
-    NumericDomain, check_shared_structure, dp_microaggregate, grid_means, laplace_scale, microaggregate, plain_ranking,
-)
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.methods.dp.categorical import (
+    check_categorical_structure,
+    exponential_centroids,
+    marginal_centroids,
+    rank_categorical,
+)
+from ppdp_desktop.core.methods.dp.grid import Grid, discrete_t
 from ppdp_desktop.core.methods.dp.method import NOT_COVERED_CATEGORICAL
+from ppdp_desktop.core.methods.dp.noise import DISCRETE_LAPLACE_DRAW, discrete_laplace
+from ppdp_desktop.core.methods.dp.numeric import (
+    NumericDomain,
+    check_shared_structure,
+    dp_microaggregate,
+    grid_means,
+    laplace_scale,
+    microaggregate,
+    plain_ranking,
+)
+from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
+from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.release.analysis import estimate_counts
 from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
+from ppdp_desktop.core.release.analysis import estimate_counts
 from ppdp_desktop.core.release.package import read_release
 
 

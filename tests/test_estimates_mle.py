@@ -9,8 +9,7 @@ import pytest
 
 from ppdp_desktop.cli import main
 from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
-from ppdp_desktop.core.privacy.reconstruction import estimate_with_interval, iterative_bayesian, \
-    iterative_bayesian_many
+from ppdp_desktop.core.privacy.reconstruction import estimate_with_interval, iterative_bayesian, iterative_bayesian_many
 
 
 def test_many_equals_one_at_a_time() -> None:

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from ppdp_desktop.core.data.domain import encode_column
 from ppdp_desktop.core.errors import PrivacyError
-from ppdp_desktop.core.methods.perturbation.solver import objective, solve_exact, solve_lp
 from ppdp_desktop.core.methods import REGISTRY
+from ppdp_desktop.core.methods.perturbation.solver import objective, solve_exact, solve_lp
 
 PERTURBATION_METHODS = [name for name, method in sorted(REGISTRY.items()) if hasattr(method, "plan")]
 from ppdp_desktop.core.methods.perturbation.plan import retention_matrix

@@ -11,9 +11,9 @@ import pyreadstat
 import pytest
 
 from ppdp_desktop.core.data import formats
-from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.data.formats import FORMATS, TableLabels, as_text, read_table, write_table
 from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.errors import ReleaseError
 
 
 def mixed_table() -> pd.DataFrame:

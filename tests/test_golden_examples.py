@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.data.domain import encode_column
-from ppdp_desktop.core.methods.perturbation.solver import solve_exact, solve_lp
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.methods.perturbation.solver import solve_exact, solve_lp
+from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, gamma_of, theta_rule
 
 

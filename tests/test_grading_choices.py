@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ppdp_desktop.core.methods.personalized.choices import ChoiceRule, parse_choice_column
 from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.methods.personalized.choices import ChoiceRule, parse_choice_column
 from ppdp_desktop.core.methods.personalized.grading import plan_grading
 
 

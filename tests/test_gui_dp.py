@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QSettings
 
-from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.data.schema import Role
+from ppdp_desktop.core.project import Project
 from ppdp_desktop.gui.dp_parameters import FROM_DATA
 from ppdp_desktop.gui.main_window import MainWindow
 

@@ -8,15 +8,7 @@ import json
 import numpy as np
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import (
-    QAbstractButton,
-    QAbstractItemView,
-    QAbstractSpinBox,
-    QApplication,
-    QHeaderView,
-    QLineEdit,
-    QWidget,
-)
+from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QAbstractSpinBox, QApplication, QHeaderView, QLineEdit, QWidget
 
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.gui.main_window import MainWindow

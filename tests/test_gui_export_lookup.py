@@ -11,16 +11,16 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from ppdp_desktop.core.release.analysis import verify_release  # noqa: E402
+from ppdp_desktop.core.data.loading import load_table  # noqa: E402
+from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path  # noqa: E402
 from ppdp_desktop.core.errors import ReleaseError  # noqa: E402
 from ppdp_desktop.core.jobs import RunOutcome, run_job  # noqa: E402
-from ppdp_desktop.core.data.loading import load_table  # noqa: E402
+from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
+from ppdp_desktop.core.release import passphrase_policy  # noqa: E402
+from ppdp_desktop.core.release.analysis import verify_release  # noqa: E402
 from ppdp_desktop.core.release.decoded import column_name  # noqa: E402
 from ppdp_desktop.core.release.lookup import ONE_OF  # noqa: E402
-from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
 from ppdp_desktop.core.release.package import CHECKSUMS_FILE, read_release, write_checksums, write_release  # noqa: E402
-from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path  # noqa: E402
-from ppdp_desktop.core.release import passphrase_policy  # noqa: E402
 from ppdp_desktop.gui.lookup_dialog import LookupDialog  # noqa: E402
 from ppdp_desktop.gui.pages import export_page  # noqa: E402
 from ppdp_desktop.gui.pages.export_page import ExportPage  # noqa: E402

@@ -7,7 +7,6 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import Qt  # noqa: E402
 
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path  # noqa: E402
 from ppdp_desktop.gui import main_window as main_window_module  # noqa: E402

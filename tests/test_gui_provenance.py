@@ -19,10 +19,7 @@ from ppdp_desktop.core.release import keyfile  # noqa: E402
 from ppdp_desktop.core.release.package import write_release  # noqa: E402
 from ppdp_desktop.gui.lookup_dialog import LookupDialog  # noqa: E402
 from ppdp_desktop.gui.worker import Worker  # noqa: E402
-
-from tests.test_provenance import (  # noqa: E402
-    KINDS, PASSPHRASE, _check_key, _check_public, _project, _settings, _table,
-)
+from tests.test_provenance import KINDS, PASSPHRASE, _check_key, _check_public, _project, _settings, _table  # noqa: E402
 
 RUN_STEP, EXPORT_STEP = 4, 6
 TIMEOUT = 60_000

@@ -8,11 +8,11 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QLabel  # noqa: E402
 
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings  # noqa: E402
-from ppdp_desktop.core.jobs import run_job  # noqa: E402
 from ppdp_desktop.core.data.loading import load_table  # noqa: E402
-from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path  # noqa: E402
+from ppdp_desktop.core.jobs import run_job  # noqa: E402
+from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings  # noqa: E402
 from ppdp_desktop.gui.pages.report_page import EMPTY_TEXT, ReportPage  # noqa: E402
 from ppdp_desktop.gui.state import WizardState  # noqa: E402
 
@@ -84,8 +84,8 @@ def test_switching_report_and_clearing(qtbot, outcome):
 
 
 def test_personalized_says_no_formal_guarantee(qtbot):
-    from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
     from ppdp_desktop.core.data.resources import DEMO_TAXONOMY
+    from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 
     dataset = load_table(resource_path(DEMO_DATA))
     recoding = RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"])

@@ -11,7 +11,6 @@ gets with the same settings (the reports' "protected (verified)" being the windo
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication

@@ -17,9 +17,11 @@ from ppdp_desktop.core.data.loading import load_table  # noqa: E402
 from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path  # noqa: E402
 from ppdp_desktop.core.jobs import RunOutcome, run_job  # noqa: E402
 from ppdp_desktop.core.progress import CancelToken, no_progress  # noqa: E402
-from ppdp_desktop.gui import app  # noqa: E402
+from ppdp_desktop.gui import (
+    app,  # noqa: E402
+    main_window,  # noqa: E402
+)
 from ppdp_desktop.gui.pages.export_page import ExportPage  # noqa: E402
-from ppdp_desktop.gui import main_window  # noqa: E402
 from ppdp_desktop.gui.state import WizardState  # noqa: E402
 from ppdp_desktop.gui.taxonomy_editor import TaxonomyEditor  # noqa: E402
 

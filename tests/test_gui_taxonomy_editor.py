@@ -11,10 +11,10 @@ from PySide6.QtGui import QKeySequence  # noqa: E402
 from PySide6.QtTest import QAbstractItemModelTester  # noqa: E402
 from PySide6.QtWidgets import QAbstractItemView  # noqa: E402
 
-from ppdp_desktop.core.errors import TaxonomyError  # noqa: E402
 from ppdp_desktop.core.data.resources import DEMO_TAXONOMY, resource_path  # noqa: E402
-from ppdp_desktop.core.taxonomy.tree import Taxonomy  # noqa: E402
+from ppdp_desktop.core.errors import TaxonomyError  # noqa: E402
 from ppdp_desktop.core.taxonomy.io import load_taxonomy, to_dict  # noqa: E402
+from ppdp_desktop.core.taxonomy.tree import Taxonomy  # noqa: E402
 from ppdp_desktop.gui.taxonomy_editor import TaxonomyEditor  # noqa: E402
 from ppdp_desktop.gui.taxonomy_model import ALIAS1, ALIAS2, LABEL, MIME_TYPE, TaxonomyModel  # noqa: E402
 

@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QDialogButtonBox, QMessageBox, QTextBrowser
+from PySide6.QtWidgets import QDialogButtonBox, QTextBrowser
 
 from ppdp_desktop.core.release.analysis import verify_release
 from ppdp_desktop.core.release.package import read_release

@@ -13,13 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.privacy.keyed import (
-    HKDF_INFO,
-    HKDF_SALT,
-    KeyedRandomness,
-    derive_key,
-    stream_tag,
-)
+from ppdp_desktop.core.privacy.keyed import HKDF_INFO, HKDF_SALT, KeyedRandomness, derive_key, stream_tag
 
 SEED = 2024
 KEYED = KeyedRandomness(SEED)

@@ -7,16 +7,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import shared_adult
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import shared_adult
-
-from ppdp_desktop.core.errors import InputError
+from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.data.schema import Kind
-from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.sniffing import sniff_delimiter
+from ppdp_desktop.core.errors import InputError
 
 
 def write(tmp_path: Path, name: str, content: str | bytes, encoding: str = "utf-8") -> Path:

@@ -9,7 +9,6 @@ from sklearn.tree import DecisionTreeClassifier
 
 from ppdp_desktop.cli import main
 from ppdp_desktop.core.anonymize import anonymize
-from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.demo import demo_settings
 from ppdp_desktop.core.errors import ParameterError

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.partition.blocks import assign_records
-from ppdp_desktop.core.methods.partition.subtables import partition_domain
 from ppdp_desktop.core.methods.partition.phases import balance, candidate_orders, distribute_rest, merge
+from ppdp_desktop.core.methods.partition.subtables import partition_domain
 
 EX = np.array([12, 8, 6, 5, 4, 3, 1, 1, 1, 1])
 G = np.array([

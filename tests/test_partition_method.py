@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 from ppdp_desktop.core.anonymize import anonymize
-from ppdp_desktop.core.methods.partition.compare import compare_methods
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.data.synthetic import thesis_table
+from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.partition.compare import compare_methods
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 
 def test_cli_release_with_subtables_verifies_and_estimates(tmp_path, capsys):

@@ -19,7 +19,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee, shortest_path
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.partition import phases
 from ppdp_desktop.core.methods.partition.phases import balance, candidate_orders, distribute_rest, merge
-from ppdp_desktop.core.methods.partition.subtables import gamma_of, eps_of, partition_domain
+from ppdp_desktop.core.methods.partition.subtables import eps_of, gamma_of, partition_domain
 
 ALL_STARTS_LIMIT = 32
 

@@ -15,7 +15,11 @@ from ppdp_desktop.cli import main
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.release import keyfile, passphrase_policy
 from ppdp_desktop.core.release.passphrase_policy import (
-    MIN_SEALING_SCORE, assess, check_for_sealing, sealing_problem, user_inputs_for,
+    MIN_SEALING_SCORE,
+    assess,
+    check_for_sealing,
+    sealing_problem,
+    user_inputs_for,
 )
 from ppdp_desktop.core.release.signing import open_signing_key
 

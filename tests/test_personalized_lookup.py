@@ -9,14 +9,13 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings
-from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.release.decoded import column_name
 from ppdp_desktop.core.release.lookup import KeyRing
-from ppdp_desktop.core.release.package import write_release
-from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 PASSPHRASE = "correct horse battery staple"

@@ -8,15 +8,15 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.core import project as project_module
-from ppdp_desktop.core.settings import AnonymizationSettings
-from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.resources import DEMO_TAXONOMY, resource_path
 from ppdp_desktop.core.errors import InputError, ParameterError
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.project import PROJECT_VERSION, Project, migrate
-from ppdp_desktop.core.data.resources import DEMO_TAXONOMY, resource_path
-from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.taxonomy.io import load_taxonomy, to_dict
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 ROLES = {
     "patient_id": "identifier", "name": "identifier", "age": "quasi-identifier", "sex": "quasi-identifier",

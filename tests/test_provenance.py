@@ -30,9 +30,9 @@ from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.analysis import verify_release
+from ppdp_desktop.core.release.installation import CONFIG_VARIABLE
 from ppdp_desktop.core.release.lookup import KeyRing
 from ppdp_desktop.core.release.package import write_release
-from ppdp_desktop.core.release.installation import CONFIG_VARIABLE
 from ppdp_desktop.core.release.provenance import LIBRARIES, Provenance, current_provenance
 from ppdp_desktop.core.release.provenance_compare import PreviousRelease, differences
 from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings

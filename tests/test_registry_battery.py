@@ -7,15 +7,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
-from ppdp_desktop.core.methods.dp.settings import DPSettings
-from ppdp_desktop.core.methods.rr.settings import RRSettings
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods import REGISTRY
-from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.methods import REGISTRY, get_method
+from ppdp_desktop.core.methods.dp.settings import DPSettings
+from ppdp_desktop.core.methods.rr.settings import RRSettings
 from ppdp_desktop.core.privacy.randomness import RandomSource, job_randomness
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 METHODS = sorted(REGISTRY)
 

@@ -9,18 +9,18 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.privacy import reconstruction
-from ppdp_desktop.core.release.analysis import verify_release
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings, ChoiceSettings
-from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.anonymize import anonymize
-from ppdp_desktop.core.errors import Cancelled, ReleaseError
 from ppdp_desktop.core.data.formats import as_text
 from ppdp_desktop.core.data.loading import load_table
-from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
-from ppdp_desktop.core.progress import CancelToken
-from ppdp_desktop.core.release.package import read_release, write_release
 from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.errors import Cancelled, ReleaseError
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, retention_matrix
+from ppdp_desktop.core.privacy import reconstruction
+from ppdp_desktop.core.progress import CancelToken
+from ppdp_desktop.core.release.analysis import verify_release
+from ppdp_desktop.core.release.package import read_release, write_release
+from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings, SensitivitySettings
 
 PASSPHRASE = "correct horse battery"
 

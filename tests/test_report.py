@@ -7,15 +7,14 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
-from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.loading import load_table
-from ppdp_desktop.core.progress import CancelToken
-from ppdp_desktop.core.errors import Cancelled
-from ppdp_desktop.core.methods.perturbation.report import monte_carlo_band
-from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MAX_BARS, MethodReport, build_report, comparison_rows
 from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.errors import Cancelled
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+from ppdp_desktop.core.progress import CancelToken
+from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MAX_BARS, MethodReport, build_report, comparison_rows
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 IDENTIFIERS = ["patient_id", "name"]
 

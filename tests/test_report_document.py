@@ -7,18 +7,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
-from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
+from ppdp_desktop.core.evaluation.workload import count_query_error
+from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
+from ppdp_desktop.core.methods.perturbation.release import release_query_error
 from ppdp_desktop.core.release.package import read_release, write_release
 from ppdp_desktop.core.report.build import build_report
 from ppdp_desktop.core.report.document import ReportContext
 from ppdp_desktop.core.report.files import write_html, write_pdf
-from ppdp_desktop.core.methods.perturbation.release import release_query_error
 from ppdp_desktop.core.report.from_release import reports_from_release
-from ppdp_desktop.core.data.resources import DEMO_DATA, DEMO_TAXONOMY, resource_path
-from ppdp_desktop.core.evaluation.workload import count_query_error
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 IDENTIFIERS = ["patient_id", "name"]
 

@@ -24,7 +24,10 @@ from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.release.package import write_release
 from ppdp_desktop.core.release.package_report import (
-    VALUES_FILE, check_custodian_report, custodian_report_path, custodian_values_path,
+    VALUES_FILE,
+    check_custodian_report,
+    custodian_report_path,
+    custodian_values_path,
 )
 from ppdp_desktop.core.report.build import build_report
 from ppdp_desktop.core.report.document import ReportContext

@@ -5,7 +5,6 @@ document names in anything a user reads."""
 from __future__ import annotations
 
 import ast
-import math
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -16,8 +15,6 @@ import pytest
 
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.data.loading import load_table
-from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.demo import demo_settings
 from ppdp_desktop.core.evaluation.report_model import Marginal
 from ppdp_desktop.core.methods import REGISTRY

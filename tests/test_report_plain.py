@@ -9,8 +9,6 @@ import pytest
 
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.checksums import release_fingerprint
-from ppdp_desktop.core.data.loading import load_table
-from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.demo import demo_settings
 from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.release.package import write_release

@@ -9,13 +9,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.privacy.risk import (
-    NaiveLinkage, RiskAnalysis, analyse_risk, equivalence_classes, naive_linkage,
-)
+from ppdp_desktop.core.privacy.risk import NaiveLinkage, RiskAnalysis, analyse_risk, equivalence_classes, naive_linkage
 from tests.conftest import shared_adult
 
 ADULT_QI = [

@@ -7,10 +7,20 @@ import numpy as np
 import pytest
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods.rr.parameters import (apply_axes, contingency, disclosure_risk, estimate_tensor,
-                                  marginal, max_risk, optimal_parameters, project_to_simplex,
-                                  randomize_codes, reconstruction_probability, rr_matrix,
-                                  utility_objective)
+from ppdp_desktop.core.methods.rr.parameters import (
+    apply_axes,
+    contingency,
+    disclosure_risk,
+    estimate_tensor,
+    marginal,
+    max_risk,
+    optimal_parameters,
+    project_to_simplex,
+    randomize_codes,
+    reconstruction_probability,
+    rr_matrix,
+    utility_objective,
+)
 
 
 def _kron(mats):

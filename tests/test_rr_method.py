@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.settings import AnonymizationSettings
-from ppdp_desktop.core.methods.rr.settings import RRSettings
 from ppdp_desktop.core.anonymize import anonymize
-from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.rr.risk import max_risk
+from ppdp_desktop.core.methods.rr.settings import RRSettings
+from ppdp_desktop.core.settings import AnonymizationSettings
 
 QUASI = ["education", "marital-status", "sex", "race"]  # seed 001's EMGRW, workclass sensitive
 
@@ -72,8 +72,8 @@ def test_compare_estimate_table_and_report_lines(adult_csv, tmp_path, capsys):
 
 
 def test_axis_wise_estimate_of_a_release_is_unbiased_in_the_mean(adult_csv, tmp_path):
-    from ppdp_desktop.core.release.package import read_release, write_release
     from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
+    from ppdp_desktop.core.release.package import read_release, write_release
 
     dataset = load_table(adult_csv)
     truth = dataset.frame.groupby(["sex", "race"]).size()

@@ -18,7 +18,11 @@ from ppdp_desktop.core.errors import KeyFileError, ReleaseError
 from ppdp_desktop.core.release.analysis import verify_release
 from ppdp_desktop.core.release.package import read_release, write_release
 from ppdp_desktop.core.release.signing import (
-    SIGNATURE_FILE, check_signature, new_signing_key, normalize_fingerprint, open_signing_key,
+    SIGNATURE_FILE,
+    check_signature,
+    new_signing_key,
+    normalize_fingerprint,
+    open_signing_key,
 )
 
 SIGNING = "the custodian's signing passphrase"

@@ -6,7 +6,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from ppdp_desktop.core.errors import ParameterError
@@ -105,7 +106,10 @@ ANY_RETENTION = st.integers(1, 10).flatmap(lambda m: arrays(
 @given(ANY_RETENTION, st.data())
 def test_amplification_and_posteriors_from_parameters_equal_the_dense_check(retention, data):
     from ppdp_desktop.core.privacy.amplification import (
-        amplification, posteriors, retention_amplification, retention_posterior_extremes,
+        amplification,
+        posteriors,
+        retention_amplification,
+        retention_posterior_extremes,
     )
 
     m = len(retention)
@@ -132,9 +136,10 @@ def test_the_guarantee_check_says_the_same_of_both_forms(m, theta, data):
 
     counts = np.asarray(data.draw(st.lists(st.integers(1, 500), min_size=m, max_size=m)), dtype=float)
     prior = counts / counts.sum()
-    from ppdp_desktop.core.settings import SensitivitySettings
-    from ppdp_desktop.core.data.domain import encode_column
     import pandas as pd
+
+    from ppdp_desktop.core.data.domain import encode_column
+    from ppdp_desktop.core.settings import SensitivitySettings
 
     column = pd.Series(np.repeat([f"v{i}" for i in range(m)], counts.astype(int)))
     domain, _ = encode_column(column, "x", "t")

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.data.synthetic import thesis_table, zipf_counts
+from ppdp_desktop.core.errors import ParameterError
 
 
 def test_shape_and_columns():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from ppdp_desktop.cli import commands, compare, report, selftest
 from ppdp_desktop.cli.exit_codes import ExitCode, exit_code_for

@@ -6,9 +6,9 @@ be read" (3) and "it was interrupted" (4) without reading the message. :data:`EP
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import IntEnum
-from typing import Iterator
 
 from ppdp_desktop.core.errors import Cancelled, ParameterError, PPDPError, PrivacyError, ReleaseError
 

@@ -18,9 +18,10 @@ import io
 import json
 import math
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
 import numpy as np
 

@@ -15,7 +15,13 @@ from pathlib import Path
 
 from ppdp_desktop.core.errors import ParameterError, phrase
 from ppdp_desktop.core.release.passphrase_policy import (
-    ALLOW_WEAK_FLAG, MIN_SEALING_SCORE, SCORE_WORDS, assess, check_for_sealing, sealing_problem, user_inputs_for,
+    ALLOW_WEAK_FLAG,
+    MIN_SEALING_SCORE,
+    SCORE_WORDS,
+    assess,
+    check_for_sealing,
+    sealing_problem,
+    user_inputs_for,
 )
 
 ENV_VAR = "PPDP_PASSPHRASE"

@@ -33,7 +33,7 @@ class StageLines:
             print(f"ppdp: {timing}{fraction:4.0%} {message}", file=self.stream or sys.stderr, flush=True)
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> "StageLines":
+    def from_args(cls, args: argparse.Namespace) -> StageLines:
         """The stage lines the global ``--quiet`` / ``--verbose`` ask for."""
         return cls(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", False))
 

@@ -18,7 +18,6 @@ import inspect
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 

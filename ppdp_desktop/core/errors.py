@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import errno
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 #: marks a reference to a setting inside a message (ASCII unit separators: never in a message otherwise)
 _MARK = "\x1f"

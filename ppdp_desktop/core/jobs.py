@@ -52,7 +52,6 @@ def run_job(
     """Anonymize with each settings (the chosen method first) and build each one's report; a compared method
     that cannot run is skipped and said so (``RunOutcome.skipped``), the chosen one's error stops the run."""
     from ppdp_desktop.core.report.build import build_report
-
     from ppdp_desktop.core.streaming.window import is_streamed, run_streamed
 
     results, reports, skipped, pages = [], [], [], []

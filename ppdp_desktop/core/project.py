@@ -17,7 +17,11 @@ from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
 from ppdp_desktop.core.project_check import check_project_data
 from ppdp_desktop.core.settings import (
-    AnonymizationSettings, ChoiceSettings, MethodSettings, ProtectionSettings, SensitivitySettings,
+    AnonymizationSettings,
+    ChoiceSettings,
+    MethodSettings,
+    ProtectionSettings,
+    SensitivitySettings,
 )
 from ppdp_desktop.core.taxonomy.io import from_dict, to_dict
 from ppdp_desktop.core.taxonomy.node import data_labels
@@ -123,7 +127,7 @@ class Project:
         return replace(settings, sensitive=sensitive or "", quasi=quasi)
 
     # --- against the data ------------------------------------------------------------------------
-    def check_data(self, dataset: "Dataset") -> None:
+    def check_data(self, dataset: Dataset) -> None:
         """Refuse, in one line naming what changed, data that no longer matches the project: a column the
         project gives a role or a taxonomy that the file lacks, or values a taxonomy does not hold."""
         columns = set(map(str, dataset.frame.columns))
@@ -180,7 +184,7 @@ class Project:
             raise InputError(f"Cannot save the project to {path}: {exc.strerror or exc}.") from exc
 
     @classmethod
-    def load(cls, path: str | Path) -> "Project":
+    def load(cls, path: str | Path) -> Project:
         path = Path(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

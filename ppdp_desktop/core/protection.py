@@ -19,15 +19,14 @@ import pandas as pd
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.schema import Kind, Schema
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
-from ppdp_desktop.core.generalization import (
-    Generalization, Hierarchy, check_k_anonymity, optimal_generalization,
-)
 from ppdp_desktop.core.evaluation.group_disclosure import counted_cells, summarize
 from ppdp_desktop.core.evaluation.reidentification import SUPPRESSED, Reidentification
+from ppdp_desktop.core.generalization import Generalization, Hierarchy, check_k_anonymity, optimal_generalization
 from ppdp_desktop.core.privacy.risk import analyse_risk, naive_linkage
 from ppdp_desktop.core.settings import ProtectionSettings
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
+
 
 def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
                     taxonomies: dict[str, Any]) -> dict[str, Hierarchy]:

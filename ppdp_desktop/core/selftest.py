@@ -83,10 +83,10 @@ def _steps(run: _Run) -> list[SelftestStep]:
         return f"{s['dataset'].n_records:,} records, {len(s['dataset'].frame.columns)} columns"
 
     def plan() -> str:
-        from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
-        from ppdp_desktop.core.demo import DEMO_ROLES, DEMO_SENSITIVE
         from ppdp_desktop.core.data.schema import Role
+        from ppdp_desktop.core.demo import DEMO_ROLES, DEMO_SENSITIVE
         from ppdp_desktop.core.methods import DEFAULT_METHOD, get_method
+        from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
         s["settings"] = AnonymizationSettings(
             DEMO_SENSITIVE, DEFAULT_METHOD, [c for c, r in DEMO_ROLES.items() if r is Role.IDENTIFIER],

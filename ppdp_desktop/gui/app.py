@@ -17,8 +17,8 @@ import ctypes
 import os
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from ctypes.util import find_library
-from typing import Mapping, Sequence
 
 #: What Qt 6's xcb plugin loads that a desktop may lack: ``find_library`` name -> shared object.
 XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor.so.0", "xcb-icccm": "libxcb-icccm.so.4", "xcb-keysyms": "libxcb-keysyms.so.1"}

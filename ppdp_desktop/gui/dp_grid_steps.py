@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QAbstractButton, QLineEdit
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.gui.wording import window_name
-from ppdp_desktop.gui.wording import window_name
 
 GRID_TIP = ("Grid step h of {name}: released values are rounded to multiples of h (h = 1: whole numbers, "
             "h = 0.1: one decimal, h = 5: multiples of five). The noise added to each cluster is a random whole "

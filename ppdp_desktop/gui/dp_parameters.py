@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.data.column_stats import ColumnStats
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.gui.dp_grid_steps import GridStepField, PlannedStep, planned_step, step_text
 from ppdp_desktop.gui.dp_layout import LayoutChoice

@@ -1,23 +1,38 @@
 """Tools → Reverse lookup: open a release with its sealed key and decode values, pseudonyms, files."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
-    QLabel, QLineEdit, QPushButton, QTableWidget, QTabWidget, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
-from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.data.loading import load_table
-from ppdp_desktop.core.release.lookup import KeyRing, LookedUp
-from ppdp_desktop.core.release.lookup_marks import Decoded
+from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.progress import CancelToken, no_progress
 from ppdp_desktop.core.release.decoded import write_decoded
-from ppdp_desktop.gui.marked_row import COLUMNS as PSEUDONYM_COLUMNS, WARNING_STYLE, fill_marked_table, note_text
-from ppdp_desktop.gui.worker import Worker, describe_error
+from ppdp_desktop.core.release.lookup import KeyRing, LookedUp
+from ppdp_desktop.core.release.lookup_marks import Decoded
+from ppdp_desktop.gui.marked_row import COLUMNS as PSEUDONYM_COLUMNS
+from ppdp_desktop.gui.marked_row import WARNING_STYLE, fill_marked_table, note_text
 from ppdp_desktop.gui.wording import window_name
+from ppdp_desktop.gui.worker import Worker, describe_error
 
 OPEN_JOB, FILE_JOB = "lookup-open", "lookup-file"
 ERROR_STYLE = "color: #c0392b;"

@@ -27,12 +27,12 @@ from PySide6.QtWidgets import (
 from ppdp_desktop import __version__
 from ppdp_desktop.core.data.resources import resources_dir
 from ppdp_desktop.core.errors import PPDPError
+from ppdp_desktop.core.evaluation.figures import warm_up_in_background
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.evaluation.figures import warm_up_in_background
+from ppdp_desktop.gui import wheel_guard
 from ppdp_desktop.gui.guide_dialog import GuideDialog
 from ppdp_desktop.gui.lookup_dialog import LookupDialog
-from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.export_page import ExportPage
 from ppdp_desktop.gui.pages.load_page import LoadPage
@@ -41,8 +41,8 @@ from ppdp_desktop.gui.pages.report_page import ReportPage
 from ppdp_desktop.gui.pages.roles_page import RolesPage
 from ppdp_desktop.gui.pages.run_page import RunPage
 from ppdp_desktop.gui.pages.sensitivity_page import SensitivityPage
-from ppdp_desktop.gui import wheel_guard
 from ppdp_desktop.gui.state import WizardState
+from ppdp_desktop.gui.wording import window_name
 
 PROJECT_FILTER = "PPDP project (*.ppdp.json *.json)"
 MAX_RECENT = 8

@@ -11,7 +11,12 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QLine
 
 from ppdp_desktop.core.release.keyfile import MIN_PASSPHRASE
 from ppdp_desktop.core.release.passphrase_policy import (
-    MIN_SEALING_SCORE, SCORE_WORDS, PassphraseAssessment, assess, sealing_problem, user_inputs_for,
+    MIN_SEALING_SCORE,
+    SCORE_WORDS,
+    PassphraseAssessment,
+    assess,
+    sealing_problem,
+    user_inputs_for,
 )
 
 _COLOURS = ("#c0392b", "#d35400", "#b7950b", "#27ae60", "#1e8449")  # by score 0..4

@@ -19,6 +19,7 @@ from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY  # noqa: E402
 from ppdp_desktop.core.settings import NoSettings  # noqa: E402
 from ppdp_desktop.gui.main_window import MainWindow  # noqa: E402
 
+
 def wait_until(condition, timeout_s: float = 60.0) -> None:
     """Process events until ``condition()`` holds (or fail after ``timeout_s``)."""
     loop_time = 0.0

@@ -13,11 +13,11 @@ from PySide6.QtGui import QBrush, QColor
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.core.methods import REGISTRY, Method, get_method
-from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
+from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.report.values import NOT_COVERED, planned_statuses
+from ppdp_desktop.gui.wording import window_name
 
 _Index = QModelIndex | QPersistentModelIndex
 #: the fixed columns; then one per registered method with a retention column (``Method.retention_header``)

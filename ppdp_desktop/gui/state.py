@@ -5,24 +5,24 @@ model/view events). The state owns the one worker that runs core jobs.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
 from ppdp_desktop.core.data.column_stats import ColumnStats, column_stats
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.jobs import RunOutcome
-from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
-from ppdp_desktop.core.demo import DEMO_ROLES, demo_taxonomy
-from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.data.kinds import retype
+from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.data.schema import Kind, Role
+from ppdp_desktop.core.demo import DEMO_ROLES, demo_taxonomy
 from ppdp_desktop.core.errors import PPDPError
+from ppdp_desktop.core.jobs import RunOutcome
+from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.gui.figure_images import FigureImages
-from ppdp_desktop.gui.worker import Worker
 from ppdp_desktop.gui.wording import window_name
+from ppdp_desktop.gui.worker import Worker
 
 
 class WizardState(QObject):

@@ -16,15 +16,29 @@ from pathlib import Path
 from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFileDialog, QHBoxLayout, QLabel, QLayout, QLayoutItem, QToolButton, QTreeView, QVBoxLayout,
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLayoutItem,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
     QWidget,
 )
 
 from ppdp_desktop.core.errors import TaxonomyError
-from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.core.taxonomy.io import load_taxonomy, save_taxonomy
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.gui.taxonomy_commands import (
-    AddCommand, DeleteCommand, MoveCommand, RenameCommand, ReplaceCommand, SetAliasCommand, TaxonomyCommand,
+    AddCommand,
+    DeleteCommand,
+    MoveCommand,
+    RenameCommand,
+    ReplaceCommand,
+    SetAliasCommand,
+    TaxonomyCommand,
     push_command,
 )
 from ppdp_desktop.gui.taxonomy_model import LABEL, TaxonomyModel

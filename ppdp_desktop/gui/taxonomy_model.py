@@ -24,7 +24,12 @@ from PySide6.QtGui import QColor, QFont, QUndoStack
 from ppdp_desktop.core.errors import TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
 from ppdp_desktop.gui.taxonomy_commands import (
-    MoveCommand, RenameCommand, SetAliasCommand, TaxonomyCommand, explicit_aliases, push_command,
+    MoveCommand,
+    RenameCommand,
+    SetAliasCommand,
+    TaxonomyCommand,
+    explicit_aliases,
+    push_command,
 )
 from ppdp_desktop.gui.wording import window_name
 

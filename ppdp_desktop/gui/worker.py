@@ -11,12 +11,13 @@ cancels the old one, and the old one's late reports are ignored (a generation co
 from __future__ import annotations
 
 import gc
-import sys
 import math
+import sys
 import threading
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 

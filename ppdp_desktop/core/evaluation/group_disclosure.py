@@ -176,7 +176,7 @@ class GroupDisclosure:
     few_records: float = 0.0
     several_labels: list[str] = field(default_factory=list)  # labels standing for several values, found here
     several_records: float = 0.0  # records showing one of them
-    worst: list["WorstGroup"] = field(default_factory=list)  # the groups shown, most records above the bound first
+    worst: list[WorstGroup] = field(default_factory=list)  # the groups shown, most records above the bound first
     guesses: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)  # each group's labels and its guess
     #: per fold, the guesses made without it (cross-fitted ``guess_right``; the custodian's check repeats them)
     fold_guesses: list[pd.DataFrame] = field(default_factory=list, repr=False)
@@ -191,7 +191,7 @@ class GroupDisclosure:
     def applies(self) -> bool:
         return not self.reason
 
-    def public(self) -> "GroupDisclosure":
+    def public(self) -> GroupDisclosure:
         """The same without what was measured on the original records (for a report inside the release)."""
         from dataclasses import replace
 

@@ -8,9 +8,8 @@ function of the value), every other column as the original value (the same domai
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,7 +45,7 @@ class ModelData:
     left_out: list[str]
 
 
-def model_data(result: "Anonymization", target: str | None, seed: int, max_rows: int, test_share: float) -> ModelData:
+def model_data(result: Anonymization, target: str | None, seed: int, max_rows: int, test_share: float) -> ModelData:
     """Align, sample and split the records of ``result`` and encode them for both models."""
     frame = result.dataset.frame
     schema = result.dataset.schema

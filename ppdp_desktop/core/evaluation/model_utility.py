@@ -9,9 +9,8 @@ by side, each with its 95 % Wald interval from the inverse observed information.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -97,7 +96,7 @@ class ModelComparison:
                  "-" if o.release is None else f"{o.release:.3g}", interval(o.release_interval)] for o in self.odds]
 
 
-def compare_models(result: "Anonymization", target: str | None = None, *, seed: int = 0, max_rows: int = MAX_ROWS,
+def compare_models(result: Anonymization, target: str | None = None, *, seed: int = 0, max_rows: int = MAX_ROWS,
                    test_share: float = 0.3) -> ModelComparison:
     """Train both models on the original and on the release of ``result``; test them on held-out original
     records. ``target``: the column predicted (default: the sensitive one). Same seed, same figures."""

@@ -44,7 +44,7 @@ class Reidentification:
             return self.generalization.k, self.generalization.suppressed
         return int(self.claimed["k"]), int(self.claimed.get("suppressed", 0))
 
-    def public(self) -> "Reidentification":
+    def public(self) -> Reidentification:
         """The same without the original data's figures (for a report that ships inside an epsilon-DP release)."""
         return replace(self, before=None, linkage=None)
 

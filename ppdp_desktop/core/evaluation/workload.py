@@ -8,8 +8,8 @@ mean relative error ``|act - est| / act``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd

@@ -10,9 +10,9 @@ from __future__ import annotations
 from ppdp_desktop.core.declarations import Setting, declared
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.base import Method, Plan
+from ppdp_desktop.core.methods.dp.method import DPMicroaggregation
 from ppdp_desktop.core.methods.hooks import Compared, Comparison, GradeDecoder
 from ppdp_desktop.core.methods.hooks import comparisons as _comparisons
-from ppdp_desktop.core.methods.dp.method import DPMicroaggregation
 from ppdp_desktop.core.methods.partition.method import PerturbationPartitioning
 from ppdp_desktop.core.methods.personalized.method import PersonalizedRecoding
 from ppdp_desktop.core.methods.perturbation.finegrain import FineGrainPerturbation

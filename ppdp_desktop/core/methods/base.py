@@ -10,11 +10,12 @@ adding a method is one package with a :class:`Method` subclass and one registry 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pandas as pd
 
-from ppdp_desktop.core.errors import KeyFileError, PPDPError, ParameterError, ReleaseError, setting_ref
+from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, ReleaseError, setting_ref
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings, NoSettings
@@ -112,7 +113,7 @@ class Method:
         """``(sensitive, quasi-identifier)`` columns of the release's schema for this job."""
         return [settings.sensitive], list(settings.quasi)
 
-    def prepare(self, dataset: "Dataset", settings: AnonymizationSettings) -> Plan:
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> Plan:
         raise NotImplementedError
 
     def demo_settings(self) -> MethodSettings:
@@ -120,7 +121,7 @@ class Method:
         of its parameters; by default its declared defaults."""
         return self.settings_type.from_json({})
 
-    def planned_retention(self, prior: "np.ndarray", gamma: "np.ndarray") -> "np.ndarray":
+    def planned_retention(self, prior: np.ndarray, gamma: np.ndarray) -> np.ndarray:
         """Step 3's column (:attr:`retention_header`): for each value, the retention ``p_i`` this method would use
         under the amplification bounds ``gamma`` (inf: no concern), given the values' shares ``prior``; a record
         keeps its value with probability ``p_i + (1 - p_i) / m``."""
@@ -138,12 +139,12 @@ class Method:
         return []
 
     # --- the report -------------------------------------------------------------------------------
-    def report_part(self, report: "MethodReport", result: Anonymization, progress: "Progress",
-                    cancel: "CancelToken", public: bool = False) -> None:
+    def report_part(self, report: MethodReport, result: Anonymization, progress: Progress,
+                    cancel: CancelToken, public: bool = False) -> None:
         """Add this method's figures and lines to ``report`` (``public``: released data only)."""
 
-    def reports_from_release(self, original: pd.DataFrame, release: "LoadedRelease", title: str,
-                             progress: "Progress", workload_seed: int = 0) -> list["MethodReport"]:
+    def reports_from_release(self, original: pd.DataFrame, release: LoadedRelease, title: str,
+                             progress: Progress, workload_seed: int = 0) -> list[MethodReport]:
         """The report of a written release, rebuilt from the original table (``ppdp report``)."""
         from ppdp_desktop.core.evaluation.report_model import MethodReport
 
@@ -165,12 +166,12 @@ class Method:
             return 1.0 / float(l), "1/l"
         return float(protection.threshold), "the threshold"
 
-    def utility_summary(self, result: Anonymization) -> "UtilitySummary | None":
+    def utility_summary(self, result: Anonymization) -> UtilitySummary | None:
         """Utility figures of the sensitive column for the CLI's ``--utility`` (None: not measured)."""
         return None
 
     # --- the release ------------------------------------------------------------------------------
-    def verify_release(self, release: "LoadedRelease") -> list[str]:
+    def verify_release(self, release: LoadedRelease) -> list[str]:
         """Re-check this method's guarantee and structure on a release; one line per check passed."""
         raise NotImplementedError
 
@@ -178,13 +179,13 @@ class Method:
         """This method's sections of the recipient's README.txt (what was done, guaranteed, how to use)."""
         return ""
 
-    def published_entries(self, release: "LoadedRelease", entry: dict[str, Any]) -> tuple[Any, Any, Any]:
+    def published_entries(self, release: LoadedRelease, entry: dict[str, Any]) -> tuple[Any, Any, Any]:
         """``(entry of each record, matrix, value of each entry or None)`` of a perturbed column ``entry`` of
         ``release`` (its ``sensitive`` entry), which ``ppdp estimate --sensitive`` un-mixes; a method that
         publishes no such column refuses."""
         raise ReleaseError(f"{self.title} publishes no perturbed column whose counts can be estimated.")
 
-    def estimate_table(self, release: "LoadedRelease", attributes: list[str], project: bool = False) -> pd.DataFrame:
+    def estimate_table(self, release: LoadedRelease, attributes: list[str], project: bool = False) -> pd.DataFrame:
         """Estimated counts of every combination of ``attributes`` of ``release`` (``ppdp estimate --table``;
         ``project``: clipped to non-negative counts summing to the total); a method that publishes no matrices
         for its released columns refuses."""
@@ -192,12 +193,12 @@ class Method:
                              f"their randomized columns; this release was made by {self.name!r}: estimate its perturbed "
                              f"column with {setting_ref('sensitive', 'COL')}.", setting="table")
 
-    def key_grading(self, attribute: str, entry: dict[str, Any]) -> "GradeDecoder":
+    def key_grading(self, attribute: str, entry: dict[str, Any]) -> GradeDecoder:
         """How ``ppdp lookup`` decodes the grades of ``attribute`` from the key's ``graded`` entry; a method that
         publishes no grades refuses (the key does not belong to its kind of release)."""
         raise KeyFileError(f"The key holds grades of {attribute!r}, but {self.title} publishes no grades")
 
-    def comparisons(self) -> tuple["Comparison", ...]:
+    def comparisons(self) -> tuple[Comparison, ...]:
         """The ways ``ppdp compare`` compares this method with others (:class:`~ppdp_desktop.core.methods.hooks.
         Comparison`); none by default."""
         return ()

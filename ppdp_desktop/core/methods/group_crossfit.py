@@ -22,14 +22,14 @@ guess; the custodian's report measures both on the original records, and ``bench
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
-from ppdp_desktop.core.evaluation.group_disclosure import GroupCells, group_guesses, released_groups, _GUESS
+from ppdp_desktop.core.evaluation.group_disclosure import _GUESS, GroupCells, group_guesses, released_groups
 
 #: the folds of the cross-fitted estimate: two halves, each guessed from the other (the margin grows with the
 #: root of the number of folds; on the demo data 5 folds gave a 60 % wider margin for a guess made from 80 %)

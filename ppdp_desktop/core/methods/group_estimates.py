@@ -23,10 +23,15 @@ import pandas as pd
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import ParameterError, PPDPError
-from ppdp_desktop.core.methods.group_support import log_term, perturbed_bounds, randomized_bounds
 from ppdp_desktop.core.evaluation.group_disclosure import (
-    GroupCells, GroupDisclosure, counted_cells, not_applicable, released_groups, summarize,
+    GroupCells,
+    GroupDisclosure,
+    counted_cells,
+    not_applicable,
+    released_groups,
+    summarize,
 )
+from ppdp_desktop.core.methods.group_support import log_term, perturbed_bounds, randomized_bounds
 
 #: a perturbed column's groups are estimated for at most this many (groups x values) cells in all, and this many
 #: at a time; estimates below MIN_COUNT records are taken as 0

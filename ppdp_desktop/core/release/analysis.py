@@ -11,9 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums, release_fingerprint
-from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
-from ppdp_desktop.core.errors import PPDPError, ParameterError, PrivacyError, ReleaseError, setting_ref
+from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, ReleaseError, setting_ref
 from ppdp_desktop.core.generalization import check_k_anonymity
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy import reconstruction

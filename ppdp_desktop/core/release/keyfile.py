@@ -28,7 +28,7 @@ import tempfile
 import unicodedata
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -38,8 +38,18 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from ppdp_desktop.core.errors import KeyFileError, ParameterError
 from ppdp_desktop.core.release.keyheader import (
-    CIPHER, FORMAT_V1, FORMAT_VERSION, HEX64, MAGIC, MAX_HEADER_BYTES, MAX_SEGMENT_BYTES, MIN_SEGMENT_BYTES,
-    SEGMENT_BYTES, KdfParams, KeyHeader, parse_header,
+    CIPHER,
+    FORMAT_V1,
+    FORMAT_VERSION,
+    HEX64,
+    MAGIC,
+    MAX_HEADER_BYTES,
+    MAX_SEGMENT_BYTES,
+    MIN_SEGMENT_BYTES,
+    SEGMENT_BYTES,
+    KdfParams,
+    KeyHeader,
+    parse_header,
 )
 from ppdp_desktop.core.release.keyrecords import Records, read_records, record_source, write_records
 from ppdp_desktop.core.release.keystream import PREFIX_BYTES, TAG_BYTES, SegmentReader, SegmentWriter, segment_key
@@ -278,7 +288,7 @@ def seal(
         raise KeyFileError(f"The key contents cannot be stored as JSON: {exc}") from None
     source = record_source(records)
     kdf = kdf if kdf is not None else KdfParams()
-    now = datetime.now(timezone.utc).replace(microsecond=0)
+    now = datetime.now(UTC).replace(microsecond=0)
     prefix = os.urandom(PREFIX_BYTES)
     header = KeyHeader(FORMAT_VERSION, kdf, CIPHER, prefix, manifest, now, segment_bytes=segment_bytes)
     aad = _PREFIX.pack(MAGIC, len(raw := header.to_bytes())) + raw

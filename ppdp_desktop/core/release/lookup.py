@@ -16,17 +16,25 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ppdp_desktop.core.release import keyfile
-from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, ReleaseError
-from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
-from ppdp_desktop.core.privacy.record_table import arrow_column
-from ppdp_desktop.core.methods import GradeDecoder, Method, get_method
 from ppdp_desktop.core.data.checksums import check_checksums, manifest_sha256
 from ppdp_desktop.core.data.released import LoadedRelease, read_release
+from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, ReleaseError
+from ppdp_desktop.core.methods import GradeDecoder, Method, get_method
+from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
+from ppdp_desktop.core.privacy.record_table import arrow_column
+from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.lookup_marks import (
-    IDENTIFIER, NOT_FOUND, ONE_OF_CELL, SUPPRESSED_CELL, Decoded, Mark, column_marks, suppressed_cells,
+    IDENTIFIER,
+    NOT_FOUND,
+    ONE_OF_CELL,
+    SUPPRESSED_CELL,
+    Decoded,
+    Mark,
+    column_marks,
+    suppressed_cells,
 )
-from ppdp_desktop.core.release.provenance import KEY as PROVENANCE, Provenance, current_provenance
+from ppdp_desktop.core.release.provenance import KEY as PROVENANCE
+from ppdp_desktop.core.release.provenance import Provenance, current_provenance
 from ppdp_desktop.core.release.provenance_compare import differences
 
 ONE_OF = " | "
@@ -48,7 +56,7 @@ class KeyRecords:
     _ids: pd.Index | None = field(default=None, repr=False)  # format 1: the ids, row by row
 
     @classmethod
-    def from_payload(cls, payload: dict[str, Any]) -> "KeyRecords":
+    def from_payload(cls, payload: dict[str, Any]) -> KeyRecords:
         """From an opened key's payload (its ``"pseudonyms"`` entry and record table); KeyFileError if they
         disagree."""
         block = payload["pseudonyms"]
@@ -100,7 +108,7 @@ class KeyRing:
     _records: KeyRecords | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, release_dir: str | Path, key_path: str | Path, passphrase: str) -> "KeyRing":
+    def open(cls, release_dir: str | Path, key_path: str | Path, passphrase: str) -> KeyRing:
         release = read_release(release_dir)
         check_checksums(release.folder)
         payload = keyfile.open_key(key_path, passphrase, manifest_sha256(release.folder))
@@ -175,7 +183,7 @@ class KeyRing:
             return [text]  # published as is (choice 1)
         raise ParameterError(f"{text!r} is neither a value nor an alias of {attribute!r}.")
 
-    def lookup_pseudonym(self, pseudonym: str) -> "LookedUp":
+    def lookup_pseudonym(self, pseudonym: str) -> LookedUp:
         """The removed identifiers and the decoded released row of one pseudonymous record, each value with its
         mark (:attr:`LookedUp.marks`): the patient's own value, or the release's (randomized, noised, ...)."""
         column = self.pseudonym_column

@@ -59,7 +59,7 @@ class Keyed:
                 "input": self.input, "project": self.project}
 
     @classmethod
-    def from_json(cls, data: object, bad) -> "Keyed":
+    def from_json(cls, data: object, bad) -> Keyed:
         if not isinstance(data, dict) or data.get("algorithm") != installation.ALGORITHM:
             raise bad(f"'keyed' must be an object with \"algorithm\": \"{installation.ALGORITHM}\"")
         if not _hex(data.get("installation"), 16) or not _hex(data.get("nonce"), 32):
@@ -117,7 +117,7 @@ class Provenance:
         block["project_sha256"] = self.project_sha256
         return block
 
-    def sealed(self) -> "Provenance":
+    def sealed(self) -> Provenance:
         """This provenance with the keyed digests of its input and project file under this installation's secret
         (made on first use) and a fresh nonce; unchanged when it records neither."""
         if self.input is None and self.project_sha256 is None:
@@ -132,7 +132,7 @@ class Provenance:
         return replace(self, input_name=self.name, keyed=keyed)
 
     @classmethod
-    def from_json(cls, data: object, where: str = "release.json") -> "Provenance":
+    def from_json(cls, data: object, where: str = "release.json") -> Provenance:
         """Read a provenance block (of ``release.json``, this version's or an earlier one's, or of a key);
         :class:`ReleaseError` naming the field if it is not well formed."""
         def bad(what: str) -> ReleaseError:

@@ -16,7 +16,8 @@ from pathlib import Path
 from ppdp_desktop.core.data.digest import digest_file
 from ppdp_desktop.core.data.released import META_FILE
 from ppdp_desktop.core.errors import PPDPError, ReleaseError
-from ppdp_desktop.core.release.provenance import KEY, LIBRARIES, Provenance, recorded as recorded_block
+from ppdp_desktop.core.release.provenance import KEY, LIBRARIES, Provenance
+from ppdp_desktop.core.release.provenance import recorded as recorded_block
 from ppdp_desktop.core.release.publish import is_our_release
 
 _SAME_SEED = "the same seed may not give the same release"
@@ -92,7 +93,7 @@ class PreviousRelease:
     problem: str | None = None  # why there is nothing to compare with, in a sentence (None: nothing to say)
 
     @classmethod
-    def read(cls, path: str | Path) -> "PreviousRelease":
+    def read(cls, path: str | Path) -> PreviousRelease:
         source = Path(path)
         if not is_our_release(source):
             return cls(source, None)

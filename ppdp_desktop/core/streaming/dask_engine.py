@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from itertools import accumulate
 from dataclasses import dataclass, field, fields
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 

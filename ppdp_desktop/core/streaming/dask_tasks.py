@@ -24,8 +24,8 @@ from ppdp_desktop.core.data.formats import _arrow_ready, guard_formulas
 from ppdp_desktop.core.data.streamed import _rebatch
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
-from ppdp_desktop.core.streaming.job import RecordTableSpill
 from ppdp_desktop.core.streaming.dask_partitions import Layout, settled
+from ppdp_desktop.core.streaming.job import RecordTableSpill
 from ppdp_desktop.core.streaming.passes import compact_frame
 from ppdp_desktop.core.streaming.shuffle import KEY_COLUMN, ExternalShuffle
 

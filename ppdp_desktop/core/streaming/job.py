@@ -22,9 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from ppdp_desktop.core.anonymize import (
-    Bound, JobPlan, ReleasedChunk, applies_in_chunks, bind_job, plan_columns, plan_job,
-)
+from ppdp_desktop.core.anonymize import Bound, JobPlan, ReleasedChunk, applies_in_chunks, bind_job, plan_columns, plan_job
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.formats import _arrow_ready, guard_formulas
 from ppdp_desktop.core.data.streamed import StreamedFile

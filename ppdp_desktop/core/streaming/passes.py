@@ -19,13 +19,13 @@ from ppdp_desktop.core.data.streamed import StreamedFile
 from ppdp_desktop.core.progress import CancelToken, Progress
 
 
-def _compact(series: pd.Series, numeric: bool) -> "pd.Categorical | np.ndarray":
+def _compact(series: pd.Series, numeric: bool) -> pd.Categorical | np.ndarray:
     if numeric:
         return series.to_numpy()
     return pd.Categorical(series)
 
 
-def _joined(parts: list, numeric: bool, floats: bool) -> "pd.Series":
+def _joined(parts: list, numeric: bool, floats: bool) -> pd.Series:
     if numeric:
         values = np.concatenate(parts)
         return pd.Series(values.astype(np.float64) if floats else values)

@@ -20,7 +20,6 @@ from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
 
 
-
 def columns_checked(metadata: dict) -> list[str]:
     """The data columns a release's checks read, from its ``release.json``."""
     names: list[str] = []

@@ -94,7 +94,7 @@ class _Part:
     keys: np.ndarray
 
     @classmethod
-    def of(cls, chunk: pd.DataFrame, released: ReleasedChunk, keys: np.ndarray, mask: np.ndarray) -> "_Part":
+    def of(cls, chunk: pd.DataFrame, released: ReleasedChunk, keys: np.ndarray, mask: np.ndarray) -> _Part:
         a = released.applied
         applied = Applied({name: _take(values, mask) for name, values in a.columns.items()}, list(a.dropped),
                           {name: (np.asarray(t)[mask], np.asarray(r)[mask]) for name, (t, r) in a.codes.items()},

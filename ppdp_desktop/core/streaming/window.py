@@ -18,8 +18,8 @@ from ppdp_desktop.core.progress import CancelToken, Progress, subrange
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.streaming.job import CHUNK_SIZE, StreamedData, plan_from_file, streamed_outcome
 from ppdp_desktop.core.streaming.mode import choose_mode
-from ppdp_desktop.core.streaming.release import StreamedSource
 from ppdp_desktop.core.streaming.passes import compact_frame, join_compact, release_chunks
+from ppdp_desktop.core.streaming.release import StreamedSource
 from ppdp_desktop.core.streaming.sample import ReportSample, SampledAnonymization
 
 #: ``Dataset.details`` key of a dataset that holds only the first records of a streamed file

@@ -5,8 +5,17 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
-    QPushButton, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from ppdp_desktop.core.errors import ReleaseError
@@ -15,8 +24,8 @@ from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.release.package import check_destination, key_description, key_parts, release_target
 from ppdp_desktop.core.release.package_report import custodian_report_path, custodian_values_path
 from ppdp_desktop.gui.pages.base import WizardPage
-from ppdp_desktop.gui.signing_fields import SigningFields
 from ppdp_desktop.gui.passphrase_widget import PassphraseFields
+from ppdp_desktop.gui.signing_fields import SigningFields
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.wording import window_name
 

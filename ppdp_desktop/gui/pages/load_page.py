@@ -21,15 +21,15 @@ from ppdp_desktop.core.data.column_stats import ColumnStats, column_stats
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.inspection import FileFacts, inspect_file
 from ppdp_desktop.core.data.loading import FORMATS
+from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.jobs import load_job
-from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.gui.import_dialog import ImportDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.table_model import DataFrameModel
-from ppdp_desktop.gui.worker import describe_error
 from ppdp_desktop.gui.wording import window_name
+from ppdp_desktop.gui.worker import describe_error
 
 ERROR_STYLE = "color: #b71c1c;"
 FILE_FILTER = "Data files (*.csv *.tsv *.txt *.xlsx *.xls *.sav *.zsav *.dta *.parquet *.pq);;All files (*)"

@@ -9,10 +9,10 @@ from PySide6.QtWidgets import QButtonGroup, QCheckBox, QFrame, QLabel, QRadioBut
 from ppdp_desktop.core.errors import PPDPError, phrase
 from ppdp_desktop.core.methods import REGISTRY, get_method
 from ppdp_desktop.gui.method_editors import editor_for
-from ppdp_desktop.gui.protection_editor import ProtectionSection
-from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.gui.pages.base import WizardPage
+from ppdp_desktop.gui.protection_editor import ProtectionSection
 from ppdp_desktop.gui.state import WizardState
+from ppdp_desktop.gui.wording import window_name
 
 
 class MethodCard(QFrame):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,16 +24,15 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from PySide6.QtCore import Qt
 
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
 from ppdp_desktop.core.report.summary import FirstPage
 from ppdp_desktop.core.report.values import bounds, shown_values
 from ppdp_desktop.gui import figure_images
+from ppdp_desktop.gui.group_panel import GroupPanel, brief_html
+from ppdp_desktop.gui.model_panel import ModelPanel
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
-from ppdp_desktop.gui.model_panel import ModelPanel
-from ppdp_desktop.gui.group_panel import GroupPanel, brief_html
 
 RISK_COLORS = {"ok": "#1b6e20", "warning": "#8a4b00", "danger": "#b71c1c"}
 _TITLE = "QGroupBox::title { subcontrol-origin: margin; subcontrol-position: top left; left: 6px; padding: 0 3px; }"

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
 )
 
 from ppdp_desktop.core.data.domain import label_text
-from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.data.schema import Kind, Role
+from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.gui.import_dialog import kind_combo
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.risk_panel import RiskPanel

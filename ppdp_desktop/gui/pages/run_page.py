@@ -8,28 +8,21 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QMessageBox,
-    QProgressBar,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+from ppdp_desktop.core.errors import ParameterError, phrase
+from ppdp_desktop.core.jobs import RunOutcome, run_job
+from ppdp_desktop.core.methods import get_method
 
 # run_job imports the report module (and matplotlib) lazily; importing it here, on the GUI thread at
 # start-up, keeps that import (C extensions hold the GIL) out of the first run.
 from ppdp_desktop.core.settings import AnonymizationSettings
-from ppdp_desktop.core.errors import ParameterError, phrase
-from ppdp_desktop.core.methods import get_method
-from ppdp_desktop.gui.wording import window_name
-from ppdp_desktop.core.jobs import RunOutcome, run_job
 from ppdp_desktop.gui.figure_images import decode_figures
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState
+from ppdp_desktop.gui.wording import window_name
 
 TASK = "run"
 RunJob = Callable[..., RunOutcome]  # run_job(dataset, settings, progress, cancel)

@@ -20,9 +20,9 @@ O(n + m * distinct group sizes); no groups x m array is ever built.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 import pandas as pd

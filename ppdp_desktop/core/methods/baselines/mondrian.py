@@ -25,8 +25,8 @@ The recursion is an explicit stack over partitions; the work inside a partition 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 

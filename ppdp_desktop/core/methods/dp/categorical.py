@@ -26,11 +26,9 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import text_column
-from ppdp_desktop.core.methods.dp.noise import (
-    CHOICE_DRAW, PLAIN_CHOICE_DRAW, exponential_weights, inverse_cdf_choice,
-)
-from ppdp_desktop.core.methods.dp.numeric import check_cluster_shape, ranked_clusters
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
+from ppdp_desktop.core.methods.dp.noise import CHOICE_DRAW, PLAIN_CHOICE_DRAW, exponential_weights, inverse_cdf_choice
+from ppdp_desktop.core.methods.dp.numeric import check_cluster_shape, ranked_clusters
 from ppdp_desktop.core.taxonomy.semantic import distance_matrix
 from ppdp_desktop.core.taxonomy.tree import Taxonomy, list_values
 
@@ -53,7 +51,7 @@ class TaxonomyIndex:
     paths: np.ndarray  # (nodes, depth + 1) node numbers from the root down, padded with -1
 
     @classmethod
-    def build(cls, taxonomy: Taxonomy) -> "TaxonomyIndex":
+    def build(cls, taxonomy: Taxonomy) -> TaxonomyIndex:
         nodes = list(taxonomy.root.walk())
         number = {id(n): i for i, n in enumerate(nodes)}
         parent = np.array([number[id(n.parent)] if n.parent is not None else -1 for n in nodes], dtype=np.int64)
@@ -160,7 +158,7 @@ def rank_categorical(column: pd.Series, taxonomy: Taxonomy, k: int, candidates: 
                               cover, str(values[anchor]), str(name))
 
 
-def exponential_centroids(ranking: CategoricalRanking, epsilon: float, keyed: "KeyedRandomness",
+def exponential_centroids(ranking: CategoricalRanking, epsilon: float, keyed: KeyedRandomness,
                           sensitivity: float = 1.0) -> np.ndarray:
     """One node per cluster drawn with probability proportional to ``exp(eps u / (2 Delta_u))``.
 
@@ -186,7 +184,7 @@ def marginal_centroids(ranking: CategoricalRanking) -> np.ndarray:
     return chosen
 
 
-def plain_exponential(ranking: CategoricalRanking, epsilon: float, keyed: "KeyedRandomness") -> np.ndarray:
+def plain_exponential(ranking: CategoricalRanking, epsilon: float, keyed: KeyedRandomness) -> np.ndarray:
     """Baseline: each record's own label drawn by the exponential mechanism over the whole taxonomy
     (quality ``-dis(c, b)``, ``Delta_u = 1``): what epsilon costs without microaggregation. Per record:
     record ``i`` chooses at uniform ``i`` of the keyed stream ``(ranking.attribute, "plain choice")``."""

@@ -61,7 +61,7 @@ class SingledOut:
                                "columns with (the pseudonym column left out: it is random)"}
 
     @classmethod
-    def from_json(cls, data: Any) -> "SingledOut | None":
+    def from_json(cls, data: Any) -> SingledOut | None:
         if not isinstance(data, dict):
             return None
         try:
@@ -98,7 +98,7 @@ def _row_hashes(frame: pd.DataFrame) -> np.ndarray:
     return pd.util.hash_pandas_object(frame, index=False).to_numpy()
 
 
-def unlink(values: Any, keyed: "KeyedRandomness", attribute: str) -> Any:
+def unlink(values: Any, keyed: KeyedRandomness, attribute: str) -> Any:
     """``values`` (one per record, record order) permuted by the uniform permutation of the keyed stream
     ``(attribute, "unlinked order")``: record ``i`` gets the value of the record ranked ``i`` by its sort key."""
     n = len(values)
@@ -199,7 +199,7 @@ OLD_CLAIM = ("note: this release was made before its guarantee was stated precis
              "that can be singled out by its other columns shows its cluster's value")
 
 
-def verify_claim(release: "LoadedRelease", names: list[str], entries: list[dict]) -> str:
+def verify_claim(release: LoadedRelease, names: list[str], entries: list[dict]) -> str:
     """Re-check the guarantee's words against the release (one line): an unlinked release holds protected columns
     only and no pseudonyms; a linked one states the records its other columns single out, recounted here when the
     data is held whole (a figure below the recount is refused); only an unlinked release of numeric columns with

@@ -19,14 +19,15 @@ own release draws exact discrete Laplace noise on a grid (issue 20).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.evaluation import metrics
 from ppdp_desktop.core.data.domain import text_column
+from ppdp_desktop.core.evaluation import metrics
 from ppdp_desktop.core.methods.dp.categorical import marginal_centroids, plain_exponential
 from ppdp_desktop.core.methods.dp.numeric import NumericDomain, plain_laplace, plain_ranking
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
     from ppdp_desktop.core.methods.base import Runner
     from ppdp_desktop.core.outcome import Anonymization
-    from ppdp_desktop.core.data.dataset import Dataset
 
 METHOD = "dp-microagg"
 LAPLACE = "plain Laplace"
@@ -190,7 +190,7 @@ def baseline_releases(original: Any, domain: NumericDomain | None, k: int, m: in
     return out
 
 
-def _job_rows(result: "Anonymization", laplace: bool, keyed: KeyedRandomness) -> list[DPRow]:
+def _job_rows(result: Anonymization, laplace: bool, keyed: KeyedRandomness) -> list[DPRow]:
     """Rows of the job's own release and its ranking baseline (and plain Laplace if asked)."""
     plan, frame = result.plan, result.dataset.frame
     m, k = len(plan.attributes), plan.k
@@ -212,7 +212,7 @@ def _ordered(rows: list[DPRow]) -> list[DPRow]:
     return sorted(rows, key=lambda r: (rank.get(r.method, 3), r.k or 0))
 
 
-def evaluate_job(result: "Anonymization", seed: int = EVALUATION_SEED) -> list[DPRow]:
+def evaluate_job(result: Anonymization, seed: int = EVALUATION_SEED) -> list[DPRow]:
     """The job's release and both baselines at its epsilon, k and M, per attribute plus ``ALL``.
 
     Uses the job's released columns in the original row order (``result.applied``); the baselines
@@ -222,19 +222,18 @@ def evaluate_job(result: "Anonymization", seed: int = EVALUATION_SEED) -> list[D
     return _ordered(rows + average_rows(rows))
 
 
-def compare_dp(dataset: "Dataset", attributes: list[str], epsilon: float, ks: list[int],
+def compare_dp(dataset: Dataset, attributes: list[str], epsilon: float, ks: list[int],
                domains: dict[str, tuple[float, float]] | None = None, taxonomies: dict[str, Any] | None = None,
-               seed: int | None = None, candidates: str = "covering", *, run: "Runner") -> list[DPRow]:
+               seed: int | None = None, candidates: str = "covering", *, run: Runner) -> list[DPRow]:
     """Run dp-microagg for each ``k`` and the baselines (plain Laplace once; ranking per ``k``).
 
     Each run goes through ``run`` (the job, :func:`~ppdp_desktop.core.anonymize.anonymize`: plan, verify,
     apply; passed in so that a method never imports its job); ``candidates`` is the categorical
     centroid rule (see ``DPSettings``).
     """
+    from ppdp_desktop.core.errors import ParameterError
     from ppdp_desktop.core.methods.dp.settings import DPSettings
     from ppdp_desktop.core.settings import AnonymizationSettings
-
-    from ppdp_desktop.core.errors import ParameterError
 
     missing = [c for c in attributes if c not in dataset.frame.columns]
     if missing:

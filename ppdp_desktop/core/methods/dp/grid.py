@@ -60,7 +60,7 @@ class Grid:
     units: int
 
     @classmethod
-    def for_domain(cls, lo: float, hi: float, step: Fraction, integer: bool, attribute: str) -> "Grid":
+    def for_domain(cls, lo: float, hi: float, step: Fraction, integer: bool, attribute: str) -> Grid:
         """The grid of ``step`` inside ``[lo, hi]``; a whole-number attribute needs a whole-number step."""
         if integer and step.denominator != 1:
             raise ParameterError(f"{attribute!r} holds whole numbers: its grid step must be a whole number; got {float(step):g}.")

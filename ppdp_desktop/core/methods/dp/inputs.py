@@ -23,7 +23,7 @@ UNLINKED_K = (f"An unlinked release ({setting_ref('layout', 'unlinked')}) publis
               f"k-anonymity of them ({setting_ref('k-anonymity')}) does not apply: remove one of the two.")
 
 
-def unprotected_columns(dataset: "Dataset", dp: "DPSettings") -> list[str]:
+def unprotected_columns(dataset: Dataset, dp: DPSettings) -> list[str]:
     """The columns an unlinked release leaves out (``--unprotected drop``): every released column it does not
     protect. With ``--unprotected refuse`` (the default) any such column stops the job, named."""
     others = [c for c in dataset.schema.released_columns if c not in dp.attributes]

@@ -22,44 +22,58 @@ places (ties are broken by record index), so the (original, released) pairs stay
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.methods.dp.categorical import (
-    CANDIDATES, CategoricalRanking, check_categorical_structure, exponential_centroids, rank_categorical, released_labels,
-)
-from ppdp_desktop.core.methods.dp.claim import LINKED, UNLINKED, SingledOut, claim, singled_out_count, unlink
-from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, discrete_t
-from ppdp_desktop.core.methods.dp.numeric import (
-    NumericDomain, check_grid, check_shared_structure, cluster_count, dp_microaggregate, laplace_scale,
-)
+from ppdp_desktop.core.data.schema import Kind
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.dp import settings as dp_settings
+from ppdp_desktop.core.methods.dp.categorical import (
+    CANDIDATES,
+    check_categorical_structure,
+    exponential_centroids,
+    rank_categorical,
+    released_labels,
+)
+from ppdp_desktop.core.methods.dp.claim import LINKED, UNLINKED, SingledOut, claim, singled_out_count, unlink
+from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, discrete_t
+from ppdp_desktop.core.methods.dp.inputs import (  # noqa: F401 - whole_numbers: the window asks it too
+    UNLINKED_K,
+    groups_values,
+    numeric_domain,
+    taxonomy_of,
+    unprotected_columns,
+    whole_numbers,
+)
+from ppdp_desktop.core.methods.dp.numeric import (
+    NumericDomain,
+    check_grid,
+    check_shared_structure,
+    cluster_count,
+    dp_microaggregate,
+    laplace_scale,
+)
 from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.progress import CancelToken, Progress
-from ppdp_desktop.core.data.schema import Kind
-from ppdp_desktop.core.methods.dp.inputs import (  # noqa: F401 - whole_numbers: the window asks it too
-    UNLINKED_K, groups_values, numeric_domain, taxonomy_of, unprotected_columns, whole_numbers,
-)
-from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.core.taxonomy.io import to_dict
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 if TYPE_CHECKING:
     import argparse
     from fractions import Fraction
 
+    from ppdp_desktop.core.data.dataset import Dataset
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.evaluation.report_model import MethodReport
-    from ppdp_desktop.core.settings import AnonymizationSettings
-    from ppdp_desktop.core.data.dataset import Dataset
     from ppdp_desktop.core.methods.hooks import Comparison
+    from ppdp_desktop.core.settings import AnonymizationSettings
 
 METHOD = "dp-microagg"
 RELATIVE_TOLERANCE = 1e-12
@@ -280,7 +294,7 @@ class DPMicroaggregation(Method):
     public_report = True  # inside an epsilon-DP release: nothing computed from the original records
     window_editor = "dp"  # its window editor asks it noise_scale, is_whole_numbers and grid_step
 
-    def job_settings(self, settings: "AnonymizationSettings") -> "AnonymizationSettings":
+    def job_settings(self, settings: AnonymizationSettings) -> AnonymizationSettings:
         """Without a sensitive column, the first protected attribute stands for it (its name in the key). An
         unlinked release publishes no quasi-identifier, so k-anonymity of them is refused here."""
         dp = self.settings(settings)
@@ -290,7 +304,7 @@ class DPMicroaggregation(Method):
             return replace(settings, sensitive=dp.attributes[0])
         return settings
 
-    def roles(self, settings: "AnonymizationSettings") -> tuple[list[str], list[str]]:
+    def roles(self, settings: AnonymizationSettings) -> tuple[list[str], list[str]]:
         """The protected columns are the sensitive ones, quasi-identifiers or not; an unlinked release keeps no
         quasi-identifier (a column it does not protect is refused or left out)."""
         dp = self.settings(settings)
@@ -299,13 +313,13 @@ class DPMicroaggregation(Method):
             return sensitive, []
         return sensitive, [c for c in settings.quasi if c not in sensitive]
 
-    def precheck(self, settings: "AnonymizationSettings") -> list[str]:
+    def precheck(self, settings: AnonymizationSettings) -> list[str]:
         problems = super().precheck(settings)
         if not problems and self.settings(settings).layout == UNLINKED and settings.protection.k is not None:
             problems.append(UNLINKED_K)
         return problems
 
-    def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> DPMicroaggPlan:
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> DPMicroaggPlan:
         dp = self.settings(settings)
         edited = {a: t for a, t in settings.taxonomies.items() if groups_values(t) and a not in dp.domains}
         taxonomies = {**edited, **dp.taxonomies}
@@ -360,19 +374,19 @@ class DPMicroaggregation(Method):
         return DPMicroaggPlan(attributes, float(dp.epsilon), int(dp.k), len(frame), dp.candidates, layout=dp.layout,
                               dropped=dropped)
 
-    def report_part(self, report: "MethodReport", result: Anonymization, progress: Progress, cancel: CancelToken,
+    def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:
         from ppdp_desktop.core.methods.dp.report import dp_report_part
 
         dp_report_part(report, result, progress, cancel, public=public)
 
-    def reports_from_release(self, original: pd.DataFrame, release: "LoadedRelease", title: str, progress: Progress,
-                             workload_seed: int = 0) -> list["MethodReport"]:
+    def reports_from_release(self, original: pd.DataFrame, release: LoadedRelease, title: str, progress: Progress,
+                             workload_seed: int = 0) -> list[MethodReport]:
         from ppdp_desktop.core.methods.dp.release import dp_reports_from_release
 
         return dp_reports_from_release(original, release, title)
 
-    def verify_release(self, release: "LoadedRelease") -> list[str]:
+    def verify_release(self, release: LoadedRelease) -> list[str]:
         from ppdp_desktop.core.methods.dp.release import verify_dp_release
 
         return verify_dp_release(release)
@@ -388,7 +402,7 @@ class DPMicroaggregation(Method):
 
         return DPSettings(attributes=list(DEMO_DP_DOMAINS), epsilon=1.0, k=50, domains=dict(DEMO_DP_DOMAINS))
 
-    def comparisons(self) -> tuple["Comparison", ...]:
+    def comparisons(self) -> tuple[Comparison, ...]:
         """``ppdp compare --epsilon``: dp-microagg per k against plain Laplace and plain ranking."""
         from ppdp_desktop.core.methods.dp.comparisons import DPComparison
 
@@ -404,7 +418,7 @@ class DPMicroaggregation(Method):
         return whole_numbers(column)
 
     def grid_step(self, name: str, step: str | None, lo: float, hi: float, integer: bool, m: int, k: int,
-                  epsilon: float) -> "Fraction":
+                  epsilon: float) -> Fraction:
         """The grid step of numeric column ``name`` over ``[lo, hi]`` (``lo < hi``) with ``M = m``, ``k`` and
         ``epsilon``: ``step`` as typed, or the automatic one when it is None, checked as :meth:`prepare` checks it
         (a ParameterError says why it cannot be used)."""
@@ -415,7 +429,7 @@ class DPMicroaggregation(Method):
                    ParameterError)
         return chosen
 
-    def settings_from_args(self, args: "argparse.Namespace") -> DPSettings:
+    def settings_from_args(self, args: argparse.Namespace) -> DPSettings:
         """The declared settings, and the protected columns' taxonomies from the shared ``--taxonomy``."""
         settings = super().settings_from_args(args)
         assert isinstance(settings, DPSettings)

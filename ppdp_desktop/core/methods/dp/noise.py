@@ -58,7 +58,7 @@ WORDS_AHEAD = 16
 CHUNK_CLUSTERS = 1 << 16
 
 
-def discrete_laplace(stream: "RecordStream", start: int, stop: int, t: int) -> np.ndarray:
+def discrete_laplace(stream: RecordStream, start: int, stop: int, t: int) -> np.ndarray:
     """Exact discrete Laplace draws ``P(Z = z) ∝ exp(-|z| / t)`` for indices ``[start, stop)`` of ``stream``.
 
     Canonne-Kamath-Steinke's sampler, vectorized as a state machine over the indices still running: in
@@ -102,7 +102,7 @@ def discrete_laplace(stream: "RecordStream", start: int, stop: int, t: int) -> n
     return out
 
 
-def _discrete_laplace_chunk(stream: "RecordStream", start: int, stop: int, tu: np.uint64) -> np.ndarray:
+def _discrete_laplace_chunk(stream: RecordStream, start: int, stop: int, tu: np.uint64) -> np.ndarray:
     n = stop - start
     out = np.zeros(n, dtype=np.int64)
     ahead = stream.words(start * WORDS_AHEAD, stop * WORDS_AHEAD).reshape(n, WORDS_AHEAD)
@@ -163,7 +163,7 @@ def discrete_laplace_pmf(z: np.ndarray, t: float) -> np.ndarray:
     return np.exp(-np.abs(np.asarray(z, dtype=np.float64)) / t) * (1 - q) / (1 + q)
 
 
-def laplace_noise(stream: "RecordStream", start: int, stop: int, scale: float) -> np.ndarray:
+def laplace_noise(stream: RecordStream, start: int, stop: int, scale: float) -> np.ndarray:
     """Laplace(0, ``scale``) draws for indices ``[start, stop)`` of ``stream``, one per index.
 
     With ``m = w >> 11`` (the 53 top bits of the index's word) and ``u = (m + 1/2) 2**-53``, the draw is

@@ -33,7 +33,7 @@ import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.dp.grid import Grid, discrete_t
-from ppdp_desktop.core.methods.dp.noise import MAX_T, DISCRETE_LAPLACE_DRAW, PLAIN_LAPLACE_DRAW, discrete_laplace, laplace_noise
+from ppdp_desktop.core.methods.dp.noise import DISCRETE_LAPLACE_DRAW, MAX_T, PLAIN_LAPLACE_DRAW, discrete_laplace, laplace_noise
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
@@ -132,7 +132,7 @@ def finish(values: np.ndarray, domain: NumericDomain) -> np.ndarray:
 
 
 def dp_microaggregate(
-    values: np.ndarray, domain: NumericDomain, k: int, grid: Grid, t: int, keyed: "KeyedRandomness"
+    values: np.ndarray, domain: NumericDomain, k: int, grid: Grid, t: int, keyed: KeyedRandomness
 ) -> tuple[np.ndarray, RankedMicroaggregation, np.ndarray]:
     """Release one attribute: per cluster, the grid point nearest to (its grid-unit sum plus ONE discrete
     Laplace draw of parameter ``t``) divided by its size.
@@ -167,7 +167,7 @@ def grid_means(sums: np.ndarray, sizes: np.ndarray, noise: np.ndarray, units: in
     return np.clip(np.floor_divide(2 * total + sizes, 2 * sizes), 0, units)
 
 
-def plain_laplace(values: np.ndarray, domain: NumericDomain, scale: float, keyed: "KeyedRandomness") -> np.ndarray:
+def plain_laplace(values: np.ndarray, domain: NumericDomain, scale: float, keyed: KeyedRandomness) -> np.ndarray:
     """Baseline: independent Laplace noise per value (scale ``M * Delta / epsilon``), clamped, rounded;
     record ``i`` draws word ``i`` of the keyed stream ``(domain.attribute, "plain laplace")``.
 

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.data.released import LoadedRelease
+from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.methods.dp.claim import UNLINKED, verify_claim
 from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction
 from ppdp_desktop.core.methods.dp.numeric import NumericDomain, check_grid, laplace_scale
-from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
-from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 TOLERANCE = 1e-9
@@ -184,9 +184,9 @@ def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, titl
     recomputed; its variance variation and JSD (order-free) can, and the baselines are recomputed
     on the original data at the published epsilon and k.
     """
+    from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.methods.dp import evaluation as ev
     from ppdp_desktop.core.methods.dp.report import histogram_figure, row_line
-    from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 
     meta = release.metadata

@@ -14,9 +14,9 @@ from ppdp_desktop.core.methods.dp.evaluation import ALL, LAPLACE, METHOD, RANKIN
 from ppdp_desktop.core.progress import CancelToken, Progress
 
 if TYPE_CHECKING:
+    from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.methods.dp.method import DPAttribute
     from ppdp_desktop.core.outcome import Anonymization
-    from ppdp_desktop.core.evaluation.report_model import MethodReport
 
 MAX_LABELS = 40
 #: a mean moved by at most this many standard deviations still holds for averages (a negligible effect size)
@@ -26,7 +26,7 @@ PERSONAL_SPREAD = 0.5
 COLORS = {METHOD: "#4c72b0", LAPLACE: "#c44e52", RANKING: "#55a868"}
 
 
-def dp_report_part(report: "MethodReport", result: "Anonymization", progress: Progress, cancel: CancelToken,
+def dp_report_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                    public: bool = False) -> None:
     """Fill ``report`` for a dp-microagg job: lines (split, scales, warnings, measures) and figures.
 
@@ -92,7 +92,7 @@ UNLINKED_FINDING = ("the columns are released unlinked, so a row shows values of
                     "own, for groups of values, never for one person or beside another column")
 
 
-def finding(a: "DPAttribute", original: pd.Series, released: Any, unlinked: bool = False) -> str:
+def finding(a: DPAttribute, original: pd.Series, released: Any, unlinked: bool = False) -> str:
     """What one protected attribute of the release is good for, from the job (the records in their original
     order): for a number, how far the mean moved and how far a record's released value lies from its own; for a
     category, how many records show their own value and how far the counts per value moved. ``unlinked``: the

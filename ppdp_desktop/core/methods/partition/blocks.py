@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 
 
-def canonical_counts(table_counts: "np.ndarray | sparse.sparray", by: str = "row") -> "sparse.sparray":
+def canonical_counts(table_counts: np.ndarray | sparse.sparray, by: str = "row") -> sparse.sparray:
     """A (sub-tables x values) count table, dense or sparse, as an int64 CSR (``by="row"``) or CSC
     (``by="value"``) array with sorted indices and no stored zeros."""
     from scipy import sparse
@@ -48,7 +48,7 @@ class SubtableBlocks:
     m: int
 
     @classmethod
-    def from_counts(cls, table_counts: "np.ndarray | sparse.sparray", retention: np.ndarray) -> "SubtableBlocks":
+    def from_counts(cls, table_counts: np.ndarray | sparse.sparray, retention: np.ndarray) -> SubtableBlocks:
         """The entries of a (sub-tables x values) count table, dense or sparse, with a retention per sub-table."""
         counts = canonical_counts(table_counts)  # each row's value codes ascending
         sizes = np.diff(counts.indptr)
@@ -93,7 +93,7 @@ class SubtableBlocks:
 
         return sum_by_group(per_entry, self.values, self.m)
 
-    def perturb(self, subtable: np.ndarray, entries: np.ndarray, keyed: "KeyedRandomness", attribute: str,
+    def perturb(self, subtable: np.ndarray, entries: np.ndarray, keyed: KeyedRandomness, attribute: str,
                 start: int = 0) -> np.ndarray:
         """Each record keeps its value with its sub-table's retention, else gets one of its sub-table's values
         drawn uniformly; every draw keyed by the record's index (``start``: the first record's)."""
@@ -103,7 +103,7 @@ class SubtableBlocks:
         return self.values[np.where(keep, entries, self.starts[subtable] + drawn)]
 
 
-def assign_records(codes: np.ndarray, table_counts: "np.ndarray | sparse.sparray",
+def assign_records(codes: np.ndarray, table_counts: np.ndarray | sparse.sparray,
                    rng: np.random.Generator | None = None, keys: np.ndarray | None = None) -> np.ndarray:
     """Sub-table id per record: value ``v``'s records are put in a random order and dealt so that sub-table
     ``k`` gets ``table_counts[k, v]`` of them. The order is by the records' keyed sort ``keys`` (a release), or a

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ppdp_desktop.core.methods.baselines.anatomy import anatomize, count_query_error_anatomy
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
-from ppdp_desktop.core.methods.base import Runner
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.domain import encode_column, label_text
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.privacy.randomness import simulation_generator
 from ppdp_desktop.core.evaluation.workload import WorkloadResult, condition_columns, count_query_error, run_workload
+from ppdp_desktop.core.methods.base import Runner
+from ppdp_desktop.core.methods.baselines.anatomy import anatomize, count_query_error_anatomy
+from ppdp_desktop.core.privacy.randomness import simulation_generator
+from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 COMPARABLE = ("uniform", "finegrain", "partition", "anatomy")
 DEFAULT_METHODS = ("uniform", "partition", "anatomy")

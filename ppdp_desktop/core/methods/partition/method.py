@@ -16,29 +16,29 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column, label_text
 from ppdp_desktop.core.data.schema import free_name
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
-from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
-from ppdp_desktop.core.outcome import Anonymization, Applied
-from ppdp_desktop.core.progress import CancelToken, Progress
-from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
-from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks, assign_records, canonical_counts
 from ppdp_desktop.core.methods.partition.release import EPSILON_SCOPE, NOT_COVERED, subtables_statement
-from ppdp_desktop.core.methods.perturbation.disclosure import PARTITION_CAVEAT
 from ppdp_desktop.core.methods.partition.subtables import Partition, partition_domain
-from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+from ppdp_desktop.core.methods.perturbation.disclosure import PARTITION_CAVEAT
+from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
+from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
+from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
+from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
+from ppdp_desktop.core.progress import CancelToken, Progress
 
 if TYPE_CHECKING:
-    from ppdp_desktop.core.evaluation.report_model import MethodReport
-    from ppdp_desktop.core.data.released import LoadedRelease
-    from ppdp_desktop.core.settings import AnonymizationSettings
     from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.data.released import LoadedRelease
+    from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.methods.hooks import Comparison
+    from ppdp_desktop.core.settings import AnonymizationSettings
 
 SUBTABLE_COLUMN = "subtable"  # the preferred name of the sub-table id column (see ``free_name``)
 
@@ -218,7 +218,7 @@ class PerturbationPartitioning(PerturbationFamily):
         "record's sub-table reveals that its value is one of that sub-table's few values. " + PARTITION_CAVEAT
     )
 
-    def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> PartitionPlan:
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> PartitionPlan:
         sens = settings.sensitivity
         if sens.rho1 is None or sens.rho2 is None or sens.theta is not None or sens.overrides:
             raise ParameterError(ONE_PAIR)
@@ -227,25 +227,25 @@ class PerturbationPartitioning(PerturbationFamily):
         return PartitionPlan(domain, sens.rho1, sens.rho2, partition,
                              subtable_column=free_name(SUBTABLE_COLUMN, dataset.frame.columns))
 
-    def precheck(self, settings: "AnonymizationSettings") -> list[str]:
+    def precheck(self, settings: AnonymizationSettings) -> list[str]:
         sens = settings.sensitivity
         if sens.rho1 is None or sens.rho2 is None or sens.theta is not None or sens.overrides:
             return [ONE_PAIR]
         return super().precheck(settings)
 
-    def report_part(self, report: "MethodReport", result: Anonymization, progress: Progress, cancel: CancelToken,
+    def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:
         from ppdp_desktop.core.methods.partition.report import partition_part
 
         partition_part(report, result, progress, cancel)
 
-    def verify_release(self, release: "LoadedRelease") -> list[str]:
+    def verify_release(self, release: LoadedRelease) -> list[str]:
         from ppdp_desktop.core.methods.partition.release import verify_partition_release
 
         return verify_partition_release(release)
 
-    def reports_from_release(self, original: pd.DataFrame, release_: "LoadedRelease", title: str, progress: Progress,
-                             workload_seed: int = 0) -> list["MethodReport"]:
+    def reports_from_release(self, original: pd.DataFrame, release_: LoadedRelease, title: str, progress: Progress,
+                             workload_seed: int = 0) -> list[MethodReport]:
         from ppdp_desktop.core.methods.partition.release import published_entries
         from ppdp_desktop.core.methods.perturbation.release import reports_from_release
 
@@ -256,14 +256,14 @@ class PerturbationPartitioning(PerturbationFamily):
 
         return partition_readme(metadata)
 
-    def published_entries(self, release: "LoadedRelease", entry: dict[str, Any]) -> tuple[Any, Any, Any]:
+    def published_entries(self, release: LoadedRelease, entry: dict[str, Any]) -> tuple[Any, Any, Any]:
         """A column with sub-tables: each record's (sub-table, value) entry, the block-diagonal matrix, the value of
         each entry (one without, as the family reads it)."""
         from ppdp_desktop.core.methods.partition.release import published_entries
 
         return published_entries(release, entry)
 
-    def comparisons(self) -> tuple["Comparison", ...]:
+    def comparisons(self) -> tuple[Comparison, ...]:
         """``ppdp compare --rho1/--rho2`` (count queries) and ``--target`` (does an analysis survive?)."""
         from ppdp_desktop.core.methods.partition.comparisons import ModelsComparison, WorkloadComparison
 

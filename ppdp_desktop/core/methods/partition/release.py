@@ -12,15 +12,14 @@ from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import PrivacyError, ReleaseError
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks
 from ppdp_desktop.core.methods.partition.subtables import gamma_of
-from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
 from ppdp_desktop.core.methods.perturbation.disclosure import check_parameters_statement, partition_statement
 from ppdp_desktop.core.methods.perturbation.ldp import check_stated_epsilon
+from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
 from ppdp_desktop.core.methods.perturbation.release import README_WIDTH, published_column, verify_perturbed
-from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
-
 
 PARTITIONED = """\
 What was done

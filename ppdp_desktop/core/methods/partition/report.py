@@ -46,7 +46,7 @@ def partition_part(report: MethodReport, result: Anonymization, progress: Progre
                                                          report.band_low, report.band_high)
 
 
-def subtable_findings(plan: "PartitionPlan") -> list[str]:
+def subtable_findings(plan: PartitionPlan) -> list[str]:
     """Beyond the counts per value: what the released sub-table numbers tell exactly (when no value's records are
     spread over several sub-tables, the counts over each sub-table's group of values)."""
     sizes = plan.blocks.sizes.tolist()
@@ -81,13 +81,13 @@ def _mle_with_interval(plan, released: np.ndarray, sub: np.ndarray) -> tuple[np.
 
 def _baselines(result: Anonymization, conditions, true_codes: np.ndarray, cancel: CancelToken) -> list[str]:
     """Count-query error (1 % selectivity) of uniform perturbation and Anatomy at matched privacy."""
-    from ppdp_desktop.core.methods.baselines.anatomy import anatomize, count_query_error_anatomy
     from ppdp_desktop.core.errors import PPDPError
-    from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
-    from ppdp_desktop.core.privacy.structured import RetentionMatrix
-    from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
-    from ppdp_desktop.core.methods.partition.subtables import gamma_of
     from ppdp_desktop.core.evaluation.workload import count_query_error
+    from ppdp_desktop.core.methods.baselines.anatomy import anatomize, count_query_error_anatomy
+    from ppdp_desktop.core.methods.partition.subtables import gamma_of
+    from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
+    from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
+    from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
     plan = result.plan
     rng = np.random.default_rng(BAND_SEED)

@@ -15,14 +15,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.partition.phases import as_groups, balance, candidate_orders, distribute_rest, merge
 from ppdp_desktop.core.privacy.sensitivity import MAX_GAMMA
-from ppdp_desktop.core.methods.partition.phases import (
-    as_groups,
-    balance,
-    candidate_orders,
-    distribute_rest,
-    merge,
-)
 
 if TYPE_CHECKING:  # scipy is imported when a plan is made, not when the window opens
     from scipy import sparse

@@ -88,7 +88,7 @@ class Grading:
         }
 
     @classmethod
-    def from_key_json(cls, attribute: str, data: dict[str, Any]) -> "Grading":
+    def from_key_json(cls, attribute: str, data: dict[str, Any]) -> Grading:
         bounds = np.asarray(data["bounds"], dtype=float)
         return cls(attribute, bounds[:, 0], bounds[:, 1], bool(data["closed_top"]), bool(data["integer"]),
                    int(data["data_decimals"]), int(data["decimals"]))

@@ -13,28 +13,28 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.methods.personalized.choices import ChoiceRule
 from ppdp_desktop.core.data.domain import label_text, text_column
+from ppdp_desktop.core.data.schema import Kind
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
-from ppdp_desktop.core.methods.personalized.grading import Grading, plan_grading
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.personalized import release as personalized_release
 from ppdp_desktop.core.methods.personalized import settings as personalized_settings
+from ppdp_desktop.core.methods.personalized.choices import ChoiceRule
+from ppdp_desktop.core.methods.personalized.grading import Grading, plan_grading
 from ppdp_desktop.core.methods.personalized.settings import RecodingSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.progress import CancelToken, Progress
-from ppdp_desktop.core.data.schema import Kind
-from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 if TYPE_CHECKING:
     import argparse
 
+    from ppdp_desktop.core.data.dataset import Dataset
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.settings import AnonymizationSettings
-    from ppdp_desktop.core.data.dataset import Dataset
 
 NO_GUARANTEE = (
     "Personalized recoding gives no formal privacy guarantee: each record shows its actual value, a "
@@ -156,12 +156,12 @@ class PersonalizedRecoding(Method):
     needs_key = True
     window_editor = "recoding"
 
-    def roles(self, settings: "AnonymizationSettings") -> tuple[list[str], list[str]]:
+    def roles(self, settings: AnonymizationSettings) -> tuple[list[str], list[str]]:
         """Graded columns are protected too (their values are replaced by secret grades)."""
         graded = self.settings(settings).graded
         return [settings.sensitive] + [c for c in graded if c != settings.sensitive], list(settings.quasi)
 
-    def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> PersonalizedPlan:
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> PersonalizedPlan:
         rec = self.settings(settings)
         rec.check()
         edited = settings.taxonomies.get(settings.sensitive)
@@ -198,13 +198,13 @@ class PersonalizedRecoding(Method):
             rule.choices(frame, attribute, label)  # every record's choice valid, every per-value choice's value present
         return PersonalizedPlan(attribute, taxonomy, rule, gradings, label)
 
-    def report_part(self, report: "MethodReport", result: Anonymization, progress: Progress, cancel: CancelToken,
+    def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:
         from ppdp_desktop.core.methods.personalized.report import personalized_part
 
         personalized_part(report, result, progress, cancel)
 
-    def verify_release(self, release: "LoadedRelease") -> list[str]:
+    def verify_release(self, release: LoadedRelease) -> list[str]:
         return personalized_release.verify_personalized_release(release)
 
     def readme_text(self, metadata: dict[str, Any]) -> str:
@@ -225,7 +225,7 @@ class PersonalizedRecoding(Method):
 
         return RecodingSettings(taxonomy_path=str(resource_path(DEMO_TAXONOMY)), graded=["income"], categories=4)
 
-    def settings_from_args(self, args: "argparse.Namespace") -> RecodingSettings:
+    def settings_from_args(self, args: argparse.Namespace) -> RecodingSettings:
         """The declared settings, and the sensitive column's taxonomy from the shared ``--taxonomy``."""
         taxonomy = personalized_settings.taxonomy_from_args(args)
         settings = super().settings_from_args(args)

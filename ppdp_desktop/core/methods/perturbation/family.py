@@ -8,9 +8,9 @@ import pandas as pd
 
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.evaluation.report_model import MethodReport
+from ppdp_desktop.core.evaluation.utility import UtilitySummary
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.perturbation import release
-from ppdp_desktop.core.evaluation.utility import UtilitySummary
 from ppdp_desktop.core.methods.perturbation.report import perturbation_part, summarize
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress

@@ -9,10 +9,10 @@ import numpy as np
 
 from ppdp_desktop.core.data.domain import CategoricalDomain
 from ppdp_desktop.core.errors import ParameterError, setting_ref
-from ppdp_desktop.core.methods.perturbation.solver import solve_exact
 from ppdp_desktop.core.methods.perturbation.disclosure import PARAMETERS_CAVEAT
 from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.methods.perturbation.plan import PerturbationPlan, prepare_perturbation
+from ppdp_desktop.core.methods.perturbation.solver import solve_exact
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 
 

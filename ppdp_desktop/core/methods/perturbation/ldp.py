@@ -11,7 +11,7 @@ prints that sentence instead of an epsilon.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

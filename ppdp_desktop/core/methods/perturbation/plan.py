@@ -5,27 +5,28 @@ by a uniform draw over the domain. The methods differ only in how they choose ``
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.privacy import amplification as privacy
-from ppdp_desktop.core.privacy.amplification import held_above_rho1
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column, label_text
 from ppdp_desktop.core.errors import PrivacyError
 from ppdp_desktop.core.methods.base import Applied
 from ppdp_desktop.core.methods.perturbation.disclosure import parameters_statement
 from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json, no_bound_statement
-from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.privacy.amplification import held_above_rho1
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.structured import RetentionMatrix, never_kept_note
 
 if TYPE_CHECKING:
+    from ppdp_desktop.core.data.dataset import Dataset
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
     from ppdp_desktop.core.settings import AnonymizationSettings
-    from ppdp_desktop.core.data.dataset import Dataset
 
 
 def retention_matrix(retention: np.ndarray) -> np.ndarray:
@@ -40,7 +41,7 @@ MATRIX_FORMULA = ("P[y][x] = p_x [y = x] + (1 - p_x) / m: a record holding value
                   "(its retention), else gets one of the m values drawn uniformly")
 
 
-def perturb_records(codes: np.ndarray, retention: np.ndarray, keyed: "KeyedRandomness", attribute: str,
+def perturb_records(codes: np.ndarray, retention: np.ndarray, keyed: KeyedRandomness, attribute: str,
                     start: int = 0) -> np.ndarray:
     """Retain each record's code with its value's probability, else replace it by a uniform draw, every draw
     keyed by the record's index (``start`` is the first record's): two named streams, "keep" and "value", so the
@@ -154,8 +155,8 @@ class PerturbationPlan:
 def prepare_perturbation(
     name: str,
     choose: Callable[[CategoricalDomain, SensitivityRequirement], PerturbationPlan],
-    dataset: "Dataset",
-    settings: "AnonymizationSettings",
+    dataset: Dataset,
+    settings: AnonymizationSettings,
 ) -> PerturbationPlan:
     """Count the sensitive column, set its pairs from ``settings`` and let ``choose`` plan."""
     domain, _ = encode_column(dataset.frame[settings.sensitive], settings.sensitive, dataset.label)

@@ -23,19 +23,15 @@ from ppdp_desktop.core.evaluation import metrics
 from ppdp_desktop.core.evaluation.figures import distribution_figure, posterior_figure, retention_figure
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport
 from ppdp_desktop.core.evaluation.utility import UtilitySummary
-from ppdp_desktop.core.evaluation.workload import (
-    SELECTIVITIES, QueryErrors, WorkloadResult, condition_columns, draw_conditions,
-)
-from ppdp_desktop.core.privacy import amplification as privacy
-from ppdp_desktop.core.methods.perturbation.ldp import (  # noqa: F401 (check_stated_epsilon: partitioning's too)
-    check_no_bound, check_stated_epsilon, epsilon_json, epsilon_sentence,
-)
+from ppdp_desktop.core.evaluation.workload import SELECTIVITIES, QueryErrors, WorkloadResult, condition_columns, draw_conditions
 from ppdp_desktop.core.methods.perturbation.disclosure import check_parameters_statement, parameters_statement
+from ppdp_desktop.core.methods.perturbation.ldp import check_no_bound, check_stated_epsilon, epsilon_json, epsilon_sentence  # noqa: F401 (check_stated_epsilon: partitioning's too)
 from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM, retention_matrix
+from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy import reconstruction
-from ppdp_desktop.core.privacy.structured import RetentionMatrix, never_kept_note
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
+from ppdp_desktop.core.privacy.structured import RetentionMatrix, never_kept_note
 from ppdp_desktop.core.progress import Progress, subrange
 
 README_WIDTH = 100  # where the section's added sentences wrap (as the README's own lines)

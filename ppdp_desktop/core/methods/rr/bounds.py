@@ -26,8 +26,8 @@ matrices say: the released counts fit no original table). ``benchmarks/bench_rr_
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy.special import xlogy

@@ -1,7 +1,8 @@
 """Randomized response: perturbing codes and estimating the contingency tensor axis by axis (SPEC 2.4)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,7 +23,7 @@ def randomize_codes(codes: np.ndarray, d: int, p: float, rng: np.random.Generato
     return np.where(move, (codes + shift) % d, codes)
 
 
-def randomize_records(codes: np.ndarray, d: int, p: float, keyed: "KeyedRandomness", attribute: str,
+def randomize_records(codes: np.ndarray, d: int, p: float, keyed: KeyedRandomness, attribute: str,
                       start: int = 0) -> np.ndarray:
     """:func:`randomize_codes` with every draw keyed by the record's index (``start``: the first record's): a
     "keep" stream and a "shift" stream, so the result does not depend on how the records are split."""

@@ -8,14 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.evaluation import tensor_metrics as tm
 from ppdp_desktop.core.data.domain import label_text
-from ppdp_desktop.core.errors import ParameterError, setting_ref
-from ppdp_desktop.core.methods.base import Runner
 from ppdp_desktop.core.data.released import LoadedRelease
+from ppdp_desktop.core.errors import ParameterError, setting_ref
+from ppdp_desktop.core.evaluation import tensor_metrics as tm
+from ppdp_desktop.core.methods.base import Runner
 from ppdp_desktop.core.methods.rr.estimate import estimate_tensor, project_to_simplex
 from ppdp_desktop.core.methods.rr.risk import contingency
-
 
 #: declared limits of ``estimate --table`` (a dense table of every combination is built)
 MAX_TABLE_COLUMNS = 8

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.evaluation.report_model import Marginal
 
 
-def marginal_figure(m: "Marginal", p: float) -> "Figure":
+def marginal_figure(m: Marginal, p: float) -> Figure:
     """Original (if known), released and estimated counts of each value, the estimate with its 95 % interval."""
     weight = m.original if m.original is not None else m.estimate
     idx = np.argsort(-weight, kind="stable")[:MAX_BARS]
@@ -35,7 +35,7 @@ def marginal_figure(m: "Marginal", p: float) -> "Figure":
     return fig
 
 
-def risk_figure(before: np.ndarray, after: np.ndarray, bound: float) -> "Figure":
+def risk_figure(before: np.ndarray, after: np.ndarray, bound: float) -> Figure:
     """Groups of records sharing their quasi-identifiers by their largest disclosure risk, before and after."""
     fig = _figure(figsize=(7.0, 3.4), layout="constrained")
     ax = fig.add_subplot()

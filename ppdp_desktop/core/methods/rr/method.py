@@ -20,20 +20,20 @@ from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.rr import claims
 from ppdp_desktop.core.methods.rr import release as rr_release
-from ppdp_desktop.core.methods.rr.settings import RANDOMIZE, RRSettings
-from ppdp_desktop.core.outcome import Anonymization, Applied
-from ppdp_desktop.core.progress import CancelToken, Progress
-from ppdp_desktop.core.methods.rr.parameters import RRParameters, optimal_parameters
 from ppdp_desktop.core.methods.rr.estimate import randomize_records
-from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
+from ppdp_desktop.core.methods.rr.parameters import RRParameters, optimal_parameters
 from ppdp_desktop.core.methods.rr.risk import contingency, max_risk, rr_matrix
+from ppdp_desktop.core.methods.rr.settings import RRSettings
+from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
+from ppdp_desktop.core.progress import CancelToken, Progress
 
 if TYPE_CHECKING:
+    from ppdp_desktop.core.data.dataset import Dataset
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.evaluation.report_model import MethodReport
-    from ppdp_desktop.core.settings import AnonymizationSettings
-    from ppdp_desktop.core.data.dataset import Dataset
     from ppdp_desktop.core.methods.hooks import Comparison
+    from ppdp_desktop.core.settings import AnonymizationSettings
 
 TOLERANCE = 1e-9
 
@@ -117,7 +117,7 @@ class RandomizedResponse(Method):
     public_report = True  # the report inside the release: released and estimated counts only (rr/report.py)
     window_editor = "linking"
 
-    def prepare(self, dataset: "Dataset", settings: "AnonymizationSettings") -> RRPlan:
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> RRPlan:
         rr = self.settings(settings)
         rr.check()
         if rr.l is None:
@@ -137,7 +137,7 @@ class RandomizedResponse(Method):
         counts = contingency(codes + [s_codes], dims)
         return RRPlan(qi, sensitive, counts, optimal_parameters(counts, rr.l, rr.randomize))
 
-    def report_part(self, report: "MethodReport", result: Anonymization, progress: Progress, cancel: CancelToken,
+    def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:
         from ppdp_desktop.core.methods.rr.report import rr_report_part
 
@@ -145,10 +145,10 @@ class RandomizedResponse(Method):
                                              result.plan.sensitive.attribute))
         rr_report_part(report, result, progress, cancel, public)
 
-    def verify_release(self, release: "LoadedRelease") -> list[str]:
+    def verify_release(self, release: LoadedRelease) -> list[str]:
         return rr_release.verify_rr_release(release)
 
-    def verify_written(self, release: "LoadedRelease", plan: RRPlan) -> list[str]:
+    def verify_written(self, release: LoadedRelease, plan: RRPlan) -> list[str]:
         """Before publishing: the release checked exactly against the plan and the original table (never refuses
         a genuine release; :meth:`verify_release` is the recipient's test)."""
         return rr_release.verify_against_plan(release, plan)
@@ -156,13 +156,13 @@ class RandomizedResponse(Method):
     def readme_text(self, metadata: dict[str, Any]) -> str:
         return rr_release.readme_text(metadata)
 
-    def estimate_table(self, release: "LoadedRelease", attributes: list[str], project: bool = False) -> pd.DataFrame:
+    def estimate_table(self, release: LoadedRelease, attributes: list[str], project: bool = False) -> pd.DataFrame:
         """The randomized columns un-mixed with their published matrices, the others counted as released."""
         from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
 
         return estimate_release_table(release, attributes, project=project)
 
-    def comparisons(self) -> tuple["Comparison", ...]:
+    def comparisons(self) -> tuple[Comparison, ...]:
         """``ppdp compare --l --quasi``: the QI x S table reconstructed from rr, Anatomy and Mondrian."""
         from ppdp_desktop.core.methods.rr.comparisons import LinkingComparison
 

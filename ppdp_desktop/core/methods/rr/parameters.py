@@ -13,17 +13,29 @@ and ``q_i = (1 - t_i)/d_i``, so ``||column of P_i^{-1}||^2 = ((1-q_i)^2 + (d_i-1
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods.rr.estimate import (estimate_tensor, inverse_rr_matrix, marginal,
-                                           project_to_simplex, randomize_codes)
-from ppdp_desktop.core.methods.rr.risk import (_conditional_s_reconstruction, apply_axes, contingency,
-                                       disclosure_risk, max_risk, reconstruction_probability,
-                                       rr_matrix)
+from ppdp_desktop.core.methods.rr.estimate import (
+    estimate_tensor,
+    inverse_rr_matrix,
+    marginal,
+    project_to_simplex,
+    randomize_codes,
+)
+from ppdp_desktop.core.methods.rr.risk import (
+    _conditional_s_reconstruction,
+    apply_axes,
+    contingency,
+    disclosure_risk,
+    max_risk,
+    reconstruction_probability,
+    rr_matrix,
+)
 
 __all__ = ["RRParameters", "apply_axes", "contingency", "disclosure_risk", "estimate_tensor",
            "inverse_rr_matrix", "marginal", "max_risk", "optimal_parameters", "p_from_t",

@@ -9,8 +9,8 @@ import numpy as np
 
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import PrivacyError, ReleaseError
-from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.methods.rr import claims
+from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def verify_rr_release(release: LoadedRelease) -> list[str]:
     return lines
 
 
-def verify_against_plan(release: LoadedRelease, plan: "RRPlan") -> list[str]:
+def verify_against_plan(release: LoadedRelease, plan: RRPlan) -> list[str]:
     """The custodian's check of the release about to be published, exact: it holds the original table.
 
     The written release must randomize exactly what the plan randomizes (the same attributes, values, ``p``'s and

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.evaluation.report_model import Marginal, value_label, percent
+from ppdp_desktop.core.evaluation.report_model import Marginal, percent, value_label
 from ppdp_desktop.core.methods.rr.figures import marginal_figure, risk_figure
 from ppdp_desktop.core.methods.rr.risk import disclosure_risk, rr_matrix
 from ppdp_desktop.core.privacy import reconstruction
@@ -43,7 +43,7 @@ MEASURES = (
 )
 
 
-def rr_report_part(report: "MethodReport", result: "Anonymization", progress: Progress, cancel: CancelToken,
+def rr_report_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                    public: bool = False) -> None:
     """Fill ``report``; ``public``: the copy inside the release, with nothing computed from the original records."""
     plan = result.plan
@@ -79,7 +79,7 @@ def rr_report_part(report: "MethodReport", result: "Anonymization", progress: Pr
     report.lines += comparison_lines(evaluate_job(result), plan.sensitive.attribute, plan.parameters.l)
 
 
-def column_marginal(domain: "CategoricalDomain", released_codes: np.ndarray, p: float,
+def column_marginal(domain: CategoricalDomain, released_codes: np.ndarray, p: float,
                     original_codes: np.ndarray | None) -> Marginal:
     """One randomized column's counts: released, estimated from them (non-negative MLE with the 95 % interval of
     a seeded parametric bootstrap, :func:`~ppdp_desktop.core.privacy.reconstruction.estimate_with_interval`)
@@ -140,7 +140,7 @@ def risk_findings(counts: np.ndarray, before: np.ndarray, after: np.ndarray, bou
     return out
 
 
-def comparison_lines(rows: list["TensorEvaluation"], sensitive: str, l: float) -> list[str]:
+def comparison_lines(rows: list[TensorEvaluation], sensitive: str, l: float) -> list[str]:
     """The reconstruction of the quasi-identifier x sensitive table against the baselines: one line per measure,
     each saying what it measures, with every method's value."""
     out = [f"How well the table of quasi-identifiers x {sensitive} can be estimated from this release, against two "
@@ -159,7 +159,7 @@ def comparison_lines(rows: list["TensorEvaluation"], sensitive: str, l: float) -
 
 
 
-def _codes(domain: "CategoricalDomain", column) -> np.ndarray:
+def _codes(domain: CategoricalDomain, column) -> np.ndarray:
     """A released (Categorical) column as codes into ``domain`` (its missing value last)."""
     return domain.encode(pd.Series(column))
 

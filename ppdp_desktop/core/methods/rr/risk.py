@@ -5,7 +5,7 @@ Kronecker products are never formed: each matrix is applied along its own axis (
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

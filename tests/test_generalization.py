@@ -311,6 +311,18 @@ def test_arx_errors(tmp_path):
         Hierarchy.from_arx_csv(tmp_path / "absent.csv", "col")
 
 
+def test_arx_hierarchy_encoding_is_told_as_a_data_file_s(tmp_path):
+    path = tmp_path / "mesta.csv"
+    path.write_bytes("Plzeň;Západ;*\nTřebíč;Východ;*\nKroměříž;Východ;*\n".encode("cp1250"))
+    hierarchy = Hierarchy.from_arx_csv(path, "město", ["Plzeň", "Kroměříž"])  # the data's values all match
+    codes = hierarchy.encode(["Plzeň", "Kroměříž"])
+    assert [hierarchy.labels(1)[c] for c in hierarchy.generalize(codes, 1)] == ["Západ", "Východ"]
+    unclear = tmp_path / "varos.csv"
+    unclear.write_bytes("Győr;Nyugat;*\nPécs;Dél;*\n".encode("cp1250"))
+    with pytest.raises(TaxonomyError, match=r'^varos\.csv: its encoding cannot be told.*"Győr".*save it as UTF-8'):
+        Hierarchy.from_arx_csv(unclear, "varos")
+
+
 def test_interval_errors():
     with pytest.raises(ParameterError, match=r"'age' do not nest: 50 is not a whole multiple .* of 20"):
         Hierarchy.from_intervals("age", [1, 2], [5, 10, 20, 50])

@@ -6,14 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import shared_adult
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import shared_adult
-
-from ppdp_desktop.core.errors import TaxonomyError
 from ppdp_desktop.core.data.resources import DEMO_TAXONOMY, resource_path
-from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.core.errors import TaxonomyError
 from ppdp_desktop.core.taxonomy.io import (
     from_arx_csv,
     from_dict,
@@ -28,6 +26,7 @@ from ppdp_desktop.core.taxonomy.io import (
     to_dict,
     to_json,
 )
+from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 ADULT_HIERARCHIES = {
     "age": (100, 4),
@@ -216,6 +215,22 @@ def test_arx_encodings_are_sniffed(tmp_path: Path, encoding: str) -> None:
     assert t.leaf_labels() == ["Café", "Thé", "Pâté"] and t.ancestors("Thé") == ["Thé", "Drinks", "*"]
 
 
+def test_a_windows_1250_hierarchy_loads_with_its_letters_and_an_unclear_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "mesta.csv"
+    path.write_bytes("Plzeň;Plzeňský kraj;*\nČeské Budějovice;Jihočeský kraj;*\nTřebíč;Kraj Vysočina;*\n"
+                     "Kroměříž;Zlínský kraj;*\n".encode("cp1250"))
+    t = load_arx_csv(path, "město")
+    assert t.leaf_labels() == ["Plzeň", "České Budějovice", "Třebíč", "Kroměříž"]  # not "Plzeò", "Èeské"
+    assert t.ancestors("Plzeň") == ["Plzeň", "Plzeňský kraj", "*"]
+    unclear = tmp_path / "varos.csv"
+    unclear.write_bytes("Győr;Nyugat;*\nPécs;Dél;*\n".encode("cp1250"))  # ő or õ: the file cannot tell
+    with pytest.raises(TaxonomyError) as caught:
+        load_arx_csv(unclear, "varos")
+    message = str(caught.value)
+    assert message.startswith("varos.csv: its encoding cannot be told") and caught.value.file == "varos.csv"
+    assert '"Győr"' in message and '"Gyõr"' in message and "save it as UTF-8" in message and "\n" not in message
+
+
 def test_arx_comma_separator_blank_lines_and_trailing_separator() -> None:
     assert from_arx_csv("a,x,*\nb,x,*\n\n", "v").ancestors("b") == ["b", "x", "*"]
     assert from_arx_csv("a;x;*;\nb;y;*;\n", "v").ancestors("b") == ["b", "y", "*"]
@@ -254,8 +269,8 @@ def test_bad_arx_hierarchy_is_refused_naming_the_line_or_label(text: str, match:
 
 def test_undecodable_arx_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "h.csv"
-    path.write_bytes(b"a;\x81;*\n")  # 0x81 is undefined in cp1252 and invalid UTF-8
-    with pytest.raises(TaxonomyError, match="h.csv: byte offset 2 is not valid UTF-8 or Windows-1252"):
+    path.write_bytes(b"a;x\x81\x8dy;*\n")  # no encoding searched reads these bytes inside a word
+    with pytest.raises(TaxonomyError, match="h.csv: byte offset 3 is not valid UTF-8 or Windows-1252"):
         load_arx_csv(path, "v")
 
 

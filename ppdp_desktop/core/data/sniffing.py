@@ -108,6 +108,40 @@ def decode(data: bytes, encoding: str | None, name: str, source: Path | None = N
         setting="encoding", file=name, row=line)
 
 
+def decode_unset(data: bytes, name: str, source: Path | None = None) -> str:
+    """Decode a small text file whose encoding the user has no setting for (a hierarchy file) as :func:`decode`
+    sniffs it: a byte-order mark, else UTF-8, else the encoding :mod:`~ppdp_desktop.core.data.encoding_guess`
+    tells from the whole of ``data``.
+
+    Raises
+    ------
+    InputError
+        Naming the file, and asking for UTF-8: when its encoding cannot be told (with the word each candidate
+        reads), when it mixes UTF-8 and another encoding, or when a byte is not valid in the encoding found.
+    """
+    boms = {codecs.BOM_UTF8: "utf-8-sig", codecs.BOM_UTF16_LE: "utf-16", codecs.BOM_UTF16_BE: "utf-16"}
+    codec = next((c for bom, c in boms.items() if data.startswith(bom)), None)
+    if codec is None:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            found = encoding_guess.guess(data, source, exc.start)
+        _refuse_mixed(data, name)
+        if found.codec is None:
+            readings = "; ".join(f"as {c.label} it reads \"{c.word}\"" for c in found.candidates)
+            raise encoding_guess.EncodingUnclear(
+                f"{name}: its encoding cannot be told for sure: {readings}; save it as UTF-8.",
+                candidates=found.candidates, file=name, allowed=" or ".join(c.codec for c in found.candidates))
+        codec = found.codec
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError as exc:
+        tried = _READABLE.get(codec, encoding_guess.label(codec))
+        raise InputError(f"{name}: byte offset {exc.start} is not valid "
+                         f"{'' if codec.startswith('utf') else 'UTF-8 or '}{tried} text; save it as UTF-8.",
+                         file=name) from None
+
+
 def _not_utf8(data: bytes, source: Path | None, first_error: int, name: str) -> str:
     """The encoding of text that is not UTF-8; refused when it cannot be told (unless it mixes encodings)."""
     found = encoding_guess.guess(data, source, first_error)

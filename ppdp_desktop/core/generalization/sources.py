@@ -5,7 +5,6 @@ Loops here run over the hierarchy's values (hundreds), never over records.
 """
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import os
@@ -13,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ppdp_desktop.core.data.domain import label_text
-from ppdp_desktop.core.errors import TaxonomyError
+from ppdp_desktop.core.data.sniffing import decode_unset
+from ppdp_desktop.core.errors import InputError, TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import Taxonomy, data_labels, list_values
 
 
@@ -63,7 +63,8 @@ def check_covered(attribute: str, values: Iterable[object], known: Sequence[str]
 
 def read_arx_csv(path: str | os.PathLike[str]) -> tuple[list[list[str]], str]:
     """The rows of an ARX hierarchy file and its name (``;``-separated, ``,`` if there is no ``;``;
-    UTF-8, UTF-8 with BOM or Windows-1252; a trailing separator on every row is ignored)."""
+    UTF-8, UTF-16 or UTF-8 with BOM, else the encoding told from its letters, refused when it cannot be told;
+    a trailing separator on every row is ignored)."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -82,12 +83,8 @@ def read_arx_csv(path: str | os.PathLike[str]) -> tuple[list[list[str]], str]:
 
 
 def _decode(data: bytes, name: str) -> str:
-    if data.startswith(codecs.BOM_UTF8):
-        return data.decode("utf-8-sig", errors="strict")
+    """The text of a hierarchy file, its encoding sniffed as a data file's is (refused when it cannot be told)."""
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        try:
-            return data.decode("cp1252")
-        except UnicodeDecodeError as exc:
-            raise TaxonomyError(f"{name}: byte offset {exc.start} is not UTF-8 or Windows-1252 text; save it as UTF-8.") from None
+        return decode_unset(data, name)
+    except InputError as exc:
+        raise TaxonomyError(exc.message, file=exc.file, allowed=exc.allowed) from None

@@ -15,7 +15,6 @@ line or label at fault; nothing else escapes for any input.
 """
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import json
@@ -25,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ppdp_desktop.core.data.domain import label_text
-from ppdp_desktop.core.errors import TaxonomyError
+from ppdp_desktop.core.data.sniffing import decode_unset
+from ppdp_desktop.core.errors import InputError, TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
 
 FORMAT_VERSION = 1
@@ -134,7 +134,8 @@ def to_arx_csv(taxonomy: Taxonomy, sep: str = ";") -> str:
 
 
 def from_arx_csv(data: str | bytes, attribute: str, source: str = "the hierarchy") -> Taxonomy:
-    """Build a taxonomy from an ARX hierarchy (bytes are decoded as UTF-8, UTF-8 BOM or cp1252)."""
+    """Build a taxonomy from an ARX hierarchy (bytes: UTF-8, UTF-16 or UTF-8 with a byte-order mark, else the
+    encoding told from their letters, as a data file's; refused when it cannot be told)."""
     text = _decode(data, source) if isinstance(data, bytes) else data
     if "\x00" in text:
         raise TaxonomyError(f"{source}: contains NUL characters, so it is not a text hierarchy.")
@@ -269,18 +270,11 @@ def _arx_rows(text: str, source: str) -> list[tuple[int, list[str]]]:
 
 
 def _decode(data: bytes, source: str) -> str:
-    if data.startswith(codecs.BOM_UTF8):
-        codecs_tried = ["utf-8-sig"]
-    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        codecs_tried = ["utf-16"]
-    else:
-        codecs_tried = ["utf-8", "cp1252"]
-    for codec in codecs_tried:
-        try:
-            return data.decode(codec)
-        except UnicodeDecodeError as exc:
-            error = exc
-    raise TaxonomyError(f"{source}: byte offset {error.start} is not valid UTF-8 or Windows-1252 text; save it as UTF-8.")
+    """The text of a hierarchy file, its encoding sniffed as a data file's is (refused when it cannot be told)."""
+    try:
+        return decode_unset(data, source)
+    except InputError as exc:
+        raise TaxonomyError(exc.message, file=exc.file, allowed=exc.allowed) from None
 
 
 def _read_bytes(path: Path) -> bytes:

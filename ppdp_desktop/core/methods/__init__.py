@@ -7,6 +7,8 @@ method family's package (the import-linter contract "methods-only-through-the-re
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ppdp_desktop.core.declarations import Setting, declared
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.base import Method, Plan
@@ -21,7 +23,7 @@ from ppdp_desktop.core.methods.rr.method import RandomizedResponse
 from ppdp_desktop.core.outcome import Applied
 from ppdp_desktop.core.settings import ProtectionSettings
 
-REGISTRY: dict[str, Method] = {
+REGISTRY: dict[str, Method[Any, Any]] = {
     m.name: m
     for m in (UniformPerturbation(), FineGrainPerturbation(), PerturbationPartitioning(), RandomizedResponse(),
               PersonalizedRecoding(), DPMicroaggregation())
@@ -30,7 +32,7 @@ REGISTRY: dict[str, Method] = {
 DEFAULT_METHOD = FineGrainPerturbation.name
 
 
-def get_method(name: str | None) -> Method:
+def get_method(name: str | None) -> Method[Any, Any]:
     """The registered method called ``name`` (empty: the default); an unknown name lists the known ones."""
     try:
         return REGISTRY[name or DEFAULT_METHOD]
@@ -54,7 +56,7 @@ def comparisons() -> list[Comparison]:
     return _comparisons(REGISTRY.values())
 
 
-def register(method: Method) -> Method:
+def register(method: Method[Any, Any]) -> Method[Any, Any]:
     """Add ``method`` to the registry (a plug-in; also how tests add a toy method) and return it."""
     if not getattr(method, "name", ""):
         raise ParameterError("A method needs a name.")

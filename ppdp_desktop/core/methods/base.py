@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import pandas as pd
 
-from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, ReleaseError, setting_ref
+from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, PrivacyError, ReleaseError, setting_ref
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings, NoSettings
@@ -67,18 +67,33 @@ class Plan(Protocol):
         """A few plain-language lines for the CLI and the report."""
 
 
-class Method:
+#: The plan class of one method family (``Method[PlanT, SettingsT]``).
+PlanT = TypeVar("PlanT", bound=Plan)
+#: The settings class of one method family.
+SettingsT = TypeVar("SettingsT", bound=MethodSettings)
+
+
+class Method(Generic[PlanT, SettingsT]):
     """A privacy method of the registry: what it needs, how it plans, and its parts of every output.
 
-    Subclasses set ``name``, ``title``, ``summary`` and ``settings_type`` and implement
+    Subclasses set ``name``, ``title``, ``summary``, ``settings_type`` and ``plan_type`` and implement
     :meth:`prepare`; every other hook has a default that suits a method which perturbs the sensitive
     column only.
+
+    ``Method`` is generic in the family's plan and settings classes: a family declares
+    ``class DPMicroaggregation(Method[DPMicroaggPlan, DPSettings])`` with ``plan_type = DPMicroaggPlan`` and
+    ``settings_type = DPSettings``, and its hooks then see its own types through :meth:`settings` and
+    :meth:`own_plan` (both check the object's class at run time, so the types are never only a promise). The
+    registry holds ``Method[Any, Any]``.
     """
 
     name: ClassVar[str]
     title: ClassVar[str]
     summary: ClassVar[str]
+    #: the class of this method's settings (``SettingsT``; a class variable cannot name a type variable)
     settings_type: ClassVar[type[MethodSettings]] = NoSettings
+    #: the class of this method's plans (``PlanT``), which :meth:`own_plan` checks
+    plan_type: ClassVar[type[Any]]
     #: a sensitive column must be chosen in step 2 (``--sensitive``)
     needs_sensitive: ClassVar[bool] = True
     #: step 3's (rho1, rho2) pairs are needed
@@ -100,10 +115,29 @@ class Method:
     retention_header: ClassVar[str | None] = None
 
     # --- the job --------------------------------------------------------------------------------
-    def settings(self, settings: AnonymizationSettings) -> MethodSettings:
+    def settings(self, settings: AnonymizationSettings) -> SettingsT:
         """This method's own settings object from the job's settings (the defaults if none of its kind)."""
         options = settings.options
-        return options if isinstance(options, self.settings_type) else self.settings_type()
+        own = options if isinstance(options, self.settings_type) else self.settings_type()
+        return cast(SettingsT, own)  # an instance of settings_type, the class SettingsT stands for
+
+    def own_plan(self, result_or_plan: Anonymization | Plan) -> PlanT:
+        """This method's own plan: ``result_or_plan`` itself or a job's ``result.plan``, checked to be an instance of
+        :attr:`plan_type`.
+
+        Raises
+        ------
+        PrivacyError
+            If it is another method's plan (or the method declares no plan class): a hook never reads the fields
+            of a plan it does not know (fail closed).
+        """
+        plan = result_or_plan.plan if isinstance(result_or_plan, Anonymization) else result_or_plan
+        plan_type = getattr(type(self), "plan_type", None)
+        if plan_type is None or not isinstance(plan, plan_type):
+            expected = plan_type.__name__ if plan_type is not None else "no declared plan class"
+            raise PrivacyError(f"{self.title} ({self.name!r}) was given a plan of method "
+                               f"{getattr(plan, 'method', '?')!r} ({type(plan).__name__}, expected {expected}).")
+        return cast(PlanT, plan)
 
     def job_settings(self, settings: AnonymizationSettings) -> AnonymizationSettings:
         """The job's settings as this method reads them (e.g. a default sensitive column)."""
@@ -113,7 +147,8 @@ class Method:
         """``(sensitive, quasi-identifier)`` columns of the release's schema for this job."""
         return [settings.sensitive], list(settings.quasi)
 
-    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> Plan:
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> PlanT:
+        """The plan of this job from the whole ``dataset``'s statistics (verified by the job before use)."""
         raise NotImplementedError
 
     def demo_settings(self) -> MethodSettings:

@@ -13,7 +13,7 @@ closed form too (:meth:`RetentionMatrix.mle`), where iterative Bayes would need 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,27 +23,32 @@ from ppdp_desktop.core.errors import ParameterError
 DENSE_LIMIT = 5000
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class RetentionMatrix:
     """``P[i, j] = p_j [i = j] + (1 - p_j) / m_b`` for ``i, j`` in the same block ``b`` (0 across blocks):
     column ``j`` is where a record holding value ``j`` goes.
 
-    ``starts`` are the first indices of the blocks (``None``: one block, the whole domain).
+    Built as ``RetentionMatrix(retention, starts=None)``: ``starts`` are the first indices of the blocks
+    (``None``: one block, the whole domain); once built, :attr:`starts` is always an array.
     """
 
     retention: np.ndarray
-    starts: np.ndarray | None = None
+    starts: np.ndarray
+    #: the number of values of each block
+    sizes: np.ndarray = field(repr=False)
+    #: per value, the size of its block (as floats, the divisor of the uniform part)
+    _size_of: np.ndarray = field(repr=False)
 
-    def __post_init__(self) -> None:
-        p = np.asarray(self.retention, dtype=float)
+    def __init__(self, retention: np.ndarray, starts: np.ndarray | None = None) -> None:
+        p = np.asarray(retention, dtype=float)
         if p.ndim != 1 or not len(p) or not np.all((p >= 0) & (p <= 1)):  # NaN fails
             raise ParameterError("A retention matrix needs one retention probability in [0, 1] per value.")
-        starts = np.zeros(1, dtype=np.int64) if self.starts is None else np.asarray(self.starts, dtype=np.int64)
-        if starts.ndim != 1 or not len(starts) or starts[0] != 0 or np.any(np.diff(starts) <= 0) or starts[-1] >= len(p):
+        first = np.zeros(1, dtype=np.int64) if starts is None else np.asarray(starts, dtype=np.int64)
+        if first.ndim != 1 or not len(first) or first[0] != 0 or np.any(np.diff(first) <= 0) or first[-1] >= len(p):
             raise ParameterError("The blocks of a retention matrix must start at 0 and each hold at least one value.")
-        sizes = np.diff(np.append(starts, len(p)))
+        sizes = np.diff(np.append(first, len(p)))
         object.__setattr__(self, "retention", p)
-        object.__setattr__(self, "starts", starts)
+        object.__setattr__(self, "starts", first)
         object.__setattr__(self, "sizes", sizes)
         object.__setattr__(self, "_size_of", np.repeat(sizes, sizes).astype(float))
 
@@ -248,7 +253,7 @@ def never_kept_note(labels: list[str], retention: np.ndarray, shown: int = 12) -
     return text
 
 
-def _per_block_other(a: np.ndarray, matrix: RetentionMatrix, pick, empty: float) -> np.ndarray:
+def _per_block_other(a: np.ndarray, matrix: RetentionMatrix, pick: np.ufunc, empty: float) -> np.ndarray:
     """Per value ``y``: ``pick`` (np.minimum or np.maximum) of ``a_x`` over the other values ``x`` of its block
     (``empty`` for a block of one value), in O(m)."""
     sign = 1.0 if pick is np.minimum else -1.0

@@ -28,6 +28,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
+from typing import Literal, overload
 
 from ppdp_desktop.core.errors import ReleaseError
 
@@ -95,6 +96,14 @@ def _create(path: Path) -> None:
                 os.replace(partial, path)
     finally:
         Path(partial).unlink(missing_ok=True)
+
+
+@overload
+def installation_secret(create: Literal[True] = True) -> bytes: ...
+
+
+@overload
+def installation_secret(create: bool) -> bytes | None: ...
 
 
 def installation_secret(create: bool = True) -> bytes | None:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field, replace
 from importlib import metadata as distributions
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ppdp_desktop import __version__
 from ppdp_desktop.core.data.digest import FileDigest, sha256_of
@@ -40,7 +40,7 @@ KEY = "provenance"
 _HEX = {16: re.compile(r"[0-9a-f]{16}"), 32: re.compile(r"[0-9a-f]{32}"), 64: re.compile(r"[0-9a-f]{64}")}
 
 
-def _hex(value: object, digits: int) -> bool:
+def _hex(value: object, digits: int) -> TypeGuard[str]:
     return isinstance(value, str) and _HEX[digits].fullmatch(value) is not None
 
 
@@ -140,9 +140,9 @@ class Provenance:
 
         if not isinstance(data, dict):
             raise bad("not an object")
-        for name in ("app", "python"):
-            if not isinstance(data.get(name), str) or not data[name]:
-                raise bad(f"{name!r} must be a version text")
+        for key in ("app", "python"):
+            if not isinstance(data.get(key), str) or not data[key]:
+                raise bad(f"{key!r} must be a version text")
         libraries = data.get("libraries")
         if not isinstance(libraries, dict) or not all(
                 isinstance(k, str) and isinstance(v, str) and v for k, v in libraries.items()):
@@ -150,13 +150,16 @@ class Provenance:
         missing = [name for name in LIBRARIES if name not in libraries]
         if missing:
             raise bad(f"no version of {missing[0]}")
-        entry, digest, name = data.get("input"), None, None
+        entry = data.get("input")
+        digest: FileDigest | None = None
+        name: str | None = None
         if entry is not None:
             if not isinstance(entry, dict):
                 raise bad("'input' must be an object or null")
-            name = entry.get("name")
-            if not isinstance(name, str) or not name or "/" in name or "\\" in name:
+            entry_name = entry.get("name")
+            if not isinstance(entry_name, str) or not entry_name or "/" in entry_name or "\\" in entry_name:
                 raise bad("'input.name' must be a file name")
+            name = entry_name
             if "size" in entry or "sha256" in entry:  # the plain digest: a key's, or an earlier release's
                 size, sha = entry.get("size"), entry.get("sha256")
                 if not isinstance(size, int) or isinstance(size, bool) or size < 0:
@@ -204,9 +207,11 @@ def current_provenance(input_file: FileDigest | None = None, project_sha256: str
 def file_sha256(path: str | Path) -> str:
     """The SHA-256 of a file (a project file)."""
     try:
-        return sha256_of(path)[0]
+        digest = sha256_of(path)
     except OSError as exc:
         raise ReleaseError(f"{Path(path).name}: cannot be read to compute its SHA-256 ({exc.strerror or exc}).") from None
+    assert digest is not None  # no stop event was given: sha256_of reads the whole file
+    return digest[0]
 
 
 def recorded(block: object, where: str) -> Provenance | None:

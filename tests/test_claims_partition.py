@@ -112,7 +112,8 @@ def test_upward_bound_holds_in_every_subtable(case):
 
 #: what every face says after the epsilon: it holds within each sub-table, not for the column (the words are checked
 #: against the exact computation below, not taken on trust)
-WITHIN = r" within each sub-table only \((each record's sub-table is published and tells which few values it can hold), so for the column as a whole no epsilon-local differential privacy bound holds\)"
+WITHIN = (r" within each sub-table only \((each record's sub-table is published and tells which few values it can hold), "
+          r"so for the column as a whole no epsilon-local differential privacy bound holds\)")
 
 
 def test_epsilon_ldp_is_the_largest_subtables_and_holds_within_each_only(case):
@@ -483,7 +484,7 @@ def test_verify_accepts_only_the_true_statement_of_what_the_subtables_reveal(cas
         return verify_forged_guarantee(faces, tmp_path, change)
 
     for lie in ("Nothing about the data can be learned from release.json.", statement[:statement.index(" Someone")]):
-        code, out, err = forged(lambda g: g.update(not_covered=lie))
+        code, out, err = forged(lambda g, lie=lie: g.update(not_covered=lie))
         assert code != 0 and "reveal about the data" in err, err
     older = statement[:statement.index(" Not covered: the published")]
     assert older.startswith("Not covered: downward breaches") and older.endswith("that sub-table's values.")

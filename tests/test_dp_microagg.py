@@ -108,7 +108,9 @@ def _chi_square_discrete_laplace(noise: np.ndarray, t: float, bins: int = 40) ->
     """p-value of a chi-square test of whole-number draws against the discrete Laplace law of ``t``: bins of equal
     width over the central 98 % and the two tails, expected counts from the exact pmf."""
     q = np.exp(-1.0 / t)
-    cdf = lambda z: np.where(z < 0, q ** -np.floor(z) / (1 + q), 1 - q ** (np.floor(z) + 1) / (1 + q))  # P(Z <= z)
+    def cdf(z):  # P(Z <= z)
+        return np.where(z < 0, q ** -np.floor(z) / (1 + q), 1 - q ** (np.floor(z) + 1) / (1 + q))
+
     edge = int(np.ceil(t * np.log(50 / (1 + q))))  # P(|Z| > edge) about 2 %
     cuts = np.unique(np.linspace(-edge, edge, bins + 1).round().astype(np.int64))
     expected = np.diff(np.concatenate([[0.0], cdf(cuts), [1.0]])) * len(noise)

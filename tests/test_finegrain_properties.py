@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 from ppdp_desktop.core.data.domain import encode_column
 from ppdp_desktop.core.errors import PrivacyError
 from ppdp_desktop.core.methods import REGISTRY
-from ppdp_desktop.core.methods.perturbation.solver import objective, solve_exact, solve_lp
-
-PERTURBATION_METHODS = [name for name, method in sorted(REGISTRY.items()) if hasattr(method, "plan")]
 from ppdp_desktop.core.methods.perturbation.plan import retention_matrix
+from ppdp_desktop.core.methods.perturbation.solver import objective, solve_exact, solve_lp
 from ppdp_desktop.core.privacy.amplification import verify
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, theta_rule
+
+PERTURBATION_METHODS = [name for name, method in sorted(REGISTRY.items()) if hasattr(method, "plan")]
 
 
 @st.composite

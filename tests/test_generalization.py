@@ -358,7 +358,8 @@ def test_bad_suppression(suppression):
 
 
 def test_infeasible_k_names_the_largest_possible():
-    with pytest.raises(ParameterError, match=r"k = 9 is impossible: the table has only 8 records, so the largest k possible is 8"):
+    with pytest.raises(ParameterError,
+                       match=r"k = 9 is impossible: the table has only 8 records, so the largest k possible is 8"):
         optimal_generalization(GOLDEN, golden_hierarchies(), 9, 0.5)
     assert optimal_generalization(GOLDEN, golden_hierarchies(), 8, 0.0).levels == {"age": 2, "sex": 1}
 

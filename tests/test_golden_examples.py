@@ -57,7 +57,8 @@ def test_thesis_example_10_11_plan_values(thesis_domain):
     domain, order = thesis_domain
     requirement = theta_rule(domain, 3.0)
     fine = get_method("finegrain").plan(domain, requirement)
-    np.testing.assert_allclose(np.diag(np.asarray(fine.matrix))[order], [33 / 53, 33 / 53, 33 / 53, 45 / 106, 195 / 583], atol=1e-12)
+    np.testing.assert_allclose(np.diag(np.asarray(fine.matrix))[order],
+                               [33 / 53, 33 / 53, 33 / 53, 45 / 106, 195 / 583], atol=1e-12)
     assert fine.record_utility == pytest.approx(669 / 1166, abs=1e-12)
     uniform = get_method("uniform").plan(domain, requirement)
     m = np.asarray(uniform.matrix)

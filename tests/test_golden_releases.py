@@ -32,16 +32,46 @@ JOBS = {
 }
 #: sha256 of (data file bytes, release.json without 'created', 'app', 'provenance'), per (method, mode)
 GOLDEN = {
-    'uniform/memory': ('f457f550677d27f95fd5433c5c521a663409fde641e727ed90df5d533958f4ba', '53ae4e3e699c68eb5d74729f6f71e3d2cf9e6a57ad2a647dc911f2a7dd9f3b34'),
-    'finegrain/memory': ('07906cfa2615c777ad681ecff2ad13315f892da3483563c1af2f7de79abca2f5', '336d021269d17969521c3e41cc67724a8a867eae005647c3ef5aeb4407cac33e'),
-    'partition/memory': ('05de1a0415376088cd23f548d81ad15d2740626acf123223d010aea50d43fc9d', '0ef79f5ad4a7d955418e95ad90a85d6a31b74f3f6ba066a7e177aa88186e1cf0'),
-    'rr/memory': ('0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb', '9890b820bcfa1c794c319cba4f7e816d744c7fd26768cb867e84693569ee8b09'),
-    'personalized/memory': ('26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e', '49e898e0b61cc11d0cc055781b40812c403b11af0694e713bbc5104c2333f413'),
-    'dp-microagg/memory': ('1bc7de479896efd9891b6113093b56c604b17e24295b3a1ac84ffbeafd3dab42', '1b314164b7a493fefd6159a06f792822569791ee5496170af228ff2af5a45bef'),
-    'uniform/streamed': ('f457f550677d27f95fd5433c5c521a663409fde641e727ed90df5d533958f4ba', 'f99a8ef304ce88855fd310e2993b4322f34b4e408fbe877aad004e2353708b86'),
-    'finegrain/streamed': ('07906cfa2615c777ad681ecff2ad13315f892da3483563c1af2f7de79abca2f5', 'e5e5b219a009d75bf2d9472f771fda80ae848b94e60e68ef91cbb442755a40a8'),
-    'rr/streamed': ('0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb', '8330d632c052c6f1de34e0f420dc9300ed8600cbea09b37747573eaec0d65946'),
-    'personalized/streamed': ('26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e', '9948d316080eaa31168f705b7507a6061054325f3b99f0d769bf41769f31dc8a'),
+    'uniform/memory': (
+        'f457f550677d27f95fd5433c5c521a663409fde641e727ed90df5d533958f4ba',
+        '53ae4e3e699c68eb5d74729f6f71e3d2cf9e6a57ad2a647dc911f2a7dd9f3b34',
+    ),
+    'finegrain/memory': (
+        '07906cfa2615c777ad681ecff2ad13315f892da3483563c1af2f7de79abca2f5',
+        '336d021269d17969521c3e41cc67724a8a867eae005647c3ef5aeb4407cac33e',
+    ),
+    'partition/memory': (
+        '05de1a0415376088cd23f548d81ad15d2740626acf123223d010aea50d43fc9d',
+        '0ef79f5ad4a7d955418e95ad90a85d6a31b74f3f6ba066a7e177aa88186e1cf0',
+    ),
+    'rr/memory': (
+        '0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb',
+        '9890b820bcfa1c794c319cba4f7e816d744c7fd26768cb867e84693569ee8b09',
+    ),
+    'personalized/memory': (
+        '26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e',
+        '49e898e0b61cc11d0cc055781b40812c403b11af0694e713bbc5104c2333f413',
+    ),
+    'dp-microagg/memory': (
+        '1bc7de479896efd9891b6113093b56c604b17e24295b3a1ac84ffbeafd3dab42',
+        '1b314164b7a493fefd6159a06f792822569791ee5496170af228ff2af5a45bef',
+    ),
+    'uniform/streamed': (
+        'f457f550677d27f95fd5433c5c521a663409fde641e727ed90df5d533958f4ba',
+        'f99a8ef304ce88855fd310e2993b4322f34b4e408fbe877aad004e2353708b86',
+    ),
+    'finegrain/streamed': (
+        '07906cfa2615c777ad681ecff2ad13315f892da3483563c1af2f7de79abca2f5',
+        'e5e5b219a009d75bf2d9472f771fda80ae848b94e60e68ef91cbb442755a40a8',
+    ),
+    'rr/streamed': (
+        '0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb',
+        '8330d632c052c6f1de34e0f420dc9300ed8600cbea09b37747573eaec0d65946',
+    ),
+    'personalized/streamed': (
+        '26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e',
+        '9948d316080eaa31168f705b7507a6061054325f3b99f0d769bf41769f31dc8a',
+    ),
 }
 #: what a release.json says of when, with which build and from which input it was made (a fresh HMAC nonce)
 VARYING = ("created", "app", "provenance")

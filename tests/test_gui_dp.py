@@ -158,7 +158,8 @@ def test_a_saved_dp_project_reopens_with_its_settings(window, qtbot, tmp_path):
         other.go_to(METHOD_STEP)
         page = other.pages[METHOD_STEP]
         assert page.cards["dp-microagg"].choose.isChecked()
-        assert page.editors["dp-microagg"].parameters.chosen() == ["age", "diagnosis"] and page.editors["dp-microagg"].parameters.epsilon.value() == 0.5
+        parameters = page.editors["dp-microagg"].parameters
+        assert parameters.chosen() == ["age", "diagnosis"] and parameters.epsilon.value() == 0.5
         assert page.editors["dp-microagg"].parameters.typed_domain("age") == (0.0, 110.0) and page.is_complete()
     finally:
         other.state.worker.shutdown()

@@ -10,7 +10,6 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialogButtonBox  # noqa: E402
-
 from test_encodings import CITIES, CLINIC, GYOR  # noqa: E402
 
 

@@ -1,6 +1,7 @@
 """Provenance in the window (issue 20.3, 28.1): an export with a project open records the project file's SHA-256
-(sealed in the key; keyed with this installation's secret in release.json, never plain), and the reverse lookup says when the key's release was made with other versions (a key re-sealed with an older
-recorded version: real files, the real dialog)."""
+(sealed in the key; keyed with this installation's secret in release.json, never plain), and the reverse lookup
+says when the key's release was made with other versions (a key re-sealed with an older recorded version: real files,
+the real dialog)."""
 from __future__ import annotations
 
 import hashlib

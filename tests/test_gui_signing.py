@@ -14,7 +14,7 @@ from tests.test_gui_export_lookup import TIMEOUT, fill, outcome, page, state  # 
 SIGNING = "the custodian's signing passphrase"
 
 
-def test_the_export_page_signs_the_release(qtbot, page, state, tmp_path):
+def test_the_export_page_signs_the_release(qtbot, page, state, tmp_path):  # noqa: F811 - the fixtures imported above
     key = new_signing_key(tmp_path / "custodian.ppdpsign", SIGNING)
     fill(page, tmp_path / "release")
     qtbot.keyClicks(page.signing.key_edit, str(tmp_path / "custodian.ppdpsign"))
@@ -27,7 +27,7 @@ def test_the_export_page_signs_the_release(qtbot, page, state, tmp_path):
     assert page.signing.passphrase_edit.text() == ""  # not kept after use
 
 
-def test_a_wrong_signing_passphrase_is_said_and_nothing_is_written(qtbot, page, state, tmp_path):
+def test_a_wrong_signing_passphrase_is_said_and_nothing_is_written(qtbot, page, state, tmp_path):  # noqa: F811 - fixtures
     new_signing_key(tmp_path / "custodian.ppdpsign", SIGNING)
     fill(page, tmp_path / "release")
     qtbot.keyClicks(page.signing.key_edit, str(tmp_path / "custodian.ppdpsign"))

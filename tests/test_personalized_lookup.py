@@ -58,7 +58,8 @@ def test_round_trip_gives_back_every_value_and_identifier(released, demo_with_ch
     # The choices were honoured: choice 1 records show the value, 2 the chapter, 3 an opaque code.
     release = pd.read_csv(out / "release.csv")
     assert "privacy_choice" not in release.columns and "patient_id" not in release.columns
-    merged = release.merge(decoded[["pseudonym", "patient_id"]], on="pseudonym").merge(original, on="patient_id", suffixes=("", "_o"))
+    merged = release.merge(decoded[["pseudonym", "patient_id"]], on="pseudonym").merge(
+        original, on="patient_id", suffixes=("", "_o"))
     taxonomy = Taxonomy  # noqa: F841 - the aliases are checked through the key below
     ring = KeyRing.open(out, key, PASSPHRASE)
     alias1, alias2 = ring.payload["aliases"]["diagnosis"]["alias1"], ring.payload["aliases"]["diagnosis"]["alias2"]
@@ -186,7 +187,8 @@ def test_alias_table_golden():
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "t.json"
         save_json(taxonomy, path)
-        settings = AnonymizationSettings("dx", "personalized", ["id"], [], choices=ChoiceSettings(choice_column="c"), options=RecodingSettings(taxonomy_path=str(path)))
+        settings = AnonymizationSettings("dx", "personalized", ["id"], [], choices=ChoiceSettings(choice_column="c"),
+                                         options=RecodingSettings(taxonomy_path=str(path)))
         result = anonymize(Dataset(frame), settings)
     published = dict(zip(result.pseudonym_map["id"], result.table["dx"]))
     assert published == {1: "Flu", 2: "HIV", 3: "Melanoma", 4: "Infection", 5: "QX7", 6: "ZZ9"}

@@ -135,7 +135,6 @@ def test_the_guarantee_check_says_the_same_of_both_forms(m, theta, data):
     from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement  # noqa: F401 - the type checked
 
     counts = np.asarray(data.draw(st.lists(st.integers(1, 500), min_size=m, max_size=m)), dtype=float)
-    prior = counts / counts.sum()
     import pandas as pd
 
     from ppdp_desktop.core.data.domain import encode_column

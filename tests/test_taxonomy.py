@@ -287,7 +287,8 @@ def test_edits_cannot_make_a_value_equal_to_an_explicit_alias1() -> None:
     t.rename("Flu", "Flu2")  # its own alias1
     t.move("Flu2", "Cardio")
     t.move("Asthma", "Cardio")
-    with pytest.raises(TaxonomyError, match=r"cannot move 'COPD' \(it would turn 'Respiratory' into a value\).*alias1 of 'Stroke'"):
+    with pytest.raises(TaxonomyError,
+                       match=r"cannot move 'COPD' \(it would turn 'Respiratory' into a value\).*alias1 of 'Stroke'"):
         t.move("COPD", "Any")
     with pytest.raises(TaxonomyError, match=r"cannot delete 'COPD' \(it would turn 'Respiratory' into a value\)"):
         t.delete("COPD")

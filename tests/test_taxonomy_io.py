@@ -118,11 +118,13 @@ def test_json_without_format_version_and_with_numeric_labels() -> None:
         ('{"attribute": "a", "root": {"label": "*", "children": [{"label": true}]}}', "must be text, got true/false"),
         ('{"attribute": "a", "root": {"label": "*", "children": [{"label": ""}]}}', "label '' is empty or not text"),
         (
-            '{"attribute": "a", "root": {"label": "*", "children": [{"label": "x", "children": [{"label": "y"}]}, {"label": "y"}]}}',
+            '{"attribute": "a", "root": {"label": "*", '
+            '"children": [{"label": "x", "children": [{"label": "y"}]}, {"label": "y"}]}}',
             "the label 'y' is already used under",
         ),
         (
-            '{"attribute": "a", "root": {"label": "*", "children": [{"label": "x", "alias2": "C"}, {"label": "y", "alias2": "C"}]}}',
+            '{"attribute": "a", "root": {"label": "*", '
+            '"children": [{"label": "x", "alias2": "C"}, {"label": "y", "alias2": "C"}]}}',
             "alias2 'C' of '.' is already the alias2 of '.'",
         ),
         (
@@ -134,7 +136,8 @@ def test_json_without_format_version_and_with_numeric_labels() -> None:
             "alias1 of 'x' must be non-empty text, not 5",
         ),
         (
-            '{"attribute": "a", "root": {"label": "*", "children": [{"label": "x", "alias1": "g", "children": [{"label": "y"}]}]}}',
+            '{"attribute": "a", "root": {"label": "*", '
+            '"children": [{"label": "x", "alias1": "g", "children": [{"label": "y"}]}]}}',
             "'x' has aliases but is not a leaf",
         ),
         ('{"attribute": "a", "format_version": 2, "root": {"label": "*"}}', "newer version"),

@@ -67,7 +67,8 @@ def _sensitivity_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sensitivity for uniform/finegrain (--rho1/--rho2 or --theta, plus optional --pairs)")
     g.add_argument("--rho1", type=finite_float, help="prior bound rho1 for every value")
     g.add_argument("--rho2", type=finite_float, help="posterior bound rho2 for every value")
-    g.add_argument("--theta", type=finite_float, help="less frequent is more sensitive: rho1_i = f_i/n, rho2_i = theta*rho1_i (theta > 1)")
+    g.add_argument("--theta", type=finite_float,
+                   help="less frequent is more sensitive: rho1_i = f_i/n, rho2_i = theta*rho1_i (theta > 1)")
     g.add_argument("--pairs", metavar="FILE", help="CSV value,rho1,rho2 overriding chosen values")
 
 

@@ -3,9 +3,9 @@ numeric domains, the grid step h each numeric column is released on (:mod:`~ppdp
 the plan figures (epsilon per attribute, noise scales, grid steps), checked live; and the release's layout, linked or
 unlinked, with what epsilon covers in each (:mod:`~ppdp_desktop.gui.dp_layout`).
 
-The widget edits the method's settings in the project (``project.options[method]``) only; it computes nothing heavier than a column's
-min and max (once per data set) and whether a ticked column holds whole numbers (once per column), so the GUI thread
-stays free. The job runs through the worker.
+The widget edits the method's settings in the project (``project.options[method]``) only; it computes nothing
+heavier than a column's min and max (once per data set) and whether a ticked column holds whole numbers (once per
+column), so the GUI thread stays free. The job runs through the worker.
 """
 from __future__ import annotations
 

@@ -175,8 +175,8 @@ class ImportDialog(QDialog):
     @staticmethod
     def _combo(choices: list[tuple[str, str]], current: object) -> QComboBox:
         combo = QComboBox()
-        for label, value in choices:
-            combo.addItem(label, value)
+        for text, value in choices:
+            combo.addItem(text, value)
         ImportDialog._select(combo, current)
         return combo
 

@@ -18,6 +18,7 @@ candidates with a word decoded by each, and the user chooses.
 from __future__ import annotations
 
 import codecs
+import math
 import re
 import unicodedata
 from collections import Counter
@@ -40,6 +41,9 @@ WORDS = 2000
 FIT_MARGIN = 0.2
 #: ... or, when no language knows the letters of either, its mess ratio is this much below the next one's
 CHAOS_MARGIN = 0.1
+#: a reading whose letters two languages write is kept beside one that a single language writes, unless that one
+#: spells this many distinct non-ASCII letters or more (then it is clear; measured: 2 and 3 ask the same files)
+CLEAR_LETTERS = 3
 #: the encodings searched, in the order of preference between two that read a sample alike
 SEARCHED = ("cp1252", "cp1250", "iso8859_1", "iso8859_15", "iso8859_2", "cp1257", "cp1254", "cp1251", "cp1253",
             "iso8859_5", "iso8859_7", "iso8859_9", "iso8859_13", "iso8859_16", "koi8_r", "koi8_u", "mac_roman",
@@ -167,20 +171,28 @@ def guess_sample(sampled: bytes) -> Guess:
     focus = b"\n".join(word for word, _count in words)[:FOCUS_BYTES]
     if not focus:
         return _as_before()
-    matches = from_bytes(focus, steps=8, chunk_size=512, cp_isolation=list(SEARCHED), preemptive_behaviour=False,
-                         enable_fallback=False)
-    judged, readings, families = [], {}, {}
+    def detect(isolation: list[str], threshold: float = 0.2) -> list:
+        return list(from_bytes(focus, steps=8, chunk_size=512, threshold=threshold, cp_isolation=isolation,
+                               preemptive_behaviour=False, enable_fallback=False))
+
+    matches = detect(list(SEARCHED))
+    offered = {codecs.lookup(name).name for match in matches for name in match.could_be_from_charset}
+    missing = [c for c in COMMON if codecs.lookup(c).name not in offered]
+    if missing:  # a small sample ("Café, Thé, Pâté") looks messy to it in every encoding: the common ones are read
+        matches += detect(missing, threshold=1.0)
+    judged, readings, families, seen = [], {}, {}, {}
     for match in matches:
         codec = _preferred(match.could_be_from_charset or [match.encoding])
         spelt = None if codec is None else _spellings(words, codec)
         if codec is not None and spelt is not None:
             readings[codec], letters = spelt
-            families[codec] = languages(letters, codec, most=1)
+            families[codec] = languages(letters, codec, most=2)
+            seen[codec] = letters
             judged.append((codec not in COMMON, -_fit(words, readings[codec]), match.chaos, SEARCHED.index(codec),
                            codec))
     if judged and min(judged)[0] is False and -min(judged)[1] >= COMMON_FIT:
         judged = [j for j in judged if j[0] is False]  # a common encoding reads it well: the others are not asked
-    judged = _plausible(judged, families)
+    judged = _plausible(judged, families, seen)
     if not judged:  # no candidate reads it: decoding as Windows-1252 names the byte at fault, as before
         return _as_before()
     judged.sort(key=lambda j: j[1:])
@@ -199,9 +211,19 @@ def guess_sample(sampled: bytes) -> Guess:
                              for c in chosen))
 
 
-def _plausible(judged: list[tuple], families: dict[str, tuple[str, ...] | None]) -> list[tuple]:
-    """The readings whose letters, over the whole sample, one language writes, when any does; all otherwise."""
-    return [j for j in judged if families[j[4]] is not None] or judged
+def _plausible(judged: list[tuple], families: dict[str, tuple[str, ...] | None],
+               letters: dict[str, frozenset[str]]) -> list[tuple]:
+    """The readings whose letters, over the whole sample, one language writes, when any does, and readings
+    that two languages write too unless one of those gives :data:`CLEAR_LETTERS` letters or more."""
+    def writers(j: tuple) -> float:  # how many languages write the reading's letters (none does: infinitely many)
+        family = families[j[4]]
+        return math.inf if family is None else len(family)
+
+    single = [j for j in judged if writers(j) <= 1]
+    if not single:
+        return judged
+    strong = max(len(letters[j[4]]) for j in single) >= CLEAR_LETTERS
+    return [j for j in judged if writers(j) <= (1 if strong else 2)]
 
 
 def _margin(words: list[tuple[bytes, int]], readings: dict[str, list[list[float]]], best: str, other: str) -> float:

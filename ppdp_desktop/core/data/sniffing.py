@@ -11,6 +11,7 @@ import io
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -89,8 +90,9 @@ def decode(data: bytes, encoding: str | None, name: str, source: Path | None = N
                 f"{name}: contains NUL bytes, so it is not a text table; "
                 "if it is a spreadsheet, give it its real extension (.xlsx, .sav, .dta, .parquet)."
             )
+    error: UnicodeDecodeError | None = None
     for index, codec in enumerate(candidates):
-        if encoding is None and index == 1:  # not UTF-8: which encoding, if it can be told
+        if encoding is None and index == 1 and error is not None:  # not UTF-8: which encoding, if it can be told
             codec = candidates[index] = _not_utf8(data, source, error.start, name)
         try:
             text = data.decode(codec)
@@ -100,6 +102,7 @@ def decode(data: bytes, encoding: str | None, name: str, source: Path | None = N
         if index == 1:
             _refuse_mixed(data, name)
         return text, codec
+    assert error is not None  # every candidate failed to decode
     tried = " or ".join(_READABLE.get(c, encoding_guess.label(c)) for c in candidates)
     line = data.count(b"\n", 0, error.start) + 1
     raise InputError(
@@ -319,7 +322,7 @@ def _chunk_end(data: bytes, start: int, newline: bytes) -> int:
     return len(data)
 
 
-def _ragged_in_bytes(data: bytes, sep: str, expected: int) -> tuple[int, int] | None | bool:
+def _ragged_in_bytes(data: bytes, sep: str, expected: int) -> tuple[int, int] | None | Literal[False]:
     """Vectorised field count per record, in chunks of whole records.
 
     A quote toggles "inside quotes" (a doubled quote toggles twice), which is exact as long as
@@ -396,8 +399,8 @@ def last_record_line(data: bytes, codec: str, sep: str) -> int | None:
     """The first line of the last record (where an unclosed quote swallows the rest of the file)."""
     last = None
     try:
-        for last, _row in _records(data.decode(codec), sep):
-            pass
+        for line, _row in _records(data.decode(codec), sep):
+            last = line
     except csv.Error:
         return None
     return last

@@ -118,6 +118,8 @@ def assign_records(codes: np.ndarray, table_counts: np.ndarray | sparse.sparray,
     # permutation of its records; deal each block to the sub-tables by the plan's counts.
     if keys is not None:  # by value, then by key (then index): each value's records in their keyed order
         grouped = np.lexsort((np.arange(codes.size), keys, codes))
+    elif rng is None:
+        raise TypeError("assign_records needs the records' sort keys or a generator to order them.")
     else:
         shuffled = rng.permutation(codes.size)
         grouped = shuffled[np.argsort(codes[shuffled], kind="stable")]

@@ -10,6 +10,7 @@ sub-tables' parameters, planned from the counts, reveal them to someone who know
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -113,7 +114,7 @@ class PartitionPlan:
         # a sub-table that keeps every record's value (retention 1, two values or more) has no finite epsilon: JSON
         # cannot hold inf, so release.json states null and says why; a finite one holds within each sub-table only
         unbounded = [str(s) for s in np.flatnonzero(~np.isfinite(epsilons))]
-        values = self.domain.json_values()
+        all_values = self.domain.json_values()
         return {
             "kind": "upward (rho1, rho2)-privacy per sub-table (perturbation partitioning)",
             "rho1": self.rho1,
@@ -122,7 +123,7 @@ class PartitionPlan:
             **({"no_ldp_bound": subtables_statement(unbounded)} if unbounded else {}),
             **({"epsilon_ldp_scope": EPSILON_SCOPE} if not unbounded and blocks.n_subtables > 1 else {}),
             # the values the one pair does not cover for the data's own frequencies (both reports' tables read it)
-            "prior_above_rho1": [label_text(values[j]) for j in np.flatnonzero(~self.partition.sa_prime)],
+            "prior_above_rho1": [label_text(all_values[j]) for j in np.flatnonzero(~self.partition.sa_prime)],
             "not_covered": NOT_COVERED,
             "verified": True,
         }
@@ -151,7 +152,7 @@ class PartitionPlan:
             codes={self.attribute: (codes, released)},
         )
 
-    def estimator(self, released: np.ndarray, sub: np.ndarray):
+    def estimator(self, released: np.ndarray, sub: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
         """``estimate(mask)``: the selected records' counts per entry estimated with the block-diagonal matrix
         (each sub-table with its own block), then summed by value."""
         entries = self.blocks.entries(sub, released)
@@ -207,7 +208,7 @@ SUBTABLE_FORMULA = ("within sub-table s of m_s values kept with retention p_s: P
                     "for x, y among its values")
 
 
-class PerturbationPartitioning(PerturbationFamily):
+class PerturbationPartitioning(PerturbationFamily[PartitionPlan]):
     name = "partition"
     title = "Perturbation partitioning (small-domain randomization)"
     summary = (
@@ -217,6 +218,7 @@ class PerturbationPartitioning(PerturbationFamily):
         "cover downward breaches, and a "
         "record's sub-table reveals that its value is one of that sub-table's few values. " + PARTITION_CAVEAT
     )
+    plan_type = PartitionPlan
 
     def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> PartitionPlan:
         sens = settings.sensitivity
@@ -237,7 +239,7 @@ class PerturbationPartitioning(PerturbationFamily):
                     public: bool = False) -> None:
         from ppdp_desktop.core.methods.partition.report import partition_part
 
-        partition_part(report, result, progress, cancel)
+        partition_part(report, result, self.own_plan(result), progress, cancel)
 
     def verify_release(self, release: LoadedRelease) -> list[str]:
         from ppdp_desktop.core.methods.partition.release import verify_partition_release

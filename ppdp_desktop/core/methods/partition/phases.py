@@ -155,7 +155,7 @@ def _components(b: sparse.csr_matrix, deg: np.ndarray) -> list[list[int]]:
 def _pseudo_peripheral(b: sparse.csr_matrix, deg: np.ndarray, comp: list[int]) -> int:
     """George-Liu pseudo-peripheral node of a component."""
     node = min(comp, key=lambda x: (deg[x], x))
-    ecc = -1
+    ecc: float = -1
     while True:
         from scipy.sparse.csgraph import shortest_path
 

@@ -13,15 +13,18 @@ from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ppdp_desktop.core.methods.partition.method import PartitionPlan
 
 
-def partition_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken) -> None:
-    """Perturbation partitioning: reconstruction and workload through the per-sub-table estimator."""
+def partition_part(report: MethodReport, result: Anonymization, plan: PartitionPlan, progress: Progress,
+                   cancel: CancelToken) -> None:
+    """Perturbation partitioning: reconstruction and workload through the per-sub-table estimator (``plan`` is
+    ``result``'s, checked by the method)."""
     from ppdp_desktop.core.evaluation.utility import utility_summary
     from ppdp_desktop.core.evaluation.workload import condition_columns, run_workload
 
-    plan = result.plan
     true_codes, released = result.applied.codes[plan.attribute]
     sub = result.applied.columns[plan.subtable_column]
     estimate = plan.estimator(released, sub)
@@ -39,7 +42,7 @@ def partition_part(report: MethodReport, result: Anonymization, progress: Progre
     report.utility = utility_summary(plan.record_utility, original, reconstructed, reconstructed, workload)
     report.record_utility = report.utility.record_utility
     if workload is not None:
-        report.lines.extend(_baselines(result, frame[columns], true_codes, cancel))
+        report.lines.extend(_baselines(plan, frame[columns], true_codes, cancel))
     report.findings += subtable_findings(plan)
     progress(0.7, "Drawing the figures")
     report.figures["distribution"] = distribution_figure(report.values, original, report.reconstructed,
@@ -69,7 +72,7 @@ def subtable_findings(plan: PartitionPlan) -> list[str]:
             f"number. {within}"]
 
 
-def _mle_with_interval(plan, released: np.ndarray, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _mle_with_interval(plan: PartitionPlan, released: np.ndarray, sub: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The non-negative MLE of every sub-table at once (one block-diagonal matrix), with its bootstrap interval,
     summed by value over the sub-tables a value is split across (they are independent)."""
     from ppdp_desktop.core.privacy import reconstruction
@@ -79,7 +82,7 @@ def _mle_with_interval(plan, released: np.ndarray, sub: np.ndarray) -> tuple[np.
     return reconstruction.estimate_with_interval(observed, blocks.matrix, groups=blocks.values, n_groups=blocks.m)
 
 
-def _baselines(result: Anonymization, conditions, true_codes: np.ndarray, cancel: CancelToken) -> list[str]:
+def _baselines(plan: PartitionPlan, conditions: pd.DataFrame, true_codes: np.ndarray, cancel: CancelToken) -> list[str]:
     """Count-query error (1 % selectivity) of uniform perturbation and Anatomy at matched privacy."""
     from ppdp_desktop.core.errors import PPDPError
     from ppdp_desktop.core.evaluation.workload import count_query_error
@@ -89,7 +92,6 @@ def _baselines(result: Anonymization, conditions, true_codes: np.ndarray, cancel
     from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
     from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
-    plan = result.plan
     rng = np.random.default_rng(BAND_SEED)
     m = plan.domain.m
     gamma = float(gamma_of(plan.rho1, plan.rho2))

@@ -9,15 +9,19 @@ import pandas as pd
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.evaluation.utility import UtilitySummary
-from ppdp_desktop.core.methods.base import Method
+from ppdp_desktop.core.methods.base import Method, PlanT
 from ppdp_desktop.core.methods.perturbation import release
 from ppdp_desktop.core.methods.perturbation.report import perturbation_part, summarize
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
+from ppdp_desktop.core.settings import NoSettings
 
 
-class PerturbationFamily(Method):
-    """A method that perturbs the sensitive column with one matrix, under step 3's (rho1, rho2) pairs."""
+class PerturbationFamily(Method[PlanT, NoSettings]):
+    """A method that perturbs the sensitive column with one matrix, under step 3's (rho1, rho2) pairs.
+
+    Generic in the member's plan class (``PerturbationPlan`` for uniform and fine-grain perturbation, partitioning's
+    own); :meth:`report_part` and :meth:`utility_summary` read a ``PerturbationPlan``, checked at run time."""
 
     #: generalized quasi-identifiers + a perturbed sensitive value: the baseline the papers compare against
     generalized_title = "Perturbed Generalization (Tao et al.)"

@@ -5,6 +5,8 @@ exactly by :func:`ppdp_desktop.core.methods.perturbation.solver.solve_exact` (pr
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ppdp_desktop.core.data.domain import CategoricalDomain
@@ -15,8 +17,12 @@ from ppdp_desktop.core.methods.perturbation.plan import PerturbationPlan, prepar
 from ppdp_desktop.core.methods.perturbation.solver import solve_exact
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 
+if TYPE_CHECKING:
+    from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.settings import AnonymizationSettings
 
-class FineGrainPerturbation(PerturbationFamily):
+
+class FineGrainPerturbation(PerturbationFamily[PerturbationPlan]):
     name = "finegrain"
     title = "Fine-grain perturbation"
     summary = (
@@ -25,9 +31,10 @@ class FineGrainPerturbation(PerturbationFamily):
         "against raising belief in a value above its rho2 (upward breaches); it does not rule out lowering "
         "belief in a common value (downward breaches are reported, not prevented). " + PARAMETERS_CAVEAT
     )
+    plan_type = PerturbationPlan
     retention_header = "Keeps value: fine-grain"
 
-    def prepare(self, dataset, settings) -> PerturbationPlan:
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> PerturbationPlan:
         return prepare_perturbation(self.name, self.plan, dataset, settings)
 
     def plan(self, domain: CategoricalDomain, requirement: SensitivityRequirement) -> PerturbationPlan:

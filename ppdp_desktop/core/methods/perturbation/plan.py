@@ -17,6 +17,7 @@ from ppdp_desktop.core.errors import PrivacyError
 from ppdp_desktop.core.methods.base import Applied
 from ppdp_desktop.core.methods.perturbation.disclosure import parameters_statement
 from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json, no_bound_statement
+from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.amplification import held_above_rho1
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
@@ -25,6 +26,7 @@ from ppdp_desktop.core.privacy.structured import RetentionMatrix, never_kept_not
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.methods.base import Plan
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
     from ppdp_desktop.core.settings import AnonymizationSettings
 
@@ -108,7 +110,7 @@ class PerturbationPlan:
         return {
             "kind": "upward (rho1, rho2)-privacy per value (gamma-amplification)",
             "pairs": self.requirement.pairs_json(values),
-            "gamma": np.where(np.isfinite(gamma := self.requirement.gamma), gamma, None).tolist(),
+            "gamma": np.where(np.isfinite(gamma := self.requirement.gamma), gamma, np.array(None)).tolist(),
             "epsilon_ldp": epsilon,
             **({} if statement is None else {"no_ldp_bound": statement}),
             "prior_above_rho1": [label_text(values[j]) for j in np.flatnonzero(above)],
@@ -150,6 +152,22 @@ class PerturbationPlan:
             f"{self.requirement.rule})",
             f"record utility: {self.record_utility:.4f}",
         ] + [note for note in [never_kept_note([str(v) for v in self.domain.values], self.retention)] if note]
+
+
+def perturbation_plan(result_or_plan: Anonymization | Plan) -> PerturbationPlan:
+    """The :class:`PerturbationPlan` of a job's result (or the plan itself), checked at run time: the family's report
+    and utility parts never read the fields of another method's plan.
+
+    Raises
+    ------
+    PrivacyError
+        If it is another kind of plan (fail closed).
+    """
+    plan = result_or_plan.plan if isinstance(result_or_plan, Anonymization) else result_or_plan
+    if not isinstance(plan, PerturbationPlan):
+        raise PrivacyError(f"The perturbation family was given a plan of method {getattr(plan, 'method', '?')!r} "
+                           f"({type(plan).__name__}, expected PerturbationPlan).")
+    return plan
 
 
 def prepare_perturbation(

@@ -10,6 +10,7 @@ report's.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -191,8 +192,12 @@ def published_column(release: LoadedRelease, entry: dict) -> tuple[np.ndarray, R
     return release.codes(entry), published_matrix(entry), None
 
 
+#: how a method's perturbed column is read from a release: ``(codes, matrix, groups)`` (see :func:`published_column`)
+Published = Callable[[LoadedRelease, dict], tuple[np.ndarray, RetentionMatrix, np.ndarray | None]]
+
+
 def reports_from_release(original: pd.DataFrame, release: LoadedRelease, title: str, progress: Progress,
-                         workload_seed: int = 0, published=published_column) -> list[MethodReport]:
+                         workload_seed: int = 0, published: Published = published_column) -> list[MethodReport]:
     """One report per perturbed column of ``release``, rebuilt from the original table (``published``: how the
     method's column and matrix are read, see :func:`published_column`)."""
     meta = release.metadata
@@ -210,7 +215,7 @@ def reports_from_release(original: pd.DataFrame, release: LoadedRelease, title: 
 
 def _perturbation_report(
     original: pd.DataFrame, release: LoadedRelease, entry: dict, title: str, method: str,
-    exclude: list[str], progress: Progress, workload_seed: int, published=published_column,
+    exclude: list[str], progress: Progress, workload_seed: int, published: Published = published_column,
 ) -> MethodReport:
     attribute = entry["attribute"]
     if attribute not in original.columns:
@@ -246,12 +251,12 @@ def _perturbation_report(
     elif len(pairs) == m:
         progress(0.1, "Checking the posteriors")
         report.rho2 = rho2
-        check = privacy.verify(attribute, labels, matrix, SensitivityRequirement(rho1, rho2, "published pairs"), prior)
+        check = privacy.verify(attribute, tuple(labels), matrix, SensitivityRequirement(rho1, rho2, "published pairs"), prior)
         report.max_posterior = check.max_posterior
         report.epsilon_ldp = epsilon_json(check.epsilon_ldp)  # None where none is finite: the statement says why
         report.downward_breaches = [str(b["value"]) or MISSING_LABEL for b in check.downward_breaches]
     else:  # no pairs published: still show the posteriors, without bounds
-        report.max_posterior = privacy.retention_posterior_extremes(retention, prior)[0]
+        report.max_posterior = privacy.retention_posterior_extremes(matrix.retention, prior)[0]
         report.epsilon_ldp = guarantee.get("epsilon_ldp")
     try:
         progress(0.2, "Reconstructing the counts")
@@ -288,7 +293,7 @@ def _perturbation_report(
         )
     if retention is not None:
         report.figures["retention"] = retention_figure(report.values, counts, retention, matrix)
-    if report.rho2 is not None:
+    if report.rho2 is not None and report.max_posterior is not None:  # both set when the pairs were checked
         report.figures["posterior"] = posterior_figure(report.values, report.max_posterior, report.rho2, prior)
     return report
 

@@ -13,7 +13,7 @@ from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodRepor
 from ppdp_desktop.core.evaluation.utility import UtilitySummary, utility_summary
 from ppdp_desktop.core.evaluation.workload import condition_columns, count_query_error
 from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json
-from ppdp_desktop.core.methods.perturbation.plan import perturb_codes
+from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, perturbation_plan
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.privacy import reconstruction
 from ppdp_desktop.core.progress import CancelToken, Progress
@@ -50,17 +50,17 @@ def monte_carlo_band(
 
 
 def perturbation_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken) -> None:
-    plan = result.plan
+    plan = perturbation_plan(result)
     domain = plan.domain
     matrix = plan.matrix
     report.values = [value_label(v) for v in domain.values]
-    report.original = domain.counts.astype(float)
-    report.retention = np.asarray(plan.retention, dtype=float)
+    report.original = original = domain.counts.astype(float)
+    report.retention = retention = np.asarray(plan.retention, dtype=float)
     report.record_utility = float(plan.record_utility)
-    report.rho2 = np.asarray(plan.requirement.rho2, dtype=float)
+    report.rho2 = rho2 = np.asarray(plan.requirement.rho2, dtype=float)
     progress(0.05, "Checking the posteriors")
     check = plan.guarantee()
-    report.max_posterior = np.asarray(check.max_posterior, dtype=float)
+    report.max_posterior = max_posterior = np.asarray(check.max_posterior, dtype=float)
     report.epsilon_ldp = epsilon_json(check.epsilon_ldp)  # None where none is finite: the guarantee says why
     report.downward_breaches = [str(b["value"]) or MISSING_LABEL for b in check.downward_breaches]
     cancel.check()
@@ -83,19 +83,19 @@ def perturbation_part(report: MethodReport, result: Anonymization, progress: Pro
         report.figures["distribution"] = distribution_figure(
             report.values, report.original, report.reconstructed, report.band_low, report.band_high
         )
-    if np.ptp(report.retention) > 1e-12:  # one p for every value (uniform): a sentence says it, not 40 equal bars
-        report.figures["retention"] = retention_figure(report.values, report.original, report.retention, matrix)
+    if np.ptp(retention) > 1e-12:  # one p for every value (uniform): a sentence says it, not 40 equal bars
+        report.figures["retention"] = retention_figure(report.values, original, retention, matrix)
     else:
-        report.lines.append(f"Every value is kept with the same probability p = {report.retention[0]:.4f}; otherwise "
+        report.lines.append(f"Every value is kept with the same probability p = {retention[0]:.4f}; otherwise "
                             "it is replaced by a value drawn uniformly from the domain.")
     report.figures["posterior"] = posterior_figure(
-        report.values, report.max_posterior, report.rho2, np.asarray(domain.prior, dtype=float)
+        report.values, max_posterior, rho2, np.asarray(domain.prior, dtype=float)
     )
 
 
 def summarize(result: Anonymization, workload_seed: int = 0) -> UtilitySummary:
     """Compare the original sensitive counts with those reconstructed from the release."""
-    plan = result.plan
+    plan = perturbation_plan(result)
     actual = plan.domain.counts.astype(float)
     true_codes, released_codes = result.applied.codes[plan.attribute]
     observed = np.bincount(released_codes, minlength=plan.domain.m)

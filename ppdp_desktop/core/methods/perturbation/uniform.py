@@ -5,6 +5,8 @@ replaced by a uniform draw over the domain, with ``gamma`` the smallest of the v
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 import numpy as np
 
 from ppdp_desktop.core.data.domain import CategoricalDomain
@@ -14,13 +16,26 @@ from ppdp_desktop.core.methods.perturbation.family import PerturbationFamily
 from ppdp_desktop.core.methods.perturbation.plan import PerturbationPlan, prepare_perturbation
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 
+if TYPE_CHECKING:
+    from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.settings import AnonymizationSettings
 
-def uniform_retention(gamma: float, m: int) -> float:
-    """``p = (gamma - 1)/(m - 1 + gamma)``: diagonal ``gamma/(m-1+gamma)``, off-diagonal ``1/(m-1+gamma)``."""
+
+@overload
+def uniform_retention(gamma: float, m: int) -> float: ...
+
+
+@overload
+def uniform_retention(gamma: np.ndarray, m: np.ndarray | int) -> np.ndarray: ...
+
+
+def uniform_retention(gamma: float | np.ndarray, m: int | np.ndarray) -> float | np.ndarray:
+    """``p = (gamma - 1)/(m - 1 + gamma)``: diagonal ``gamma/(m-1+gamma)``, off-diagonal ``1/(m-1+gamma)`` (element by
+    element for arrays: partitioning's sub-tables)."""
     return (gamma - 1.0) / (m - 1.0 + gamma)
 
 
-class UniformPerturbation(PerturbationFamily):
+class UniformPerturbation(PerturbationFamily[PerturbationPlan]):
     name = "uniform"
     title = "Uniform perturbation"
     summary = (
@@ -29,9 +44,10 @@ class UniformPerturbation(PerturbationFamily):
         "value above rho2); it does not hide that a frequent value is frequent, and the strictest value sets "
         "the noise for all. " + PARAMETERS_CAVEAT
     )
+    plan_type = PerturbationPlan
     retention_header = "Keeps value: uniform"
 
-    def prepare(self, dataset, settings) -> PerturbationPlan:
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> PerturbationPlan:
         return prepare_perturbation(self.name, self.plan, dataset, settings)
 
     def plan(self, domain: CategoricalDomain, requirement: SensitivityRequirement) -> PerturbationPlan:

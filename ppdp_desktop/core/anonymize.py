@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, TypeGuard
 
 import pandas as pd
 import pyarrow as pa
@@ -199,7 +199,14 @@ def measure_released(job: JobPlan, read, columns: list[str]) -> None:
         job.guarantee = job.plan.verify()
 
 
-def applies_in_chunks(plan: Plan) -> bool:
+class ChunkedPlan(Plan, Protocol):
+    """A plan that can be applied chunk by chunk (:func:`applies_in_chunks`)."""
+
+    def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0, bound: Any = None) -> Applied:
+        """The records ``start, ..., start + len(frame) - 1`` released; ``bound``: ``bind``'s result, or None."""
+
+
+def applies_in_chunks(plan: Plan) -> TypeGuard[ChunkedPlan]:
     """Whether ``plan.apply`` takes the records from ``start`` on (``start`` and ``bound`` arguments), as every
     built-in method does: its draws are keyed by record, so it can be applied to a file chunk by chunk."""
     parameters = inspect.signature(plan.apply).parameters
@@ -208,6 +215,8 @@ def applies_in_chunks(plan: Plan) -> bool:
 
 def _pseudonyms(job: JobPlan, start: int, stop: int) -> pd.Series:
     """Records ``start..stop-1``'s ids under the job's pseudonym key (derived from a fixed seed, else random)."""
+    if job.pseudonym_key is None:  # plan_job always makes one
+        raise PrivacyError("The job has no pseudonym key to make the records' ids with; nothing was released.")
     return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([job.pseudonym_key.ids(start, stop)])),
                      name=job.pseudonym_column)
 

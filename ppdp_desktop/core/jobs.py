@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.data.loading import LoadOptions, load_table
 from ppdp_desktop.core.errors import InputError, PPDPError
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, subrange
@@ -33,7 +33,7 @@ class RunOutcome:
         return self.results[0]
 
 
-def load_job(path: str | Path, options: dict[str, str], progress: Progress, cancel: CancelToken) -> Dataset:
+def load_job(path: str | Path, options: LoadOptions, progress: Progress, cancel: CancelToken) -> Dataset:
     """Read a data file (the loader is one call; progress marks its start and end)."""
     progress(0.0, f"Reading {Path(path).name}")
     from ppdp_desktop.core.streaming.window import load_preview_if_large
@@ -68,7 +68,8 @@ def run_job(
         except PPDPError as exc:
             if i == 0:  # the chosen method: its error is the run's
                 raise
-            skipped.append((item.method, exc.message))  # its setting references kept: each face phrases them  # a compared one: the chosen method still runs
+            # a compared one: the chosen method still runs; its setting references kept: each face phrases them
+            skipped.append((item.method, exc.message))
             continue
         cancel.check()
         progress((i + 0.7) * share, f"Report for {result.plan.method}")
@@ -166,7 +167,7 @@ def run_project(
     matches it, run the chosen method with its report (:func:`run_job`), export (:func:`export_job`)."""
     if not project.data_path:
         raise InputError("The project names no data file; open the data in the window and save the project again.")
-    dataset = load_job(project.data_path, dict(project.load_options), subrange(progress, 0.0, 0.2), cancel)
+    dataset = load_job(project.data_path, project.load_options.copy(), subrange(progress, 0.0, 0.2), cancel)
     project.check_data(dataset)
     outcome = run_job(dataset, [project.settings(seed=seed)], subrange(progress, 0.2, 0.7), cancel)
     folder = export_job(outcome.main, folder, key_path, passphrase, overwrite, subrange(progress, 0.7, 1.0), cancel,

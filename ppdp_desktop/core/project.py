@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ppdp_desktop.core.data.loading import LoadOptions
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
@@ -43,7 +45,7 @@ class Project:
     """
 
     data_path: str | None = None
-    load_options: dict[str, str] = field(default_factory=dict)
+    load_options: LoadOptions = field(default_factory=LoadOptions)  # an empty dict
     roles: dict[str, str] = field(default_factory=dict)
     method: str = DEFAULT_METHOD
     compare: list[str] = field(default_factory=list)
@@ -232,7 +234,9 @@ def _add_protection(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-MIGRATIONS: dict[int, Any] = {1: _add_dp_defaults, 2: _options_per_method, 3: _add_protection}  # version -> function(data) -> version + 1
+#: version -> function(data) -> version + 1
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _add_dp_defaults, 2: _options_per_method, 3: _add_protection}
 
 
 def migrate(data: dict[str, Any], name: str) -> dict[str, Any]:

@@ -136,7 +136,7 @@ class SensitivitySettings:
         if self.rho1 is not None and self.theta is not None:
             raise ParameterError(f"Give either {setting_ref('rho1')} and {setting_ref('rho2')}, or "
                                  f"{setting_ref('theta')}, not both.", setting="theta", value=self.theta)
-        if self.rho1 is not None:
+        if self.rho1 is not None and self.rho2 is not None:  # both or neither (checked above)
             base = sens.constant_pairs(domain, self.rho1, self.rho2)
         elif self.theta is not None:
             base = sens.theta_rule(domain, self.theta)

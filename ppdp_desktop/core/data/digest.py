@@ -20,7 +20,7 @@ import hashlib
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, overload
 
 from ppdp_desktop.core.errors import InputError
 
@@ -43,6 +43,14 @@ class FileDigest:
 def digest_of_bytes(path: str | Path, data: bytes) -> FileDigest:
     """The digest of a file whose whole content ``data`` was read by the loader."""
     return FileDigest(Path(path).name, len(data), hashlib.sha256(data).hexdigest())
+
+
+@overload
+def sha256_of(path: str | Path, stop: None = None) -> tuple[str, int]: ...
+
+
+@overload
+def sha256_of(path: str | Path, stop: threading.Event | None) -> tuple[str, int] | None: ...
 
 
 def sha256_of(path: str | Path, stop: threading.Event | None = None) -> tuple[str, int] | None:

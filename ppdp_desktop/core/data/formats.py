@@ -135,7 +135,7 @@ def _byte_at(array: pa.Array, position: int) -> np.ndarray:
     from the array's offsets and data buffers, with no string made."""
     offsets_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
     _, offsets_buffer, data_buffer = array.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=offsets_type)[array.offset:array.offset + len(array) + 1]
+    offsets: np.ndarray = np.frombuffer(offsets_buffer, dtype=offsets_type)[array.offset:array.offset + len(array) + 1]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     starts = offsets[:-1].astype(np.int64) + position
     present = starts < offsets[1:]
@@ -398,7 +398,7 @@ def _write_sav(table: pd.DataFrame, path: Path, labels: TableLabels | None) -> N
         else:
             data[name] = _text_column(series)
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(table)))
-    column_labels = None
+    column_labels: dict[str, str | None] | None = None
     if labels is not None:
         column_labels = {n: str(labels.variable_labels[n]) for n in names if labels.variable_labels.get(n)}
     pyreadstat.write_sav(
@@ -447,7 +447,7 @@ def read_table(path: Path, fmt: str, *, sep: str = ",", formula_guard: bool = Tr
 _SPSS_INTEGER_FORMAT = re.compile(r"^F\d+(\.0)?$")
 
 
-def _spss_integers(frame: pd.DataFrame, formats: dict[str, str]) -> pd.DataFrame:
+def _spss_integers(frame: pd.DataFrame, formats: dict[str, str | None]) -> pd.DataFrame:
     """Numeric variables with a no-decimals format (how integer columns are written) as integers."""
     for name, spss_format in formats.items():
         column = frame.get(name)

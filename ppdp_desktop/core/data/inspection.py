@@ -40,7 +40,7 @@ class FileFacts:
 
     path: Path
     format: str
-    options: dict[str, object] = field(default_factory=dict)
+    options: dict[str, str | int] = field(default_factory=dict)
     sheets: list[str] = field(default_factory=list)
     doubts: list[str] = field(default_factory=list)
     encoding: str | None = None

@@ -219,7 +219,7 @@ def type_typed_frame(frame: pd.DataFrame, kinds: Mapping[str, str] | None, sourc
     kinds = dict(kinds or {})
     names = [str(c) for c in frame.columns]
     _check_known(kinds, names, source)
-    decided = {}
+    decided: dict[str, Kind] = {}
     frame = frame.copy(deep=False)
     for i, name in enumerate(names):
         series = frame.iloc[:, i]

@@ -1,7 +1,8 @@
 """Read a table from a file into a :class:`~ppdp_desktop.core.data.dataset.Dataset`.
 
 Supported: delimited text (``.csv .tsv .txt``, encoding and delimiter sniffed, every cell read as text by
-pyarrow and then typed by :mod:`~ppdp_desktop.core.data.kinds`), Excel ``.xlsx`` (openpyxl) and ``.xls`` (calamine), SPSS ``.sav``/``.zsav`` and Stata ``.dta`` (value labels applied) and Parquet ``.parquet``/``.pq``.
+pyarrow and then typed by :mod:`~ppdp_desktop.core.data.kinds`), Excel ``.xlsx`` (openpyxl) and ``.xls``
+(calamine), SPSS ``.sav``/``.zsav`` and Stata ``.dta`` (value labels applied) and Parquet ``.parquet``/``.pq``.
 Every problem a user can cause is an :class:`~ppdp_desktop.core.errors.InputError` naming the
 file (and line) and what to change. The input file is only ever opened for reading.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -36,6 +38,18 @@ SUPPORTED = ", ".join(FORMATS)
 MAX_ROW_BYTES = 256 << 20  # one row of text: a declared limit (the parser's block grows to it at most)
 MAX_HEADER_ROW = 10_000  # title rows above the column names: a declared limit, checked first
 _EMPTY = "{name}: the file is empty; it needs a header line and at least one data row."
+
+
+class LoadOptions(TypedDict, total=False):
+    """:func:`load_table`'s keyword arguments, as the import dialog and a project keep them."""
+
+    sep: str | None
+    encoding: str | None
+    sheet: str | int | None
+    decimal: str | None
+    header_row: int | str | None
+    kinds: Mapping[str, str] | None
+    rows: int | None
 
 
 def load_table(
@@ -157,6 +171,7 @@ def _read_text(
     data = source.read_bytes() if rows is None else _head_bytes(source, rows + header_row)
     if not data or data.isspace():
         raise InputError(_EMPTY.format(name=name))
+    text: str | None  # let go of once the bytes to parse are UTF-8 (below)
     text, codec = sniffing.decode(data, encoding, name, source)
     if not text or text.isspace():
         raise InputError(_EMPTY.format(name=name))
@@ -182,9 +197,9 @@ def _read_text(
     if table.num_rows == 0:
         raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.")
     names = _finish_names([c.strip() for c in header], table, name)
-    keep = [i for i, n in enumerate(names) if n is not None]
-    table = table.select(keep)
-    frame, decided = type_text_columns(table, [names[i] for i in keep], kinds, name, decimal)
+    named = [(i, n) for i, n in enumerate(names) if n is not None]
+    table = table.select([i for i, _ in named])
+    frame, decided = type_text_columns(table, [n for _, n in named], kinds, name, decimal)
     digest = digest_of_bytes(source, data) if rows is None else None  # the bytes read, hashed
     return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, digest
 
@@ -270,8 +285,8 @@ def _check_quotes(payload: bytes, text: str, sep: str, name: str) -> None:
 def _finish_names(header: list[str], table: pa.Table, name: str) -> list[str | None]:
     """The header's names, checked as :func:`_finish` does; None for an unnamed column without data."""
     names: list[str | None] = list(header)
-    if names:
-        names[0] = names[0].lstrip("\ufeff").strip()
+    if header:
+        names[0] = header[0].lstrip("\ufeff").strip()
     for i, column in enumerate(names):
         if not column and table.column(i).null_count == table.num_rows:
             names[i] = None
@@ -375,7 +390,8 @@ def _read_stat(
     _integral_to_int(frame)
     labels = TableLabels(
         variable_labels={str(k): str(v) for k, v in (meta.column_names_to_labels or {}).items() if v},
-        value_labels={str(k): dict(v) for k, v in (meta.variable_value_labels or {}).items() if v},
+        value_labels={str(k): {code: label for code, label in v.items()}
+                      for k, v in (meta.variable_value_labels or {}).items() if v},
     )
     return frame.infer_objects(), {"format": kind}, labels
 

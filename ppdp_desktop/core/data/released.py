@@ -206,6 +206,10 @@ def _extract(archive: Path) -> Path:
 
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _DESCRIPTOR = b"PK\x07\x08"
+#: a zip's local file header (APPNOTE 4.3.7) as :mod:`zipfile` reads it: 30 bytes; the lengths of the file's
+#: name and of its extra field are its fields 10 and 11
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+_NAME_LENGTH, _EXTRA_LENGTH = 10, 11
 
 
 def _check_layout(archive: Path, zipped: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> None:
@@ -218,9 +222,8 @@ def _check_layout(archive: Path, zipped: zipfile.ZipFile, infos: list[zipfile.Zi
             if info.header_offset != position:
                 break
             raw.seek(position)
-            fields = struct.unpack(zipfile.structFileHeader, raw.read(zipfile.sizeFileHeader))
-            position += zipfile.sizeFileHeader + fields[zipfile._FH_FILENAME_LENGTH] + \
-                fields[zipfile._FH_EXTRA_FIELD_LENGTH] + info.compress_size
+            fields = _LOCAL_HEADER.unpack(raw.read(_LOCAL_HEADER.size))
+            position += _LOCAL_HEADER.size + fields[_NAME_LENGTH] + fields[_EXTRA_LENGTH] + info.compress_size
             if info.flag_bits & 0x08:  # a data descriptor follows the data: [signature] crc, sizes
                 raw.seek(position)
                 position += 4 if raw.read(4) == _DESCRIPTOR else 0

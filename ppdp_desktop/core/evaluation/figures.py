@@ -141,7 +141,7 @@ def grade_figure(attribute: str, grades: np.ndarray, k: int) -> Figure:
     fig = _figure(figsize=(6.5, 3.2), layout="constrained")
     ax = fig.add_subplot()
     finite = grades[np.isfinite(grades)]
-    ax.hist(finite, bins=np.linspace(1.0, k + 1.0, 10 * k + 1), color="#4c72b0")
+    ax.hist(finite, bins=np.linspace(1.0, k + 1.0, 10 * k + 1).tolist(), color="#4c72b0")  # the stubs take a sequence
     for c in range(2, k + 1):
         ax.axvline(c, color="black", lw=0.8, ls="--")
     ax.set_xlabel("published grade (category boundaries dashed)")

@@ -279,7 +279,8 @@ def summarize(cells: GroupCells, bound: float, bound_source: str, shown: int = 1
     return GroupDisclosure(
         list(cells.quasi), cells.sensitive, float(bound), bound_source, cells.estimated, cells.how,
         cells.records_estimated,
-        n_groups=int(held.sum()), n_values=len(labels), n_records=all_records, largest_share=float(share[held].max()) if held.any() else 0.0,
+        n_groups=int(held.sum()), n_values=len(labels), n_records=all_records,
+        largest_share=float(share[held].max()) if held.any() else 0.0,
         groups_above=int(above.sum()), records_above=float(records[above].sum()), groups_noisy=int(noisy.sum()),
         guess_right=float((share * records)[held].sum() / all_records) if all_records > 0 else 0.0,
         largest_supported=float(evidence[held].max()) if held.any() else 0.0,
@@ -313,8 +314,8 @@ def guess_hits(quasi: list[str], guesses: pd.DataFrame, quasi_frame: pd.DataFram
     """Per record: whether its group's guess is its value, and whether it is counted (not suppressed)."""
     n_groups, n = len(guesses), len(quasi_frame)
     if not n_groups:  # no group has a guess (every label stands for several values): nobody is guessed right
-        labels = [text_codes(quasi_frame[c]) for c in quasi]
-        suppressed = np.logical_and.reduce([(t == SUPPRESSED)[c] for c, t in labels]) if quasi else np.zeros(n, bool)
+        coded = [text_codes(quasi_frame[c]) for c in quasi]
+        suppressed = np.logical_and.reduce([(t == SUPPRESSED)[c] for c, t in coded]) if quasi else np.zeros(n, bool)
         return np.zeros(n, dtype=bool), ~suppressed
     joint, suppressed = [], np.ones(n, dtype=bool)
     for c in quasi:  # each column as codes into the groups' own labels (0: a label no group shows)

@@ -92,7 +92,10 @@ def model_data(result: Anonymization, target: str | None, seed: int, max_rows: i
     for name in predictors:
         release_test = released[name] if name in generalized else frame[name]
         a, b, c, d, t, tr = _encode(frame[name], released[name], release_test, train, test, name)
-        parts_o.append(a), parts_r.append(b), parts_t.append(c), parts_tr.append(d)
+        parts_o.append(a)
+        parts_r.append(b)
+        parts_t.append(c)
+        parts_tr.append(d)
         terms += t
         terms_r += tr
     return ModelData(

@@ -74,10 +74,11 @@ class ModelComparison:
             f"{pct(self.logistic[0])} of them when trained on the original and {pct(self.logistic[1])} when trained on "
             "the release.",
         ]
-        shared = [o for o in self.odds if o.release is not None and o.release_interval is not None and not o.unstable]
+        shared = [(o.original, o.release, o.release_interval) for o in self.odds
+                  if o.release is not None and o.release_interval is not None and not o.unstable]
         if shared:
-            same = sum(np.sign(np.log(o.original)) == np.sign(np.log(o.release)) for o in shared)
-            inside = sum(o.release_interval[0] <= o.original <= o.release_interval[1] for o in shared)
+            same = sum(np.sign(np.log(original)) == np.sign(np.log(release)) for original, release, _ in shared)
+            inside = sum(low <= original <= high for original, _, (low, high) in shared)
             out.append(f"Odds ratios of {self.target} = {self.positive!r}: {same} of {len(shared)} agree in direction; "
                        f"for {inside} of {len(shared)} the release's interval contains the original estimate.")
         unstable = [o.term for o in self.odds if o.unstable]
@@ -110,8 +111,7 @@ def compare_models(result: Anonymization, target: str | None = None, *, seed: in
     truth = data.y_test == positive
     original = _logit(data.x_original, data.y_original == positive, data.x_test)
     release = _logit(data.x_release, data.y_release == positive, data.x_test_release)
-    logistic = tuple(float(np.mean(fit.predicted == truth)) if fit is not None else float(np.mean(~truth))
-                     for fit in (original, release))
+    logistic = (_accuracy(original, truth), _accuracy(release, truth))
     notes = [n for n in (data.note, _sample_note(result)) if n]
     if len(values) > 2:
         notes.append(f"{data.target} has {len(values)} values: the logistic regression predicts {positive!r} against "
@@ -121,6 +121,11 @@ def compare_models(result: Anonymization, target: str | None = None, *, seed: in
     odds = _odds_ratios(data, original, release)
     return ModelComparison(data.target, positive, len(data.y_original), len(data.y_test), data.sampled, baseline,
                            tree, logistic, odds, notes)
+
+
+def _accuracy(fit: _Fit | None, truth: np.ndarray) -> float:
+    """The share of held-out records a logistic fit predicts right (without one: always "not positive")."""
+    return float(np.mean(fit.predicted == truth)) if fit is not None else float(np.mean(~truth))
 
 
 def _sample_note(result: Anonymization) -> str:

@@ -42,6 +42,10 @@ class Reidentification:
     def _k_and_suppressed(self) -> tuple[int, int]:
         if self.generalization is not None:
             return self.generalization.k, self.generalization.suppressed
+        if self.claimed is None:  # asked only of a protected release (self.protected)
+            from ppdp_desktop.core.errors import PrivacyError
+
+            raise PrivacyError("The re-identification figures hold no k: neither a generalization nor a claimed one.")
         return int(self.claimed["k"]), int(self.claimed.get("suppressed", 0))
 
     def public(self) -> Reidentification:
@@ -129,9 +133,12 @@ def check_stated_verdict(entry: dict[str, Any], measured: RiskAnalysis | None, s
 
     claimed = bool(entry.get("generalization"))
     today = risk_verdict(measured, k_checked=claimed, suppressed=suppressed if claimed else None).code
-    release = entry.get("release") if isinstance(entry.get("release"), dict) else {}
+    release = entry.get("release")
+    if not isinstance(release, dict):
+        release = {}
     stated = entry.get("verdict"), release.get("verdict")
     legacy = any(v in LEGACY_VERDICTS for v in stated)
+    expected: tuple[str | None, ...]
     if not legacy:
         expected = today, today
     elif measured is None:  # nothing was measured; an earlier version stated the level of one group of everyone

@@ -63,7 +63,8 @@ def count_query_error(
     cells = _cells([codes for codes, _ in encoded], m)
     if cells is None:  # about one cell per record: aggregating would not save anything
         return run_workload(
-            conditions, true_codes, m, lambda mask: reconstruction.inverse(np.bincount(released_codes[mask], minlength=m), matrix),
+            conditions, true_codes, m,
+            lambda mask: reconstruction.inverse(np.bincount(released_codes[mask], minlength=m), matrix),
             seed, n_conditions, selectivities,
         )
     cell, first = cells
@@ -76,7 +77,8 @@ def count_query_error(
             return (np.take(true_counts, index, axis=0).sum(axis=0, dtype=np.int64),
                     np.take(released_counts, index, axis=0).sum(axis=0, dtype=np.int64))
     else:  # a large domain (diagnosis codes): the (cell, value) counts held sparse, at most one entry a record
-        true_sparse, released_sparse = _sparse_counts(cell, true_codes, n_cells, m), _sparse_counts(cell, released_codes, n_cells, m)
+        true_sparse = _sparse_counts(cell, true_codes, n_cells, m)
+        released_sparse = _sparse_counts(cell, released_codes, n_cells, m)
 
         def counts_of(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return (np.asarray(true_sparse[index].sum(axis=0), dtype=np.int64).ravel(),
@@ -130,6 +132,8 @@ class QueryErrors:
         if self._pending:
             estimates = reconstruction.inverse(np.stack(self._pending, axis=1), self.matrix).T
             if self.groups is not None:
+                if self.m is None:
+                    raise ValueError("Entries summed by value (groups) need the number of values (m).")
                 estimates = reconstruction.sum_by_group(estimates, self.groups, self.m)
             self._score(np.stack(self._actual), estimates)
             self._actual, self._pending = [], []

@@ -128,16 +128,20 @@ def exhaustive_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hie
 
 def check_parameters(k: object, suppression: object) -> tuple[int, float]:
     """``k`` as a whole number >= 1 and ``suppression`` in ``[0, 1)``; else :class:`ParameterError`."""
-    whole = isinstance(k, numbers.Integral) or (isinstance(k, numbers.Real) and math.isfinite(k) and float(k).is_integer())
-    if isinstance(k, bool) or not whole or k < 1:
+    if isinstance(k, bool) or not isinstance(k, numbers.Real) or not _whole(k) or k < 1:
         raise ParameterError(f"The 'k' parameter must be a whole number >= 1. Got {k!r} instead.")
-    number = isinstance(suppression, numbers.Real) and not isinstance(suppression, bool)
-    if not number or not 0 <= suppression < 1:  # NaN fails the comparison
+    if (not isinstance(suppression, numbers.Real) or isinstance(suppression, bool)
+            or not 0 <= suppression < 1):  # type: ignore[operator]  # typeshed: numbers.Real has no __ge__ (NaN fails it)
         raise ParameterError(
             f"The 'suppression' parameter must be a share of records from 0 (none) up to but not including 1. "
             f"Got {suppression!r} instead."
         )
-    return int(k), float(suppression)
+    return int(k), float(suppression)  # type: ignore[call-overload]  # typeshed: Real.__trunc__ is not typed as int
+
+
+def _whole(x: numbers.Real) -> bool:
+    """Whether ``x`` is a whole number (an integer type, or a finite real with no fraction)."""
+    return isinstance(x, numbers.Integral) or (math.isfinite(x) and float(x).is_integer())
 
 
 def suppression_count(suppression: float, n: int) -> int:

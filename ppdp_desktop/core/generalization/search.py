@@ -58,8 +58,8 @@ class LatticeWalk:
                                  f"(at most {MAX_NODES:,} nodes).")
         self.base, self.hierarchies, self.k, self.limit = base, list(hierarchies), k, limit
         self.n, self.q, self.scale, self.shape = base.n_records, len(heights), scale, shape
-        self.grid = np.indices(shape, dtype=np.int16).reshape(self.q, -1).T
-        self.bound = self.grid.astype(np.int64) @ np.array(weights, dtype=np.int64)
+        self.grid: np.ndarray = np.indices(shape, dtype=np.int16).reshape(self.q, -1).T
+        self.bound: np.ndarray = self.grid.astype(np.int64) @ np.array(weights, dtype=np.int64)
         self.suppressed = np.full(len(self.grid), -1, dtype=np.int64)  # exact, where computed
         self.infeasible = np.zeros(len(self.grid), dtype=bool)  # tagged or computed
         self.feasible = np.zeros(len(self.grid), dtype=bool)

@@ -95,7 +95,7 @@ def _sees(readable: list[str], writable: list[str]) -> list[str]:
             + [p for p in writable if not os.access(p, os.W_OK | os.X_OK)])
 
 
-Call = tuple[Callable[..., Any], tuple, dict]
+Call = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 
 
 def run_tasks(client: Client, calls: Iterable[Call], *, window: int, cancel: CancelToken,
@@ -105,14 +105,14 @@ def run_tasks(client: Client, calls: Iterable[Call], *, window: int, cancel: Can
     else as they finish. A task's error is raised here as soon as it happens; on a cancel, an error or when the
     caller stops early, the tasks still running are cancelled."""
     distributed = distributed_module()
-    calls = iter(enumerate(calls))
+    pending = iter(enumerate(calls))
     running: dict[int, Any] = {}
     done: dict[int, Any] = {}
     following = 0
 
     def submit() -> bool:
         try:
-            number, (function, args, kwargs) = next(calls)
+            number, (function, args, kwargs) = next(pending)
         except StopIteration:
             return False
         running[number] = client.submit(partial(function, **kwargs), *args, pure=False)
@@ -158,14 +158,14 @@ def run_tasks(client: Client, calls: Iterable[Call], *, window: int, cancel: Can
 def _wait_stopped(client: Client, keys: list) -> None:
     """Wait until no worker still runs the tasks of ``keys`` (a cancelled task runs to its end on its worker, and
     may be writing in the folder the caller is about to remove); give up after :data:`STOP_TIMEOUT` seconds."""
-    keys, deadline, quiet = set(keys), time.monotonic() + STOP_TIMEOUT, 0
+    waited, deadline, quiet = set(keys), time.monotonic() + STOP_TIMEOUT, 0
     while time.monotonic() < deadline:
         try:  # every worker's running tasks (the scheduler forgets a cancelled task at once: ask the workers)
             running = {key for stacks in client.call_stack().values() for key in stacks}
         except Exception:  # noqa: BLE001 - a cluster that cannot answer runs nothing more for us
             return
         # twice in a row: a task handed to a worker just before the cancel may not be on its call stack yet
-        quiet = 0 if running & keys else quiet + 1
+        quiet = 0 if running & waited else quiet + 1
         if quiet >= 2:
             return
         time.sleep(POLL)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from itertools import accumulate
 from pathlib import Path
@@ -34,7 +35,7 @@ from ppdp_desktop.core.data.streamed import StreamedFile
 from ppdp_desktop.core.errors import InputError, ReleaseError
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
 from ppdp_desktop.core.settings import AnonymizationSettings
-from ppdp_desktop.core.streaming.dask_cluster import check_workers, n_workers, open_client, run_tasks
+from ppdp_desktop.core.streaming.dask_cluster import Call, check_workers, n_workers, open_client, run_tasks
 from ppdp_desktop.core.streaming.dask_partitions import Layout, layout_of, settled
 from ppdp_desktop.core.streaming.dask_tasks import bound_records, read_partition, release_partition, write_bucket
 from ppdp_desktop.core.streaming.job import CHUNK_SIZE, StreamedData
@@ -67,13 +68,20 @@ class ClusterFile(StreamedFile):
         own = {f.name: getattr(source, f.name) for f in fields(StreamedFile)}
         return cls(**own, client=client, layout=layout, window=window, cancel=cancel)
 
+    def partitions(self) -> Layout:
+        """The file's partitions (given by :meth:`on`)."""
+        if self.layout is None:
+            raise ReleaseError(f"{self.name}: was not cut into partitions for the Dask cluster.")
+        return self.layout
+
     def batches(self, size: int, columns: list[str] | None = None):
         """``(start, frame)``: each partition's records (``columns``, typed by their kinds), in record order."""
         wanted = self.columns if columns is None else list(columns)
         unknown = [c for c in wanted if c not in self.columns]
         if unknown:
             raise InputError(f"{self.name}: has no column {unknown[0]!r}.")
-        calls = ((read_partition, (self.layout, k, wanted), {}) for k in range(self.layout.n_partitions))
+        layout = self.partitions()
+        calls: Iterator[Call] = ((read_partition, (layout, k, wanted), {}) for k in range(layout.n_partitions))
         start = 0
         for k, frame in run_tasks(self.client, calls, window=self.window, cancel=self.cancel or CancelToken(),
                                   ordered=True):
@@ -132,7 +140,7 @@ def write_cluster_data(source: ClusterFile, job, bound, target: Path, spill: Pat
     """Pass 2 on the cluster (a :data:`~ppdp_desktop.core.streaming.job.DataWriter`): the data file ``target``
     in the release's order, as :func:`~ppdp_desktop.core.streaming.job.write_streamed_data` writes it."""
     cancel = cancel or CancelToken()
-    client, layout = source.client, source.layout
+    client, layout = source.client, source.partitions()
     counts = [source.counts.get(k, 0) for k in range(layout.n_partitions)]
     if sum(counts) != n_records:
         raise ReleaseError(f"The partitions held {sum(counts):,} records but the first pass read {n_records:,}.")
@@ -144,7 +152,7 @@ def write_cluster_data(source: ClusterFile, job, bound, target: Path, spill: Pat
     offsets = [0, *accumulate(counts)]
     common = dict(spill=str(spill), n_records=n_records, run_rows=run_rows, chunk_size=chunk_size,
                   floats=frozenset(source.floats), sample=sample)
-    calls = ((release_partition, (layout, k, offsets[k], counts[k], job_on_workers,
+    calls: Iterator[Call] = ((release_partition, (layout, k, offsets[k], counts[k], job_on_workers,
                                   bound_records(bound, offsets[k], offsets[k + 1], n_records)), common)
              for k in range(len(counts)) if counts[k])
     done, released = {}, 0
@@ -178,7 +186,7 @@ def _write_buckets(client: Any, parts: list, target: Path, spill: Path, sep: str
         for bucket, paths in part.buckets.items():
             buckets.setdefault(bucket, []).extend(paths)
     order = sorted(buckets)
-    merges = ((write_bucket, (buckets[b], str(spill / f"bucket-{b:05d}.csv"), i == 0, sep), {})
+    merges: Iterator[Call] = ((write_bucket, (buckets[b], str(spill / f"bucket-{b:05d}.csv"), i == 0, sep), {})
               for i, b in enumerate(order))
     digest, written = hashlib.sha256(), 0
     with open(target, "wb") as handle:
@@ -219,7 +227,7 @@ def _record_table(parts: list, spill: Path) -> tuple[Path | None, list[str]]:
                 continue
             with pa.ipc.open_stream(part.records) as reader:
                 for batch in reader:
-                    if writer is None:
+                    if writer is None or schema is None:  # the first batch: both set together
                         path, schema, secrets = spill / "key-records.arrows", batch.schema, part.secrets
                         writer = pa.ipc.new_stream(str(path), schema)
                     if batch.schema != schema:  # a partition whose first records held other types

@@ -167,8 +167,9 @@ def layout_of(source: StreamedFile, parts: int) -> Layout:
             positions[label] = i
     size = source.source.stat().st_size
     start = _after_lines(head, skip)
-    splittable = sep.isascii() and codec.startswith(_SPLITTABLE) and start is not None
-    bounds = _record_bounds(source.source, start, size, parts, sep) if splittable and parts > 1 else (0, size)
+    bounds: tuple[int, ...] = (0, size)
+    if sep.isascii() and codec.startswith(_SPLITTABLE) and start is not None and parts > 1:
+        bounds = _record_bounds(source.source, start, size, parts, sep)
     encoding = "utf8" if codec in ("utf-8", "utf-8-sig") else codec
     return CsvLayout(str(source.source), source.name, bounds, skip, len(header), positions, sep, encoding, decimal,
                      kinds)
@@ -213,9 +214,10 @@ def _record_bounds(path: Path, start: int, size: int, parts: int, sep: str) -> t
         if data.find(b'"', start) < 0:
             cuts = [data.find(b"\n", t) + 1 for t in targets]
         else:
-            cuts = _quoted_cuts(data, start, size, targets, sep)
-            if cuts is None:
+            quoted = _quoted_cuts(data, start, size, targets, sep)
+            if quoted is None:
                 return 0, size
+            cuts = quoted
     return tuple(sorted({0, size, *[c for c in cuts if start < c < size]}))
 
 

@@ -105,7 +105,10 @@ class RecordTableSpill:
     IPC while pass 2 runs, to be sealed into the key a batch at a time."""
 
     def __init__(self, path: Path) -> None:
-        self.path, self.writer, self.schema, self.secrets = path, None, None, []
+        self.path = path
+        self.writer: pa.ipc.RecordBatchStreamWriter | None = None
+        self.schema: pa.Schema | None = None
+        self.secrets: list[str] = []
 
     def add(self, released: ReleasedChunk, job: JobPlan) -> None:
         secrets = released.applied.record_secrets
@@ -157,7 +160,9 @@ def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target
     shuffle = ExternalShuffle(spill / "shuffle", n_records, run_rows=max(chunk_size, 1_000_000))
     records = RecordTableSpill(spill / "key-records.arrows")
     order_keys = job.randomness.keyed.stream(ROW_ORDER_STREAM, "order")
-    quasi_parts, guarded, columns = [], set(), []
+    quasi_parts: list[pd.DataFrame] = []
+    guarded: set[str] = set()
+    columns: list[str] = []
     try:
         for chunk, released in release_chunks(source, job, bound, chunk_size):
             rows, changed = guard_formulas(released.rows)

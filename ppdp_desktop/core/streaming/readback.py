@@ -7,6 +7,7 @@ file is read (each id decrypted to its record's index under the job's key, every
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
 
 def columns_checked(metadata: dict) -> list[str]:
     """The data columns a release's checks read, from its ``release.json``."""
-    names: list[str] = []
+    names: list[str | None] = []
     for key in ("sensitive", "randomized", "recoded", "graded", "protected"):
         for entry in metadata.get(key) or []:
             if isinstance(entry, dict):
@@ -92,7 +93,7 @@ def _all_new(seen: np.ndarray, index: np.ndarray) -> bool:
     return True
 
 
-def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: list[str] = ()) -> LoadedRelease:
+def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[str] = ()) -> LoadedRelease:
     """``folder``'s release with the checked columns (and ``extra``) held, the rest counted and named only; its
     pseudonyms checked distinct with the job's ``pseudonym_key`` (each decrypted to its record) or, for a recipient
     without it, by their hashes."""
@@ -119,7 +120,7 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: list[str]
                 parts[c].append(_categorical(batch.column(names[columns.index(c)]), guarded))
             if pseudonyms in columns:
                 ids = batch.column(names[columns.index(pseudonyms)])
-                if seen is not None:
+                if seen is not None and pseudonym_key is not None:  # seen is held exactly when the key is given
                     distinct = _all_new(seen, pseudonym_key.index_of(ids, len(seen))) and distinct
                 else:
                     hashes.append(pd.util.hash_array(ids.to_numpy(zero_copy_only=False)))

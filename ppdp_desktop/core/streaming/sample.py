@@ -10,6 +10,7 @@ figures cover every record.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,7 +31,7 @@ class SampledAnonymization(Anonymization):
     n_released: int = 0
 
 
-def _join(parts: list) -> object:
+def _join(parts: list[Any]) -> np.ndarray | pd.api.extensions.ExtensionArray:
     if isinstance(parts[0], pd.Categorical) or isinstance(getattr(parts[0], "dtype", None), pd.CategoricalDtype):
         return union_categoricals([pd.Categorical(p) for p in parts])
     if isinstance(parts[0], np.ndarray):
@@ -38,7 +39,7 @@ def _join(parts: list) -> object:
     return pd.concat([pd.Series(p) for p in parts], ignore_index=True).array
 
 
-def _take(values: object, mask: np.ndarray) -> object:
+def _take(values: object, mask: np.ndarray) -> np.ndarray | pd.api.extensions.ExtensionArray:
     if isinstance(values, np.ndarray):
         return values[mask]
     return pd.Series(values)[mask].array
@@ -66,8 +67,8 @@ class ReportSample:
         rows = pd.concat([p.rows for p in parts], ignore_index=True)
         first = parts[0].applied
         columns = {name: _join([p.applied.columns[name] for p in parts]) for name in first.columns}
-        codes = {name: tuple(np.concatenate([p.applied.codes[name][i] for p in parts]) for i in range(2))
-                 for name in first.codes}
+        codes = {name: (np.concatenate([p.applied.codes[name][0] for p in parts]),
+                        np.concatenate([p.applied.codes[name][1] for p in parts])) for name in first.codes}
         secrets = {name: np.concatenate([p.applied.record_secrets[name] for p in parts]) for name in first.record_secrets}
         applied = Applied(columns, list(first.dropped), codes, secrets)
         order = np.argsort(np.concatenate([p.keys for p in parts]), kind="stable")

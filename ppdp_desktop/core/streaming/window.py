@@ -12,7 +12,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.loading import LoadOptions
 from ppdp_desktop.core.data.streamed import PREVIEW_ROWS, StreamedFile, open_streamed
+from ppdp_desktop.core.errors import InputError
 from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
 from ppdp_desktop.core.progress import CancelToken, Progress, subrange
 from ppdp_desktop.core.settings import AnonymizationSettings
@@ -26,7 +28,7 @@ from ppdp_desktop.core.streaming.sample import ReportSample, SampledAnonymizatio
 STREAMED = "streamed"
 
 
-def load_preview_if_large(path: str | Path, options: dict) -> Dataset | None:
+def load_preview_if_large(path: str | Path, options: LoadOptions) -> Dataset | None:
     """The first :data:`PREVIEW_ROWS` records of ``path`` when it is too large to load whole (None: load it)."""
     choice = choose_mode(path)
     if not choice.streaming:
@@ -44,6 +46,8 @@ def is_streamed(dataset: Dataset | None) -> bool:
 
 def reopen(dataset: Dataset) -> StreamedFile:
     """The streamed file behind a preview ``dataset``, read as the window now types its columns."""
+    if dataset.source is None:  # a preview is always of a file; fail closed otherwise
+        raise InputError("The data has no file behind it to read in batches; load the file again.")
     details = dataset.details
     options = {"sep": details.get("delimiter"), "encoding": details.get("encoding"),
                "decimal": details.get("decimal"), "header_row": details.get("header_row")}

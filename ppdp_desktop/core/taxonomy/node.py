@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, TypeGuard
 
 import pandas as pd
 
@@ -35,7 +35,7 @@ def new_alias_code() -> str:
     return "A" + secrets.token_bytes(8).translate(_ALIAS_TABLE).decode("ascii")
 
 
-def is_text(value: object) -> bool:
+def is_text(value: object) -> TypeGuard[str]:
     """True for a string that is not blank and is valid Unicode (no lone surrogates)."""
     if not isinstance(value, str) or not value.strip():
         return False
@@ -117,7 +117,8 @@ class TaxonomyNode:
 
     def path(self) -> list[TaxonomyNode]:
         """This node and its ancestors, up to the root inclusive."""
-        nodes, node = [], self
+        nodes: list[TaxonomyNode] = []
+        node: TaxonomyNode | None = self
         while node is not None:
             nodes.append(node)
             node = node.parent

@@ -273,6 +273,7 @@ class Taxonomy:
         problem = label_problem(label, self._by_label, self._by_alias2)
         if problem is not None:
             raise TaxonomyError(f"{self._name}: {problem}")
+        assert is_text(label)  # label_problem refuses anything but text
         return label
 
     def _check_alias(self, alias: object, kind: str, leaf: TaxonomyNode) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.errors import PrivacyError
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
+from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 TOLERANCE = 1e-9
 
@@ -151,7 +152,7 @@ def retention_posterior_extremes(retention: np.ndarray, prior: np.ndarray) -> tu
 def verify(
     attribute: str,
     values: tuple[object, ...] | list[object],
-    matrix: np.ndarray,
+    matrix: np.ndarray | RetentionMatrix,
     requirement: SensitivityRequirement,
     prior: np.ndarray,
 ) -> GuaranteeReport:
@@ -159,8 +160,7 @@ def verify(
 
     A :class:`~ppdp_desktop.core.privacy.structured.RetentionMatrix` is checked from its parameters in O(m)
     (it is a proper operator by construction); a dense matrix as it is."""
-    structured = hasattr(matrix, "retention")
-    if not structured:
+    if not isinstance(matrix, RetentionMatrix):
         matrix = np.asarray(matrix, dtype=float)
         check_operator(matrix, attribute)
     m = matrix.shape[0]
@@ -168,7 +168,7 @@ def verify(
         raise PrivacyError(f"The domain, the pairs and the matrix of {attribute!r} do not have the same size.")
     concern = requirement.concern
     gamma = requirement.gamma
-    achieved = retention_amplification(matrix.retention) if structured else amplification(matrix)
+    achieved = retention_amplification(matrix.retention) if isinstance(matrix, RetentionMatrix) else amplification(matrix)
     broken = np.flatnonzero(concern & ~(achieved <= gamma * (1.0 + TOLERANCE)))  # NaN fails
     if broken.size:
         j = broken[0]
@@ -176,7 +176,7 @@ def verify(
             f"Value {label_text(values[j])!r} of {attribute!r}: the matrix amplifies it {achieved[j]:.6g}-fold, "
             f"more than gamma={gamma[j]:.6g} allowed by (rho1, rho2)=({requirement.rho1[j]:.6g}, {requirement.rho2[j]:.6g})."
         )
-    if structured:
+    if isinstance(matrix, RetentionMatrix):
         max_post, min_post = retention_posterior_extremes(matrix.retention, prior)
     else:
         post = posteriors(matrix, prior)
@@ -195,4 +195,5 @@ def verify(
     for j in np.flatnonzero(concern & (prior >= requirement.rho2) & (min_post <= requirement.rho1)):
         breaches.append({"value": label_text(values[j]), "prior": float(prior[j]), "min_posterior": float(min_post[j])})
     overall = float(np.max(achieved))
-    return GuaranteeReport(attribute, max_post, achieved, float(np.log(overall)) if np.isfinite(overall) else float("inf"), breaches)
+    epsilon = float(np.log(overall)) if np.isfinite(overall) else float("inf")
+    return GuaranteeReport(attribute, max_post, achieved, epsilon, breaches)

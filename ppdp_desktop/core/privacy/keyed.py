@@ -408,7 +408,7 @@ def _lemire_word(words: np.ndarray, high: int | np.ndarray) -> tuple[np.ndarray,
     values, rejected = _lemire_half(halves[0::2], high)
     if rejected is None:
         return values, None
-    h = high if np.ndim(high) == 0 else high[rejected]
+    h = high[rejected] if isinstance(high, np.ndarray) and high.ndim else high  # one bound, or one a word
     values2, rejected2 = _lemire_half(halves[1::2][rejected], h)
     values[rejected] = values2
     if rejected2 is None:
@@ -428,7 +428,7 @@ def _lemire_half(x: np.ndarray, high: int | np.ndarray) -> tuple[np.ndarray, np.
     values = product >> np.uint64(32)
     if len(candidates) == 0:
         return values, None
-    h = high_u if np.ndim(high) == 0 else high_u[candidates]
+    h = high_u[candidates] if isinstance(high_u, np.ndarray) else high_u  # an array exactly when ndim(high) > 0
     threshold = (np.uint64(1 << 32) - h) % h
     rejected = candidates[low[candidates] < threshold]
     return values, (rejected if len(rejected) else None)

@@ -18,13 +18,14 @@ from scipy.special import bdtr, bdtrc  # binomial tails (scipy.stats costs a sec
 
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.errors import PrivacyError
+from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 #: the largest chance that a genuine column is refused (one in a billion)
 FALSE_REFUSAL = 1e-9
 
 
-def check_counts_plausible(observed: np.ndarray, matrix: np.ndarray, values: Sequence[object], attribute: str,
-                           where: str | Sequence[str] = "") -> None:
+def check_counts_plausible(observed: np.ndarray, matrix: np.ndarray | RetentionMatrix, values: Sequence[object],
+                           attribute: str, where: str | Sequence[str] = "") -> None:
     """Refuse released counts that the published ``matrix`` (``matrix[y][x] = Pr[x -> y]``) cannot produce.
 
     Raises
@@ -36,7 +37,7 @@ def check_counts_plausible(observed: np.ndarray, matrix: np.ndarray, values: Seq
     m = len(observed)
     if int(observed.sum()) == 0 or m == 0:
         return
-    if hasattr(matrix, "row_extremes"):  # structured: O(m); a block's values are released from its records only
+    if isinstance(matrix, RetentionMatrix):  # structured: O(m); a block's values are released from its records only
         lo, hi = matrix.row_extremes()
         n = np.repeat(matrix.block_sum(observed), matrix.sizes).astype(np.int64)
     else:
@@ -50,12 +51,12 @@ def check_counts_plausible(observed: np.ndarray, matrix: np.ndarray, values: Seq
         place = where if isinstance(where, str) else where[y]
         return f" ({place})" if place else ""
 
-    for y in np.flatnonzero(low_tail < alpha):
+    for y in np.flatnonzero(low_tail < alpha).tolist():
         raise PrivacyError(
             f"{attribute!r}{suffix(y)}: value {label_text(values[y])!r} is released {observed[y]:,} times among "
             f"{n[y]:,} records, but the published matrix releases any record as it with probability at least "
             f"{lo[y]:.4g} (about {n[y] * lo[y]:,.0f} expected): the column was not randomized with this matrix.")
-    for y in np.flatnonzero(high_tail < alpha):
+    for y in np.flatnonzero(high_tail < alpha).tolist():
         raise PrivacyError(
             f"{attribute!r}{suffix(y)}: value {label_text(values[y])!r} is released {observed[y]:,} times among "
             f"{n[y]:,} records, but the published matrix releases any record as it with probability at most "

@@ -196,16 +196,19 @@ def _check_range(start: int, stop: int) -> tuple[int, int]:
     return start, stop
 
 
-def _string_chunks(values: object) -> list[pa.StringArray]:
+def _string_chunks(values: Iterable[object] | pa.Array | pa.ChunkedArray | pd.Series) -> list[pa.StringArray]:
     """``values`` as Arrow string arrays (nulls kept; an entry that is not a text becomes null)."""
-    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+    arrow: pa.Array | pa.ChunkedArray
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        arrow = values
+    else:
         if not isinstance(values, (pd.Series, pd.Index, np.ndarray, pd.api.extensions.ExtensionArray)):
             values = list(values)
         try:
-            values = pa.array(values, type=pa.string(), from_pandas=True)
+            arrow = pa.array(values, type=pa.string(), from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
-            values = pa.array([v if isinstance(v, str) else None for v in values], type=pa.string())
-    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+            arrow = pa.array([v if isinstance(v, str) else None for v in values], type=pa.string())
+    chunks = arrow.chunks if isinstance(arrow, pa.ChunkedArray) else [arrow]
     out = []
     for chunk in chunks:
         if pa.types.is_dictionary(chunk.type):

@@ -10,6 +10,7 @@ import hashlib
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 
 def as_matrix(matrix):
@@ -66,26 +67,26 @@ def iterative_bayesian(
     return iterative_bayesian_many(observed[:, None], matrix, tol, max_iter)[:, 0]
 
 
-def iterative_bayesian_many(observed: np.ndarray, matrix: np.ndarray, tol: float = 1e-9,
+def iterative_bayesian_many(observed: np.ndarray, matrix: np.ndarray | RetentionMatrix, tol: float = 1e-9,
                             max_iter: int = 5_000) -> np.ndarray:
     """:func:`iterative_bayesian` of every column of ``observed`` (``m x R``) at once; counts ``m x R``."""
     observed = np.asarray(observed, dtype=float)
     matrix = as_matrix(matrix)
-    if getattr(matrix, "block_uniform", False):  # one retention per block: the fixed point in closed form
+    if isinstance(matrix, RetentionMatrix) and matrix.block_uniform:  # one retention per block: the fixed point in closed form
         return matrix.mle(observed)
     n = observed.sum(axis=0)
     share = np.divide(observed, n, out=np.zeros_like(observed), where=n > 0)
     return _em(share, matrix, tol, max_iter) * n
 
 
-def _em_step(f: np.ndarray, share: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+def _em_step(f: np.ndarray, share: np.ndarray, matrix: np.ndarray | RetentionMatrix) -> np.ndarray:
     """One iterative-Bayes (EM) step for every column of ``f``."""
     expected = matrix @ f
     ratio = np.divide(share, expected, out=np.zeros_like(share), where=expected > 0)
     return f * (matrix.T @ ratio)
 
 
-def _em(share: np.ndarray, matrix: np.ndarray, tol: float, max_iter: int) -> np.ndarray:
+def _em(share: np.ndarray, matrix: np.ndarray | RetentionMatrix, tol: float, max_iter: int) -> np.ndarray:
     """The EM fixed point of every column of ``share``, accelerated by SQUAREM (Varadhan and Roland 2008,
     scheme S3): two EM steps give the direction, one extrapolated point is taken when it stays inside the
     simplex (else the plain second step), then one EM step from it. It stops, like plain EM, when one EM
@@ -138,7 +139,7 @@ def bootstrap_replicates(observed: np.ndarray, matrix: np.ndarray, estimator: st
     row of ``matrix``, e.g. the value a sub-table's entry stands for) each replicate is summed by group into
     ``n_groups`` columns as it is made."""
     observed = np.asarray(observed, dtype=float)
-    width = len(observed) if groups is None else int(n_groups)
+    width = len(observed) if groups is None else _group_count(n_groups)
     if int(round(observed.sum())) == 0:
         return np.zeros((repetitions, width))
     return _replicates(observed, as_matrix(matrix), estimator, repetitions, seed, groups, width)
@@ -165,6 +166,13 @@ def _replicates(observed: np.ndarray, matrix, estimator: str, repetitions: int, 
         estimates = (inverse(redrawn, matrix) if estimator == "unbiased" else iterative_bayesian_many(redrawn, matrix)).T
         out[first:first + count] = estimates if groups is None else sum_by_group(estimates, groups, width)
     return out
+
+
+def _group_count(n_groups: int | None) -> int:
+    """``n_groups`` as an int: given with ``groups``, it is the number of output columns."""
+    if n_groups is None:
+        raise TypeError("groups need n_groups, the number of groups")
+    return int(n_groups)
 
 
 def sum_by_group(x: np.ndarray, groups: np.ndarray, width: int) -> np.ndarray:
@@ -234,13 +242,14 @@ def estimate_with_interval(observed: np.ndarray, matrix: np.ndarray, estimator: 
     if key not in _ESTIMATES:
         estimate = iterative_bayesian(observed, matrix) if estimator == "mle" else inverse(observed, matrix)
         if groups is not None:
-            estimate = sum_by_group(estimate, np.asarray(groups, dtype=np.int64), int(n_groups))
+            estimate = sum_by_group(estimate, np.asarray(groups, dtype=np.int64), _group_count(n_groups))
         replicates = bootstrap_replicates(observed, matrix, estimator, groups=groups, n_groups=n_groups)
         low, high = percentile_band(replicates, level)
         _ESTIMATES[key] = (estimate, np.minimum(low, estimate), np.maximum(high, estimate))
         while len(_ESTIMATES) > 8:
             _ESTIMATES.pop(next(iter(_ESTIMATES)))
-    return tuple(part.copy() for part in _ESTIMATES[key])
+    estimate, low, high = _ESTIMATES[key]
+    return estimate.copy(), low.copy(), high.copy()
 
 
 _ESTIMATES: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}

@@ -191,7 +191,7 @@ def _check_threshold(threshold: float) -> float:
     return float(threshold)
 
 
-def _check_k(k: int | None) -> int | None:
+def _check_k(k: float | None) -> int | None:
     if k is None:
         return None
     integral = isinstance(k, numbers.Integral) or (isinstance(k, float) and k.is_integer())
@@ -279,11 +279,11 @@ def naive_linkage(original: pd.DataFrame, released: pd.DataFrame, quasi: Sequenc
         )
     n = len(released)
     same = np.ones(n, dtype=bool)
-    shown = {}
+    shown: dict[str, np.ndarray] = {}  # columns by position: a name given twice is two columns
     for i, name in enumerate(quasi):
         true_codes, shown_codes = _text_codes(original[name], released[name])
         same &= true_codes == shown_codes
-        shown[i] = shown_codes
+        shown[str(i)] = shown_codes
     ids, sizes = equivalence_classes(pd.DataFrame(shown, index=pd.RangeIndex(n)), list(shown))
     hit = int((same & (sizes[ids] == 1)).sum()) if n else 0
     return NaiveLinkage(tuple(quasi), n, hit, _share(hit, n))

@@ -135,7 +135,8 @@ def estimate_counts(release: LoadedRelease, attribute: str, where: dict[str, str
                              setting="estimator", value=estimator, allowed="one of " + ", ".join(ESTIMATORS))
     entry = release.sensitive_entry(attribute)
     if attribute in where:
-        raise ParameterError(f"Condition on the perturbed column {attribute!r} itself is not supported; condition on other columns.")
+        raise ParameterError(f"Condition on the perturbed column {attribute!r} itself is not supported; "
+                             "condition on other columns.")
     mask = np.ones(len(release.table), dtype=bool)
     for column, value in where.items():
         mask &= (release.table[column] == value).to_numpy()

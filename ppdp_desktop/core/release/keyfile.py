@@ -138,6 +138,8 @@ def open_key(path: str | Path, passphrase: str, manifest_sha256: str) -> dict[st
         key = _derive(passphrase, header.kdf)
         if header.version == FORMAT_V1:
             return _open_v1(f, header, aad, key, str(path))
+        if header.segment_bytes is None:  # parse_header checked it is there (well_formed): for the type
+            raise KeyFileError(f"{path} is damaged (its header has missing or malformed fields)")
         reader = SegmentReader(f, rest, segment_key(key, header.nonce), header.nonce, aad, header.segment_bytes,
                                str(path))
         return _read_plaintext(reader, rest, str(path))
@@ -158,6 +160,8 @@ def _load_payload(packed: bytes, label: str) -> dict[str, Any]:
 
 
 def _open_v1(f: BinaryIO, header: KeyHeader, aad: bytes, key: bytes, label: str) -> dict[str, Any]:
+    if header.ciphertext_bytes is None:  # parse_header checked it is there (well_formed): for the type
+        raise KeyFileError(f"{label} is damaged (its header has missing or malformed fields)")
     body = f.read(header.ciphertext_bytes)
     if len(body) != header.ciphertext_bytes:
         raise KeyFileError(f"{label} is truncated or damaged")

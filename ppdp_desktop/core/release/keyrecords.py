@@ -7,8 +7,9 @@ record in record order (record index = row number).
 """
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Iterator
-from typing import BinaryIO, Union
+from typing import BinaryIO, TypeAlias
 
 import pyarrow as pa
 
@@ -22,7 +23,7 @@ COMPRESSION = "zstd"
 
 #: what ``seal(..., records=...)`` takes: a table, batches in record order (consumed once), a reader, or a
 #: ``(schema, batches)`` pair
-Records = Union[pa.Table, pa.RecordBatchReader, Iterable[pa.RecordBatch], tuple[pa.Schema, Iterable[pa.RecordBatch]]]
+Records: TypeAlias = pa.Table | pa.RecordBatchReader | Iterable[pa.RecordBatch] | tuple[pa.Schema, Iterable[pa.RecordBatch]]
 
 
 def record_source(records: Records | None) -> tuple[pa.Schema, Iterator[pa.RecordBatch]] | None:
@@ -58,7 +59,7 @@ def _chain(first: pa.RecordBatch, rest: Iterator[pa.RecordBatch]) -> Iterator[pa
     yield from rest
 
 
-def write_records(sink: BinaryIO, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> int:
+def write_records(sink: BinaryIO | io.RawIOBase, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> int:
     """Write ``batches`` (cast to ``schema``) as one zstd-compressed Arrow IPC stream; return the row count."""
     rows = waiting_rows = 0
     waiting: list[pa.RecordBatch] = []
@@ -100,7 +101,7 @@ def _conform(batch: object, schema: pa.Schema, number: int) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def read_records(source: BinaryIO) -> pa.Table:
+def read_records(source: BinaryIO | io.RawIOBase) -> pa.Table:
     """The record table of an Arrow IPC stream read from ``source`` (pyarrow errors -> ValueError)."""
     try:
         with pa.ipc.open_stream(source) as reader:

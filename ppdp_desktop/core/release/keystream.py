@@ -114,7 +114,7 @@ class SegmentReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def read(self, size: int | None = -1) -> bytes:  # type: ignore[override]
+    def read(self, size: int | None = -1) -> bytes:
         parts: list[bytes] = []
         wanted = -1 if size is None or size < 0 else size
         while wanted:

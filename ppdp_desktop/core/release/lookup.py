@@ -61,10 +61,10 @@ class KeyRecords:
         disagree."""
         block = payload["pseudonyms"]
         if "ids" in block:  # format 1: JSON lists in the release's order
-            identifiers, secrets = dict(block["identifiers"]), dict(block.get("records", {}))
+            by_identifier, by_secret = dict(block["identifiers"]), dict(block.get("records", {}))
             table = pa.table({f"c{i}": arrow_column(pd.Series(values, dtype=object))
-                              for i, values in enumerate([*identifiers.values(), *secrets.values()])})
-            return cls(list(identifiers), list(secrets), table, _ids=pd.Index(block["ids"]))
+                              for i, values in enumerate([*by_identifier.values(), *by_secret.values()])})
+            return cls(list(by_identifier), list(by_secret), table, _ids=pd.Index(block["ids"]))
         try:
             key, n = PseudonymKey.from_hex(block["key"]), int(block["n"])
             identifiers, secrets = [str(c) for c in block["identifiers"]], [str(c) for c in block["records"]]
@@ -81,6 +81,8 @@ class KeyRecords:
         """The record table's row of each pseudonym (vectorized), -1 where it is not one of this key's."""
         if self._ids is not None:
             return self._ids.get_indexer(pd.Series(ids, dtype=object)).astype(np.int64)
+        if self.key is None:  # from_payload gives a format-2 key its pseudonym key
+            raise KeyFileError("The key's pseudonym entry is damaged")
         return self.key.index_of(ids, n=self.n)
 
     def values(self, position: int, rows: np.ndarray) -> np.ndarray:
@@ -241,13 +243,16 @@ class KeyRing:
         for attribute in self.payload.get("aliases", {}):
             if attribute not in out.columns:
                 continue
-            alias1, alias2 = self._aliases(attribute)
+            aliases = self._aliases(attribute)
+            if aliases is None:  # an empty entry
+                raise KeyFileError(f"The key's aliases of {attribute!r} are damaged")
+            alias1, alias2 = aliases
             text = out[attribute].astype(object).where(out[attribute].notna(), "").astype(str)
             decoded = text.map(alias2)
             shared = {k: ONE_OF.join(v) for k, v in alias1.items()}
             several = text.isin([k for k, v in alias1.items() if len(v) > 1]) & decoded.isna()
             decoded = decoded.fillna(text.map(shared))
-            exact = records.secret(attribute, rows) if records is not None else None
+            exact = records.secret(attribute, rows) if records is not None and rows is not None else None
             if exact is not None:
                 exact = pd.Series(exact, index=out.index, dtype=object)
                 decoded = exact.where(exact.notna(), decoded)
@@ -257,6 +262,8 @@ class KeyRing:
         for attribute in self.payload.get("graded", {}):
             if attribute in out.columns:
                 grading = self._grading(attribute)
+                if grading is None:  # an empty entry
+                    raise KeyFileError(f"The key's grades of {attribute!r} are damaged")
                 numbers = pd.to_numeric(out[attribute], errors="coerce")
                 valid = numbers.notna()
                 values = out[attribute].astype(object).copy()

@@ -23,12 +23,18 @@ from ppdp_desktop.core.release.publish import is_our_release
 _SAME_SEED = "the same seed may not give the same release"
 
 
+def _keyed_match(old: Provenance, label: str, sha256: str, size: int | None = None) -> bool | None:
+    """Whether ``old``'s keyed digest of the file ``label`` is that of ``sha256`` (None: cannot tell, or no keyed
+    digests recorded)."""
+    return old.keyed.matches(label, sha256, size) if old.keyed is not None else None
+
+
 def _file_lines(old: Provenance, new: Provenance, recorded: str) -> list[str]:
     """Whether the input file and the project file of ``new`` (plain digests) are those ``old`` recorded."""
     changed, unknown = [], []
     if new.input is not None and (old.input is not None or (old.keyed and old.keyed.input)):
         same = (old.input.sha256 == new.input.sha256 if old.input is not None
-                else old.keyed.matches("input", new.input.sha256, new.input.size))
+                else _keyed_match(old, "input", new.input.sha256, new.input.size))
         renamed = f" (it was {old.name}, now {new.name})" if old.name and old.name != new.name else ""
         if same is None:
             unknown.append("the input file")
@@ -36,7 +42,7 @@ def _file_lines(old: Provenance, new: Provenance, recorded: str) -> list[str]:
             changed.append(f"the input file differs from the one {recorded} was made from{renamed}.")
     if new.project_sha256 is not None and (old.project_sha256 or (old.keyed and old.keyed.project)):
         same = (old.project_sha256 == new.project_sha256 if old.project_sha256
-                else old.keyed.matches("project", new.project_sha256))
+                else _keyed_match(old, "project", new.project_sha256))
         if same is None:
             unknown.append("the project file")
         elif not same:
@@ -58,7 +64,8 @@ def differences(old: Provenance, new: Provenance, *, recorded: str = "this relea
     release) or its keyed ones (this computer's secret: "cannot tell" for a release made on another computer).
     """
     lines = []
-    versions = [("PPDP Desktop", old.app, new.app), ("Python", old.python, new.python)]
+    versions: list[tuple[str, str | None, str | None]] = [("PPDP Desktop", old.app, new.app),
+                                                          ("Python", old.python, new.python)]
     versions += [(name, old.libraries.get(name), new.libraries.get(name)) for name in LIBRARIES]
     for name, before, now in versions:
         if before is not None and now is not None and before != now:

@@ -75,7 +75,7 @@ def _format(metadata: dict[str, Any]) -> tuple[str, str]:
 def _verdicts(metadata: dict[str, Any]) -> str:
     """The two verdicts side by side: the sensitive values' guarantee and the re-identification verdict (the one
     rule, :func:`~ppdp_desktop.core.evaluation.reidentification.entry_verdict`, on the figures release.json states)."""
-    guarantee = metadata.get("guarantee") or next(
+    guarantee: dict[str, Any] = metadata.get("guarantee") or next(
         (e.get("guarantee") for e in metadata.get("sensitive", []) if e.get("guarantee")), {})
     kind = guarantee.get("kind", "none")
     sensitive = (f"guarantee verified ({kind})" if guarantee.get("verified") else
@@ -176,7 +176,7 @@ def _perturbed(entry: dict[str, Any], title: str) -> str:
 
 def _changed_by_method(metadata: dict[str, Any]) -> dict[str, str]:
     """What the method did to each column it changed, as release.json declares it."""
-    params = metadata.get("parameters") if isinstance(metadata.get("parameters"), dict) else {}
+    params = _dict_at(metadata, "parameters")
     title = _method_title(metadata)
     out: dict[str, str] = {}
     for entry in _entries(metadata, "sensitive"):
@@ -206,14 +206,19 @@ def _fill(text: str, first: str, rest: str) -> str:
     return textwrap.fill(text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False)
 
 
+def _dict_at(metadata: dict[str, Any], key: str) -> dict[str, Any]:
+    """``metadata[key]`` when it is a dict, else an empty one."""
+    value = metadata.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _entries(metadata: dict[str, Any], key: str) -> list[dict[str, Any]]:
     return [e for e in metadata.get(key) or [] if isinstance(e, dict) and e.get("attribute") is not None]
 
 
 def _generalized(metadata: dict[str, Any]) -> tuple[dict[str, str], int]:
     """What k-anonymity did to each quasi-identifier (its hierarchy level), and how many records it suppressed."""
-    risk = metadata.get("reidentification") if isinstance(metadata.get("reidentification"), dict) else {}
-    g = risk.get("generalization") if isinstance(risk.get("generalization"), dict) else {}
+    g = _dict_at(_dict_at(metadata, "reidentification"), "generalization")
     levels, heights, suppressed = g.get("levels") or {}, g.get("heights") or {}, int(g.get("suppressed", 0) or 0)
     out = {}
     for name, level in levels.items():
@@ -233,7 +238,7 @@ def column_treatments(metadata: dict[str, Any]) -> str:
     """README's list of what was done to every column, from release.json: removed (identifier), pseudonymized,
     randomized (how), generalized (to which level), suppressed (how many records), protected by differential
     privacy, recoded or unchanged — one common section whatever the method."""
-    attributes = metadata.get("attributes") if isinstance(metadata.get("attributes"), dict) else {}
+    attributes = _dict_at(metadata, "attributes")
     pseudonyms = metadata.get("pseudonym_column")
     changed = _changed_by_method(metadata)
     generalized, suppressed = _generalized(metadata)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ppdp_desktop.core.errors import PrivacyError
 from ppdp_desktop.core.evaluation.figures import MAX_BARS, class_size_figure, distribution_figure, warm_up  # noqa: F401
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport  # noqa: F401
 from ppdp_desktop.core.methods import get_method
@@ -60,10 +61,12 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     warm_up()  # or wait for the warm-up a caller started in the background
     plan = result.plan
     method = get_method(plan.method)
-    protected = result.reidentification is not None and result.reidentification.protected
+    reid = result.reidentification
     title = method.title
-    if protected:
-        title += f" behind k-anonymous quasi-identifiers (k = {result.reidentification.generalization.k})"
+    if reid is not None and reid.protected:
+        if reid.generalization is None:  # only a written release's k is claimed instead (report.from_release)
+            raise PrivacyError("The anonymization is marked k-anonymous but holds no generalization, so no k.")
+        title += f" behind k-anonymous quasi-identifiers (k = {reid.generalization.k})"
         if method.generalized_title:
             title += f": {method.generalized_title}"
     report = MethodReport(

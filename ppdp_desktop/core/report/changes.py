@@ -68,7 +68,7 @@ def column_changes(result: Anonymization) -> list[ColumnChange]:
         elif name in applied.columns:
             share = _share_differing(frame[name], applied.columns[name])
             out.append(ColumnChange(name, role, CHANGED if share > 0 else UNCHANGED, share if share > 0 else None))
-        elif levels.get(name, 0) > 0:
+        elif generalization is not None and levels.get(name, 0) > 0:  # levels are empty without one
             height = generalization.heights.get(name)
             detail = f"level {levels[name]}" + (f" of {height}" if height else "") + " of its hierarchy"
             out.append(ColumnChange(name, role, GENERALIZED, detail=detail))

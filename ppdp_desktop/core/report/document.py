@@ -120,7 +120,7 @@ def fmt(x: object, digits: int = 4) -> str:
             return "-"
         if np.isinf(x):
             return "inf"
-        return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.{digits}f}"
+        return f"{x:,.0f}" if abs(float(x)) >= 1000 else f"{x:.{digits}f}"
     return str(x)
 
 

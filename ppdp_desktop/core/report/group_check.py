@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import PrivacyError, ReleaseError
 from ppdp_desktop.core.evaluation.group_disclosure import summarize
@@ -65,6 +67,8 @@ def recheck_group_disclosure(release: LoadedRelease) -> list[str]:
                            f"release's shares are {found.how}: the release was altered.")
     for name, tolerance in FIGURES.items():
         said, again = entry.get(name), measured[name]
+        if not isinstance(again, (int, float, np.integer, np.floating)):  # to_json states each of FIGURES as a number
+            raise TypeError(f"group_disclosure.{name} was recomputed as {again!r}, not a number")
         number = isinstance(said, (int, float)) and not isinstance(said, bool) and math.isfinite(said)
         if not number or abs(said - again) > tolerance:
             if name in NEWER and name not in entry:
@@ -75,6 +79,8 @@ def recheck_group_disclosure(release: LoadedRelease) -> list[str]:
                 f"release.json states group_disclosure.{name} = {said!r} for the groups of {', '.join(quasi)} and "
                 f"{sensitive}, but the release gives {again!r} (recomputed: {found.how}): the release was altered.")
     said, again = entry.get("several_records", 0.0), measured.get("several_records", 0.0)
+    if not isinstance(again, (int, float, np.integer, np.floating)):  # to_json states it as a number, when it states it
+        raise TypeError(f"group_disclosure.several_records was recomputed as {again!r}, not a number")
     if not isinstance(said, (int, float)) or isinstance(said, bool) or abs(said - again) > 0.1 + 1e-9:
         raise PrivacyError(f"release.json states group_disclosure.several_records = {said!r}, but the release gives "
                            f"{again!r}: the release was altered.")
@@ -89,8 +95,8 @@ def _subject(entry: object, meta: dict) -> tuple[list[str], str]:
     if (not isinstance(quasi, list) or not all(isinstance(c, str) for c in quasi)
             or not isinstance(sensitive, str)):
         raise ReleaseError("release.json: group_disclosure's quasi_identifiers or sensitive column is malformed.")
-    reid = meta.get("reidentification") if isinstance(meta.get("reidentification"), dict) else {}
-    named = [str(c) for c in reid.get("quasi_identifiers") or []]
+    reid = meta.get("reidentification")
+    named = [str(c) for c in reid.get("quasi_identifiers") or []] if isinstance(reid, dict) else []
     if quasi != named:
         raise PrivacyError(f"release.json's group_disclosure is about the groups of {quasi}, but the release's "
                            f"quasi-identifiers are {named}: the release was altered.")
@@ -110,8 +116,8 @@ def _bound(entry: dict, meta: dict) -> tuple[float, str]:
     if not isinstance(bound, (int, float)) or isinstance(bound, bool) or not 0.0 < bound <= 1.0:
         raise ReleaseError(f"release.json: group_disclosure's bound {bound!r} is not a share in (0, 1].")
     if source == "the group bound":
-        return float(bound), source
-    if expected is None:
+        return float(bound), "the group bound"
+    if expected is None or not isinstance(source, str):  # expected is set only for the two names above
         raise ReleaseError(f"release.json: group_disclosure's bound_source {source!r} is none this app writes.")
     if named != source or abs(expected - bound) > BOUND_TOLERANCE:
         what = "l" if source == "1/l" else "re-identification threshold"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -108,13 +109,18 @@ def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str, 
 _MEASURED: dict[int, tuple[weakref.ref, GroupDisclosure]] = {}
 
 
+def _dict_at(meta: dict[str, Any], key: str) -> dict[str, Any]:
+    """``meta[key]`` when it is a dict, else an empty one."""
+    value = meta.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def for_release(release: LoadedRelease, original: pd.DataFrame | None = None) -> GroupDisclosure:
     """The section for a written release; with ``original`` (the custodian's data, same records) also how often
     the whole release's guess is right on it, where the release's groups are its quasi-identifiers as they are
     (no k). The cross-fitted guess needs each record's place in the release, which only the job knows."""
     meta = release.metadata
-    entry = meta.get("group_disclosure") if isinstance(meta.get("group_disclosure"), dict) else {}
-    reid = meta.get("reidentification") if isinstance(meta.get("reidentification"), dict) else {}
+    entry, reid = _dict_at(meta, "group_disclosure"), _dict_at(meta, "reidentification")
     quasi = [str(c) for c in entry.get("quasi_identifiers") or reid.get("quasi_identifiers") or []]
     roles = meta.get("attributes") or {}
     sensitive = str(entry.get("sensitive") or next((n for n, a in roles.items() if a.get("role") == "sensitive"), ""))
@@ -308,7 +314,7 @@ def lines(d: GroupDisclosure) -> list[str]:
 
 def _checked(d: GroupDisclosure) -> str:
     """The custodian's check on the original records (this report only; empty in the recipient's)."""
-    def known(x: float | None) -> bool:
+    def known(x: float | None) -> TypeGuard[float]:
         return x is not None and x == x
 
     if not known(d.measured_own):

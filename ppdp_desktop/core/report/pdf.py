@@ -121,7 +121,9 @@ def _paragraph(pdf: ReportPDF, block: Paragraph) -> None:
         y = pdf.get_y()
         page = pdf.page_no()
         pdf.set_x(pdf.l_margin + 2)
-        pdf.multi_cell(pdf.epw - 2, 5, block.text, fill=True, padding=(1.5, 2.5), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.multi_cell(pdf.epw - 2, 5, block.text, fill=True,
+                       padding=(1.5, 2.5),  # type: ignore[arg-type]  # fpdf2 annotates ints; it takes (and documents) floats
+                       align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         if pdf.page_no() == page:  # the coloured bar on the left, as in the HTML page
             pdf.set_fill_color(*bar)
             pdf.rect(pdf.l_margin, y, 1.6, pdf.get_y() - y, style="F")

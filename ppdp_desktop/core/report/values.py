@@ -113,8 +113,11 @@ def hidden_sentence(shown: ShownValues, values_file: str = "") -> str:
 
 def _one_pair(r: MethodReport, key: str) -> float:
     """The guarantee's one bound for every value (perturbation partitioning states one pair), NaN if none."""
+    value = r.guarantee.get(key)
+    if value is None:
+        return np.nan
     try:
-        return float(r.guarantee.get(key))
+        return float(value)
     except (TypeError, ValueError):
         return np.nan
 

@@ -44,7 +44,8 @@ def declared_setting(key: str) -> Setting | None:
     """The declaration of the setting a message refers to by ``key`` (its option without the dashes, as in
     :func:`~ppdp_desktop.core.errors.setting_ref`): a registered method's parameter or re-identification's; None
     for a setting no settings class declares (the common ones, such as ``rho1`` or ``quasi``)."""
-    for settings_type in (ProtectionSettings, *(m.settings_type for m in REGISTRY.values())):
+    settings_types: tuple[type, ...] = (ProtectionSettings, *(m.settings_type for m in REGISTRY.values()))
+    for settings_type in settings_types:
         for declaration in declared(settings_type).values():
             if declaration.key == key:
                 return declaration

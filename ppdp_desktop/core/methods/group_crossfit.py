@@ -114,7 +114,8 @@ def randomized(release: LoadedRelease, quasi: list[str], sensitive: str, estimat
 
     published = {e["attribute"]: e for e in release.metadata.get("randomized") or []}
     attributes = [*quasi, sensitive]
-    axes, codes, inverse_t = [], [], []
+    axes, codes = [], []
+    inverse_t: list[np.ndarray | None] = []
     for name in attributes:
         column = release.table[name].astype(str)
         if name in published:

@@ -153,7 +153,7 @@ class BlockInverse:
 
 
 def perturbed_bounds(ids: np.ndarray, entries: np.ndarray, matrix, entry_values: np.ndarray | None,
-                     n_values: int, n_groups: int, log: float) -> tuple[np.ndarray, ...]:
+                     n_values: int, n_groups: int, log: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(group, value, low, high)`` for every (group, value) seen among the released entries: the interval of
     that value's share of the group (clipped to [0, 1]). ``ids``: each record's group (-1: left out);
     ``entries``: its released entry; ``entry_values``: each entry's value (None: the entries are the values)."""
@@ -237,11 +237,12 @@ def randomized_bounds(observed: np.ndarray, matrices: list[np.ndarray | None], l
     inverses = [None if m is None else np.linalg.inv(np.asarray(m, dtype=float)) for m in matrices]
     a = apply_axes(o, inverses)
     b = np.broadcast_to(a.sum(axis=-1, keepdims=True), a.shape)
-    squares = [None if m is None else (inv ** 2) @ np.asarray(m, dtype=float) for m, inv in zip(matrices, inverses)]
+    squares = [None if m is None or inv is None else (inv ** 2) @ np.asarray(m, dtype=float)
+               for m, inv in zip(matrices, inverses)]
     quasi_square = np.ones(o.shape[:-1])  # prod over the quasi-identifier axes of the largest F_k ...
     quasi_reach = np.ones(o.shape[:-1])  # ... and of the largest |f_k|
     for k, (square, inverse) in enumerate(zip(squares[:-1], inverses[:-1])):
-        if inverse is None:
+        if square is None or inverse is None:  # None together: the axis is not randomized
             continue
         shape = [1] * (o.ndim - 1)
         shape[k] = -1
@@ -251,21 +252,19 @@ def randomized_bounds(observed: np.ndarray, matrices: list[np.ndarray | None], l
     randomized = tuple(i for i, m in enumerate(matrices) if m is not None)
     quasi_randomized = any(m is not None for m in matrices[:-1])
     stratum = o.sum(axis=randomized, keepdims=True)  # records per combination of the other axes
-    if matrices[-1] is None:
-        n_value = np.broadcast_to(stratum, a.shape)
-        n_rest = np.broadcast_to(stratum.sum(axis=-1, keepdims=True), a.shape) - n_value
     n = np.broadcast_to(stratum.sum(axis=-1, keepdims=True) if matrices[-1] is None else stratum, a.shape)
     pooled = quasi_randomized & (n >= POOLED)
     # the estimated table pushed through every quasi-identifier's F_k (the sensitive axis' depends on s)
     spread_table = apply_axes(project_to_simplex(a), [*squares[:-1], None]) if pooled.any() else None
     s_matrix = None if matrices[-1] is None else np.asarray(matrices[-1], dtype=float)
+    s_inverse = inverses[-1]  # None exactly when s_matrix is
     identity = np.eye(o.shape[-1])
 
     def bounds_at(s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(V0, V1, R)``: the variance bound ``V0 + s V1`` of ``a - s b`` (V0 convex in s, V1 >= 0) and its
         terms' range bound."""
-        if s_matrix is not None:
-            h = inverses[-1] - s  # h[v, c]: the sensitive axis' factor for target v
+        if s_matrix is not None and s_inverse is not None:
+            h = s_inverse - s  # h[v, c]: the sensitive axis' factor for target v
             spread_s = np.abs(h).max(axis=1)
             h_square = (h ** 2) @ s_matrix  # [v, x]
         else:

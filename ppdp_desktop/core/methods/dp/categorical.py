@@ -119,7 +119,8 @@ def rank_categorical(column: pd.Series, taxonomy: Taxonomy, k: int, candidates: 
     missing = np.flatnonzero((text == "").to_numpy())
     if len(missing):
         rows = ", ".join(str(r + 1) for r in missing[:5])
-        raise ParameterError(f"Column {name!r} has {len(missing)} missing values (data rows {rows}{'…' if len(missing) > 5 else ''}); "
+        raise ParameterError(f"Column {name!r} has {len(missing)} missing values "
+                             f"(data rows {rows}{'…' if len(missing) > 5 else ''}); "
                              "fill or remove them before differential privacy.")
     codes, values = pd.factorize(text, sort=True)  # values numbered in sorted order, not in order of arrival
     index = TaxonomyIndex.build(taxonomy)

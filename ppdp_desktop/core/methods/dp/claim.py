@@ -231,12 +231,13 @@ def verify_claim(release: LoadedRelease, names: list[str], entries: list[dict]) 
     kind = str(guarantee.get("kind", ""))
     if bool(guarantee.get("row_level")) != full or (kind == FULL_KIND) != full:
         raise PrivacyError(f"release.json's guarantee says {kind!r} (row level: {guarantee.get('row_level')!r}), but "
-                           f"a {layout} release{' with categorical columns or ranges from the data' if layout == UNLINKED else ''} "
+                           f"a {layout} release"
+                           f"{' with categorical columns or ranges from the data' if layout == UNLINKED else ''} "
                            "is not epsilon-differentially private as a whole.")
     if layout == UNLINKED:
         if others or (pseudonyms and pseudonyms in columns):
             raise PrivacyError(f"release.json says the columns are unlinked, but the data holds "
-                               f"{', '.join(map(repr, others or [pseudonyms]))}, which is not protected.")
+                               f"{', '.join(map(repr, others)) if others else repr(pseudonyms)}, which is not protected.")
         return (f"rows: every released column is protected and the columns are unlinked (no pseudonyms); "
                 f"{'epsilon-DP holds for the whole release' if full else 'not epsilon-DP as a whole: ' + kind}")
     stated = SingledOut.from_json(guarantee.get("singled_out"))

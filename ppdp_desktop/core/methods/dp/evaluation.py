@@ -21,15 +21,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import text_column
+from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.evaluation import metrics
 from ppdp_desktop.core.methods.dp.categorical import marginal_centroids, plain_exponential
 from ppdp_desktop.core.methods.dp.numeric import NumericDomain, plain_laplace, plain_ranking
+from ppdp_desktop.core.methods.dp.plan import dp_plan
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 from ppdp_desktop.core.taxonomy.semantic import distance_matrix
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
@@ -123,8 +125,14 @@ def histogram_jsd(original: Sequence[Any], released: Sequence[Any], domain: Nume
     return metrics.jensen_shannon(p, q)
 
 
-def histogram_counts(original: Sequence[Any] | None, released: Sequence[Any], domain: NumericDomain | None
-                     ) -> tuple[list[str] | np.ndarray, np.ndarray | None, np.ndarray]:
+@overload
+def histogram_counts(original: None, released: Sequence[Any] | np.ndarray, domain: NumericDomain | None
+                     ) -> tuple[list[str] | np.ndarray, None, np.ndarray]: ...
+@overload
+def histogram_counts(original: Sequence[Any] | np.ndarray, released: Sequence[Any] | np.ndarray,
+                     domain: NumericDomain | None) -> tuple[list[str] | np.ndarray, np.ndarray, np.ndarray]: ...
+def histogram_counts(original: Sequence[Any] | np.ndarray | None, released: Sequence[Any] | np.ndarray,
+                     domain: NumericDomain | None) -> tuple[list[str] | np.ndarray, np.ndarray | None, np.ndarray]:
     """``(bins, original counts, released counts)``: bin edges (numeric) or labels (categorical);
     ``original=None`` counts the released column alone (original counts ``None``)."""
     if domain is not None:
@@ -149,6 +157,8 @@ def measure(method: str, attribute: str, k: int | None, original: Any, released:
     if domain is not None:
         return DPRow(method, attribute, k, relative_error(original, released, domain),
                      variance_variation(original, released), histogram_jsd(original, released, domain))
+    if taxonomy is None:
+        raise ParameterError(f"{attribute!r} is categorical: measuring it needs its taxonomy.")
     return DPRow(method, attribute, k, categorical_error(taxonomy, original, released), None,
                  histogram_jsd(original, released, None))
 
@@ -179,6 +189,7 @@ def baseline_releases(original: Any, domain: NumericDomain | None, k: int, m: in
     """
     from ppdp_desktop.core.methods.dp.categorical import released_labels
 
+    out: list[tuple[str, int | None, Any]]
     if domain is not None:
         out = [(RANKING, k, plain_ranking(original, domain, k, clustering))]
         if laplace:
@@ -192,7 +203,7 @@ def baseline_releases(original: Any, domain: NumericDomain | None, k: int, m: in
 
 def _job_rows(result: Anonymization, laplace: bool, keyed: KeyedRandomness) -> list[DPRow]:
     """Rows of the job's own release and its ranking baseline (and plain Laplace if asked)."""
-    plan, frame = result.plan, result.dataset.frame
+    plan, frame = dp_plan(result), result.dataset.frame
     m, k = len(plan.attributes), plan.k
     rows: list[DPRow] = []
     unlinked = getattr(plan, "layout", "linked") == "unlinked"
@@ -231,7 +242,6 @@ def compare_dp(dataset: Dataset, attributes: list[str], epsilon: float, ks: list
     apply; passed in so that a method never imports its job); ``candidates`` is the categorical
     centroid rule (see ``DPSettings``).
     """
-    from ppdp_desktop.core.errors import ParameterError
     from ppdp_desktop.core.methods.dp.settings import DPSettings
     from ppdp_desktop.core.settings import AnonymizationSettings
 

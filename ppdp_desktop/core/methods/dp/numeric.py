@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
+from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.dp.grid import Grid, discrete_t
 from ppdp_desktop.core.methods.dp.noise import DISCRETE_LAPLACE_DRAW, MAX_T, PLAIN_LAPLACE_DRAW, discrete_laplace, laplace_noise
 
@@ -211,7 +211,7 @@ def check_shared_structure(
 
 
 def check_grid(attribute: str, domain: NumericDomain, grid: Grid | None, t: int | None, m: int, k: int, epsilon: float,
-               error: type[Exception] = PrivacyError) -> None:
+               error: type[PPDPError] = PrivacyError) -> None:
     """Fail unless ``grid`` is the grid of its step inside the domain, ``t = ceil(M units / epsilon)`` (so that
     ``units / t <= epsilon / M``), the sampler takes ``t`` and the cluster sums stay exact."""
     if grid is None or grid != Grid.for_domain(domain.lo, domain.hi, grid.step, domain.integer, attribute):

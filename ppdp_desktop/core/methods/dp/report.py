@@ -11,11 +11,12 @@ from matplotlib.figure import Figure
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.evaluation.figures import plain_log_ticks
 from ppdp_desktop.core.methods.dp.evaluation import ALL, LAPLACE, METHOD, RANKING, DPRow, evaluate_job, histogram_counts
+from ppdp_desktop.core.methods.dp.plan import dp_plan
 from ppdp_desktop.core.progress import CancelToken, Progress
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.evaluation.report_model import MethodReport
-    from ppdp_desktop.core.methods.dp.method import DPAttribute
+    from ppdp_desktop.core.methods.dp.plan import DPAttribute
     from ppdp_desktop.core.outcome import Anonymization
 
 MAX_LABELS = 40
@@ -35,17 +36,19 @@ def dp_report_part(report: MethodReport, result: Anonymization, progress: Progre
     outside the epsilon budget. The custodian's full report stays in the window or is written apart
     with ``ppdp report DATA RELEASE``.
     """
-    plan, frame = result.plan, result.dataset.frame
+    plan, frame = dp_plan(result), result.dataset.frame
     m = len(plan.attributes)
     statement = result.guarantee.get("statement")
     if statement:  # what the epsilon covers, against whom, and what it does not (with the measured figure)
         report.lines.append(f"What epsilon covers: {statement}")
     for a in plan.attributes:  # the plan's own lines (already in the report) give the split and each scale
         if a.domain is not None:
+            grid, t = a.numeric_grid()
             report.lines.append(
                 f"{a.attribute}: b = M*Delta/(k*epsilon) = {m}*{a.domain.delta:g}/({plan.k}*{plan.epsilon:g}) = {a.scale:.4g}, "
-                f"shared by each cluster of k = {plan.k}; plain Laplace per value would need {m * a.domain.delta / plan.epsilon:.4g}. "
-                f"Drawn as discrete Laplace on a grid of step h = {a.grid.h:g} (t = {a.t:,} grid units on the cluster's "
+                f"shared by each cluster of k = {plan.k}; "
+                f"plain Laplace per value would need {m * a.domain.delta / plan.epsilon:.4g}. "
+                f"Drawn as discrete Laplace on a grid of step h = {grid.h:g} (t = {t:,} grid units on the cluster's "
                 "sum, exact integer sampler): every released value is a grid point, so its last digits reveal nothing."
             )
     if public:
@@ -78,7 +81,8 @@ def dp_report_part(report: MethodReport, result: Anonymization, progress: Progre
 #: what the measure rows say, one line per measure (then one row per method and attribute)
 MEASURES_LEGEND = [
     "Measures against the original records, for this release and two baselines at the same epsilon (plain Laplace: "
-    "floating-point noise added to each value on its own, a comparison that is never released; individual ranking: the clusters' averages without noise). 0 means "
+    "floating-point noise added to each value on its own, a comparison that is never released; "
+    "individual ranking: the clusters' averages without noise). 0 means "
     "unchanged for each:",
     "relative error: how far a record's released value is from its own, relative to that value (for a categorical "
     "attribute: the mean distance between the two values in its taxonomy, 0 to 1);",

@@ -57,6 +57,12 @@ class PersonalizedPlan:
     method: str = "personalized"
     needs_pseudonyms: bool = True
 
+    def recoding_taxonomy(self) -> Taxonomy:
+        """The taxonomy (with aliases) of the recoded attribute (a PrivacyError if the plan holds none: fail closed)."""
+        if self.taxonomy is None:
+            raise PrivacyError(f"The plan recodes {self.attribute!r} but holds no taxonomy of its values.")
+        return self.taxonomy
+
     def verify(self) -> dict[str, Any]:
         """Aliases must decode unambiguously and never look like a real value; grades must reverse."""
         if self.taxonomy is not None:
@@ -94,7 +100,8 @@ class PersonalizedPlan:
             columns[self.attribute] = pd.Categorical.from_codes(np.where(missing, -1, chosen), categories=categories)
             ambiguous = self._ambiguous_alias1(leaves)
             needs = (choices == 2) & ambiguous[codes] & ~missing
-            secrets[self.attribute] = np.where(needs, values.to_numpy(dtype=object), None)
+            # None as an object array: numpy's stubs read where(c, x, None) as its one-argument form
+            secrets[self.attribute] = np.where(needs, values.to_numpy(dtype=object), np.array(None, dtype=object))
         for grading in self.gradings:
             columns[grading.attribute] = grading.grade(pd.to_numeric(frame[grading.attribute]).to_numpy(dtype=float))
         dropped = [self.rule.column] if self.rule.column else []
@@ -108,7 +115,8 @@ class PersonalizedPlan:
     def release_json(self) -> dict[str, Any]:
         recoded = []
         if self.attribute is not None:
-            recoded.append({"attribute": self.attribute, "published": "the value, its alias1 or its alias2, by each record's choice"})
+            recoded.append({"attribute": self.attribute,
+                            "published": "the value, its alias1 or its alias2, by each record's choice"})
         graded = [
             {"attribute": g.attribute, "categories": g.k, "decimals": g.decimals,
              "meaning": "category number + position within the category (0 to 0.999); bounds are secret"}
@@ -133,14 +141,14 @@ class PersonalizedPlan:
     def describe(self) -> list[str]:
         lines = []
         if self.attribute is not None:
-            lines.append(f"recoded: {self.attribute} ({len(self.taxonomy.leaves())} values; {self.rule.describe()})")
+            lines.append(f"recoded: {self.attribute} ({len(self.recoding_taxonomy().leaves())} values; {self.rule.describe()})")
         for g in self.gradings:
             lines.append(f"graded: {g.attribute} ({g.k} secret categories)")
         lines.append("no formal privacy guarantee (keyed recoding; see the release's guarantee statement)")
         return lines
 
 
-class PersonalizedRecoding(Method):
+class PersonalizedRecoding(Method[PersonalizedPlan, RecodingSettings]):
     name = "personalized"
     title = "Personalized recoding with aliases"
     summary = (
@@ -152,6 +160,7 @@ class PersonalizedRecoding(Method):
     )
 
     settings_type = RecodingSettings
+    plan_type = PersonalizedPlan
     needs_pairs = False
     needs_key = True
     window_editor = "recoding"
@@ -202,7 +211,7 @@ class PersonalizedRecoding(Method):
                     public: bool = False) -> None:
         from ppdp_desktop.core.methods.personalized.report import personalized_part
 
-        personalized_part(report, result, progress, cancel)
+        personalized_part(report, result, self.own_plan(result), progress, cancel)
 
     def verify_release(self, release: LoadedRelease) -> list[str]:
         return personalized_release.verify_personalized_release(release)

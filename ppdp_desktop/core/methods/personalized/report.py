@@ -3,6 +3,8 @@ many records were published as value / alias1 / alias2, the grades of graded col
 sentences what a recipient can and cannot count from the release."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -13,12 +15,16 @@ from ppdp_desktop.core.methods.personalized.grading import Grading
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
 
+if TYPE_CHECKING:
+    from ppdp_desktop.core.methods.personalized.method import PersonalizedPlan
+
 CHOICE_LABELS = ("value", "alias1", "alias2")
 
 
-def personalized_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken) -> None:
-    """Fill ``report`` (the custodian's: the copy inside a release drops the counts and findings)."""
-    plan = result.plan
+def personalized_part(report: MethodReport, result: Anonymization, plan: PersonalizedPlan, progress: Progress,
+                      cancel: CancelToken) -> None:
+    """Fill ``report`` for the job ``result``, whose plan is ``plan`` (checked by the method's ``own_plan``; the
+    custodian's report: the copy inside a release drops the counts and findings)."""
     frame = result.dataset.frame
     if plan.attribute is not None:
         progress(0.2, "Counting the privacy choices")
@@ -29,7 +35,7 @@ def personalized_part(report: MethodReport, result: Anonymization, progress: Pro
         if missing.any():
             report.choice_counts["left blank (missing)"] = int(missing.sum())
         report.figures["choices"] = choice_figure(plan.attribute, report.choice_counts)
-        leaves = pd.Index([leaf.label for leaf in plan.taxonomy.leaves()])
+        leaves = pd.Index([leaf.label for leaf in plan.recoding_taxonomy().leaves()])
         codes = leaves.get_indexer(text_column(frame[plan.attribute]))[~missing]
         known = codes >= 0  # every value has its leaf once the job ran; kept safe anyway
         report.findings += choice_findings(plan.attribute, codes[known], choices[known], len(leaves))

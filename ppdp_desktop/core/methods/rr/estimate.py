@@ -48,7 +48,7 @@ def estimate_tensor(released: np.ndarray, matrices: Sequence[np.ndarray | None])
     """Unbiased estimate ``pi_hat = P^{-1} lambda`` applied axis by axis (``None`` = not randomized)."""
     from ppdp_desktop.core.methods.rr.risk import apply_axes
 
-    invs = []
+    invs: list[np.ndarray | None] = []
     for i, m in enumerate(matrices):
         if m is None:
             invs.append(None)

@@ -35,7 +35,8 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
     unknown = [a for a in attributes if a not in table.columns]
     if unknown:
         raise ParameterError(f"Column {unknown[0]!r} is not in the release; its columns are: {', '.join(table.columns)}.")
-    labels, codes, matrices = [], [], []
+    labels, codes = [], []
+    matrices: list[np.ndarray | None] = []
     for name in attributes:
         if name in randomized:
             values = [label_text(v) for v in randomized[name]["values"]]
@@ -115,7 +116,7 @@ def mondrian_tensor(qi_codes: list[np.ndarray], dims: list[int], s_codes: np.nda
     for p in range(release.n_partitions):
         box = release.sa_counts[p].astype(float)
         slices = []
-        for j, d in enumerate(dims):
+        for j in range(len(dims)):
             lo, hi = release.ranges[p, j]
             slices.append(slice(int(lo), int(hi) + 1))
             box = box / (hi - lo + 1)

@@ -39,7 +39,7 @@ def risk_figure(before: np.ndarray, after: np.ndarray, bound: float) -> Figure:
     """Groups of records sharing their quasi-identifiers by their largest disclosure risk, before and after."""
     fig = _figure(figsize=(7.0, 3.4), layout="constrained")
     ax = fig.add_subplot()
-    bins = np.linspace(0.0, 1.0, 21)
+    bins = np.linspace(0.0, 1.0, 21).tolist()  # the same edges as plain floats (matplotlib's stubs take a sequence)
     ax.hist(before, bins=bins, alpha=0.6, label="original data", color="#c44e52")
     ax.hist(after, bins=bins, alpha=0.6, label="release", color="#4c72b0")
     ax.axvline(bound, color="black", ls="--", lw=1.0, label=f"bound 1/l = {bound:.2f}")

@@ -21,7 +21,7 @@ from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.methods.rr import claims
 from ppdp_desktop.core.methods.rr import release as rr_release
 from ppdp_desktop.core.methods.rr.estimate import randomize_records
-from ppdp_desktop.core.methods.rr.parameters import RRParameters, optimal_parameters
+from ppdp_desktop.core.methods.rr.parameters import RRParameters, is_randomize, optimal_parameters
 from ppdp_desktop.core.methods.rr.risk import contingency, max_risk, rr_matrix
 from ppdp_desktop.core.methods.rr.settings import RRSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
@@ -99,7 +99,7 @@ class RRPlan:
                 claims.short_statement(self.parameters.l, self.parameters.verified_max_risk)]
 
 
-class RandomizedResponse(Method):
+class RandomizedResponse(Method[RRPlan, RRSettings]):
     name = "rr"
     title = "Randomized quasi-identifiers and/or sensitive value (linking-attack bound)"
     summary = (
@@ -113,6 +113,7 @@ class RandomizedResponse(Method):
     )
 
     settings_type = RRSettings
+    plan_type = RRPlan
     randomizes_quasi = True
     public_report = True  # the report inside the release: released and estimated counts only (rr/report.py)
     window_editor = "linking"
@@ -135,15 +136,18 @@ class RandomizedResponse(Method):
         sensitive, s_codes = encode_column(frame[settings.sensitive], settings.sensitive, dataset.label)
         dims = [d.m for d in qi] + [sensitive.m]
         counts = contingency(codes + [s_codes], dims)
-        return RRPlan(qi, sensitive, counts, optimal_parameters(counts, rr.l, rr.randomize))
+        randomize = rr.randomize
+        if not is_randomize(randomize):  # checked by rr.check() too; optimal_parameters refuses it in the same words
+            raise ParameterError(f"randomize must be 'qi', 's' or 'both'; got {randomize!r}.")
+        return RRPlan(qi, sensitive, counts, optimal_parameters(counts, rr.l, randomize))
 
     def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:
         from ppdp_desktop.core.methods.rr.report import rr_report_part
 
-        report.lines.append(claims.statement(result.guarantee["l"], result.guarantee["max_risk"],
-                                             result.plan.sensitive.attribute))
-        rr_report_part(report, result, progress, cancel, public)
+        plan = self.own_plan(result)
+        report.lines.append(claims.statement(result.guarantee["l"], result.guarantee["max_risk"], plan.sensitive.attribute))
+        rr_report_part(report, result, plan, progress, cancel, public)
 
     def verify_release(self, release: LoadedRelease) -> list[str]:
         return rr_release.verify_rr_release(release)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeGuard
 
 import numpy as np
 
@@ -44,6 +44,11 @@ __all__ = ["RRParameters", "apply_axes", "contingency", "disclosure_risk", "esti
 
 Randomize = Literal["qi", "s", "both"]
 _T_MIN = 1e-6
+
+
+def is_randomize(value: str) -> TypeGuard[Randomize]:
+    """Whether ``value`` says what to randomize: ``'qi'``, ``'s'`` or ``'both'``."""
+    return value in ("qi", "s", "both")
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.data.domain import CategoricalDomain
     from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.methods.rr.evaluation import TensorEvaluation
+    from ppdp_desktop.core.methods.rr.method import RRPlan
     from ppdp_desktop.core.outcome import Anonymization
 
 #: shares of records at which a finding states how well a column's counts can be estimated
@@ -43,10 +44,10 @@ MEASURES = (
 )
 
 
-def rr_report_part(report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
+def rr_report_part(report: MethodReport, result: Anonymization, plan: RRPlan, progress: Progress, cancel: CancelToken,
                    public: bool = False) -> None:
-    """Fill ``report``; ``public``: the copy inside the release, with nothing computed from the original records."""
-    plan = result.plan
+    """Fill ``report`` for the job ``result``, whose plan is ``plan`` (checked by the method's ``own_plan``);
+    ``public``: the copy inside the release, with nothing computed from the original records."""
     frame = result.dataset.frame
     randomized = plan._randomized()
     for number, (domain, role, p) in enumerate(randomized):

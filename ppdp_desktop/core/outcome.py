@@ -18,6 +18,7 @@ from ppdp_desktop.core.settings import AnonymizationSettings
 if TYPE_CHECKING:
     from ppdp_desktop.core.evaluation.reidentification import Reidentification
     from ppdp_desktop.core.methods.base import Plan
+    from ppdp_desktop.core.repeat.outcome import RepeatOutcome
 
 
 @dataclass
@@ -33,6 +34,9 @@ class Applied:
     dropped: list[str] = field(default_factory=list)
     codes: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     record_secrets: dict[str, np.ndarray] = field(default_factory=dict)
+    #: per randomized column, each record's mechanism digest when its draws were persistent (issue 30): what the
+    #: release ledger compares across releases (:mod:`ppdp_desktop.core.repeat`)
+    mechanisms: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass
@@ -58,6 +62,8 @@ class Anonymization:
     notes: list[str] = field(default_factory=list)  # what the job decided for the user (e.g. a column's role)
     pseudonym_column: str = PSEUDONYM_COLUMN  # a free name: never one of the data's columns
     pseudonym_key: PseudonymKey | None = None
+    #: this release among the project's releases (issue 30): its ledger records and cumulative guarantee
+    repeat: RepeatOutcome | None = None
 
     @property
     def has_pseudonyms(self) -> bool:

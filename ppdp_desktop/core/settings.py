@@ -22,6 +22,7 @@ from ppdp_desktop.core.declarations import OneOf as OneOf  # re-exported: the me
 from ppdp_desktop.core.declarations import finite_float as finite_float  # re-exported: the CLI's number type
 from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.privacy import sensitivity as sens
+from ppdp_desktop.core.privacy.persistent import PersistentKeys
 
 #: declared limits of the size-like parameters, checked before anything is allocated
 MAX_K = 1_000_000  # k of k-anonymity and of microaggregation: a group larger than any table we expect
@@ -222,6 +223,29 @@ class ProtectionSettings(MethodSettings):
 
 
 @dataclass
+class RepeatSettings:
+    """How this release relates to its project's earlier releases (issue 30).
+
+    ``keys``: the project's custodian secret, opened (None: this release's draws are fresh and every record that
+    was released before composes); ``budget``: the largest cumulative epsilon a record may reach in this project
+    (None: no budget); ``override_reason``: why this release may go past the budget (kept in the ledger);
+    ``ledger``: False only for a job that is never published (a preview, a comparison).
+    """
+
+    project_id: str = ""
+    keys: PersistentKeys | None = None
+    budget: float | None = None
+    override_reason: str | None = None
+    stable_pseudonyms: bool = False
+    ledger: bool = True
+
+    @property
+    def active(self) -> bool:
+        """Whether the job accounts for the project's earlier releases (it has a project)."""
+        return bool(self.project_id) and self.ledger
+
+
+@dataclass
 class AnonymizationSettings:
     """Everything the job needs besides the data: the common choices and the method's own settings.
 
@@ -240,6 +264,7 @@ class AnonymizationSettings:
     taxonomies: dict[str, Any] = field(default_factory=dict)
     protection: ProtectionSettings = field(default_factory=ProtectionSettings)
     seed: int | None = None
+    repeat: RepeatSettings = field(default_factory=RepeatSettings)
 
 
 def load_overrides(path: str | Path | None) -> dict[str, tuple[float, float]]:

@@ -72,6 +72,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.privacy.persistent import PersistentKeys, prf_words
 
 __all__ = ["KeyedRandomness", "RecordStream", "derive_key", "stream_tag"]
 
@@ -153,10 +154,11 @@ class KeyedRandomness:
     True
     """
 
-    __slots__ = ("_key",)
+    __slots__ = ("_key", "_records")
 
     def __init__(self, seed: int) -> None:
         self._key = derive_key(seed)
+        self._records: _BoundRecords | None = None
 
     @classmethod
     def from_key(cls, key: bytes) -> KeyedRandomness:
@@ -165,7 +167,22 @@ class KeyedRandomness:
             raise ParameterError(f"The key must be 32 bytes; got {len(key)}.")
         obj = cls.__new__(cls)
         obj._key = bytes(key)
+        obj._records = None
         return obj
+
+    def with_records(self, keys: PersistentKeys, identities: np.ndarray, start: int) -> KeyedRandomness:
+        """This randomness bound to records ``start, ..., start + len(identities) - 1`` whose keyed identity digests
+        are ``identities``: :meth:`keep_or_draw` with a ``mechanism`` then draws persistently
+        (:mod:`~ppdp_desktop.core.privacy.persistent`); every other stream stays this job's."""
+        obj = type(self).__new__(type(self))
+        obj._key = self._key
+        obj._records = _BoundRecords(keys, np.ascontiguousarray(identities, dtype=np.uint64), int(start))
+        return obj
+
+    @property
+    def persistent(self) -> bool:
+        """Whether :meth:`keep_or_draw` draws persistently when given a mechanism (records are bound)."""
+        return self._records is not None
 
     def __repr__(self) -> str:  # never show the key
         return "KeyedRandomness(<secret key>)"
@@ -179,12 +196,44 @@ class KeyedRandomness:
         return RecordStream(self._key, (column, draw))
 
     def keep_or_draw(self, column: str, start: int, stop: int, p: float | np.ndarray, high: int | np.ndarray,
-                     draw: str = "value") -> tuple[np.ndarray, np.ndarray]:
+                     draw: str = "value", mechanism: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """What randomizing a column draws for records ``[start, stop)``: whether each keeps its value
         (probability ``p``, stream ``(column, "keep")``) and an integer below ``high`` for its replacement
-        (stream ``(column, draw)``)."""
-        keep = self.stream(column, "keep").bernoulli(start, stop, p)
-        return keep, self.stream(column, draw).integers(start, stop, high)
+        (stream ``(column, draw)``).
+
+        ``mechanism``: each record's mechanism digest (:func:`~ppdp_desktop.core.privacy.persistent.mechanism_digests`
+        indexed by its true value). When the records are bound (:meth:`with_records`), the two streams are then the
+        persistent ones: the same patient, value and mechanism draw the same in every release.
+        """
+        keep = self.record_stream(column, "keep", start, stop, mechanism).bernoulli(start, stop, p)
+        return keep, self.record_stream(column, draw, start, stop, mechanism).integers(start, stop, high)
+
+    def record_stream(self, column: str, draw: str, start: int, stop: int,
+                      mechanism: np.ndarray | None = None) -> RecordStream:
+        """The stream ``(column, draw)`` for records ``[start, stop)``: the persistent one when the records are
+        bound (:meth:`with_records`) and ``mechanism`` gives each record's mechanism digest, else this job's."""
+        stream = self.stream(column, draw)
+        if mechanism is None or self._records is None:
+            return stream
+        return self._records.stream(stream, mechanism, start, stop)
+
+
+class _BoundRecords:
+    """The records a job's randomness is bound to: the custodian's keys and their identity digests."""
+
+    __slots__ = ("identities", "keys", "start")
+
+    def __init__(self, keys: PersistentKeys, identities: np.ndarray, start: int) -> None:
+        self.keys, self.identities, self.start = keys, identities, start
+
+    def stream(self, stream: RecordStream, mechanism: np.ndarray, start: int, stop: int) -> RecordStream:
+        a, b = start - self.start, stop - self.start
+        if a < 0 or b > len(self.identities) or len(mechanism) != stop - start:
+            raise ParameterError(f"Records {start}-{stop - 1} are not the records the randomness is bound to "
+                                 f"({self.start}-{self.start + len(self.identities) - 1}), or their mechanism "
+                                 f"digests ({len(mechanism)}) do not match them.")
+        return PersistentStream(self.keys, stream.labels, self.identities[a:b],
+                                np.ascontiguousarray(mechanism, dtype=np.uint64), start)
 
 
 class RecordStream:
@@ -203,6 +252,15 @@ class RecordStream:
 
     def __repr__(self) -> str:
         return f"RecordStream{self._labels!r}"
+
+    @property
+    def labels(self) -> tuple[str | int, ...]:
+        """The stream's name: ``(column, draw[, more labels])``."""
+        return self._labels
+
+    def _child(self, labels: tuple[str | int, ...]) -> RecordStream:
+        """The stream named ``labels`` under the same key (a retry or a sub-stream)."""
+        return RecordStream(self._key, labels)
 
     # -- the keystream ---------------------------------------------------------------------------
     def _chunks(self, start: int, stop: int) -> Iterator[tuple[int, np.ndarray]]:
@@ -275,7 +333,7 @@ class RecordStream:
         label never coincides with one of them.)"""
         if not labels or not isinstance(labels[0], str):
             raise ParameterError(f"A sub-stream's first label must be a text; got {labels!r}.")
-        return RecordStream(self._key, self._labels + tuple(labels))
+        return self._child(self._labels + tuple(labels))
 
     # -- draws -------------------------------------------------------------------------------------
     def uniforms(self, start: int, stop: int) -> np.ndarray:
@@ -387,7 +445,7 @@ class RecordStream:
         attempt = 0
         while len(todo):
             attempt += 1
-            stream = RecordStream(self._key, self._labels + (attempt,))
+            stream = self._child(self._labels + (attempt,))
             if len(todo) * 64 >= n:  # many: one pass over the range
                 words = stream.words(start, start + n)[todo]
             else:  # few: one word each
@@ -396,6 +454,33 @@ class RecordStream:
             values, rejected = _lemire_word(words, h)
             result[todo] = values
             todo = todo[rejected] if rejected is not None else todo[:0]
+
+
+class PersistentStream(RecordStream):
+    """A stream whose word for a record is a function of the custodian's secret, the record's identity digest and
+    its mechanism digest (:mod:`~ppdp_desktop.core.privacy.persistent`), for records ``start ...`` only; every draw
+    method is :class:`RecordStream`'s."""
+
+    __slots__ = ("_identities", "_keys", "_mechanism", "_start")
+
+    def __init__(self, keys: PersistentKeys, labels: tuple[str | int, ...], identities: np.ndarray,
+                 mechanism: np.ndarray, start: int) -> None:
+        super().__init__(b"", labels)
+        self._keys, self._identities, self._mechanism, self._start = keys, identities, mechanism, start
+
+    def __repr__(self) -> str:
+        return f"PersistentStream{self._labels!r}"
+
+    def _child(self, labels: tuple[str | int, ...]) -> RecordStream:
+        return PersistentStream(self._keys, labels, self._identities, self._mechanism, self._start)
+
+    def _chunks(self, start: int, stop: int) -> Iterator[tuple[int, np.ndarray]]:
+        if stop <= start:
+            return
+        a, b = start - self._start, stop - self._start
+        if a < 0 or b > len(self._identities):
+            raise ParameterError(f"Records {start}-{stop - 1} are outside this persistent stream's records.")
+        yield 0, prf_words(self._keys.stream_key(self._tag), self._identities[a:b], self._mechanism[a:b])
 
 
 def _lemire_word(words: np.ndarray, high: int | np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

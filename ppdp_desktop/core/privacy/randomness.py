@@ -36,6 +36,9 @@ import numpy as np
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.privacy.keyed import KeyedRandomness
 
+if TYPE_CHECKING:
+    from ppdp_desktop.core.privacy.persistent import PersistentKeys
+
 __all__ = [
     "ROW_ORDER_STREAM", "RandomSource", "RandomnessContractError", "job_randomness", "keyed_streams", "new_seed",
     "resolve_seed", "simulation_generator",
@@ -96,6 +99,14 @@ class RandomSource:
 
     def __init__(self, seed: int) -> None:
         self.keyed = KeyedRandomness(resolve_seed(seed))
+
+    def with_records(self, keys: PersistentKeys, identities: np.ndarray, start: int) -> RandomSource:
+        """This source with its keyed streams bound to records ``start, ...`` and their keyed identity digests,
+        so that a method's :meth:`~ppdp_desktop.core.privacy.keyed.KeyedRandomness.keep_or_draw` with a mechanism
+        draws persistently (the same patient, value and mechanism draw the same in every release)."""
+        bound = RandomSource.__new__(RandomSource)
+        bound.keyed = self.keyed.with_records(keys, identities, start)
+        return bound
 
     def shuffle_order(self, n: int) -> np.ndarray:
         """The release's row order: record ``i`` goes to its rank by (keyed sort key, index), wherever it was

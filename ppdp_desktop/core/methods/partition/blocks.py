@@ -9,12 +9,14 @@ counts towards its value: :meth:`SubtableBlocks.to_values` sums them.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.privacy.persistent import mechanism_digests
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 if TYPE_CHECKING:
@@ -93,13 +95,23 @@ class SubtableBlocks:
 
         return sum_by_group(per_entry, self.values, self.m)
 
+    def mechanisms(self, attribute: str, labels: Sequence[object]) -> np.ndarray:
+        """Per entry (a value in a sub-table), its mechanism digest: the sub-table's values in order, the entry's
+        retention and the sub-table's size (:func:`~ppdp_desktop.core.privacy.persistent.mechanism_digests`)."""
+        out = np.empty(len(self.values), dtype=np.uint64)
+        for k, (a, b) in enumerate(zip(self.starts.tolist(), [*self.starts[1:].tolist(), len(self.values)])):
+            out[a:b] = mechanism_digests(f"{attribute}\x00sub-table {k}", [labels[v] for v in self.values[a:b]],
+                                         self.retention[k] * np.ones(b - a), b - a)
+        return out
+
     def perturb(self, subtable: np.ndarray, entries: np.ndarray, keyed: KeyedRandomness, attribute: str,
-                start: int = 0) -> np.ndarray:
+                start: int = 0, mechanism: np.ndarray | None = None) -> np.ndarray:
         """Each record keeps its value with its sub-table's retention, else gets one of its sub-table's values
-        drawn uniformly; every draw keyed by the record's index (``start``: the first record's)."""
+        drawn uniformly; every draw keyed by the record's index (``start``: the first record's). ``mechanism``:
+        per record, its entry's mechanism digest (persistent draws when the records are bound)."""
         subtable = np.asarray(subtable, dtype=np.int64)
         keep, drawn = keyed.keep_or_draw(attribute, start, start + len(entries), self.retention[subtable],
-                                         self.sizes[subtable])
+                                         self.sizes[subtable], mechanism=mechanism)
         return self.values[np.where(keep, entries, self.starts[subtable] + drawn)]
 
 

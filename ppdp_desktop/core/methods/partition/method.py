@@ -29,6 +29,7 @@ from ppdp_desktop.core.methods.perturbation.plan import MATRIX_FORM
 from ppdp_desktop.core.methods.perturbation.uniform import uniform_retention
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy import amplification as privacy
+from ppdp_desktop.core.privacy.persistent import mechanism_digests
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
@@ -133,7 +134,13 @@ class PartitionPlan:
         are dealt to the sub-tables by the plan's counts. It needs every record's value (the plan's column, which a
         streamed job gathers in pass 1), so it is done once, and :meth:`apply` takes its slice for each chunk."""
         codes = self.domain.encode(frame[self.attribute])
-        deal = keyed_streams(randomness).stream(self.attribute, "sub-table").sort_keys(0, len(codes))
+        keyed = keyed_streams(randomness)
+        mechanism = None
+        if keyed.persistent:  # a patient keeps its rank among its value's records (new records still shift it)
+            deal_digests = mechanism_digests(f"{self.attribute}\x00deal", self.domain.values,
+                                             np.zeros(self.domain.m), 0)
+            mechanism = deal_digests[codes]
+        deal = keyed.record_stream(self.attribute, "sub-table", 0, len(codes), mechanism).sort_keys(0, len(codes))
         return assign_records(codes, self.partition.table_counts, keys=deal).astype(np.int32)
 
     def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0,
@@ -145,11 +152,15 @@ class PartitionPlan:
         sub = self.bind(frame, randomness) if bound is None else bound[start:start + len(codes)]
         if len(sub) != len(codes):
             raise ParameterError(f"Records {start}-{start + len(codes) - 1} were not dealt to sub-tables.")
-        released = self.blocks.perturb(sub, self.blocks.entries(sub, codes), keyed, self.attribute, start=start)
+        entries = self.blocks.entries(sub, codes)
+        mechanism = (self.blocks.mechanisms(self.attribute, self.domain.values)[entries] if keyed.persistent
+                     else None)
+        released = self.blocks.perturb(sub, entries, keyed, self.attribute, start=start, mechanism=mechanism)
         released = released.astype(codes.dtype)
         return Applied(
             {self.attribute: self.domain.categorical(released), self.subtable_column: sub.astype(np.int32)},
             codes={self.attribute: (codes, released)},
+            mechanisms={} if mechanism is None else {self.attribute: mechanism},
         )
 
     def estimator(self, released: np.ndarray, sub: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:

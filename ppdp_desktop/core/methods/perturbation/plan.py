@@ -20,6 +20,7 @@ from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json, no_bound_st
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.amplification import held_above_rho1
+from ppdp_desktop.core.privacy.persistent import mechanism_digests
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.structured import RetentionMatrix, never_kept_note
@@ -44,12 +45,15 @@ MATRIX_FORMULA = ("P[y][x] = p_x [y = x] + (1 - p_x) / m: a record holding value
 
 
 def perturb_records(codes: np.ndarray, retention: np.ndarray, keyed: KeyedRandomness, attribute: str,
-                    start: int = 0) -> np.ndarray:
+                    start: int = 0, mechanism: np.ndarray | None = None) -> np.ndarray:
     """Retain each record's code with its value's probability, else replace it by a uniform draw, every draw
     keyed by the record's index (``start`` is the first record's): two named streams, "keep" and "value", so the
-    result does not depend on how the records are split into chunks."""
+    result does not depend on how the records are split into chunks. ``mechanism``: per value, its mechanism
+    digest, for persistent draws when the records are bound
+    (:meth:`~ppdp_desktop.core.privacy.keyed.KeyedRandomness.keep_or_draw`)."""
     p = retention[0] if np.all(retention == retention[0]) else retention[codes]
-    keep, drawn = keyed.keep_or_draw(attribute, start, start + len(codes), p, len(retention))
+    keep, drawn = keyed.keep_or_draw(attribute, start, start + len(codes), p, len(retention),
+                                     mechanism=None if mechanism is None else mechanism[codes])
     return np.where(keep, codes, drawn.astype(codes.dtype))
 
 
@@ -122,8 +126,11 @@ class PerturbationPlan:
     def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0, bound: None = None) -> Applied:
         keyed = keyed_streams(randomness)
         codes = self.domain.encode(frame[self.attribute])
-        released = perturb_records(codes, self.retention, keyed, self.attribute, start)
-        return Applied({self.attribute: self.domain.categorical(released)}, codes={self.attribute: (codes, released)})
+        mechanism = (mechanism_digests(self.attribute, self.domain.values, self.retention, len(self.retention))
+                     if keyed.persistent else None)
+        released = perturb_records(codes, self.retention, keyed, self.attribute, start, mechanism)
+        return Applied({self.attribute: self.domain.categorical(released)}, codes={self.attribute: (codes, released)},
+                       mechanisms={} if mechanism is None else {self.attribute: mechanism[codes]})
 
     def _parameters_json(self) -> dict[str, Any]:
         return {k: (float(v) if isinstance(v, (np.floating, float)) else v) for k, v in self.parameters.items()}

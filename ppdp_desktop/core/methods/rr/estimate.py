@@ -24,13 +24,17 @@ def randomize_codes(codes: np.ndarray, d: int, p: float, rng: np.random.Generato
 
 
 def randomize_records(codes: np.ndarray, d: int, p: float, keyed: KeyedRandomness, attribute: str,
-                      start: int = 0) -> np.ndarray:
+                      start: int = 0, mechanism: np.ndarray | None = None) -> np.ndarray:
     """:func:`randomize_codes` with every draw keyed by the record's index (``start``: the first record's): a
-    "keep" stream and a "shift" stream, so the result does not depend on how the records are split."""
+    "keep" stream and a "shift" stream, so the result does not depend on how the records are split.
+    ``mechanism``: per value, its mechanism digest (persistent draws when the records are bound, see
+    :meth:`~ppdp_desktop.core.privacy.keyed.KeyedRandomness.keep_or_draw`)."""
     codes = np.asarray(codes, dtype=np.int64)
     if d <= 1 or p >= 1.0:
         return codes.copy()
-    keep, shift = keyed.keep_or_draw(attribute, start, start + len(codes), p, d - 1, draw="shift")
+    per_record = None if mechanism is None else mechanism[codes]
+    keep, shift = keyed.keep_or_draw(attribute, start, start + len(codes), p, d - 1, draw="shift",
+                                     mechanism=per_record)
     return np.where(keep, codes, (codes + shift + 1) % d)
 
 

@@ -25,6 +25,7 @@ from ppdp_desktop.core.methods.rr.parameters import RRParameters, is_randomize, 
 from ppdp_desktop.core.methods.rr.risk import contingency, max_risk, rr_matrix
 from ppdp_desktop.core.methods.rr.settings import RRSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.privacy.persistent import mechanism_digests
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.progress import CancelToken, Progress
 
@@ -68,12 +69,16 @@ class RRPlan:
 
     def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0, bound: None = None) -> Applied:
         keyed = keyed_streams(randomness)
-        columns = {}
+        columns, mechanisms = {}, {}
         for domain, _role, p in self._randomized():
             codes = domain.encode(frame[domain.attribute])
+            mechanism = (mechanism_digests(domain.attribute, domain.values, np.full(domain.m, p), domain.m - 1)
+                         if keyed.persistent else None)
             columns[domain.attribute] = domain.categorical(randomize_records(codes, domain.m, p, keyed, domain.attribute,
-                                                                             start))
-        return Applied(columns)
+                                                                             start, mechanism))
+            if mechanism is not None:
+                mechanisms[domain.attribute] = mechanism[codes]
+        return Applied(columns, mechanisms=mechanisms)
 
     def release_json(self) -> dict[str, Any]:
         randomized = [

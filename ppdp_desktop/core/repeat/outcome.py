@@ -1,0 +1,53 @@
+"""This release among its project's releases: what the job computed before anything is written (the records as
+the ledger will keep them, the cumulative guarantee, the intersection with the last generalized release)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ppdp_desktop.core.repeat.records import ReleaseRecords
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.repeat.accounting import CumulativeGuarantee
+    from ppdp_desktop.core.repeat.intersection import IntersectionReport
+
+
+@dataclass
+class RepeatOutcome:
+    """What a job knows of its release as one of its project's releases.
+
+    ``identity`` says in words what identifies a record across releases (the identifier columns, or the whole
+    record when none is tagged); ``persistent`` whether its draws came from the custodian secret.
+    """
+
+    project_id: str
+    identity: str
+    persistent: bool
+    records: ReleaseRecords
+    cumulative: CumulativeGuarantee
+    budget: float | None = None
+    override_reason: str | None = None
+    stable_pseudonyms: bool = False
+    node: list[int] | None = None
+    intersection: IntersectionReport | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """release.json's ``repeated_release`` block: public figures only (no digest, no identity)."""
+        return {
+            "project": self.project_id,
+            "identity": self.identity,
+            "persistent_randomness": self.persistent,
+            "stable_pseudonyms": self.stable_pseudonyms,
+            **self.cumulative.to_json(),
+            **({"intersection": self.intersection.to_json()} if self.intersection is not None else {}),
+            **({"budget_override_reason": self.override_reason} if self.override_reason else {}),
+        }
+
+    def sentences(self) -> list[str]:
+        """The plain-language lines for the CLI summary, README.txt, the report and the Run page."""
+        lines = [f"Records are recognised across releases by {self.identity}."]
+        lines += self.cumulative.sentences()
+        if self.intersection is not None:
+            lines += self.intersection.sentences()
+        return lines + self.notes

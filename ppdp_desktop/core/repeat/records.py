@@ -1,0 +1,68 @@
+"""What the release ledger keeps of one release's records: keyed digests and what was spent, never a value.
+
+A release of a project is one row of the ledger (:mod:`.ledger`); its records are kept as a few arrays, one entry
+per released record, stored as blobs (8 bytes a record and array), so that a million-record release adds its
+record digests to the ledger in milliseconds and the cumulative guarantee (:mod:`.accounting`) is computed with
+numpy over whole arrays.
+
+* ``identities``: the record's identity (the identifier columns' values, else the whole original record) as a
+  64-bit digest keyed with the project's custodian secret (or, without one, with this installation's secret):
+  someone holding the ledger but not the secret cannot test a guessed patient number against it.
+* ``draws``: what was drawn for the record, as a 64-bit digest. Under persistent randomness it is the digest of
+  (identity, each randomized column's true value, the mechanism that randomized it): the same digest in two
+  releases means the same draws and so the same released values, which teaches an attacker nothing new. A
+  release whose draws are fresh (no custodian secret, or a method whose noise is not per record) gets digests
+  that never repeat.
+* ``epsilon``: the local differential privacy epsilon this release spends on the record's values (0 when
+  nothing about the record was randomized, ``inf`` when the method gives no epsilon bound).
+* ``classes``: for a release whose quasi-identifiers were generalized, a 64-bit digest of the record's released
+  quasi-identifier combination (its equivalence class), so that the intersection of two releases can be
+  computed; None otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["ReleaseRecords"]
+
+
+@dataclass(frozen=True, eq=False)
+class ReleaseRecords:
+    """One release's records as the ledger keeps them (aligned arrays, one entry per released record)."""
+
+    identities: np.ndarray
+    draws: np.ndarray
+    epsilon: np.ndarray
+    classes: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.identities)
+        for name in ("identities", "draws", "epsilon", "classes"):
+            array = getattr(self, name)
+            if array is None:
+                continue
+            dtype = np.float64 if name == "epsilon" else np.uint64
+            array = np.ascontiguousarray(array, dtype=dtype)
+            if array.ndim != 1 or len(array) != n:
+                raise ValueError(f"ReleaseRecords.{name} must hold one entry per record ({n}); got shape {array.shape}.")
+            object.__setattr__(self, name, array)
+
+    def __len__(self) -> int:
+        return len(self.identities)
+
+    # --- blobs -----------------------------------------------------------------------------------
+    def to_blobs(self) -> dict[str, bytes | None]:
+        """The arrays as little-endian bytes (the ledger's columns)."""
+        return {name: (None if getattr(self, name) is None else getattr(self, name).astype(
+            "<f8" if name == "epsilon" else "<u8").tobytes())
+            for name in ("identities", "draws", "epsilon", "classes")}
+
+    @classmethod
+    def from_blobs(cls, identities: bytes, draws: bytes, epsilon: bytes, classes: bytes | None) -> ReleaseRecords:
+        """The inverse of :meth:`to_blobs`."""
+        return cls(np.frombuffer(identities, dtype="<u8").astype(np.uint64),
+                   np.frombuffer(draws, dtype="<u8").astype(np.uint64),
+                   np.frombuffer(epsilon, dtype="<f8").astype(np.float64),
+                   None if classes is None else np.frombuffer(classes, dtype="<u8").astype(np.uint64))

@@ -15,6 +15,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # this run's own provenance secret (core/release/installation.py), never the user's
 os.environ.setdefault("PPDP_CONFIG_DIR", tempfile.mkdtemp(prefix="ppdp-test-config-"))
+# this run's own release ledger and custodian secrets (core/repeat/appdata.py), never the user's
+os.environ.setdefault("PPDP_DATA_DIR", tempfile.mkdtemp(prefix="ppdp-test-data-"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from ppdp_desktop.cli import commands, compare, report, selftest
+from ppdp_desktop.cli import commands, compare, history, report, selftest
 from ppdp_desktop.cli.exit_codes import ExitCode, exit_code_for
 from ppdp_desktop.cli.output import console
 from ppdp_desktop.cli.parser import build_parser
@@ -30,6 +30,7 @@ COMMANDS = {
     "risk": commands.run_risk,
     "signing-key": commands.run_signing_key,
     "selftest": selftest.run,
+    "history": history.run_history,
 }
 
 

@@ -5,6 +5,7 @@ import argparse
 
 from ppdp_desktop import __version__
 from ppdp_desktop.cli.exit_codes import EPILOG, ExitCode
+from ppdp_desktop.cli.history import add_parser as add_history_parser
 from ppdp_desktop.cli.passphrase import add_allow_weak_argument
 from ppdp_desktop.cli.streams import INPUT_FORMATS
 from ppdp_desktop.core.declarations import add_arguments as add_declared_arguments
@@ -322,6 +323,8 @@ def build_parser() -> argparse.ArgumentParser:
     lk.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_PASSPHRASE, else a prompt)")
     lk.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     _json_arg(lk, JSON_LOOKUP)
+
+    add_history_parser(sub)
     for command in sub.choices.values():
         _global_args(command, default=argparse.SUPPRESS)
     return parser

@@ -15,11 +15,14 @@ the same for both:
    (fail closed: :func:`verify_written`);
 6. the key is sealed; with ``zip_file`` the folder is zipped, each file streamed into the archive;
 7. release and key are renamed into place as a pair (:mod:`.publish`); the custodian's report goes beside them.
+   With a ledger entry, the release's row of the release ledger (:mod:`ppdp_desktop.core.repeat.ledger`) is
+   committed pending just before the rename and published just after.
 
 A failure or a cancel at any step leaves nothing under the final names.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -51,6 +54,7 @@ from ppdp_desktop.core.release.provenance import current_provenance, file_sha256
 from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, release_target, temp_beside
 from ppdp_desktop.core.release.readme import recipient_readme
 from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
+from ppdp_desktop.core.repeat.ledger import Ledger, LedgerEntry
 
 
 @dataclass
@@ -171,6 +175,7 @@ def publish_release(
     signer: SigningKey | None = None,
     model_target: str | None = None,
     project_file: str | Path | None = None,
+    ledger_entry: LedgerEntry | None = None,
 ) -> Path:
     """Write ``source``'s release package (and, if asked, its sealed key) atomically; return its path.
 
@@ -178,6 +183,9 @@ def publish_release(
     (the custodian's reports, drawn already), ``model_target`` (the custodian's report compares models
     predicting this column, trained on the original and on the release), ``zip_file`` (one ``.zip`` instead of
     a folder), ``inputs`` (more files the destinations must not touch), ``hook`` (sees each publication step).
+    ``ledger_entry``: the release's row of the release ledger (:mod:`ppdp_desktop.core.repeat.ledger`), opened
+    before any work and written around the rename: committed pending just before, published just after, so that
+    the release and its row exist together or not at all.
     """
     cancel = cancel or CancelToken()
     out = release_target(out_dir, zip_file)
@@ -198,6 +206,7 @@ def publish_release(
     after = lambda x: data_done + (1.0 - data_done) * x  # noqa: E731 - the pipeline's share of the progress
     tmp = tmp_key = tmp_zip = None
     drawing = None
+    ledger = Ledger() if ledger_entry is not None else None  # a ledger that cannot be read is refused before any work
     try:
         source.prepare(subrange(progress, 0.0, prepared), cancel)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".partial", dir=out.resolve().parent))
@@ -241,18 +250,40 @@ def publish_release(
         if tmp_zip is not None:
             progress(after(0.95), "Zipping the package")
             zip_folder(tmp, tmp_zip)
-        publish(tmp_zip or tmp, out, tmp_key, key, hook)
+        _publish_recorded(tmp_zip or tmp, out, tmp_key, key, hook, ledger, ledger_entry, manifest, signer)
         if subject is not None:  # the custodian's report, with the original figures, stays outside the package
             write_custodian_report(subject, full_reports, custodian, fingerprint)
     finally:
         if drawing is not None:
             drawing.exception()  # wait for it (it stops at the user's cancel too), so nothing outlives the call
         source.close()
+        if ledger is not None:
+            ledger.close()
         for partial in (tmp, tmp_key, tmp_zip):
             if partial is not None and partial.exists():
                 shutil.rmtree(partial, ignore_errors=True) if partial.is_dir() else partial.unlink(missing_ok=True)
     progress(1.0, "Exported")
     return out
+
+
+def _publish_recorded(new_release: Path, out: Path, new_key: Path | None, key: Path | None, hook: Hook | None,
+                      ledger: Ledger | None, entry: LedgerEntry | None, manifest: str, signer: SigningKey | None) -> None:
+    """:func:`~.publish.publish`, with the release's ledger row committed pending just before and published just
+    after (removed again if the publish fails: :meth:`Ledger.discard` keeps it if the release is in place)."""
+    if ledger is None or entry is None:
+        publish(new_release, out, new_key, key, hook)
+        return
+    if signer is not None:
+        entry.signer = signer.fingerprint
+    pending = ledger.begin(entry, out.resolve(), manifest)
+    try:
+        publish(new_release, out, new_key, key, hook)
+    except BaseException:
+        with contextlib.suppress(ReleaseError):  # the publish's own error is the one to tell; a row left pending
+            ledger.discard(pending)               # without its release is removed at an opening once we are gone
+        raise
+    with contextlib.suppress(ReleaseError):  # the release is out: a row left pending is published at the next opening
+        ledger.mark_published(pending)
 
 
 def model_target_of(asked: str | None, sensitive: str, columns: Sequence[str], label: str,

@@ -18,6 +18,8 @@ warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from (current )?
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from ppdp_desktop.core.privacy.structured import RetentionMatrix
+
 MAX_BARS = 40  # larger domains show their 40 most frequent values
 
 
@@ -89,7 +91,8 @@ def distribution_figure(
     return fig
 
 
-def retention_figure(values: list[str], original: np.ndarray, retention: np.ndarray, matrix: np.ndarray) -> Figure:
+def retention_figure(values: list[str], original: np.ndarray, retention: np.ndarray,
+                     matrix: np.ndarray | RetentionMatrix) -> Figure:
     """Per value: the retention probability ``p_i`` and the chance ``P[i][i]`` it is released unchanged."""
     idx, suffix = _shown(original, "most frequent values")
     fig, ax = _bar_figure(len(idx))

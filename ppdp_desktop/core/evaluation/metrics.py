@@ -20,10 +20,15 @@ matched position by position.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.special import rel_entr
 
 from ppdp_desktop.core.errors import ParameterError
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 #: floor of an estimated share where it is a denominator (KL), so that a missing value costs ~27.6 p_i nats
 FLOOR = 1e-12
@@ -63,7 +68,7 @@ def _pair(original: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.nd
     return as_distribution(original, "original", clip=False), as_distribution(estimate, "estimated", clip=True)
 
 
-def record_utility(prior: np.ndarray, matrix: np.ndarray) -> float:
+def record_utility(prior: np.ndarray, matrix: np.ndarray | RetentionMatrix) -> float:
     """``sum_i (f_i/n) P[i][i]`` (thesis Def. 7): the chance a record is released unchanged (a structured
     matrix gives its diagonal in O(m))."""
     diagonal = matrix.diagonal() if hasattr(matrix, "diagonal") else np.diag(matrix)

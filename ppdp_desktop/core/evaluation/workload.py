@@ -16,6 +16,7 @@ import pandas as pd
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.privacy import reconstruction
+from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 SELECTIVITIES = (0.001, 0.005, 0.01)
 
@@ -44,7 +45,7 @@ def count_query_error(
     conditions: pd.DataFrame,
     true_codes: np.ndarray,
     released_codes: np.ndarray,
-    matrix: np.ndarray,
+    matrix: np.ndarray | RetentionMatrix,
     seed: int = 0,
     n_conditions: int = 200,
     selectivities: tuple[float, ...] = SELECTIVITIES,

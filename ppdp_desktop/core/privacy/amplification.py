@@ -12,6 +12,7 @@ Checked for every plan before anything is written, and again by ``ppdp verify``:
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -151,7 +152,7 @@ def retention_posterior_extremes(retention: np.ndarray, prior: np.ndarray) -> tu
 
 def verify(
     attribute: str,
-    values: tuple[object, ...] | list[object],
+    values: Sequence[object],
     matrix: np.ndarray | RetentionMatrix,
     requirement: SensitivityRequirement,
     prior: np.ndarray,
@@ -193,7 +194,7 @@ def verify(
         )
     breaches = []
     for j in np.flatnonzero(concern & (prior >= requirement.rho2) & (min_post <= requirement.rho1)):
-        breaches.append({"value": label_text(values[j]), "prior": float(prior[j]), "min_posterior": float(min_post[j])})
+        breaches.append({"value": label_text(values[int(j)]), "prior": float(prior[j]), "min_posterior": float(min_post[j])})
     overall = float(np.max(achieved))
     epsilon = float(np.log(overall)) if np.isfinite(overall) else float("inf")
     return GuaranteeReport(attribute, max_post, achieved, epsilon, breaches)

@@ -25,7 +25,7 @@ FALSE_REFUSAL = 1e-9
 
 
 def check_counts_plausible(observed: np.ndarray, matrix: np.ndarray | RetentionMatrix, values: Sequence[object],
-                           attribute: str, where: str | Sequence[str] = "") -> None:
+                           attribute: str, where: str | Sequence[str] | np.ndarray = "") -> None:
     """Refuse released counts that the published ``matrix`` (``matrix[y][x] = Pr[x -> y]``) cannot produce.
 
     Raises

@@ -19,7 +19,7 @@ def as_matrix(matrix):
     return matrix if hasattr(matrix, "solve") else np.asarray(matrix, dtype=float)
 
 
-def inverse(observed: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+def inverse(observed: np.ndarray, matrix: np.ndarray | RetentionMatrix) -> np.ndarray:
     """Unbiased estimate ``P^{-1} o`` (may leave ``[0, n]``)."""
     if hasattr(matrix, "solve"):
         return matrix.solve(observed)
@@ -53,7 +53,7 @@ def inverse_covariance(observed: np.ndarray, matrix: np.ndarray) -> np.ndarray:
 
 
 def iterative_bayesian(
-    observed: np.ndarray, matrix: np.ndarray, tol: float = 1e-10, max_iter: int = 10_000
+    observed: np.ndarray, matrix: np.ndarray | RetentionMatrix, tol: float = 1e-10, max_iter: int = 10_000
 ) -> np.ndarray:
     """Iterative Bayesian estimate (converges to the MLE and stays in the simplex), vectorized.
 
@@ -129,7 +129,7 @@ def _key(observed: np.ndarray, matrix, *extra: object) -> tuple:
     return (hashlib.sha256(observed.tobytes() + parameters).hexdigest(), type(matrix).__name__, matrix.shape, *extra)
 
 
-def bootstrap_replicates(observed: np.ndarray, matrix: np.ndarray, estimator: str = "mle",
+def bootstrap_replicates(observed: np.ndarray, matrix: np.ndarray | RetentionMatrix, estimator: str = "mle",
                          repetitions: int = BOOTSTRAP_REPETITIONS, seed: int = BOOTSTRAP_SEED,
                          groups: np.ndarray | None = None, n_groups: int | None = None) -> np.ndarray:
     """Estimates (``repetitions x m``) from released counts redrawn with ``matrix`` from the estimate itself
@@ -226,7 +226,7 @@ def percentile_band(replicates: np.ndarray, level: float = 0.95) -> tuple[np.nda
     return low, high
 
 
-def estimate_with_interval(observed: np.ndarray, matrix: np.ndarray, estimator: str = "mle",
+def estimate_with_interval(observed: np.ndarray, matrix: np.ndarray | RetentionMatrix, estimator: str = "mle",
                            level: float = 0.95, groups: np.ndarray | None = None,
                            n_groups: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(estimate, low, high)``: the non-negative MLE (default) or the unbiased inverse, with the central

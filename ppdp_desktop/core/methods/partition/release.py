@@ -222,7 +222,7 @@ def verify_subtables(release: LoadedRelease, entry: dict) -> str:
     subtable_of = np.repeat(np.arange(blocks.n_subtables), blocks.sizes)
     places = np.array([f"sub-table {sub['id']}" for sub in subtables], dtype=object)  # one a sub-table, not a value
     check_counts_plausible(blocks.observed(entries), blocks.matrix, np.asarray(labels, dtype=object)[blocks.values],
-                           entry["attribute"], places[subtable_of].tolist())
+                           entry["attribute"], places[subtable_of])
     if not any(sub.get("rho1") for sub in subtables):
         raise PrivacyError(f"No sub-table of {entry['attribute']!r} has a protected value (rho1 > 0): the release "
                            "protects nothing, which this method never writes.")

@@ -251,7 +251,7 @@ def _perturbation_report(
     elif len(pairs) == m:
         progress(0.1, "Checking the posteriors")
         report.rho2 = rho2
-        check = privacy.verify(attribute, tuple(labels), matrix, SensitivityRequirement(rho1, rho2, "published pairs"), prior)
+        check = privacy.verify(attribute, labels, matrix, SensitivityRequirement(rho1, rho2, "published pairs"), prior)
         report.max_posterior = check.max_posterior
         report.epsilon_ldp = epsilon_json(check.epsilon_ldp)  # None where none is finite: the statement says why
         report.downward_breaches = [str(b["value"]) or MISSING_LABEL for b in check.downward_breaches]

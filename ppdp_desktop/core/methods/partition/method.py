@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.evaluation.report_model import MethodReport
+    from ppdp_desktop.core.evaluation.utility import UtilitySummary
     from ppdp_desktop.core.methods.hooks import Comparison
     from ppdp_desktop.core.settings import AnonymizationSettings
 
@@ -251,6 +252,11 @@ class PerturbationPartitioning(PerturbationFamily[PartitionPlan]):
         from ppdp_desktop.core.methods.partition.report import partition_part
 
         partition_part(report, result, self.own_plan(result), progress, cancel)
+
+    def utility_summary(self, result: Anonymization) -> UtilitySummary | None:
+        from ppdp_desktop.core.methods.partition.report import partition_utility
+
+        return partition_utility(result, self.own_plan(result))
 
     def verify_release(self, release: LoadedRelease) -> list[str]:
         from ppdp_desktop.core.methods.partition.release import verify_partition_release

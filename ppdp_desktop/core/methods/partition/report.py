@@ -15,6 +15,7 @@ from ppdp_desktop.core.progress import CancelToken, Progress
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ppdp_desktop.core.evaluation.utility import UtilitySummary
     from ppdp_desktop.core.methods.partition.method import PartitionPlan
 
 
@@ -22,31 +23,53 @@ def partition_part(report: MethodReport, result: Anonymization, plan: PartitionP
                    cancel: CancelToken) -> None:
     """Perturbation partitioning: reconstruction and workload through the per-sub-table estimator (``plan`` is
     ``result``'s, checked by the method)."""
-    from ppdp_desktop.core.evaluation.utility import utility_summary
-    from ppdp_desktop.core.evaluation.workload import condition_columns, run_workload
-
     true_codes, released = result.applied.codes[plan.attribute]
     sub = result.applied.columns[plan.subtable_column]
-    estimate = plan.estimator(released, sub)
     original = plan.domain.counts.astype(float)
-    reconstructed = estimate(np.ones(len(true_codes), dtype=bool))  # unbiased: for the error measures
     report.values = [value_label(v) for v in plan.domain.values]
     report.original = original
     report.reconstructed, report.band_low, report.band_high = _mle_with_interval(plan, released, sub)
     report.epsilon_ldp = result.guarantee.get("epsilon_ldp")
     progress(0.3, "Running the count-query workload")
-    frame = result.dataset.frame
-    columns = condition_columns(frame, [plan.attribute, *result.dataset.schema.identifiers])
-    workload = run_workload(frame[columns], true_codes, plan.domain.m, estimate) if columns else None
+    conditions = _conditions(result, plan)
+    report.utility = _utility(result, plan, conditions)
     cancel.check()
-    report.utility = utility_summary(plan.record_utility, original, reconstructed, reconstructed, workload)
     report.record_utility = report.utility.record_utility
-    if workload is not None:
-        report.lines.extend(_baselines(plan, frame[columns], true_codes, cancel))
+    if conditions is not None:  # the workload ran
+        report.lines.extend(_baselines(plan, conditions, true_codes, cancel))
     report.findings += subtable_findings(plan)
     progress(0.7, "Drawing the figures")
     report.figures["distribution"] = distribution_figure(report.values, original, report.reconstructed,
                                                          report.band_low, report.band_high)
+
+
+def partition_utility(result: Anonymization, plan: PartitionPlan) -> UtilitySummary:
+    """The sensitive column's utility figures (``plan`` is ``result``'s, checked by the method): the report's, and
+    what ``ppdp anonymize --utility`` prints."""
+    return _utility(result, plan, _conditions(result, plan))
+
+
+def _conditions(result: Anonymization, plan: PartitionPlan) -> pd.DataFrame | None:
+    """The non-sensitive columns the count-query workload conditions on (None: no column is fit for it)."""
+    from ppdp_desktop.core.evaluation.workload import condition_columns
+
+    frame = result.dataset.frame
+    columns = condition_columns(frame, [plan.attribute, *result.dataset.schema.identifiers])
+    return frame[columns] if columns else None
+
+
+def _utility(result: Anonymization, plan: PartitionPlan, conditions: pd.DataFrame | None) -> UtilitySummary:
+    """Record utility, the counts estimated through the sub-tables' matrices (each sub-table's unbiased inverse,
+    summed by value) against the original counts, and the count-query workload on ``conditions``."""
+    from ppdp_desktop.core.evaluation.utility import utility_summary
+    from ppdp_desktop.core.evaluation.workload import run_workload
+
+    true_codes, released = result.applied.codes[plan.attribute]
+    estimate = plan.estimator(released, result.applied.columns[plan.subtable_column])
+    reconstructed = estimate(np.ones(len(true_codes), dtype=bool))  # unbiased: for the error measures
+    workload = run_workload(conditions, true_codes, plan.domain.m, estimate) if conditions is not None else None
+    return utility_summary(plan.record_utility, plan.domain.counts.astype(float), reconstructed, reconstructed,
+                           workload)
 
 
 def subtable_findings(plan: PartitionPlan) -> list[str]:

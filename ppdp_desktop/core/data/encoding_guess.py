@@ -41,6 +41,11 @@ WORDS = 2000
 FIT_MARGIN = 0.2
 #: ... or, when no language knows the letters of either, its mess ratio is this much below the next one's
 CHAOS_MARGIN = 0.1
+#: a code page other than Windows-1252 / Latin-1 (what was read before) is chosen without asking only on at least
+#: this many (6) non-ASCII bytes: two stray bytes that one code page happens to define ("\x81\x8d" reads "ЃЌ" in
+#: Windows-1251 only) are no evidence of an alphabet
+MIN_EVIDENCE = 6
+WESTERN = ("cp1252", "iso8859_1")
 #: a reading whose letters two languages write is kept beside one that a single language writes, unless that one
 #: spells this many distinct non-ASCII letters or more (then it is clear; measured: 2 and 3 ask the same files)
 CLEAR_LETTERS = 3
@@ -198,17 +203,22 @@ def guess_sample(sampled: bytes) -> Guess:
     judged.sort(key=lambda j: j[1:])
     best = judged[0][4]
     if judged[0][1] == 0:  # no reading spells a word in a language known here: charset-normalizer's mess alone
-        if all(j[2] - judged[0][2] >= CHAOS_MARGIN for j in judged[1:]):
+        if _evidence(words) >= MIN_EVIDENCE and all(j[2] - judged[0][2] >= CHAOS_MARGIN for j in judged[1:]):
             return Guess(_name(best), (Candidate(_name(best), label(best)),))
         return _as_before()  # read as before (Windows-1252), which names a byte it does not know
     rivals = [j[4] for j in judged[1:] if _margin(words, readings, best, j[4]) < FIT_MARGIN]
-    if not rivals:
+    if not rivals and (best in WESTERN or _evidence(words) >= MIN_EVIDENCE):
         return Guess(_name(best), (Candidate(_name(best), label(best)),))
     chosen = [best] + rivals[:2]
     word = _telling_word(words, chosen)
     line = next((ln for ln in sampled.splitlines() if word and word in ln), b"")
     return Guess(None, tuple(Candidate(_name(c), label(c), word.decode(c, "replace"), _short(line.decode(c, "replace")))
                              for c in chosen))
+
+
+def _evidence(words: list[tuple[bytes, int]]) -> int:
+    """The non-ASCII bytes of the sample's words (one loop over its distinct words, at most :data:`WORDS`)."""
+    return sum(sum(1 for b in word if b >= 0x80) * count for word, count in words)
 
 
 def _plausible(judged: list[tuple], families: dict[str, tuple[str, ...] | None],

@@ -193,6 +193,9 @@ def _anonymize(args: argparse.Namespace) -> int:
     passphrase = (read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
                                       names=(args.data, args.out, args.key)) if args.key else None)
     _warn_seed(args.seed)
+    from ppdp_desktop.cli.repeat_args import default_project, repeat_settings
+
+    settings.repeat = repeat_settings(args, default_project(args.data, args.project), passphrase)
     if mode.streaming:
         if mode.reason:
             print(f"ppdp: note: {mode.reason} (--in-memory to keep it whole)", file=sys.stderr)
@@ -375,6 +378,8 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
         lines.append("  Sensitive values: no formal guarantee (see the release's statement)")
     if result.reidentification is not None:
         lines += [f"  {line}" for line in result.reidentification.lines()]
+    if result.repeat is not None:  # this release among its project's releases (ppdp history lists them)
+        lines += [f"  {line}" for line in result.repeat.sentences()]
     if key:
         lines.append(f"  sealed key: {key} (keep it apart from the release)")
     if signer is not None:
@@ -419,11 +424,15 @@ def run_project_file(args: argparse.Namespace) -> int:
     _warn_seed(args.seed)
     start = time.perf_counter()
     signer = open_signer(args)
+    from ppdp_desktop.cli.repeat_args import repeat_settings
     from ppdp_desktop.cli.stages import StageLines
 
+    repeat = repeat_settings(args, project.repeat_project_id(args.project), passphrase)
+    if args.budget is None and project.budget is not None:
+        repeat.budget = project.budget  # the project file's budget; --budget overrides it for this run
     result, folder = run_project(project, out, key, passphrase, args.overwrite, StageLines.from_args(args), CancelToken(),
                                  seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom,
-                                 project_path=args.project, signer=signer)
+                                 project_path=args.project, signer=signer, repeat=repeat)
     print_summary(result, folder, key, time.perf_counter() - start, False, signer)
     run = current_provenance(result.dataset.digest, file_sha256(args.project))  # the plain digests: never published
     for line in previous.compare(run, input_path=project.data_path):  # versions, input or project that differ

@@ -7,6 +7,7 @@ from ppdp_desktop import __version__
 from ppdp_desktop.cli.exit_codes import EPILOG, ExitCode
 from ppdp_desktop.cli.history import add_parser as add_history_parser
 from ppdp_desktop.cli.passphrase import add_allow_weak_argument
+from ppdp_desktop.cli.repeat_args import add_repeat_arguments
 from ppdp_desktop.cli.streams import INPUT_FORMATS
 from ppdp_desktop.core.declarations import add_arguments as add_declared_arguments
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, comparisons
@@ -198,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     _protection_args(an)
     _key_args(an)
     an.add_argument("--seed", type=int, help="fix the random seed (testing only: a guessable seed voids the guarantee)")
+    add_repeat_arguments(an)
     _input_args(an)
     an.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     an.add_argument("--utility", action="store_true", help="also print utility figures (count-query workload, distances)")
@@ -242,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_PASSPHRASE, else a prompt)")
     add_allow_weak_argument(run)
     run.add_argument("--seed", type=int, help="fix the random seed (testing only)")
+    add_repeat_arguments(run, project=False)
     run.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     run.add_argument("--format", dest="fmt", choices=("csv", "xlsx", "sav", "parquet"), default="csv",
                      help="format of the released data (default csv)")

@@ -23,14 +23,18 @@ import pyarrow as pa
 
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.schema import Schema, free_name, roles_from_lists
-from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.generalization import Generalization
 from ppdp_desktop.core.methods import Method, Plan, get_method
 from ppdp_desktop.core.outcome import Anonymization, Applied
+from ppdp_desktop.core.privacy.persistent import PersistentKeys, identity_fingerprints
 from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, PseudonymKey
 from ppdp_desktop.core.privacy.randomness import RandomSource, job_randomness
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.protection import check_group_bound, measure, protect, released_quasi
+from ppdp_desktop.core.release.installation import ledger_identity_secret
+from ppdp_desktop.core.repeat.records import ReleaseRecords
+from ppdp_desktop.core.repetition import chunk_records, identity_columns, repeat_outcome
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings
 
 
@@ -52,6 +56,13 @@ class JobPlan:
     columns: list[str]  # the data's columns, in the file's order
     pseudonym_column: str = PSEUDONYM_COLUMN
     pseudonym_key: PseudonymKey | None = None  # record i's id is the key's permutation of i (secret)
+    #: repeated releases (issue 30): the columns that say who a record is, that choice in words, the epsilon this
+    #: release spends on a record, whether the method draws persistently, and the ledger's identity keys
+    identity_columns: list[str] = field(default_factory=list)
+    identity: str = ""
+    release_epsilon: float = 0.0
+    persistent_draws: bool = False
+    ledger_keys: PersistentKeys | None = None
 
     @property
     def protected(self) -> set[str]:
@@ -85,6 +96,7 @@ class ReleasedChunk:
     applied: Applied
     quasi: pd.DataFrame
     identifiers: pd.DataFrame = field(default_factory=pd.DataFrame)
+    records: ReleaseRecords | None = None  # as the release ledger keeps them (a job with a project only)
 
 
 def plan_columns(settings: AnonymizationSettings) -> list[str]:
@@ -144,25 +156,48 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     added = [c for c in (getattr(plan, "subtable_column", None),) if c]
     pseudonym_column = free_name(PSEUDONYM_COLUMN, [*columns, *added])
     key = PseudonymKey.from_seed(randomness.keyed) if settings.seed is not None else PseudonymKey.random()
+    job = JobPlan(method, settings, schema, sensitive, quasi, notes, generalization, plan, guarantee, randomness, seed,
+                  columns, pseudonym_column, key)
+    if settings.repeat.active:
+        job.identity_columns, job.identity = identity_columns(settings, columns, job.protected)
+        job.release_epsilon = method.release_epsilon(plan, guarantee)
+        job.persistent_draws = settings.repeat.keys is not None
+        job.ledger_keys = PersistentKeys(ledger_identity_secret())
     progress(1.0, "Verified")
-    return JobPlan(method, settings, schema, sensitive, quasi, notes, generalization, plan, guarantee, randomness, seed,
-                   columns, pseudonym_column, key)
+    return job
 
 
 def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:
     """The decisions that need every record (``frame``: the plan's columns of the whole table, in order)."""
     quasi = job.generalization.apply(frame[job.quasi]) if job.generalization is not None else None
     bind = getattr(job.plan, "bind", None)
-    return Bound(quasi, bind(frame, job.randomness) if bind is not None else None)
+    if bind is None:
+        return Bound(quasi, None)
+    randomness, keys = job.randomness, job.settings.repeat.keys
+    if keys is not None and job.identity_columns:  # the plan's whole-table draws (partition's deal) persistent too
+        missing = [c for c in job.identity_columns if c not in frame.columns]
+        if missing:
+            raise ParameterError(f"{job.method.title} deals the records with persistent randomness, which needs the "
+                                 f"columns that tell who a record is ({', '.join(missing)}) in the plan's pass; tag an "
+                                 f"identifier column in {setting_ref('identifiers')}.", setting="identifiers")
+        randomness = randomness.with_records(keys, keys.identities(frame, job.identity_columns), 0)
+    return Bound(quasi, bind(frame, randomness))
 
 
 def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -> ReleasedChunk:
     """Records ``start, ..., start + len(chunk) - 1`` as released (original order): the plan applied, the
     quasi-identifiers generalized, identifiers dropped and a pseudonym column first when needed."""
+    randomness, identities = job.randomness, None
+    if job.ledger_keys is not None:
+        fingerprints = identity_fingerprints(chunk, job.identity_columns)
+        identities = job.ledger_keys.keyed_identities(*fingerprints)
+        keys = job.settings.repeat.keys
+        if keys is not None:  # persistent draws: bound to the records' identities under the custodian secret
+            randomness = randomness.with_records(keys, keys.keyed_identities(*fingerprints), start)
     if applies_in_chunks(job.plan):
-        applied = job.plan.apply(chunk, job.randomness, start=start, bound=bound.plan)
+        applied = job.plan.apply(chunk, randomness, start=start, bound=bound.plan)
     elif start == 0:  # a plug-in written before chunks: it gets the whole table
-        applied = job.plan.apply(chunk, job.randomness)
+        applied = job.plan.apply(chunk, randomness)
     else:
         raise ParameterError(f"{job.method.title} applies its plan to the whole table at once; it cannot be streamed.")
     stop = start + len(chunk)
@@ -186,7 +221,8 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -
         rows.insert(0, job.pseudonym_column, ids.array)
         identifiers = chunk[job.schema.identifiers].reset_index(drop=True)
         identifiers.insert(0, job.pseudonym_column, ids.array)
-    return ReleasedChunk(start, rows, applied, quasi, identifiers)
+    records = None if identities is None else chunk_records(job, identities, applied, quasi)
+    return ReleasedChunk(start, rows, applied, quasi, identifiers, records)
 
 
 def measure_released(job: JobPlan, read, columns: list[str]) -> None:
@@ -239,6 +275,7 @@ def anonymize(
     order = job.randomness.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
     table = released.rows.take(order).reset_index(drop=True)
     measure_released(job, lambda cols: [table[cols]], list(table.columns))
+    repeat = repeat_outcome(job, released.records) if released.records is not None else None  # refused past a budget
     pseudonym_map = None
     if job.needs_pseudonyms:
         pseudonym_map = released.identifiers.take(order).reset_index(drop=True)
@@ -250,4 +287,4 @@ def anonymize(
     progress(1.0, "Done")
     return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
                          released.applied, job.seed, order, pseudonym_map, reidentification, job.notes,
-                         job.pseudonym_column, job.pseudonym_key if job.needs_pseudonyms else None)
+                         job.pseudonym_column, job.pseudonym_key if job.needs_pseudonyms else None, repeat)

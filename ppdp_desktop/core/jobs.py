@@ -16,7 +16,7 @@ from ppdp_desktop.core.errors import InputError, PPDPError
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, subrange
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.settings import AnonymizationSettings
+from ppdp_desktop.core.settings import AnonymizationSettings, RepeatSettings
 
 
 @dataclass
@@ -162,6 +162,7 @@ def run_project(
     bom: bool = True,
     project_path: str | Path | None = None,
     signer=None,
+    repeat: RepeatSettings | None = None,
 ) -> tuple[Anonymization, Path]:
     """A saved project headless, through the window's own steps: load its data, check that the data still
     matches it, run the chosen method with its report (:func:`run_job`), export (:func:`export_job`)."""
@@ -169,7 +170,10 @@ def run_project(
         raise InputError("The project names no data file; open the data in the window and save the project again.")
     dataset = load_job(project.data_path, project.load_options.copy(), subrange(progress, 0.0, 0.2), cancel)
     project.check_data(dataset)
-    outcome = run_job(dataset, [project.settings(seed=seed)], subrange(progress, 0.2, 0.7), cancel)
+    settings = project.settings(seed=seed)
+    if repeat is not None:  # the project's earlier releases: persistent draws, the ledger, the budget (issue 30)
+        settings.repeat = repeat
+    outcome = run_job(dataset, [settings], subrange(progress, 0.2, 0.7), cancel)
     folder = export_job(outcome.main, folder, key_path, passphrase, overwrite, subrange(progress, 0.7, 1.0), cancel,
                         fmt=fmt, zip_file=zip_file, reports=outcome.reports[:1], bom=bom,
                         inputs=(project_path,) if project_path else (), signer=signer, project_file=project_path)

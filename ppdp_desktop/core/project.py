@@ -32,7 +32,7 @@ from ppdp_desktop.core.taxonomy.tree import Taxonomy
 if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
 
-PROJECT_VERSION = 4
+PROJECT_VERSION = 5
 DP_DEFAULTS: dict[str, Any] = {"dp_attributes": [], "dp_epsilon": 1.0, "dp_k": 10, "dp_domains": {}}
 
 
@@ -61,6 +61,16 @@ class Project:
     taxonomies: dict[str, dict[str, Any]] = field(default_factory=dict)
     release_folder: str | None = None
     key_path: str | None = None
+    #: repeated releases (issue 30): the project's name in the release ledger (None: the project file's name), the
+    #: largest cumulative epsilon a patient may reach over its releases (None: no budget)
+    project_id: str | None = None
+    budget: float | None = None
+
+    def repeat_project_id(self, path: str | Path | None) -> str:
+        """The project's name in the release ledger: :attr:`project_id`, else the project file's name."""
+        if self.project_id:
+            return self.project_id
+        return Path(path).stem if path else (Path(self.data_path).stem if self.data_path else "project")
 
     # --- roles -----------------------------------------------------------------------------
     def columns_with(self, role: Role) -> list[str]:
@@ -234,9 +244,17 @@ def _add_protection(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _add_repeat(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 -> 5: the project's name in the release ledger and its budget appear (none: as before)."""
+    data = dict(data)
+    data.setdefault("project_id", None)
+    data.setdefault("budget", None)
+    return data
+
+
 #: version -> function(data) -> version + 1
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    1: _add_dp_defaults, 2: _options_per_method, 3: _add_protection}
+    1: _add_dp_defaults, 2: _options_per_method, 3: _add_protection, 4: _add_repeat}
 
 
 def migrate(data: dict[str, Any], name: str) -> dict[str, Any]:

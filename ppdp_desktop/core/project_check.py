@@ -121,8 +121,11 @@ def check_project_data(data: dict[str, Any], name: str) -> None:
         if data.get(field) is not None and not isinstance(data[field], str):
             raise _fail(name, field, "text", data[field])
 
-    for field in ("data_path", "choice_column", "release_folder", "key_path"):
+    for field in ("data_path", "choice_column", "release_folder", "key_path", "project_id"):
         optional_text(field)
+    budget = data.get("budget")
+    if budget is not None and not (_number(budget) and budget > 0):
+        raise _fail(name, "budget", "a positive number (the largest cumulative epsilon) or null", budget)
     load_options = data.get("load_options", {})
     if not isinstance(load_options, dict):
         raise _fail(name, "load_options", "an object", load_options)

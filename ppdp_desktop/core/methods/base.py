@@ -10,6 +10,7 @@ adding a method is one package with a :class:`Method` subclass and one registry 
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
@@ -232,6 +233,13 @@ class Method(Generic[PlanT, SettingsT]):
         """How ``ppdp lookup`` decodes the grades of ``attribute`` from the key's ``graded`` entry; a method that
         publishes no grades refuses (the key does not belong to its kind of release)."""
         raise KeyFileError(f"The key holds grades of {attribute!r}, but {self.title} publishes no grades")
+
+    def release_epsilon(self, plan: Plan, guarantee: dict[str, Any]) -> float:
+        """The local differential privacy epsilon this release spends on one record's values: what composes in the
+        release ledger when the record is released again with fresh draws (issue 30); ``inf`` when the method
+        states none. By default the guarantee's ``epsilon_ldp`` (perturbation and partitioning)."""
+        stated = guarantee.get("epsilon_ldp")
+        return float(stated) if isinstance(stated, int | float) and not isinstance(stated, bool) else math.inf
 
     def comparisons(self) -> tuple[Comparison, ...]:
         """The ways ``ppdp compare`` compares this method with others (:class:`~ppdp_desktop.core.methods.hooks.

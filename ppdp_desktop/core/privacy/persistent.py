@@ -97,7 +97,10 @@ class PersistentKeys:
 
     def identities(self, frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
         """The keyed 64-bit identity digest of every record of ``frame`` from ``columns`` (uint64)."""
-        first, second = identity_fingerprints(frame, columns)
+        return self.keyed_identities(*identity_fingerprints(frame, columns))
+
+    def keyed_identities(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """The keyed identity digests of records whose :func:`identity_fingerprints` are ``first, second``."""
         return prf_words(self._identity, first, second)
 
     def digest(self, left: np.ndarray, right: np.ndarray, purpose: bytes) -> np.ndarray:

@@ -137,3 +137,10 @@ def keyed_digest(secret: bytes, label: str, nonce: str, sha256: str, size: int |
 
 def new_nonce() -> str:
     return secrets.token_hex(16)
+
+
+def ledger_identity_secret() -> bytes:
+    """The 32-byte key of the release ledger's identity digests on this computer: derived from this installation's
+    secret (made on first use), so the same patient has the same digest in every release made here and nobody
+    without this computer's secret can test a guessed patient number against the ledger."""
+    return hmac.new(installation_secret(), b"PPDP Desktop release ledger identities v1", hashlib.sha256).digest()

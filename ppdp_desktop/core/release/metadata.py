@@ -66,6 +66,8 @@ def release_metadata(result: Anonymization, sep: str, fmt: str = "csv", *, bom: 
     from ppdp_desktop.core.report.groups import for_anonymization  # what the release's statistics reveal about a group
 
     metadata["group_disclosure"] = for_anonymization(result, public=True).to_json()  # streamed: "not_measured"
+    if result.repeat is not None:  # this release among its project's releases (issue 30): public figures only
+        metadata["repeated_release"] = result.repeat.to_json()
     return metadata
 
 

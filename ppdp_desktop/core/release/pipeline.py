@@ -220,6 +220,11 @@ def publish_release(
         provenance = current_provenance(written.input_digest, project_sha256).sealed()
         metadata = release_metadata(result, sep, fmt, bom=bom, written=written.table, provenance=provenance)
         source.metadata(metadata)
+        if ledger_entry is None and result.repeat is not None:  # a job with a project: its row of the ledger
+            parameters = metadata.get("parameters")
+            ledger_entry = result.repeat.ledger_entry(result.plan.method, parameters if isinstance(parameters, dict)
+                                                      else {})
+            ledger = Ledger()
         if signer is not None:  # named inside, so README.txt and the report say who signed
             metadata["signer"] = {"algorithm": ALGORITHM, "fingerprint": signer.fingerprint}
         (tmp / META_FILE).write_text(dumps_readable(metadata), encoding="utf-8")

@@ -44,11 +44,20 @@ def recipient_readme(metadata: dict[str, Any]) -> str:
         text += (f"Signed\n  The manifest (SHA256SUMS) is signed ({signer.get('algorithm', 'Ed25519')}) by the key with\n"
                  f"  fingerprint {signer['fingerprint']}. Ask the custodian for that fingerprint by another\n"
                  f"  channel, then check:  ppdp verify THIS_FOLDER --signer \"{signer['fingerprint']}\"\n\n")
-    text += _verdicts(metadata) + _groups(metadata) + column_treatments(metadata)
+    text += _verdicts(metadata) + _groups(metadata) + _repeated(metadata) + column_treatments(metadata)
     return text + get_method(str(metadata.get("method", ""))).readme_text(metadata)
 
 
 _NOTE = "\n                "  # continues a line of the file list
+
+
+def _repeated(metadata: dict[str, Any]) -> str:
+    """What this release adds to its project's earlier releases (release.json's ``repeated_release``)."""
+    block = _dict_at(metadata, "repeated_release")
+    statement = block.get("statement")
+    if not isinstance(statement, list) or not statement:
+        return ""
+    return "Repeated releases\n" + "".join(_fill(str(line), "  ", "  ") + "\n" for line in statement) + "\n"
 
 
 def _format(metadata: dict[str, Any]) -> tuple[str, str]:

@@ -10,6 +10,7 @@ from ppdp_desktop.core.repeat.records import ReleaseRecords
 if TYPE_CHECKING:
     from ppdp_desktop.core.repeat.accounting import CumulativeGuarantee
     from ppdp_desktop.core.repeat.intersection import IntersectionReport
+    from ppdp_desktop.core.repeat.ledger import LedgerEntry
 
 
 @dataclass
@@ -42,7 +43,15 @@ class RepeatOutcome:
             **self.cumulative.to_json(),
             **({"intersection": self.intersection.to_json()} if self.intersection is not None else {}),
             **({"budget_override_reason": self.override_reason} if self.override_reason else {}),
+            "statement": self.sentences(),
         }
+
+    def ledger_entry(self, method: str, parameters: dict[str, Any]) -> LedgerEntry:
+        """What the release ledger keeps of this release (written around its publication)."""
+        from ppdp_desktop.core.repeat.ledger import LedgerEntry
+
+        return LedgerEntry(self.project_id, method, parameters, self.records, self.persistent, self.stable_pseudonyms,
+                           self.cumulative.to_json(), self.budget, self.override_reason, self.node)
 
     def sentences(self) -> list[str]:
         """The plain-language lines for the CLI summary, README.txt, the report and the Run page."""

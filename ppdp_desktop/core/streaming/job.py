@@ -32,6 +32,8 @@ from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
 from ppdp_desktop.core.privacy.record_table import record_batch
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.protection import measure
+from ppdp_desktop.core.repeat.records import ReleaseRecords
+from ppdp_desktop.core.repetition import concatenate, repeat_outcome
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.streaming.passes import compact_frame, gather_plan_columns, join_compact, release_chunks
 from ppdp_desktop.core.streaming.sample import ReportSample
@@ -54,6 +56,7 @@ class StreamedData:
     identifiers: Path | None  # the key's record table (Arrow IPC, record order), None without one
     sample: ReportSample | None = None
     secrets: list[str] = field(default_factory=list)  # the record secrets among its columns
+    ledger: list[ReleaseRecords] = field(default_factory=list)  # the records as the release ledger keeps them, by chunk
 
 
 #: ``writer(source, job, bound, target, spill, *, sep, bom, chunk_size, n_records, progress, cancel) -> StreamedData``:
@@ -161,6 +164,7 @@ def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target
     records = RecordTableSpill(spill / "key-records.arrows")
     order_keys = job.randomness.keyed.stream(ROW_ORDER_STREAM, "order")
     quasi_parts: list[pd.DataFrame] = []
+    ledger: list[ReleaseRecords] = []
     guarded: set[str] = set()
     columns: list[str] = []
     try:
@@ -176,6 +180,8 @@ def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target
             if job.quasi:
                 quasi_parts.append(compact_frame(released.quasi))
             records.add(released, job)
+            if released.records is not None:
+                ledger.append(released.records)
             progress(0.8 * min(1.0, stop / max(1, n_records)), f"Released {stop:,} of {n_records:,} records (pass 2)")
             cancel.check()
         table_path = records.close()
@@ -188,7 +194,7 @@ def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target
     if written != n_records:
         raise ReleaseError(f"{written:,} records were written but {n_records:,} were read; nothing was published.")
     return StreamedData(digest, written, columns, [c for c in columns if c in guarded],
-                        join_compact(quasi_parts, written), table_path, sample, records.secrets)
+                        join_compact(quasi_parts, written), table_path, sample, records.secrets, ledger)
 
 
 def streamed_outcome(job, dataset: Dataset, frame: pd.DataFrame, data: StreamedData) -> Anonymization:
@@ -198,9 +204,10 @@ def streamed_outcome(job, dataset: Dataset, frame: pd.DataFrame, data: StreamedD
     reidentification = measure(frame, released, released, job.quasi, job.settings.protection, job.generalization,
                                job.method.randomizes_quasi)
     table = pd.DataFrame(columns=data.columns)
+    repeat = repeat_outcome(job, concatenate(data.ledger)) if data.ledger else None  # refused past the budget
     return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
                          Applied({}), job.seed, np.empty(0, dtype=np.int64), None, reidentification, job.notes,
-                         job.pseudonym_column, job.pseudonym_key if job.needs_pseudonyms else None)
+                         job.pseudonym_column, job.pseudonym_key if job.needs_pseudonyms else None, repeat)
 
 
 def temp_folder_beside(out: Path) -> Path:

@@ -31,7 +31,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data.schema import Kind
 from ppdp_desktop.core.errors import ParameterError, setting_ref
-from ppdp_desktop.core.methods.base import Method
+from ppdp_desktop.core.methods.base import Method, Plan
 from ppdp_desktop.core.methods.dp import settings as dp_settings
 from ppdp_desktop.core.methods.dp.categorical import CANDIDATES
 from ppdp_desktop.core.methods.dp.claim import UNLINKED
@@ -87,6 +87,10 @@ class DPMicroaggregation(Method[DPMicroaggPlan, DPSettings]):
     needs_pairs = False
     public_report = True  # inside an epsilon-DP release: nothing computed from the original records
     window_editor = "dp"  # its window editor asks it noise_scale, is_whole_numbers and grid_step
+
+    def release_epsilon(self, plan: Plan, guarantee: dict[str, Any]) -> float:
+        """The job's epsilon: its noise is drawn per cluster afresh for every release, so it composes each time."""
+        return float(self.own_plan(plan).epsilon)
 
     def job_settings(self, settings: AnonymizationSettings) -> AnonymizationSettings:
         """Without a sensitive column, the first protected attribute stands for it (its name in the key). An

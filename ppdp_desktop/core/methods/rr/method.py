@@ -9,6 +9,7 @@ recomputed from the data before anything is written, and the written release is 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
-from ppdp_desktop.core.methods.base import Method
+from ppdp_desktop.core.methods.base import Method, Plan
 from ppdp_desktop.core.methods.rr import claims
 from ppdp_desktop.core.methods.rr import release as rr_release
 from ppdp_desktop.core.methods.rr.estimate import randomize_records
@@ -104,6 +105,16 @@ class RRPlan:
                 claims.short_statement(self.parameters.l, self.parameters.verified_max_risk)]
 
 
+def rr_epsilon(d: int, p: float) -> float:
+    """The local-DP epsilon of keeping a value with probability ``p`` else moving it to one of the other ``d - 1``
+    uniformly: ``ln(p (d - 1) / (1 - p))`` (``|.|``: below ``1/d`` the largest ratio is the inverse one)."""
+    if d <= 1 or p == 1.0 / d:
+        return 0.0
+    if p >= 1.0 or p <= 0.0:
+        return math.inf
+    return abs(math.log(p * (d - 1) / (1.0 - p)))
+
+
 class RandomizedResponse(Method[RRPlan, RRSettings]):
     name = "rr"
     title = "Randomized quasi-identifiers and/or sensitive value (linking-attack bound)"
@@ -122,6 +133,14 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
     randomizes_quasi = True
     public_report = True  # the report inside the release: released and estimated counts only (rr/report.py)
     window_editor = "linking"
+
+    def release_epsilon(self, plan: Plan, guarantee: dict[str, Any]) -> float:
+        """The randomized attributes' epsilons added up (each record's attributes are randomized independently);
+        ``inf`` when the sensitive column is released as it is (no epsilon covers an exact value)."""
+        randomized = self.own_plan(plan)._randomized()
+        if not any(role == "sensitive" for _d, role, _p in randomized):
+            return math.inf
+        return float(sum(rr_epsilon(d.m, p) for d, _role, p in randomized))
 
     def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> RRPlan:
         rr = self.settings(settings)

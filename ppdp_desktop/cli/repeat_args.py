@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from ppdp_desktop.core.declarations import finite_float
@@ -48,8 +47,9 @@ def repeat_settings(args: argparse.Namespace, project_id: str, key_passphrase: s
     """The job's repeated-release settings: the project's custodian secret opened (made on the project's first
     release when a passphrase is at hand), the budget (``--budget``, else the project's last one in the ledger).
 
-    Prints one note on stderr when it makes a secret or when there is none (each record released again then
-    composes). A wrong passphrase is refused with the key file's own message (a :class:`KeyFileError`).
+    Notes (a secret made, or none at hand: each record released again then composes) go into the settings and
+    so into the release's statement and the summary, after the work. A wrong passphrase is refused with the key
+    file's own message (a :class:`KeyFileError`).
     """
     from ppdp_desktop.core.privacy.persistent import PersistentKeys
     from ppdp_desktop.core.release.custodian_secret import create_secret, open_secret, secret_exists, secret_path
@@ -57,7 +57,7 @@ def repeat_settings(args: argparse.Namespace, project_id: str, key_passphrase: s
 
     passphrase = _secret_passphrase(args, key_passphrase, key_made)
     given = getattr(args, "secret", None)
-    keys = None
+    keys, notes = None, []
     seed = getattr(args, "seed", None)
     if seed is not None and not given:  # testing only (warned): reproducible, so the secret is the seed's
         keys = PersistentKeys(seeded_secret(seed))
@@ -68,19 +68,19 @@ def repeat_settings(args: argparse.Namespace, project_id: str, key_passphrase: s
             made = create_secret(project_id, passphrase, given)
             keys = PersistentKeys(made.key)
             where = given or secret_path(project_id)
-            print(f"ppdp: note: made the custodian secret of project {project_id!r} at {where} (sealed with the "
-                  "passphrase); keep it: an unchanged patient gets the same released values in every release made "
-                  "with it, and without it the next release counts as independent.", file=sys.stderr)
+            notes.append(f"Made the custodian secret of project {project_id!r} at {where} (sealed with the "
+                         "passphrase); keep it: an unchanged patient gets the same released values in every release "
+                         "made with it, and without it the next release counts as independent.")
     else:
-        print(f"ppdp: note: no custodian secret for project {project_id!r} (give --secret-passphrase-file or "
-              f"{SECRET_PASSPHRASE_VAR}): this release draws fresh randomness, so every patient released before "
-              "composes (see ppdp history).", file=sys.stderr)
+        notes.append(f"No custodian secret for project {project_id!r} (give --secret-passphrase-file or "
+                     f"{SECRET_PASSPHRASE_VAR}): this release draws fresh randomness, so every patient released "
+                     "before composes (see ppdp history).")
     budget = getattr(args, "budget", None)
     if budget is None:
         with Ledger() as ledger:
             budget = next((r.budget for r in reversed(ledger.releases(project_id)) if r.budget is not None), None)
     return RepeatSettings(project_id=project_id, keys=keys, budget=budget,
-                          override_reason=getattr(args, "over_budget_reason", None) or None)
+                          override_reason=getattr(args, "over_budget_reason", None) or None, notes=notes)
 
 
 def seeded_secret(seed: int) -> bytes:

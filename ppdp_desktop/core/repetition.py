@@ -96,4 +96,4 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
         if before.classes is not None:
             intersection = intersection_check(before, records, int(job.settings.protection.k), same_node=last.node == node)
     return RepeatOutcome(repeat.project_id, job.identity, cumulative.persistent, records, cumulative, repeat.budget,
-                         repeat.override_reason, repeat.stable_pseudonyms, node, intersection)
+                         repeat.override_reason, repeat.stable_pseudonyms, node, intersection, list(repeat.notes))

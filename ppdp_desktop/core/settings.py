@@ -238,6 +238,8 @@ class RepeatSettings:
     override_reason: str | None = None
     stable_pseudonyms: bool = False
     ledger: bool = True
+    #: what the face that opened the secret has to tell the user (a secret made, none at hand), said after the work
+    notes: list[str] = field(default_factory=list)
 
     @property
     def active(self) -> bool:

@@ -78,3 +78,10 @@ def demo_data():
     from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 
     return load_table(resource_path(DEMO_DATA))
+
+
+@pytest.fixture(autouse=True)
+def own_release_ledger(tmp_path_factory, monkeypatch):
+    """Each test its own release ledger and custodian secrets (PPDP_DATA_DIR): a test's releases are the first of
+    their project unless the test makes more, and no test reads the records of every release made before it."""
+    monkeypatch.setenv("PPDP_DATA_DIR", str(tmp_path_factory.mktemp("ppdp-data")))

@@ -194,3 +194,25 @@ def test_method_epsilons_for_the_ledger():
     assert rr_epsilon(3, 1.0) == np.inf
     assert get_method("uniform").release_epsilon(None, {"epsilon_ldp": 1.5}) == 1.5
     assert get_method("uniform").release_epsilon(None, {"epsilon_ldp": None}) == np.inf
+
+
+def test_the_theta_rule_keeps_the_project_s_plan_while_it_fits(adult):
+    """theta's pairs (rho1 = f/n) move with the counts; the project keeps its first plan (same values, same rule) so
+    that records added next month do not make every draw fresh; a new value makes a new plan (all draws fresh)."""
+    keys = PersistentKeys(SECRET)
+    first = _release(adult, _settings("finegrain", "theta", keys))
+    added = adult.head(300).assign(patient_id=[f"N{i:05d}" for i in range(300)])
+    more = pd.concat([adult.sample(frac=1.0, random_state=3), added]).reset_index(drop=True)
+    second = _release(more, _settings("finegrain", "theta", keys))
+    assert second.plan.parameters.get("kept_from_release") == 1
+    np.testing.assert_array_equal(second.plan.retention, first.plan.retention)
+    a, b = _released_by_patient(first, adult), _released_by_patient(second, more)
+    assert (a == b.reindex(a.index)).mean() == 1.0
+    assert second.repeat.cumulative.unchanged == N and second.repeat.cumulative.new == 300
+    assert second.plan.parameters["asked"] == first.plan.requirement.rule
+    assert any("plan of release 1" in line for line in second.repeat.sentences())
+    new_value = more.copy()
+    new_value.loc[0, "occupation"] = "Astronaut"
+    third = _release(new_value, _settings("finegrain", "theta", keys))
+    assert "kept_from_release" not in third.plan.parameters
+    assert third.repeat.cumulative.changed >= N - 1

@@ -34,7 +34,7 @@ from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subra
 from ppdp_desktop.core.protection import check_group_bound, measure, protect, released_quasi
 from ppdp_desktop.core.release.installation import ledger_identity_secret
 from ppdp_desktop.core.repeat.records import ReleaseRecords
-from ppdp_desktop.core.repetition import chunk_records, identity_columns, repeat_outcome
+from ppdp_desktop.core.repetition import chunk_records, identity_columns, previous_plan, repeat_outcome
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings
 
 
@@ -147,6 +147,8 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
                           method.randomizes_quasi)
     cancel.check()
     progress(0.2, "Planning")
+    if settings.repeat.active and settings.repeat.previous_plan is None:  # kept when it still fits (persistence)
+        settings.repeat.previous_plan = previous_plan(settings.repeat.project_id, method.name)
     plan = method.prepare(dataset, settings)
     cancel.check()
     progress(0.7, "Verifying the guarantee")

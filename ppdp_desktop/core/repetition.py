@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,18 @@ def identity_columns(settings: AnonymizationSettings, columns: Sequence[str], pr
         return list(columns), "their whole original content (no identifier column is tagged)"
     return unchanged, ("the columns released unchanged (no identifier column is tagged: two patients alike in all of "
                        "them count as one)")
+
+
+def planned_identity(settings: AnonymizationSettings, columns: Sequence[str]) -> tuple[list[str], str]:
+    """:func:`identity_columns` of a job not yet planned (the window says it before the run): the columns the
+    method protects are found as :func:`~ppdp_desktop.core.anonymize.plan_job` finds them."""
+    from ppdp_desktop.core.methods import get_method
+
+    method = get_method(settings.method)
+    settings = method.job_settings(settings)
+    sensitive, quasi = method.roles(settings)
+    protected = {*sensitive, *((c for c in quasi if c not in sensitive) if method.randomizes_quasi else ())}
+    return identity_columns(settings, columns, protected)
 
 
 def chunk_records(job: JobPlan, identities: np.ndarray, applied: Applied, quasi: pd.DataFrame) -> ReleaseRecords:
@@ -95,5 +107,24 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
         before = previous[earlier.index(last)]
         if before.classes is not None:
             intersection = intersection_check(before, records, int(job.settings.protection.k), same_node=last.node == node)
+    notes = list(repeat.notes)
+    kept = getattr(job.plan, "parameters", {}).get("kept_from_release")
+    if kept:
+        notes.append(f"The plan of release {kept} of this project was kept (the column holds the same values and the "
+                     "same rule was asked for): its pairs and retentions, so that an unchanged patient's draw stays the "
+                     "same; a new value or another rule makes a new plan, and every patient's draw fresh.")
     return RepeatOutcome(repeat.project_id, job.identity, cumulative.persistent, records, cumulative, repeat.budget,
-                         repeat.override_reason, repeat.stable_pseudonyms, node, intersection, list(repeat.notes))
+                         repeat.override_reason, repeat.stable_pseudonyms, node, intersection, notes,
+                         plan_state=job.method.repeat_state(job.plan))
+
+
+def previous_plan(project_id: str, method: str) -> dict[str, Any] | None:
+    """The plan state of the project's last published release by ``method`` (``Method.repeat_state``, kept in the
+    ledger with the release's number), or None."""
+    with Ledger() as ledger:
+        for release in reversed(ledger.releases(project_id)):
+            if release.method != method:
+                continue
+            state = release.parameters.get("plan_state")
+            return {**state, "ordinal": release.ordinal} if isinstance(state, dict) else None
+    return None

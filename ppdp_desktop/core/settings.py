@@ -240,6 +240,9 @@ class RepeatSettings:
     ledger: bool = True
     #: what the face that opened the secret has to tell the user (a secret made, none at hand), said after the work
     notes: list[str] = field(default_factory=list)
+    #: the plan of the project's last release by the same method (its ``Method.repeat_state``, from the ledger), which
+    #: the method keeps when it still fits, so that an unchanged patient's mechanism and draws stay the same
+    previous_plan: dict[str, Any] | None = None
 
     @property
     def active(self) -> bool:

@@ -241,6 +241,11 @@ class Method(Generic[PlanT, SettingsT]):
         stated = guarantee.get("epsilon_ldp")
         return float(stated) if isinstance(stated, int | float) and not isinstance(stated, bool) else math.inf
 
+    def repeat_state(self, plan: Plan) -> dict[str, Any] | None:
+        """What the release ledger keeps of this release's plan (JSON), so that the project's next release can keep
+        the same plan when it still fits (``settings.repeat.previous_plan``); None: planned afresh every time."""
+        return None
+
     def comparisons(self) -> tuple[Comparison, ...]:
         """The ways ``ppdp compare`` compares this method with others (:class:`~ppdp_desktop.core.methods.hooks.
         Comparison`); none by default."""

@@ -32,6 +32,8 @@ class RepeatOutcome:
     node: list[int] | None = None
     intersection: IntersectionReport | None = None
     notes: list[str] = field(default_factory=list)
+    #: the method's plan as the project's next release may keep it (``Method.repeat_state``); never published
+    plan_state: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """release.json's ``repeated_release`` block: public figures only (no digest, no identity)."""
@@ -50,7 +52,8 @@ class RepeatOutcome:
         """What the release ledger keeps of this release (written around its publication)."""
         from ppdp_desktop.core.repeat.ledger import LedgerEntry
 
-        return LedgerEntry(self.project_id, method, parameters, self.records, self.persistent, self.stable_pseudonyms,
+        kept = {**parameters, **({"plan_state": self.plan_state} if self.plan_state is not None else {})}
+        return LedgerEntry(self.project_id, method, kept, self.records, self.persistent, self.stable_pseudonyms,
                            self.cumulative.to_json(), self.budget, self.override_reason, self.node)
 
     def sentences(self) -> list[str]:

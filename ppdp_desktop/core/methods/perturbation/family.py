@@ -9,8 +9,9 @@ import pandas as pd
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.evaluation.utility import UtilitySummary
-from ppdp_desktop.core.methods.base import Method, PlanT
+from ppdp_desktop.core.methods.base import Method, Plan, PlanT
 from ppdp_desktop.core.methods.perturbation import release
+from ppdp_desktop.core.methods.perturbation.plan import PerturbationPlan, plan_state
 from ppdp_desktop.core.methods.perturbation.report import perturbation_part, summarize
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
@@ -26,6 +27,11 @@ class PerturbationFamily(Method[PlanT, NoSettings]):
     #: generalized quasi-identifiers + a perturbed sensitive value: the baseline the papers compare against
     generalized_title = "Perturbed Generalization (Tao et al.)"
     bounds_per_value = True
+
+    def repeat_state(self, plan: Plan) -> dict[str, Any] | None:
+        """The plan's values, pairs and retentions (all published in release.json), for the project's next release."""
+        own = self.own_plan(plan)
+        return plan_state(own) if isinstance(own, PerturbationPlan) else None
 
     def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:

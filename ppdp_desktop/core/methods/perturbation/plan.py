@@ -186,6 +186,51 @@ def prepare_perturbation(
     """Count the sensitive column, set its pairs from ``settings`` and let ``choose`` plan."""
     domain, _ = encode_column(dataset.frame[settings.sensitive], settings.sensitive, dataset.label)
     requirement = settings.sensitivity.requirement(domain)
+    kept = kept_plan(name, domain, requirement, settings.repeat.previous_plan)
+    if kept is not None:
+        return kept
     plan = choose(domain, requirement)
     plan.parameters.setdefault("rule", requirement.rule)
     return plan
+
+
+def _json_pairs(values: np.ndarray) -> list[float | None]:
+    return [None if not np.isfinite(v) else float(v) for v in np.asarray(values, dtype=float)]
+
+
+def plan_state(plan: PerturbationPlan) -> dict[str, Any]:
+    """What the release ledger keeps of a perturbation plan for the project's next release (all of it is in
+    release.json already): the values in order, their pairs, the rule the pairs came from, the retentions."""
+    return {"method": plan.method, "attribute": plan.attribute,
+            "values": [label_text(v) for v in plan.domain.values], "rho1": _json_pairs(plan.requirement.rho1),
+            "rho2": _json_pairs(plan.requirement.rho2), "rule": plan.requirement.rule,
+            "asked": plan.parameters.get("asked", plan.requirement.rule), "retention": [float(p) for p in plan.retention],
+            "parameters": {k: v for k, v in plan.parameters.items() if k not in ("rule", "asked", "kept_from_release")
+                           and isinstance(v, str | int | float | bool)}}
+
+
+def kept_plan(name: str, domain: CategoricalDomain, requirement: SensitivityRequirement,
+              previous: dict[str, Any] | None) -> PerturbationPlan | None:
+    """The project's previous plan, kept when the column holds the same values and the custodian asked for the same
+    pairs (the same rule, e.g. theta = 3): its pairs and retentions as they were, so that an unchanged patient's
+    mechanism, and so its draw, stays the same (a rule such as theta's moves every retention with the counts,
+    which would make every draw fresh). The job verifies it as any plan; None when it does not fit."""
+    if not previous or previous.get("method") != name or previous.get("attribute") != domain.attribute:
+        return None
+    values = [label_text(v) for v in domain.values]
+    if previous.get("values") != values or previous.get("asked") != requirement.rule:
+        return None
+    try:
+        rho1 = np.array([np.nan if v is None else float(v) for v in previous["rho1"]])
+        rho2 = np.array([np.nan if v is None else float(v) for v in previous["rho2"]])
+        retention = np.array([float(p) for p in previous["retention"]])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not (len(rho1) == len(rho2) == len(retention) == len(values)):
+        return None
+    ordinal = previous.get("ordinal")
+    rule = str(previous.get("rule", requirement.rule))
+    kept = SensitivityRequirement(rho1, rho2, rule)
+    parameters: dict[str, object] = {**previous.get("parameters", {}), "rule": rule, "asked": requirement.rule,
+                                     "kept_from_release": ordinal}
+    return PerturbationPlan(name, domain, kept, retention, parameters)

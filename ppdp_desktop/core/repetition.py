@@ -108,7 +108,8 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
         if before.classes is not None:
             intersection = intersection_check(before, records, int(job.settings.protection.k), same_node=last.node == node)
     notes = list(repeat.notes)
-    kept = getattr(job.plan, "parameters", {}).get("kept_from_release")
+    parameters = getattr(job.plan, "parameters", None)
+    kept = parameters.get("kept_from_release") if isinstance(parameters, dict) else None
     if kept:
         notes.append(f"The plan of release {kept} of this project was kept (the column holds the same values and the "
                      "same rule was asked for): its pairs and retentions, so that an unchanged patient's draw stays the "

@@ -221,9 +221,9 @@ def publish_release(
         metadata = release_metadata(result, sep, fmt, bom=bom, written=written.table, provenance=provenance)
         source.metadata(metadata)
         if ledger_entry is None and result.repeat is not None:  # a job with a project: its row of the ledger
-            parameters = metadata.get("parameters")
-            ledger_entry = result.repeat.ledger_entry(result.plan.method, parameters if isinstance(parameters, dict)
-                                                      else {})
+            parameters = metadata.get("parameters")  # and what was spent: the verified guarantee (rr's risk, epsilons)
+            kept = {**(parameters if isinstance(parameters, dict) else {}), "guarantee": result.guarantee}
+            ledger_entry = result.repeat.ledger_entry(result.plan.method, kept)
             ledger = Ledger()
         if signer is not None:  # named inside, so README.txt and the report say who signed
             metadata["signer"] = {"algorithm": ALGORITHM, "fingerprint": signer.fingerprint}

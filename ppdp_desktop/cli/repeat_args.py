@@ -1,5 +1,5 @@
 """The command line's options for repeated releases (issue 30): the project a release belongs to, its custodian
-secret (persistent randomness), its budget and the reason to go past it."""
+secret (persistent randomness), its budget and the reason to go past it, and its stable pseudonyms."""
 from __future__ import annotations
 
 import argparse
@@ -27,8 +27,13 @@ def add_repeat_arguments(p: argparse.ArgumentParser, *, project: bool = True) ->
                    f"{SECRET_PASSPHRASE_VAR}, else the key's passphrase when it comes from a file or the environment)")
     g.add_argument("--budget", type=finite_float, metavar="EPSILON", help="the largest cumulative epsilon a patient "
                    "may reach over the project's releases; kept in the ledger for the next releases")
-    g.add_argument("--over-budget-reason", metavar="TEXT", help="publish past the budget, for this reason (kept in "
-                   "the ledger)")
+    g.add_argument("--over-budget-reason", metavar="TEXT", help="publish past the budget, or with records that "
+                   "combining this release with the project's previous generalized one puts in a group smaller than "
+                   "k, for this reason (kept in the ledger)")
+    g.add_argument("--stable-pseudonyms", action=argparse.BooleanOptionalAction, default=None,
+                   help="give each patient the same pseudonym in every release of the project (made with the custodian "
+                   "secret; needs an identifier column) instead of fresh ones; the project's choice, kept in the ledger "
+                   "(default: as in the project's last release, else fresh)")
 
 
 def _secret_passphrase(args: argparse.Namespace, key_passphrase: str | None, key_made: bool) -> str | None:
@@ -75,12 +80,17 @@ def repeat_settings(args: argparse.Namespace, project_id: str, key_passphrase: s
         notes.append(f"No custodian secret for project {project_id!r} (give --secret-passphrase-file or "
                      f"{SECRET_PASSPHRASE_VAR}): this release draws fresh randomness, so every patient released "
                      "before composes (see ppdp history).")
-    budget = getattr(args, "budget", None)
-    if budget is None:
+    budget, stable = getattr(args, "budget", None), getattr(args, "stable_pseudonyms", None)
+    if budget is None or stable is None:
         with Ledger() as ledger:
-            budget = next((r.budget for r in reversed(ledger.releases(project_id)) if r.budget is not None), None)
+            releases = ledger.releases(project_id)
+        if budget is None:
+            budget = next((r.budget for r in reversed(releases) if r.budget is not None), None)
+        if stable is None:  # the project's choice: as its last release
+            stable = releases[-1].stable_pseudonyms if releases else False
     return RepeatSettings(project_id=project_id, keys=keys, budget=budget,
-                          override_reason=getattr(args, "over_budget_reason", None) or None, notes=notes)
+                          override_reason=getattr(args, "over_budget_reason", None) or None, notes=notes,
+                          stable_pseudonyms=bool(stable))
 
 
 def seeded_secret(seed: int) -> bytes:

@@ -18,6 +18,7 @@ import inspect
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeGuard
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -28,13 +29,22 @@ from ppdp_desktop.core.generalization import Generalization
 from ppdp_desktop.core.methods import Method, Plan, get_method
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.persistent import PersistentKeys, identity_fingerprints
-from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, PseudonymKey
+from ppdp_desktop.core.privacy.pseudonyms import PSEUDONYM_COLUMN, STABLE_RECORD, PseudonymKey, StablePseudonymKey
 from ppdp_desktop.core.privacy.randomness import RandomSource, job_randomness
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.protection import check_group_bound, measure, protect, released_quasi
 from ppdp_desktop.core.release.installation import ledger_identity_secret
 from ppdp_desktop.core.repeat.records import ReleaseRecords
-from ppdp_desktop.core.repetition import chunk_records, identity_columns, previous_plan, repeat_outcome
+from ppdp_desktop.core.repetition import (
+    chunk_records,
+    identity_columns,
+    node_notes,
+    node_to_keep,
+    previous_node,
+    previous_plan,
+    repeat_outcome,
+    stable_pseudonym_key,
+)
 from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings
 
 
@@ -55,7 +65,7 @@ class JobPlan:
     seed: int
     columns: list[str]  # the data's columns, in the file's order
     pseudonym_column: str = PSEUDONYM_COLUMN
-    pseudonym_key: PseudonymKey | None = None  # record i's id is the key's permutation of i (secret)
+    pseudonym_key: PseudonymKey | None = None  # record i's id is the key's permutation of i, or of its identity (secret)
     #: repeated releases (issue 30): the columns that say who a record is, that choice in words, the epsilon this
     #: release spends on a record, whether the method draws persistently, and the ledger's identity keys
     identity_columns: list[str] = field(default_factory=list)
@@ -63,6 +73,8 @@ class JobPlan:
     release_epsilon: float = 0.0
     persistent_draws: bool = False
     ledger_keys: PersistentKeys | None = None
+    #: what the release's statement says of the generalization against the project's last one (kept or not)
+    repeat_notes: list[str] = field(default_factory=list)
 
     @property
     def protected(self) -> set[str]:
@@ -141,7 +153,8 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
             "the methods that leave them as they are. Choose one of the two."
         )
     progress(0.1, "Generalizing the quasi-identifiers")
-    generalization = protect(frame, quasi, schema, protection, settings.taxonomies)
+    last_node = previous_node(settings.repeat.project_id) if settings.repeat.active and protection.k is not None else None
+    generalization = protect(frame, quasi, schema, protection, settings.taxonomies, node_to_keep(last_node, quasi))
     if protection.require_group_bound:  # the stronger bound the custodian asked for, checked exactly (fail closed)
         check_group_bound(frame, quasi, settings.sensitive, generalization, *method.group_bound(settings),
                           method.randomizes_quasi)
@@ -158,6 +171,8 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     added = [c for c in (getattr(plan, "subtable_column", None),) if c]
     pseudonym_column = free_name(PSEUDONYM_COLUMN, [*columns, *added])
     key = PseudonymKey.from_seed(randomness.keyed) if settings.seed is not None else PseudonymKey.random()
+    if settings.repeat.active and settings.repeat.stable_pseudonyms:  # a patient's id follows them (issue 30)
+        key = stable_pseudonym_key(settings)
     job = JobPlan(method, settings, schema, sensitive, quasi, notes, generalization, plan, guarantee, randomness, seed,
                   columns, pseudonym_column, key)
     if settings.repeat.active:
@@ -165,6 +180,7 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
         job.release_epsilon = method.release_epsilon(plan, guarantee)
         job.persistent_draws = settings.repeat.keys is not None
         job.ledger_keys = PersistentKeys(ledger_identity_secret())
+        job.repeat_notes = node_notes(last_node, quasi, generalization)
     progress(1.0, "Verified")
     return job
 
@@ -190,6 +206,7 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -
     """Records ``start, ..., start + len(chunk) - 1`` as released (original order): the plan applied, the
     quasi-identifiers generalized, identifiers dropped and a pseudonym column first when needed."""
     randomness, identities = job.randomness, None
+    fingerprints: tuple[np.ndarray, np.ndarray] | None = None
     if job.ledger_keys is not None:
         fingerprints = identity_fingerprints(chunk, job.identity_columns)
         identities = job.ledger_keys.keyed_identities(*fingerprints)
@@ -219,7 +236,9 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -
         quasi = released_quasi(chunk.reset_index(drop=True), job.quasi, None, applied.columns)
     identifiers = pd.DataFrame()
     if job.needs_pseudonyms:
-        ids = _pseudonyms(job, start, stop)
+        ids = _pseudonyms(job, start, stop, fingerprints)
+        if isinstance(job.pseudonym_key, StablePseudonymKey):  # the key keeps each record's id in its record table
+            applied.record_secrets[STABLE_RECORD] = ids.to_numpy(dtype=object)
         rows.insert(0, job.pseudonym_column, ids.array)
         identifiers = chunk[job.schema.identifiers].reset_index(drop=True)
         identifiers.insert(0, job.pseudonym_column, ids.array)
@@ -251,12 +270,20 @@ def applies_in_chunks(plan: Plan) -> TypeGuard[ChunkedPlan]:
     return "start" in parameters and "bound" in parameters
 
 
-def _pseudonyms(job: JobPlan, start: int, stop: int) -> pd.Series:
-    """Records ``start..stop-1``'s ids under the job's pseudonym key (derived from a fixed seed, else random)."""
-    if job.pseudonym_key is None:  # plan_job always makes one
+def _pseudonyms(job: JobPlan, start: int, stop: int, fingerprints: tuple[np.ndarray, np.ndarray] | None) -> pd.Series:
+    """Records ``start..stop-1``'s ids under the job's pseudonym key (derived from a fixed seed, else random), or,
+    for stable pseudonyms, from their identity ``fingerprints``."""
+    key = job.pseudonym_key
+    if key is None:  # plan_job always makes one
         raise PrivacyError("The job has no pseudonym key to make the records' ids with; nothing was released.")
-    return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([job.pseudonym_key.ids(start, stop)])),
-                     name=job.pseudonym_column)
+    if isinstance(key, StablePseudonymKey):
+        if fingerprints is None:
+            raise PrivacyError("Stable pseudonyms need the records' identities, which this job did not compute; "
+                               "nothing was released.")
+        ids = key.ids_of(*fingerprints)
+    else:
+        ids = key.ids(start, stop)
+    return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([ids])), name=job.pseudonym_column)
 
 
 def anonymize(

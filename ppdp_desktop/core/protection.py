@@ -10,6 +10,7 @@ re-checked independently before anything is written (fail closed).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,13 @@ from ppdp_desktop.core.data.schema import Kind, Schema
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.evaluation.group_disclosure import counted_cells, summarize
 from ppdp_desktop.core.evaluation.reidentification import SUPPRESSED, Reidentification
-from ppdp_desktop.core.generalization import Generalization, Hierarchy, check_k_anonymity, optimal_generalization
+from ppdp_desktop.core.generalization import (
+    Generalization,
+    Hierarchy,
+    check_k_anonymity,
+    node_generalization,
+    optimal_generalization,
+)
 from ppdp_desktop.core.privacy.risk import analyse_risk, naive_linkage
 from ppdp_desktop.core.settings import ProtectionSettings
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
@@ -84,8 +91,12 @@ def _hierarchy(name: str, values: pd.Series, given: Any) -> Hierarchy:
 
 
 def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
-            taxonomies: dict[str, Any]) -> Generalization | None:
-    """The optimal k-anonymous generalization of ``quasi`` (None when no k was asked)."""
+            taxonomies: dict[str, Any], node: Sequence[int] | None = None) -> Generalization | None:
+    """The optimal k-anonymous generalization of ``quasi`` (None when no k was asked).
+
+    ``node``: levels of ``quasi`` to keep (a project's previous release's, issue 30), used when they are still
+    k-anonymous within the suppression limit on ``frame``; otherwise the optimal node is searched afresh (the
+    caller tells the two apart by the levels it gets)."""
     protection.check()
     if protection.k is None or not quasi:
         if protection.k is not None:
@@ -93,6 +104,10 @@ def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: P
                                  f"{setting_ref('quasi', 'COLS')}.", setting="quasi")
         return None
     hierarchies = hierarchies_for(frame, quasi, schema, protection, taxonomies)
+    if node is not None:
+        kept = node_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression), node)
+        if kept is not None:
+            return kept
     return optimal_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression))
 
 

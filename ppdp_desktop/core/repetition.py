@@ -7,24 +7,35 @@ spends on it, and -- before anything is written -- what the project's releases a
   generalized class), computed beside the release of the chunk, so memory, streaming and Dask agree.
 * :func:`repeat_outcome`: the cumulative guarantee against the project's published releases in the ledger, the
   intersection with the last generalized release, and the budget check (fail closed, before any writing).
+* :func:`previous_node` / :func:`node_notes`: a generalized release keeps the lattice node of the project's last
+  generalized release while it is still k-anonymous on the new records (the project's default), else searches
+  afresh and says so; combined with that release, no record may fall into a group smaller than k
+  (:func:`check_intersection`, refused unless a reason is given, like the budget).
+* :func:`stable_pseudonym_key`: a project's stable pseudonyms (its custodian secret's key), checked one per
+  record in :func:`repeat_outcome`.
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
+from ppdp_desktop.core.privacy.pseudonyms import StablePseudonymKey
 from ppdp_desktop.core.repeat.accounting import check_budget, cumulative_guarantee
-from ppdp_desktop.core.repeat.intersection import intersection_check
+from ppdp_desktop.core.repeat.intersection import ATTACKER as LINKER
+from ppdp_desktop.core.repeat.intersection import IntersectionReport, intersection_check
 from ppdp_desktop.core.repeat.ledger import Ledger
-from ppdp_desktop.core.repeat.outcome import RepeatOutcome
+from ppdp_desktop.core.repeat.outcome import NODE_QUASI, RepeatOutcome
 from ppdp_desktop.core.repeat.records import ReleaseRecords
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.anonymize import JobPlan
+    from ppdp_desktop.core.generalization import Generalization
     from ppdp_desktop.core.outcome import Applied
     from ppdp_desktop.core.settings import AnonymizationSettings
 
@@ -106,8 +117,13 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
     if records.classes is not None and last is not None and job.settings.protection.k is not None:
         before = previous[earlier.index(last)]
         if before.classes is not None:
-            intersection = intersection_check(before, records, int(job.settings.protection.k), same_node=last.node == node)
-    notes = list(repeat.notes)
+            same = last.node == node and last.parameters.get(NODE_QUASI) == job.quasi
+            intersection = intersection_check(before, records, int(job.settings.protection.k), same_node=same)
+            check_intersection(intersection, repeat.override_reason, ordinal, last.ordinal, repeat.project_id)
+    if isinstance(job.pseudonym_key, StablePseudonymKey) and job.needs_pseudonyms and job.ledger_keys is not None:
+        check_one_record_per_identity(records, job.identity)
+        job.pseudonym_key.bind(records.identities, job.ledger_keys.keyed_identities)  # the read-back check's way back
+    notes = [*repeat.notes, *job.repeat_notes]
     parameters = getattr(job.plan, "parameters", None)
     kept = parameters.get("kept_from_release") if isinstance(parameters, dict) else None
     if kept:
@@ -116,7 +132,7 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
                      "same; a new value or another rule makes a new plan, and every patient's draw fresh.")
     return RepeatOutcome(repeat.project_id, job.identity, cumulative.persistent, records, cumulative, repeat.budget,
                          repeat.override_reason, repeat.stable_pseudonyms, node, intersection, notes,
-                         plan_state=job.method.repeat_state(job.plan))
+                         plan_state=job.method.repeat_state(job.plan), quasi=list(job.quasi))
 
 
 def previous_plan(project_id: str, method: str) -> dict[str, Any] | None:
@@ -129,3 +145,121 @@ def previous_plan(project_id: str, method: str) -> dict[str, Any] | None:
             state = release.parameters.get("plan_state")
             return {**state, "ordinal": release.ordinal} if isinstance(state, dict) else None
     return None
+
+
+@dataclass(frozen=True)
+class PreviousNode:
+    """The lattice node of a project's last generalized release: its levels, the quasi-identifiers they are of (in
+    that order; empty when the ledger does not say) and the release's number in the project."""
+
+    levels: list[int]
+    quasi: list[str]
+    ordinal: int
+
+
+def previous_node(project_id: str) -> PreviousNode | None:
+    """The node of the project's last published generalized release (from the ledger), or None."""
+    with Ledger() as ledger:
+        last = next((r for r in reversed(ledger.releases(project_id)) if r.node is not None), None)
+    if last is None or last.node is None:
+        return None
+    quasi = last.parameters.get(NODE_QUASI)
+    return PreviousNode([int(level) for level in last.node],
+                        [str(q) for q in quasi] if isinstance(quasi, list) else [], int(last.ordinal))
+
+
+def node_to_keep(previous: PreviousNode | None, quasi: Sequence[str]) -> list[int] | None:
+    """The levels this release keeps when they are of the same quasi-identifiers, else None (searched afresh)."""
+    if previous is None or previous.quasi != list(quasi) or len(previous.levels) != len(quasi):
+        return None
+    return list(previous.levels)
+
+
+def node_notes(previous: PreviousNode | None, quasi: Sequence[str], generalization: Generalization | None) -> list[str]:
+    """What the statement says of the generalization against the project's last generalized release: kept, or
+    searched afresh and why (empty when there is none to compare with)."""
+    if previous is None or generalization is None:
+        return []
+    release = f"release {previous.ordinal} of this project"
+    levels = [int(generalization.levels[q]) for q in quasi]
+    if previous.quasi != list(quasi):
+        was = ", ".join(previous.quasi) if previous.quasi else "quasi-identifiers the ledger does not name"
+        return [f"The quasi-identifiers differ from those {release} generalized ({was}), so this release's "
+                "generalization was searched afresh."]
+    if levels == previous.levels:
+        return [f"The quasi-identifiers are generalized to the same levels as in {release} (the project's default: "
+                f"{_levels(quasi, levels)}), which are still {generalization.k}-anonymous within the suppression limit "
+                "on this release's records."]
+    taller = [q for q, level in zip(quasi, previous.levels) if level > generalization.heights[q]]
+    why = (f"the hierarchies of {', '.join(taller)} have fewer levels now" if taller else
+           f"they are no longer {generalization.k}-anonymous within the suppression limit on this release's records")
+    return [f"The levels of {release} ({_levels(quasi, previous.levels)}) were not kept because {why}, so the most "
+            f"precise generalization that is was searched afresh ({_levels(quasi, levels)})."]
+
+
+def _levels(quasi: Sequence[str], levels: Sequence[int]) -> str:
+    return ", ".join(f"{q} level {level}" for q, level in zip(quasi, levels))
+
+
+def check_intersection(report: IntersectionReport, override_reason: str | None, ordinal: int, previous: int,
+                       project_id: str) -> None:
+    """Refuse a release that, combined with the project's last generalized release, would put records in a group
+    smaller than k, unless a reason to publish anyway is given (the ledger keeps it, as for the budget).
+
+    Raises
+    ------
+    PrivacyError
+        ``report.shrunk`` records would hide among fewer than k records for someone who holds both releases, and
+        ``override_reason`` is missing or blank (nothing is written).
+    """
+    if not report.shrunk or (override_reason is not None and override_reason.strip()):
+        return
+    project = f" of project '{project_id}'" if project_id else ""
+    cause = ("the records of their groups changed between the releases (records added, removed or changed: a group "
+             "suppressed before as too small can show now, with new records in it)" if report.same_node else
+             "the groups of the two generalizations cut across each other")
+    raise PrivacyError(
+        f"Release {ordinal}{project} refused: combined with release {previous}, {report.shrunk:,} "
+        f"record{' would' if report.shrunk == 1 else 's would'} be in a group smaller than k = {report.k} (the "
+        f"smallest holds {report.smallest}) for {LINKER}, because {cause}. Give a reason to publish anyway "
+        f"({setting_ref('over-budget-reason', 'TEXT')}), which the project's ledger keeps. Nothing was published.",
+        setting="over-budget-reason", value=report.shrunk, allowed="no record in a group smaller than k")
+
+
+def stable_pseudonym_key(settings: AnonymizationSettings) -> StablePseudonymKey:
+    """The project's stable pseudonym key, derived from its custodian secret (a patient keeps one pseudonym in every
+    release of the project).
+
+    Raises
+    ------
+    ParameterError
+        No custodian secret is at hand (the pseudonyms could not be the same next time), or no identifier column
+        is tagged (a stable pseudonym follows the patient by it).
+    """
+    repeat = settings.repeat
+    fresh = setting_ref("no-stable-pseudonyms")
+    if repeat.keys is None:
+        raise ParameterError(
+            f"Stable pseudonyms are made with the custodian secret of project '{repeat.project_id}', and none is at "
+            f"hand: give its passphrase ({setting_ref('secret-passphrase-file', 'FILE')}) or release with fresh "
+            f"pseudonyms ({fresh}).", setting="stable-pseudonyms")
+    if not settings.identifiers:
+        raise ParameterError(
+            "Stable pseudonyms follow each patient by the identifier columns, and none is tagged: tag them "
+            f"({setting_ref('identifier', 'COLS')}) or release with fresh pseudonyms ({fresh}).",
+            setting="stable-pseudonyms")
+    return StablePseudonymKey.from_secret(repeat.keys)
+
+
+def check_one_record_per_identity(records: ReleaseRecords, identity: str) -> None:
+    """Refuse stable pseudonyms when two records of the release share an identity: they would share a pseudonym,
+    which fresh pseudonyms would not reveal (a :class:`PrivacyError`, before anything is published)."""
+    _, counts = np.unique(records.identities, return_counts=True)
+    shared = int(counts[counts > 1].sum())
+    if shared:
+        raise PrivacyError(
+            f"Stable pseudonyms give each patient one pseudonym, but {shared:,} records of this release share "
+            f"{identity or 'their identity'} with another record, so they would share a pseudonym and be linked to "
+            f"each other. Tag identifier columns that tell every record apart ({setting_ref('identifier', 'COLS')}) "
+            f"or release with fresh pseudonyms ({setting_ref('no-stable-pseudonyms')}). Nothing was published.",
+            setting="stable-pseudonyms", value=shared, allowed="one record per patient")

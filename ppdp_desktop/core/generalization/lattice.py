@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -96,6 +96,40 @@ def search_lattice(
     assert best is not None  # the top node is feasible
     (progress or no_progress)(1.0, "")
     return _result(hierarchies, best, k, suppression, n, scale, walk.checked)
+
+
+def node_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy], k: int, suppression: float,
+                        levels: Sequence[int]) -> Generalization | None:
+    """The generalization of ``frame``'s quasi-identifiers to one given node, if it is k-anonymous within the
+    suppression limit on these records (None otherwise, and when a level is beyond its hierarchy's height).
+
+    What a project's next release uses to keep its previous release's node (issue 30): the same levels over
+    changed records, checked on the records as they are now. The figures are those :func:`optimal_generalization`
+    gives a node (precision, suppressed records); one node is checked.
+
+    Parameters
+    ----------
+    frame, hierarchies, k, suppression
+        As for :func:`optimal_generalization`.
+    levels : sequence of int
+        One level per quasi-identifier, in the order of ``hierarchies``.
+    """
+    k, suppression = check_parameters(k, suppression)
+    names = checked_qis(frame, hierarchies)
+    hiers = [hierarchies[a] for a in names]
+    node = tuple(int(level) for level in levels)
+    if len(node) != len(hiers) or any(not 0 <= level <= h.height for level, h in zip(node, hiers)):
+        return None
+    if len(frame) == 0:
+        raise InputError("The table has no records; there is nothing to generalize.")
+    base = aggregate_records(frame, hierarchies)
+    n = base.n_records
+    suppressed = base.rollup(node, hiers).suppressed(k)
+    if suppressed > suppression_count(suppression, n):
+        return None
+    scale, weights = _weights([h.height for h in hiers])
+    loss = (n - suppressed) * sum(w * level for w, level in zip(weights, node)) + suppressed * len(hiers) * scale
+    return _result(hiers, (loss, suppressed, node), k, suppression, n, scale, 1)
 
 
 def exhaustive_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy], k: int,

@@ -12,11 +12,20 @@ The key is 32 random bytes from the operating system, or, for a job with a fixed
 replaying a project with ``ppdp run --seed``), words 0..3 of the job's keyed stream
 "(pseudonyms)"/"key" (:mod:`~ppdp_desktop.core.privacy.keyed`), so the same seed gives the same
 release byte for byte, however the records are processed.
+
+Stable pseudonyms (issue 30, a project's choice): :class:`StablePseudonymKey` gives a patient the same id in
+every release of the project: ``"R"`` + the 32 hexadecimal digits of ``AES-256(key, identity)``, where the key is
+derived from the project's custodian secret and the block is the record's two 64-bit identity fingerprints
+(:func:`~ppdp_desktop.core.privacy.persistent.identity_fingerprints` of its identifier columns). Again a
+permutation of blocks: two different identities never share an id, so the ids of a release are distinct exactly
+when its records' identities are (the job refuses a release in which two records share one). An id no longer
+decrypts to a record's index, so the sealed key keeps each record's id in its record table (the record secret
+:data:`STABLE_RECORD`) and never the key, which stays derived from the secret on the custodian's PC.
 """
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,12 +33,14 @@ import pandas as pd
 import pyarrow as pa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
+    from ppdp_desktop.core.privacy.persistent import PersistentKeys
 
-__all__ = ["PSEUDONYM_COLUMN", "PSEUDONYM_STREAM", "PseudonymKey", "make_pseudonyms"]
+__all__ = ["PSEUDONYM_COLUMN", "PSEUDONYM_STREAM", "STABLE_RECORD", "PseudonymKey", "StablePseudonymKey",
+           "make_pseudonyms"]
 
 PSEUDONYM_COLUMN = "pseudonym"
 PSEUDONYM_STREAM = "(pseudonyms)"
@@ -46,6 +57,11 @@ _DIGITS = b"0123456789abcdef"
 _PAIR = np.full(1 << 16, 256, dtype=np.uint16)
 _PAIR[[a | b << 8 for a in _DIGITS for b in _DIGITS]] = np.arange(256, dtype=np.uint16)
 _INVALID_LANES = np.uint64(0x0100_0100_0100_0100)  # the 256 bit of four uint16 lanes
+#: the record secret under which the sealed key keeps each record's stable pseudonym (its record table's column)
+STABLE_RECORD = "(pseudonym)"
+#: what the stable pseudonyms' key is derived for from the custodian secret (HKDF info ``b"stream" + tag``; a
+#: keyed stream's tag is 8 bytes, so this longer one names no stream)
+STABLE_TAG = b"(pseudonyms) stable ids v1"
 
 
 class PseudonymKey:
@@ -67,6 +83,8 @@ class PseudonymKey:
     """
 
     __slots__ = ("_key",)
+    #: whether a record's id follows its identity rather than its index (:class:`StablePseudonymKey`)
+    stable = False
 
     def __init__(self, key: bytes) -> None:
         if not isinstance(key, (bytes, bytearray)) or len(key) != KEY_BYTES:
@@ -125,7 +143,6 @@ class PseudonymKey:
         start, stop = _check_range(start, stop)
         n = stop - start
         data = np.empty((n, ID_CHARS), dtype=np.uint8)
-        data[:, 0] = PREFIX[0]
         encryptor = self._cipher().encryptor()
         for first in range(start, stop, CHUNK):
             last = min(first + CHUNK, stop)
@@ -133,11 +150,8 @@ class PseudonymKey:
             blocks[:, 1] = np.arange(first, last, dtype=np.uint64)
             if np.little_endian:  # the block is big-endian
                 blocks[:, 1].byteswap(inplace=True)
-            cipher = np.frombuffer(encryptor.update(blocks.tobytes()), dtype=np.uint8)
-            hexed = np.take(_HEX, cipher).view(np.uint8)
-            data[first - start:last - start, 1:] = hexed.reshape(last - first, ID_CHARS - 1)
-        offsets = np.arange(0, (n + 1) * ID_CHARS, ID_CHARS, dtype=np.int32)
-        return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+            _write_ids(data[first - start:last - start], encryptor.update(blocks.tobytes()))
+        return _string_array(data)
 
     # --- id -> index -------------------------------------------------------------------------------
     def index_of(self, ids: Iterable[str | None] | pa.Array | pa.ChunkedArray | pd.Series, n: int | None = None
@@ -163,26 +177,137 @@ class PseudonymKey:
 
     def _index_of(self, array: pa.StringArray, limit: np.uint64) -> np.ndarray:
         result = np.full(len(array), -1, dtype=np.int64)
-        if not len(array):
-            return result
-        offsets = np.frombuffer(array.buffers()[1], dtype=np.int32, count=len(array) + 1, offset=4 * array.offset)
-        shaped = np.diff(offsets) == ID_CHARS
-        if array.null_count:
-            shaped &= array.is_valid().to_numpy(zero_copy_only=False)
-        positions = np.flatnonzero(shaped)
+        positions, blocks = _id_blocks(array)
         if not len(positions):
             return result
-        data = _packed_bytes(array.filter(pa.array(shaped))).reshape(len(positions), ID_CHARS)
-        pairs = np.take(_PAIR, np.ascontiguousarray(data[:, 1:]).view("<u2"))  # two digits -> a byte, or 256
-        lanes = pairs.view(np.uint64)
-        invalid = (lanes[:, 0] | lanes[:, 1] | lanes[:, 2] | lanes[:, 3]) & _INVALID_LANES
-        valid = (data[:, 0] == PREFIX[0]) & (invalid == 0)  # "R" and 32 lowercase hex digits
-        positions, blocks = positions[valid], pairs[valid].astype(np.uint8)
         plain = np.frombuffer(self._cipher().decryptor().update(blocks.tobytes()), dtype=">u8").reshape(-1, 2)
         high, low = plain[:, 0], plain[:, 1]
         found = (high == 0) & (low < limit)
         result[positions[found]] = low[found].astype(np.int64)
         return result
+
+
+class StablePseudonymKey(PseudonymKey):
+    """A project's stable pseudonyms (issue 30): a record's id is a permutation of its identity, not of its index,
+    so a patient keeps one id over the project's releases (see the module docstring).
+
+    The key is derived from the project's custodian secret (:meth:`from_secret`) and is never written: the sealed
+    key file keeps each record's id in its record table instead. Once the release's records are known, :meth:`bind`
+    lets :meth:`index_of` lead an id back to its record (the job's read-back check of the written ids).
+
+    Examples
+    --------
+    >>> key = StablePseudonymKey(bytes(32))
+    >>> first = np.array([1, 2], dtype=np.uint64); second = np.array([7, 7], dtype=np.uint64)
+    >>> ids = key.ids_of(first, second).to_pylist()
+    >>> ids == key.ids_of(first, second).to_pylist(), len(set(ids)), len(ids[0])
+    (True, 2, 33)
+    """
+
+    __slots__ = ("_sorted", "_order", "_digest")
+    stable = True
+
+    def __init__(self, key: bytes) -> None:
+        super().__init__(key)
+        self._sorted: np.ndarray | None = None
+        self._order: np.ndarray | None = None
+        self._digest: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+
+    @classmethod
+    def from_secret(cls, keys: PersistentKeys) -> StablePseudonymKey:
+        """The project's key, derived from its custodian secret (HKDF-SHA256, its own purpose)."""
+        return cls(keys.stream_key(STABLE_TAG))
+
+    def __repr__(self) -> str:  # never show the key
+        return "StablePseudonymKey(<secret key>)"
+
+    def hex(self) -> str:
+        """Refused: the key stays derived from the custodian secret; the sealed key file keeps the ids instead."""
+        raise PrivacyError("A stable pseudonym key is derived from the custodian secret and is never written; the "
+                           "sealed key keeps each record's pseudonym instead.")
+
+    def ids(self, start: int, stop: int) -> pa.StringArray:
+        """Refused: a stable id follows the record's identity (:meth:`ids_of`), not its index."""
+        raise PrivacyError("Stable pseudonyms follow each record's identity, not its position; nothing was released.")
+
+    def ids_of(self, first: np.ndarray, second: np.ndarray) -> pa.StringArray:
+        """The ids of records whose identity fingerprints are ``first, second`` (uint64 arrays of one length), in
+        their order: ``"R"`` + 32 hex digits, equal for equal identities and distinct for distinct ones."""
+        n = len(first)
+        if len(second) != n:
+            raise ParameterError(f"The two halves of the identities differ in length ({n} and {len(second)}).")
+        if n > MAX_IDS_PER_ARRAY:
+            raise ParameterError(f"At most {MAX_IDS_PER_ARRAY:,} ids are made at once; got {n:,} (ask in blocks).")
+        data = np.empty((n, ID_CHARS), dtype=np.uint8)
+        encryptor = self._cipher().encryptor()
+        for a in range(0, n, CHUNK):
+            b = min(a + CHUNK, n)
+            blocks = np.empty((b - a, 2), dtype="<u8")
+            blocks[:, 0], blocks[:, 1] = first[a:b], second[a:b]
+            _write_ids(data[a:b], encryptor.update(blocks.tobytes()))
+        return _string_array(data)
+
+    def bind(self, identities: np.ndarray, digest: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
+        """Let :meth:`index_of` find the records of this release: ``identities`` are their identity digests in record
+        order (distinct), ``digest(first, second)`` gives the digest of identity fingerprints (the ledger's keyed
+        identities)."""
+        identities = np.ascontiguousarray(identities, dtype=np.uint64)
+        order = np.argsort(identities, kind="stable")
+        ordered = identities[order]
+        if len(ordered) > 1 and (ordered[1:] == ordered[:-1]).any():
+            raise PrivacyError("Two records of the release share an identity, so they would share a stable "
+                               "pseudonym; nothing was published.")
+        self._sorted, self._order, self._digest = ordered, order, digest
+
+    def _index_of(self, array: pa.StringArray, limit: np.uint64) -> np.ndarray:
+        if self._sorted is None or self._order is None or self._digest is None:
+            raise PrivacyError("The stable pseudonyms are not bound to the release's records yet, so they cannot be "
+                               "checked; nothing was published.")
+        result = np.full(len(array), -1, dtype=np.int64)
+        positions, blocks = _id_blocks(array)
+        if not len(positions) or not len(self._sorted):
+            return result
+        plain = np.frombuffer(self._cipher().decryptor().update(blocks.tobytes()), dtype="<u8").reshape(-1, 2)
+        wanted = self._digest(plain[:, 0].astype(np.uint64), plain[:, 1].astype(np.uint64))
+        at = np.minimum(np.searchsorted(self._sorted, wanted), len(self._sorted) - 1)
+        index = self._order[at].astype(np.int64)
+        found = (self._sorted[at] == wanted) & (index < np.int64(min(int(limit), 2**63 - 1)))
+        result[positions[found]] = index[found]
+        return result
+
+
+def _write_ids(rows: np.ndarray, cipher: bytes) -> None:
+    """Fill ``rows`` (uint8, ``(m, ID_CHARS)``) with ``"R"`` and the hexadecimal digits of ``m`` cipher blocks."""
+    rows[:, 0] = PREFIX[0]
+    hexed = np.take(_HEX, np.frombuffer(cipher, dtype=np.uint8)).view(np.uint8)
+    rows[:, 1:] = hexed.reshape(len(rows), ID_CHARS - 1)
+
+
+def _string_array(data: np.ndarray) -> pa.StringArray:
+    """Rows of ``ID_CHARS`` characters as an Arrow string array."""
+    n = len(data)
+    offsets = np.arange(0, (n + 1) * ID_CHARS, ID_CHARS, dtype=np.int32)
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(data)))
+
+
+def _id_blocks(array: pa.StringArray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the texts of ``array`` that are shaped like ids ("R" and 32 lowercase hex digits), and the
+    16-byte blocks they write (uint8, one row each)."""
+    if not len(array):
+        return np.empty(0, dtype=np.int64), np.empty((0, 16), dtype=np.uint8)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32, count=len(array) + 1, offset=4 * array.offset)
+    shaped = np.diff(offsets) == ID_CHARS
+    if array.null_count:
+        shaped &= array.is_valid().to_numpy(zero_copy_only=False)
+    positions = np.flatnonzero(shaped)
+    if not len(positions):
+        return positions, np.empty((0, 16), dtype=np.uint8)
+    data = _packed_bytes(array.filter(pa.array(shaped))).reshape(len(positions), ID_CHARS)
+    pairs = np.take(_PAIR, np.ascontiguousarray(data[:, 1:]).view("<u2"))  # two digits -> a byte, or 256
+    lanes = pairs.view(np.uint64)
+    invalid = (lanes[:, 0] | lanes[:, 1] | lanes[:, 2] | lanes[:, 3]) & _INVALID_LANES
+    valid = (data[:, 0] == PREFIX[0]) & (invalid == 0)  # "R" and 32 lowercase hex digits
+    return positions[valid], pairs[valid].astype(np.uint8)
 
 
 def _check_range(start: int, stop: int) -> tuple[int, int]:

@@ -5,7 +5,9 @@ is :meth:`PseudonymKey.ids`), the number of records, the identifier columns and 
 attributes. The record table has one row per original record, in record order (record index = row number);
 its columns are the identifiers, then the secrets, in the order the entry lists them (they are read by
 position: a secret column is named ``"__original__" + attribute``). The ids themselves are not stored: they
-are recomputed from the key, and a released id leads back to its row through :meth:`PseudonymKey.index_of`.
+are recomputed from the key, and a released id leads back to its row through :meth:`PseudonymKey.index_of`. Stable
+pseudonyms (issue 30) are the exception: their key stays with the custodian secret, so each record's id is stored
+as the record secret :data:`~ppdp_desktop.core.privacy.pseudonyms.STABLE_RECORD` and the entry says ``"stable"``.
 """
 from __future__ import annotations
 
@@ -25,10 +27,12 @@ SECRET_PREFIX = "__original__"
 
 def pseudonym_entry(column: str, key: PseudonymKey, n: int, identifiers: Iterable[str],
                     secrets: Iterable[str]) -> dict[str, Any]:
-    """The key payload's ``"pseudonyms"`` entry (JSON): the release's pseudonym ``column``, the key in hex, the
-    number of records ``n`` and the names of the record table's columns (identifiers, then record secrets)."""
-    return {"column": column, "key": key.hex(), "n": int(n), "identifiers": list(identifiers),
-            "records": list(secrets)}
+    """The key payload's ``"pseudonyms"`` entry (JSON): the release's pseudonym ``column``, the key in hex (stable
+    pseudonyms: ``"stable": true`` instead, their ids kept in the record table as the record secret
+    :data:`~ppdp_desktop.core.privacy.pseudonyms.STABLE_RECORD`), the number of records ``n`` and the names of the
+    record table's columns (identifiers, then record secrets)."""
+    keyed: dict[str, Any] = {"stable": True} if key.stable else {"key": key.hex()}
+    return {"column": column, **keyed, "n": int(n), "identifiers": list(identifiers), "records": list(secrets)}
 
 
 def record_batch(identifiers: pd.DataFrame, secrets: Mapping[str, np.ndarray | pd.Series] | None = None,

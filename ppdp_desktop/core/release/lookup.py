@@ -4,7 +4,8 @@ values and pseudonyms (seed 004's trusted-server lookup, SPEC 7).
 The key opens only with its own release (it is bound to the release's manifest hash) and only
 after the release's checksums are confirmed. A released pseudonym leads to its record through the
 pseudonym key (:meth:`~ppdp_desktop.core.privacy.pseudonyms.PseudonymKey.index_of`: decrypting gives the
-record's index, the row of the key's record table); a format-1 key lists every id instead.
+record's index, the row of the key's record table); a format-1 key lists every id instead, and a key of stable
+pseudonyms keeps each record's id in its row of the record table.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from ppdp_desktop.core.data.checksums import check_checksums, manifest_sha256
 from ppdp_desktop.core.data.released import LoadedRelease, read_release
 from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, ReleaseError
 from ppdp_desktop.core.methods import GradeDecoder, Method, get_method
-from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
+from ppdp_desktop.core.privacy.pseudonyms import STABLE_RECORD, PseudonymKey
 from ppdp_desktop.core.privacy.record_table import arrow_column
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.lookup_marks import (
@@ -53,7 +54,7 @@ class KeyRecords:
     table: pa.Table
     key: PseudonymKey | None = None
     n: int = 0  # the number of records (ids decrypting to an index below it are the release's)
-    _ids: pd.Index | None = field(default=None, repr=False)  # format 1: the ids, row by row
+    _ids: pd.Index | None = field(default=None, repr=False)  # format 1 and stable pseudonyms: the ids, row by row
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> KeyRecords:
@@ -65,8 +66,9 @@ class KeyRecords:
             table = pa.table({f"c{i}": arrow_column(pd.Series(values, dtype=object))
                               for i, values in enumerate([*by_identifier.values(), *by_secret.values()])})
             return cls(list(by_identifier), list(by_secret), table, _ids=pd.Index(block["ids"]))
+        stable = block.get("stable") is True  # stable pseudonyms (issue 30): each record's id is in its row
         try:
-            key, n = PseudonymKey.from_hex(block["key"]), int(block["n"])
+            key, n = None if stable else PseudonymKey.from_hex(block["key"]), int(block["n"])
             identifiers, secrets = [str(c) for c in block["identifiers"]], [str(c) for c in block["records"]]
         except (KeyError, TypeError, ValueError, ParameterError):
             raise KeyFileError("The key's pseudonym entry is damaged") from None
@@ -75,7 +77,12 @@ class KeyRecords:
             table = pa.table({})
         elif table is None or table.num_rows != n or table.num_columns != len(identifiers) + len(secrets):
             raise KeyFileError("The key's record table does not match its pseudonym entry")
-        return cls(identifiers, secrets, table, key, n)
+        if not stable:
+            return cls(identifiers, secrets, table, key, n)
+        if STABLE_RECORD not in secrets:
+            raise KeyFileError("The key's pseudonym entry is damaged")
+        ids = table.column(len(identifiers) + secrets.index(STABLE_RECORD)).to_pandas()
+        return cls(identifiers, secrets, table, None, n, _ids=pd.Index(ids, dtype=object))
 
     def rows(self, ids: pd.Series | list[str]) -> np.ndarray:
         """The record table's row of each pseudonym (vectorized), -1 where it is not one of this key's."""

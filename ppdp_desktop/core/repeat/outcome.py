@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.repeat.intersection import IntersectionReport
     from ppdp_desktop.core.repeat.ledger import LedgerEntry
 
+#: the ledger parameter naming a generalized release's quasi-identifiers, in the order of its node's levels
+NODE_QUASI = "quasi_identifiers"
+
 
 @dataclass
 class RepeatOutcome:
@@ -34,6 +37,9 @@ class RepeatOutcome:
     notes: list[str] = field(default_factory=list)
     #: the method's plan as the project's next release may keep it (``Method.repeat_state``); never published
     plan_state: dict[str, Any] | None = None
+    #: the quasi-identifiers ``node`` gives the levels of (kept in the ledger with the node: the next release keeps
+    #: the node for the same quasi-identifiers)
+    quasi: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """release.json's ``repeated_release`` block: public figures only (no digest, no identity)."""
@@ -52,7 +58,8 @@ class RepeatOutcome:
         """What the release ledger keeps of this release (written around its publication)."""
         from ppdp_desktop.core.repeat.ledger import LedgerEntry
 
-        kept = {**parameters, **({"plan_state": self.plan_state} if self.plan_state is not None else {})}
+        kept = {**parameters, **({"plan_state": self.plan_state} if self.plan_state is not None else {}),
+                **({NODE_QUASI: list(self.quasi)} if self.node is not None else {})}
         return LedgerEntry(self.project_id, method, kept, self.records, self.persistent, self.stable_pseudonyms,
                            self.cumulative.to_json(), self.budget, self.override_reason, self.node)
 

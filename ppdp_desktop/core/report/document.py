@@ -25,6 +25,7 @@ from ppdp_desktop.core.report.values import has_value_table, value_columns
 if TYPE_CHECKING:
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.outcome import Anonymization
+    from ppdp_desktop.core.repeat.outcome import RepeatOutcome
 
 FIGURE_CAPTIONS = {
     "distribution": "Original counts and the counts an analyst estimates from the release; the error bars are the "
@@ -56,6 +57,8 @@ class ReportContext:
     values_file: str = ""
     #: records the figures were measured on when fewer than ``n_records`` (a random sample of a streamed release)
     sample: int | None = None
+    #: this release among its project's releases (issue 30): the "Repeated releases" section; None for none
+    repeat: RepeatOutcome | None = None
 
     def __post_init__(self) -> None:
         if not self.changes:
@@ -73,6 +76,7 @@ class ReportContext:
             sensitive=result.settings.sensitive,
             changes=column_changes(result),
             fingerprint=fingerprint,
+            repeat=getattr(result, "repeat", None),
         )
 
     @classmethod

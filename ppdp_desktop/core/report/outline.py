@@ -7,9 +7,10 @@ sections follow, each heading with a one-line meaning for a reader who is not a 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ppdp_desktop.core.evaluation.report_model import MethodReport
-from ppdp_desktop.core.report import groups
+from ppdp_desktop.core.report import groups, repeated
 from ppdp_desktop.core.report.document import (
     VALUE_HEADER,
     ReportContext,
@@ -21,6 +22,9 @@ from ppdp_desktop.core.report.document import (
 )
 from ppdp_desktop.core.report.summary import first_page
 from ppdp_desktop.core.report.values import hidden_sentence, shown_values
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.repeat.outcome import RepeatOutcome
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,8 @@ def build_outline(reports: list[MethodReport], context: ReportContext) -> list[B
             blocks.append(Heading(title, 3))
         blocks += [Paragraph(v.text, v.level) for v in verdicts]
     blocks += first_page_groups(reports)
+    if context.repeat is not None:
+        blocks += repeated_blocks(context.repeat)
     blocks.append(Heading("What the release is good for"))
     for title, sentences in page.good_for:
         if len(reports) > 1:
@@ -165,6 +171,18 @@ def first_page_groups(reports: list[MethodReport]) -> list[Block]:
         if groups.example(d):
             blocks.append(Paragraph(groups.example(d)))
     return blocks
+
+
+def repeated_blocks(repeat: RepeatOutcome) -> list[Block]:
+    """The "Repeated releases" section: which release of its project this is (coloured by
+    :func:`~ppdp_desktop.core.report.repeated.level`), the statement's sentences and the key figures."""
+    c = repeat.cumulative
+    earlier = "no earlier release" if not c.previous_releases else (
+        "1 earlier release" if c.previous_releases == 1 else f"{c.previous_releases:,} earlier releases")
+    head = f"Release {c.ordinal:,} of project '{repeat.project_id}', after {earlier} in this computer's release ledger."
+    return [Heading(repeated.TITLE), Paragraph(repeated.MEANING, "meaning"), Paragraph(head, repeated.level(repeat)),
+            Bullets(tuple(repeat.sentences())),
+            Table(repeated.HEADER, tuple(repeated.figure_rows(repeat)), widths=(3.0, 2.0))]
 
 
 def group_blocks(r: MethodReport) -> list[Block]:

@@ -10,14 +10,16 @@ bucket files of the task's own. One task a bucket then sorts it by (key, record 
 of the CSV (:func:`~.dask_tasks.write_bucket`), and this computer joins the parts in bucket order into the data
 file, computing its SHA-256 as it writes. Every draw is keyed by record index, so the data file is byte for byte
 the in-memory release's for the same seed, whatever the partitions. Everything else (checks, ``release.json``,
-README, the reports, checksums, the read-back verification, the key, the zip, the atomic publish) is the one
-publish pipeline's (:func:`~ppdp_desktop.core.release.pipeline.publish_release`), through
+README, the reports, checksums, the read-back verification, the key, the zip, the atomic publish, the release
+ledger's row: each partition's ledger records come back to this computer in record order) is the one publish
+pipeline's (:func:`~ppdp_desktop.core.release.pipeline.publish_release`), through
 :func:`~ppdp_desktop.core.streaming.release.write_streamed_release` with this engine's pass 2 as its writer.
 
 Without ``--scheduler``, a LocalCluster of worker processes is started on this computer and closed at the end,
 also on an error or a cancel. With one, its workers must import the same ``ppdp_desktop`` and see the data file
-and the output's folder at the same paths (a shared file system); the job (its plan and its secret seed) is
-sent to them, so use a cluster you trust, over TLS when it is not on your own network.
+and the output's folder at the same paths (a shared file system); the job (its plan and its secret seed, and for a
+project the keys of its custodian secret) is sent to them, so use a cluster you trust, over TLS when it is not on
+your own network.
 """
 from __future__ import annotations
 
@@ -172,9 +174,13 @@ def write_cluster_data(source: ClusterFile, job, bound, target: Path, spill: Pat
     columns = parts[0].columns
     guarded = set().union(*(part.guarded for part in parts))
     records, secrets = _record_table(parts, spill)
+    ledger = [part.ledger for part in parts if part.ledger is not None]  # partition order: record order
+    if ledger and sum(len(part) for part in ledger) != n_records:
+        raise ReleaseError(f"The partitions gave the ledger {sum(len(part) for part in ledger):,} records of the "
+                           f"{n_records:,} released; nothing was published.")
     return StreamedData(digest, written, columns, [c for c in columns if c in guarded],
                         join_compact([q for part in parts for q in part.quasi], written), records, sample=sample,
-                        secrets=secrets)
+                        secrets=secrets, ledger=ledger)
 
 
 def _write_buckets(client: Any, parts: list, target: Path, spill: Path, sep: str, bom: bool, window: int,

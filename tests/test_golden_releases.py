@@ -36,43 +36,43 @@ JOBS = {
 GOLDEN = {
     'uniform/memory': (
         '2f053930dafc83e012d5553d1df77d68a74e6263a6e104721a54fff9b0164a80',
-        '23de4369eaf85ebbbcca1e4972efacc9257e7fb3e96fb334b9b8ef163e14fb7a',
+        '400a4365e6cdc876eb03ef3fe728657317217cfc0a9f11ac7bbf7a30969e45bf',
     ),
     'finegrain/memory': (
         '306bd68ddde8b21ba51d52372798c117726fa456a6ac1a5b9df421628a88a206',
-        '32f2334fc4806ab409ec2f6cf20cad2eda2a6d0aacf03151d342270a0377b951',
+        '1e318ae84647f7167450a8a982898e949a8d59a43069d2d5e262271ec6afb16f',
     ),
     'partition/memory': (
         '41b6336130fe4a43e48522e09403734decbfd8311a5a33903479d4bf82dab141',
-        'b90937f004cb80d9602d85d2bdb1a8177c0d3c256c0c10bb35b4a009deb99e64',
+        '48e03c0d49dd293c780ba6db70593c7bfc8e2aa1e1c876ecb3a842da5e88f7e2',
     ),
     'rr/memory': (
         '0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb',
-        '5c133ad7ef427ec1b0e2218abd95331c919ecd34cbc315299a31a560c0c54fb2',
+        '471712b38185fa9449be23cb6a5ac025a4e570604df6fe0e2dfab526aa731f51',
     ),
     'personalized/memory': (
         '26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e',
-        '857a066d24bd7d3f9fc6613c676fe52e1e1450f8c57ba0a7133694d0d6780123',
+        '5a34eb0fab45bcf83284d64a9a250c5ab0a226dcbcd691f48d333550410edddf',
     ),
     'dp-microagg/memory': (
         '1bc7de479896efd9891b6113093b56c604b17e24295b3a1ac84ffbeafd3dab42',
-        '463e165e8a1b04434241fe2b4601dd5e0301f3bd44f6257f837b7b0deee25eb2',
+        '5445d83c9e800b0a86775bf048f3182d8cc50748ab0459f85914588f12ced867',
     ),
     'uniform/streamed': (
         '2f053930dafc83e012d5553d1df77d68a74e6263a6e104721a54fff9b0164a80',
-        '4381c77de897d209cf6759a976fda40a82346a55698d30512bb8b5ea663de6e0',
+        '7f6e3204f113fc065c6fa63de3ca0928cb9f48fb69f13d7bc00ba2774dc84bc6',
     ),
     'finegrain/streamed': (
         '306bd68ddde8b21ba51d52372798c117726fa456a6ac1a5b9df421628a88a206',
-        '622f5302d95d64006814324f709a1cc5f0fbeffaa8f99fca6c3f45b534f9fc05',
+        'ef0303e1eb8cb0c32ced033afe10e7c62425e6537c0aa7f215c3556c0e70220d',
     ),
     'rr/streamed': (
         '0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb',
-        '9058b47c05822df81866f1f8ca35191a93d1f1c75028edf851fac2c082ba9646',
+        '7ee34a8aeac43ac48c5a3b1a9d20458db76c0f8a3754423abd33783b5ee0e8c6',
     ),
     'personalized/streamed': (
         '26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e',
-        '14bebf844f771d55077a13f98ad7f5d9ee9135e57b4af65343fbe20959619fb6',
+        'e8e360775103215f455de02c18628040272d53fb1f077eb807cc89ea04da5b16',
     ),
 }
 #: what a release.json says of when, with which build and from which input it was made (a fresh HMAC nonce)

@@ -19,7 +19,6 @@ from conftest import ADULT_DIR, shared_adult
 from ppdp_desktop.cli import main as cli_main
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.errors import PrivacyError, setting_keys
 from ppdp_desktop.core.generalization import node_generalization, optimal_generalization
 from ppdp_desktop.core.privacy.persistent import PersistentKeys
 from ppdp_desktop.core.protection import hierarchies_for
@@ -80,24 +79,21 @@ def _shrunk(first, second, quasi: list[str]) -> tuple[int, int]:
 
 def test_the_next_release_keeps_the_node_and_the_intersection_is_the_tables(adult, tmp_path):
     """1,000 patients added: the search alone would choose another node; the project's node is kept. Combined, the
-    records suppressed in the first release and shown now hide among fewer than k: refused, then published with a
-    reason, which the ledger keeps; every figure is the groupby's."""
+    records suppressed in the first release and shown now hide among fewer than k: flagged in a warning and in the
+    release's statement before anything is written; every figure is the groupby's."""
     first = _release(adult.iloc[:2000], _settings(), tmp_path / "r1")
     more = adult.iloc[:3000].sample(frac=1.0, random_state=2)
     alone = anonymize(Dataset(more), _settings(project=""))  # no project: the optimal node for these records
     assert _levels(alone) != _levels(first)
-    with pytest.raises(PrivacyError) as refused:
-        anonymize(Dataset(more), _settings())
-    error = refused.value
-    assert error.setting == "over-budget-reason" and setting_keys(error.message) == ["over-budget-reason"]
-    assert "Release 2 of project 'monthly' refused: combined with release 1" in error.message
-    second = _release(more, _settings(reason="previously suppressed patients shown, agreed with the DPO"), tmp_path / "r2")
+    second = _release(more, _settings(), tmp_path / "r2")
+    [warning] = second.repeat.warnings
+    assert "Release 2 of project 'monthly', combined with release 1, puts" in warning
     assert _levels(second) == _levels(first)
     report = second.repeat.intersection
     shrunk, smallest = _shrunk(first, second, QUASI)
     assert report.same_node and report.common == 2000 and shrunk > 0
-    assert (report.shrunk, report.smallest) == (shrunk, smallest) and error.value == shrunk
-    assert f"{shrunk:,} records would be in a group smaller than k = {K}" in error.message
+    assert (report.shrunk, report.smallest) == (shrunk, smallest)
+    assert f"puts {shrunk:,} records in a group smaller than k = {K} (the smallest holds {smallest})" in warning
     statement = " ".join(second.repeat.to_json()["statement"])
     assert "uses the same generalization as the project's previous generalized release" in statement
     assert f"{shrunk:,} records would be in a group smaller than k = {K}" in statement
@@ -106,7 +102,7 @@ def test_the_next_release_keeps_the_node_and_the_intersection_is_the_tables(adul
         kept = ledger.releases("monthly")
     assert [r.node for r in kept] == [_levels(first), _levels(first)]
     assert kept[-1].parameters[NODE_QUASI] == QUASI
-    assert kept[-1].override_reason == "previously suppressed patients shown, agreed with the DPO"
+    assert kept[-1].override_reason is None
 
 
 def test_the_same_records_again_combine_into_the_same_groups(adult, tmp_path):
@@ -165,7 +161,7 @@ def test_a_fixed_node_has_the_figures_the_search_gives_it(adult):
     assert node_generalization(frame[QUASI], hierarchies, K, 0.05, top[:-1]) is None  # a level missing
 
 
-def test_the_command_line_refuses_in_one_line_then_publishes_with_a_reason(adult, tmp_path, capsys):
+def test_the_command_line_warns_in_one_line_and_says_it_in_the_release(adult, tmp_path, capsys):
     first, second = tmp_path / "adult.csv", tmp_path / "adult-next.csv"
     adult.iloc[:2000].to_csv(first, index=False)
     adult.iloc[:3000].sample(frac=1.0, random_state=2).to_csv(second, index=False)
@@ -176,12 +172,9 @@ def test_the_command_line_refuses_in_one_line_then_publishes_with_a_reason(adult
         common += ["--hierarchy", f"{column}={ADULT_DIR / f'adult_hierarchy_{column}.csv'}"]
     assert cli_main(["anonymize", str(first), "--out", str(tmp_path / "r1"), *common]) == 0
     capsys.readouterr()
-    assert cli_main(["anonymize", str(second), "--out", str(tmp_path / "r2"), *common]) != 0
-    err = capsys.readouterr().err
-    errors = [line for line in err.splitlines() if line.startswith("ppdp: error")]
-    assert len(errors) == 1 and "--over-budget-reason TEXT" in errors[0] and "group smaller than k = 5" in errors[0]
-    assert not (tmp_path / "r2").exists()
-    assert cli_main(["anonymize", str(second), "--out", str(tmp_path / "r2"), *common,
-                     "--over-budget-reason", "shown to the DPO"]) == 0
-    out = capsys.readouterr().out
+    assert cli_main(["anonymize", str(second), "--out", str(tmp_path / "r2"), *common]) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if "combined with release 1" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("ppdp: warning:") and "group smaller than k = 5" in warnings[0]
+    out = captured.out
     assert "would be in a group smaller than k = 5" in out and "the same levels as in release 1" in out

@@ -379,7 +379,9 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
     if result.reidentification is not None:
         lines += [f"  {line}" for line in result.reidentification.lines()]
     if result.repeat is not None:  # this release among its project's releases (ppdp history lists them)
-        lines += [f"  {line}" for line in result.repeat.sentences()]
+        lines += [f"  {line}" for line in result.repeat.custodian_lines()]
+        for warning in result.repeat.warnings:
+            print(f"ppdp: warning: {warning}", file=sys.stderr)
     if key:
         lines.append(f"  sealed key: {key} (keep it apart from the release)")
     if signer is not None:

@@ -19,6 +19,7 @@ def released_document(command: str, result, folder, key: str | None, seconds: fl
     count = n_records if n_records is not None else released if released is not None else len(result.table)
     summary = get_method(result.plan.method).utility_summary(result) if utility else None
     reidentification = getattr(result, "reidentification", None)
+    repeat = getattr(result, "repeat", None)
     return {
         "command": command,
         "release": str(folder),
@@ -35,8 +36,10 @@ def released_document(command: str, result, folder, key: str | None, seconds: fl
         "signer": None if signer is None else signer.fingerprint,
         "custodian_report": None if custodian_report is None or not custodian_report.is_file() else str(custodian_report),
         "utility": None if summary is None else summary,
-        "warnings": list(getattr(result.plan, "warnings", [])),
-        "notes": list(result.notes),
+        "warnings": [*getattr(result.plan, "warnings", []), *(repeat.warnings if repeat is not None else [])],
+        "notes": [*result.notes, *(repeat.custodian_notes if repeat is not None else [])],
+        # this release among its project's releases (release.json's block; null for a job without a project)
+        "repeated_release": None if repeat is None else repeat.to_json(),
     }
 
 

@@ -151,7 +151,7 @@ def _sign_args(p: argparse.ArgumentParser) -> None:
 #: what each command's --json document holds (docs/cli.md has the full list of keys)
 JSON_RELEASED = ("one object: command, release, key, n_records, seconds, streamed, method, plan (lines), guarantee "
                  "(the verified claim, numbers as numbers), reidentification, signer, custodian_report, utility, "
-                 "warnings, notes")
+                 "warnings, notes, repeated_release (null without a project)")
 JSON_VERIFY = ("one object: release, verified (true/false), error (null or the reason), checks (one line per check "
                "passed), n_records, method, signer")
 JSON_COMPARE = "one object: data, mode (one of: {modes}), parameters, rows (one object per method)"

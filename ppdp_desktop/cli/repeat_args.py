@@ -39,9 +39,9 @@ def add_repeat_arguments(p: argparse.ArgumentParser, *, project: bool = True) ->
 def _secret_passphrase(args: argparse.Namespace, key_passphrase: str | None, key_made: bool) -> str | None:
     path = getattr(args, "secret_passphrase_file", None)
     if path:
-        from ppdp_desktop.cli.passphrase import read_passphrase_file
+        from ppdp_desktop.cli.passphrase import read_passphrase
 
-        return read_passphrase_file(path)
+        return read_passphrase(path, confirm=False, env_var=SECRET_PASSPHRASE_VAR, what="the custodian secret")
     if os.environ.get(SECRET_PASSPHRASE_VAR):
         return os.environ[SECRET_PASSPHRASE_VAR]
     return None if key_made else key_passphrase

@@ -178,7 +178,7 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     if settings.repeat.active:
         job.identity_columns, job.identity = identity_columns(settings, columns, job.protected)
         job.release_epsilon = method.release_epsilon(plan, guarantee)
-        job.persistent_draws = settings.repeat.keys is not None
+        job.persistent_draws = settings.repeat.keys is not None and method.draws_per_record
         job.ledger_keys = PersistentKeys(ledger_identity_secret())
         job.repeat_notes = node_notes(last_node, quasi, generalization)
     progress(1.0, "Verified")

@@ -9,8 +9,8 @@ spends on it, and -- before anything is written -- what the project's releases a
   intersection with the last generalized release, and the budget check (fail closed, before any writing).
 * :func:`previous_node` / :func:`node_notes`: a generalized release keeps the lattice node of the project's last
   generalized release while it is still k-anonymous on the new records (the project's default), else searches
-  afresh and says so; combined with that release, no record may fall into a group smaller than k
-  (:func:`check_intersection`, refused unless a reason is given, like the budget).
+  afresh and says so; what combining the two releases would reveal (records in a group smaller than k) is said in
+  the release's statement and as a warning (:func:`intersection_warning`), before anything is written.
 * :func:`stable_pseudonym_key`: a project's stable pseudonyms (its custodian secret's key), checked one per
   record in :func:`repeat_outcome`.
 """
@@ -112,18 +112,18 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
                                       project_id=repeat.project_id)
     check_budget(cumulative, repeat.override_reason)
     node = [int(job.generalization.levels[q]) for q in job.quasi] if job.generalization is not None else None
-    intersection = None
+    intersection, flagged = None, None
     last = next((r for r in reversed(earlier) if r.node is not None), None)
     if records.classes is not None and last is not None and job.settings.protection.k is not None:
         before = previous[earlier.index(last)]
         if before.classes is not None:
             same = last.node == node and last.parameters.get(NODE_QUASI) == job.quasi
             intersection = intersection_check(before, records, int(job.settings.protection.k), same_node=same)
-            check_intersection(intersection, repeat.override_reason, ordinal, last.ordinal, repeat.project_id)
+            flagged = intersection_warning(intersection, ordinal, last.ordinal, repeat.project_id)
     if isinstance(job.pseudonym_key, StablePseudonymKey) and job.needs_pseudonyms and job.ledger_keys is not None:
         check_one_record_per_identity(records, job.identity)
         job.pseudonym_key.bind(records.identities, job.ledger_keys.keyed_identities)  # the read-back check's way back
-    notes = [*repeat.notes, *job.repeat_notes]
+    notes = list(job.repeat_notes)
     parameters = getattr(job.plan, "parameters", None)
     kept = parameters.get("kept_from_release") if isinstance(parameters, dict) else None
     if kept:
@@ -132,7 +132,8 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
                      "same; a new value or another rule makes a new plan, and every patient's draw fresh.")
     return RepeatOutcome(repeat.project_id, job.identity, cumulative.persistent, records, cumulative, repeat.budget,
                          repeat.override_reason, repeat.stable_pseudonyms, node, intersection, notes,
-                         plan_state=job.method.repeat_state(job.plan), quasi=list(job.quasi))
+                         plan_state=job.method.repeat_state(job.plan), quasi=list(job.quasi),
+                         custodian_notes=list(repeat.notes), warnings=[flagged] if flagged else [])
 
 
 def previous_plan(project_id: str, method: str) -> dict[str, Any] | None:
@@ -201,29 +202,20 @@ def _levels(quasi: Sequence[str], levels: Sequence[int]) -> str:
     return ", ".join(f"{q} level {level}" for q, level in zip(quasi, levels))
 
 
-def check_intersection(report: IntersectionReport, override_reason: str | None, ordinal: int, previous: int,
-                       project_id: str) -> None:
-    """Refuse a release that, combined with the project's last generalized release, would put records in a group
-    smaller than k, unless a reason to publish anyway is given (the ledger keeps it, as for the budget).
-
-    Raises
-    ------
-    PrivacyError
-        ``report.shrunk`` records would hide among fewer than k records for someone who holds both releases, and
-        ``override_reason`` is missing or blank (nothing is written).
-    """
-    if not report.shrunk or (override_reason is not None and override_reason.strip()):
-        return
+def intersection_warning(report: IntersectionReport, ordinal: int, previous: int, project_id: str) -> str | None:
+    """The warning for a release that, combined with the project's last generalized release, would put records in a
+    group smaller than k (None when it would not). Flagged rather than refused: each release's own k holds, and a
+    custodian who tries several k on one file before publishing one would otherwise be stopped; the statement of
+    the release says it too."""
+    if not report.shrunk:
+        return None
     project = f" of project '{project_id}'" if project_id else ""
     cause = ("the records of their groups changed between the releases (records added, removed or changed: a group "
              "suppressed before as too small can show now, with new records in it)" if report.same_node else
              "the groups of the two generalizations cut across each other")
-    raise PrivacyError(
-        f"Release {ordinal}{project} refused: combined with release {previous}, {report.shrunk:,} "
-        f"record{' would' if report.shrunk == 1 else 's would'} be in a group smaller than k = {report.k} (the "
-        f"smallest holds {report.smallest}) for {LINKER}, because {cause}. Give a reason to publish anyway "
-        f"({setting_ref('over-budget-reason', 'TEXT')}), which the project's ledger keeps. Nothing was published.",
-        setting="over-budget-reason", value=report.shrunk, allowed="no record in a group smaller than k")
+    return (f"Release {ordinal}{project}, combined with release {previous}, puts {report.shrunk:,} "
+            f"record{'' if report.shrunk == 1 else 's'} in a group smaller than k = {report.k} (the smallest holds "
+            f"{report.smallest}) for {LINKER}, because {cause}; publish only one of the two, or keep the node.")
 
 
 def stable_pseudonym_key(settings: AnonymizationSettings) -> StablePseudonymKey:

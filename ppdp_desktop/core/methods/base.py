@@ -95,6 +95,9 @@ class Method(Generic[PlanT, SettingsT]):
     settings_type: ClassVar[type[MethodSettings]] = NoSettings
     #: the class of this method's plans (``PlanT``), which :meth:`own_plan` checks
     plan_type: ClassVar[type[Any]]
+    #: its randomness is drawn per record through ``keep_or_draw`` with mechanism digests, so a project's custodian
+    #: secret makes it persistent (issue 30); a method whose noise is per group (dp-microagg) draws fresh every time
+    draws_per_record: ClassVar[bool] = False
     #: a sensitive column must be chosen in step 2 (``--sensitive``)
     needs_sensitive: ClassVar[bool] = True
     #: step 3's (rho1, rho2) pairs are needed

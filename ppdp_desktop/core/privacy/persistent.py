@@ -130,17 +130,22 @@ def _canonical_text(column: pd.Series) -> np.ndarray:
 
 def identity_fingerprints(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Two 64-bit fingerprints of each record's values in ``columns`` (public, unkeyed: they only tell records
-    apart; :meth:`PersistentKeys.identities` keys them)."""
+    apart; :meth:`PersistentKeys.identities` keys them). Each column's text is made once and hashed twice (SipHash
+    in C, one pass over the cells each)."""
     if not len(columns):
         raise ParameterError("A record's identity needs at least one column.")
-    result = []
-    for key in _FINGERPRINT_KEYS:
-        combined = np.zeros(len(frame), dtype=np.uint64)
-        for name in columns:
-            hashed = pd.util.hash_array(_canonical_text(frame[name]), hash_key=key, categorize=True)
-            combined = combined * _MIX ^ hashed.astype(np.uint64)
-        result.append(combined)
-    return result[0], result[1]
+    combined = [np.zeros(len(frame), dtype=np.uint64) for _ in _FINGERPRINT_KEYS]
+    for name in columns:
+        column = frame[name]
+        codes = None
+        if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
+            codes, uniques = pd.factorize(column, use_na_sentinel=False)  # numbers: a few distinct values, fast
+            column = pd.Series(uniques)
+        text = _canonical_text(column)
+        for i, key in enumerate(_FINGERPRINT_KEYS):
+            hashed = pd.util.hash_array(text, hash_key=key, categorize=False).astype(np.uint64)
+            combined[i] = combined[i] * _MIX ^ (hashed if codes is None else hashed[codes])
+    return combined[0], combined[1]
 
 
 def mechanism_digests(column: str, labels: Sequence[object], retention: np.ndarray | Sequence[float],

@@ -40,15 +40,21 @@ class RepeatOutcome:
     #: the quasi-identifiers ``node`` gives the levels of (kept in the ledger with the node: the next release keeps
     #: the node for the same quasi-identifiers)
     quasi: list[str] = field(default_factory=list)
+    #: for the custodian only (a secret made at a path of this PC, none at hand): the summary and the window say
+    #: them; never release.json or README.txt
+    custodian_notes: list[str] = field(default_factory=list)
+    #: what the custodian should weigh before publishing (records that combining releases would single out)
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """release.json's ``repeated_release`` block: public figures only (no digest, no identity)."""
+        figures = {k: v for k, v in self.cumulative.to_json().items() if k not in ("project_id", "persistent")}
         return {
             "project": self.project_id,
             "identity": self.identity,
             "persistent_randomness": self.persistent,
             "stable_pseudonyms": self.stable_pseudonyms,
-            **self.cumulative.to_json(),
+            **figures,
             **({"intersection": self.intersection.to_json()} if self.intersection is not None else {}),
             **({"budget_override_reason": self.override_reason} if self.override_reason else {}),
             "statement": self.sentences(),
@@ -63,8 +69,12 @@ class RepeatOutcome:
         return LedgerEntry(self.project_id, method, kept, self.records, self.persistent, self.stable_pseudonyms,
                            self.cumulative.to_json(), self.budget, self.override_reason, self.node)
 
+    def custodian_lines(self) -> list[str]:
+        """:meth:`sentences` and what only the custodian is told (the CLI summary, the window's Run page)."""
+        return self.sentences() + self.custodian_notes
+
     def sentences(self) -> list[str]:
-        """The plain-language lines for the CLI summary, README.txt, the report and the Run page."""
+        """The plain-language lines for README.txt, release.json and the reports (nothing about this PC)."""
         lines = [f"Records are recognised across releases by {self.identity}."]
         lines += self.cumulative.sentences()
         if self.intersection is not None:

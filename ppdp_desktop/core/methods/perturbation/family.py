@@ -24,6 +24,8 @@ class PerturbationFamily(Method[PlanT, NoSettings]):
     Generic in the member's plan class (``PerturbationPlan`` for uniform and fine-grain perturbation, partitioning's
     own); :meth:`report_part` and :meth:`utility_summary` read a ``PerturbationPlan``, checked at run time."""
 
+    draws_per_record = True
+
     #: generalized quasi-identifiers + a perturbed sensitive value: the baseline the papers compare against
     generalized_title = "Perturbed Generalization (Tao et al.)"
     bounds_per_value = True

@@ -130,6 +130,7 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
 
     settings_type = RRSettings
     plan_type = RRPlan
+    draws_per_record = True
     randomizes_quasi = True
     public_report = True  # the report inside the release: released and estimated counts only (rr/report.py)
     window_editor = "linking"

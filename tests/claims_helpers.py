@@ -191,10 +191,13 @@ def cli_job(data: Path, args: list):
     settings), for the in-process runs and attacks that need the original rows beside the released ones."""
     from ppdp_desktop.cli.commands import _settings, load_options
     from ppdp_desktop.cli.parser import build_parser
+    from ppdp_desktop.cli.repeat_args import default_project, repeat_settings
     from ppdp_desktop.core.data.loading import load_table
 
     parsed = build_parser().parse_args(["anonymize", str(data), "--out", "unused", *map(str, args)])
-    return load_table(data, **load_options(parsed)), _settings(parsed)
+    settings = _settings(parsed)
+    settings.repeat = repeat_settings(parsed, default_project(str(data), parsed.project), None)  # as the CLI's draws
+    return load_table(data, **load_options(parsed)), settings
 
 
 def same_release(result, table: pd.DataFrame) -> bool:

@@ -18,6 +18,7 @@ import pytest
 from scipy import stats
 
 from ppdp_desktop.cli import main
+from ppdp_desktop.cli.repeat_args import seeded_secret
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.data.released import read_release
@@ -26,10 +27,11 @@ from ppdp_desktop.core.errors import Cancelled, InputError
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.methods.rr.settings import RRSettings
+from ppdp_desktop.core.privacy.persistent import PersistentKeys
 from ppdp_desktop.core.progress import CancelToken
 from ppdp_desktop.core.release.analysis import verify_release
 from ppdp_desktop.core.release.package import write_release
-from ppdp_desktop.core.settings import AnonymizationSettings, ProtectionSettings, SensitivitySettings
+from ppdp_desktop.core.settings import AnonymizationSettings, ProtectionSettings, RepeatSettings, SensitivitySettings
 from ppdp_desktop.core.streaming.release import write_streamed_release
 
 KINDS = {"id": "text"}
@@ -191,7 +193,9 @@ def test_the_cli_switches_to_streaming_for_a_file_larger_than_memory_allows(data
     assert main(args) == 0
     captured = capsys.readouterr()
     assert "larger than a third of the free memory" in captured.err and "streamed in chunks" in captured.out
-    expected = _in_memory(data_file, _settings("finegrain"), tmp_path / "memory")
+    settings = _settings("finegrain")  # as the command line plans it: a project (the file's name), the seed's secret
+    settings.repeat = RepeatSettings(project_id=data_file.stem, keys=PersistentKeys(seeded_secret(11)), ledger=False)
+    expected = _in_memory(data_file, settings, tmp_path / "memory")
     assert (tmp_path / "auto" / "release.csv").read_bytes() == expected
     assert main([*args[:3], str(tmp_path / "whole"), *args[4:], "--in-memory", "--no-report"]) == 0
     assert "streamed" not in capsys.readouterr().out

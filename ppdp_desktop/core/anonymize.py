@@ -175,7 +175,7 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
         key = stable_pseudonym_key(settings)
     job = JobPlan(method, settings, schema, sensitive, quasi, notes, generalization, plan, guarantee, randomness, seed,
                   columns, pseudonym_column, key)
-    if settings.repeat.active:
+    if settings.repeat.active or settings.repeat.keys is not None:  # a project, or persistent draws without a ledger
         job.identity_columns, job.identity = identity_columns(settings, columns, job.protected)
         job.release_epsilon = method.release_epsilon(plan, guarantee)
         job.persistent_draws = settings.repeat.keys is not None and method.draws_per_record
@@ -242,7 +242,8 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -
         rows.insert(0, job.pseudonym_column, ids.array)
         identifiers = chunk[job.schema.identifiers].reset_index(drop=True)
         identifiers.insert(0, job.pseudonym_column, ids.array)
-    records = None if identities is None else chunk_records(job, identities, applied, quasi)
+    records = None if identities is None or not job.settings.repeat.active else chunk_records(job, identities, applied,
+                                                                                                 quasi)
     return ReleasedChunk(start, rows, applied, quasi, identifiers, records)
 
 

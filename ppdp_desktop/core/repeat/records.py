@@ -54,15 +54,22 @@ class ReleaseRecords:
 
     # --- blobs -----------------------------------------------------------------------------------
     def to_blobs(self) -> dict[str, bytes | None]:
-        """The arrays as little-endian bytes (the ledger's columns)."""
-        return {name: (None if getattr(self, name) is None else getattr(self, name).astype(
-            "<f8" if name == "epsilon" else "<u8").tobytes())
-            for name in ("identities", "draws", "epsilon", "classes")}
+        """The arrays as little-endian bytes (the ledger's columns); an epsilon the same for every record (the usual
+        case: one release spends one epsilon) is kept once, 8 bytes instead of 8 a record."""
+        blobs: dict[str, bytes | None] = {
+            name: (None if getattr(self, name) is None else getattr(self, name).astype("<u8").tobytes())
+            for name in ("identities", "draws", "classes")}
+        epsilon = self.epsilon
+        constant = len(epsilon) > 0 and bool(np.all(epsilon == epsilon[0]))
+        blobs["epsilon"] = (epsilon[:1] if constant else epsilon).astype("<f8").tobytes()
+        return blobs
 
     @classmethod
     def from_blobs(cls, identities: bytes, draws: bytes, epsilon: bytes, classes: bytes | None) -> ReleaseRecords:
         """The inverse of :meth:`to_blobs`."""
-        return cls(np.frombuffer(identities, dtype="<u8").astype(np.uint64),
-                   np.frombuffer(draws, dtype="<u8").astype(np.uint64),
-                   np.frombuffer(epsilon, dtype="<f8").astype(np.float64),
+        ids = np.frombuffer(identities, dtype="<u8").astype(np.uint64)
+        spent = np.frombuffer(epsilon, dtype="<f8").astype(np.float64)
+        if len(spent) == 1 and len(ids) != 1:  # one epsilon for every record (to_blobs)
+            spent = np.full(len(ids), spent[0])
+        return cls(ids, np.frombuffer(draws, dtype="<u8").astype(np.uint64), spent,
                    None if classes is None else np.frombuffer(classes, dtype="<u8").astype(np.uint64))

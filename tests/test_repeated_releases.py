@@ -216,3 +216,15 @@ def test_the_theta_rule_keeps_the_project_s_plan_while_it_fits(adult):
     third = _release(new_value, _settings("finegrain", "theta", keys))
     assert "kept_from_release" not in third.plan.parameters
     assert third.repeat.cumulative.changed >= N - 1
+
+
+def test_rr_keeps_the_project_s_p_while_the_risk_stays_within_the_bound(adult):
+    keys = PersistentKeys(SECRET)
+    first = _release(adult, _settings("rr", "rr-kept", keys))
+    added = adult.head(300).assign(patient_id=[f"N{i:05d}" for i in range(300)])
+    more = pd.concat([adult.sample(frac=1.0, random_state=4), added]).reset_index(drop=True)
+    second = _release(more, _settings("rr", "rr-kept", keys))
+    assert second.plan.parameters.p_s == first.plan.parameters.p_s
+    assert second.guarantee["max_risk"] <= 1 / 3 + 1e-9  # verified on the new records, as any plan
+    a, b = _released_by_patient(first, adult), _released_by_patient(second, more)
+    assert (a == b.reindex(a.index)).mean() == 1.0 and second.repeat.cumulative.unchanged == N

@@ -10,13 +10,13 @@ recomputed from the data before anything is written, and the written release is 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
+from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column, label_text
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.base import Method, Plan
 from ppdp_desktop.core.methods.rr import claims
@@ -164,7 +164,22 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
         randomize = rr.randomize
         if not is_randomize(randomize):  # checked by rr.check() too; optimal_parameters refuses it in the same words
             raise ParameterError(f"randomize must be 'qi', 's' or 'both'; got {randomize!r}.")
+        kept = kept_parameters(settings.repeat.previous_plan, qi, sensitive, rr.l, randomize)
+        if kept is not None:  # the project's last p's, while they keep the risk within 1/l on these records
+            risk = max_risk(counts, kept.p_qi, kept.p_s)
+            if risk <= 1.0 / rr.l + TOLERANCE:
+                return RRPlan(qi, sensitive, counts, replace(kept, max_risk=float(risk), verified_max_risk=float(risk)))
         return RRPlan(qi, sensitive, counts, optimal_parameters(counts, rr.l, randomize))
+
+    def repeat_state(self, plan: Plan) -> dict[str, Any] | None:
+        """The p's, the domains they randomize and the asked l (all published in release.json), for the project's
+        next release: kept while they keep the risk within 1/l, so an unchanged patient's draws stay the same."""
+        own = self.own_plan(plan)
+        p = own.parameters
+        return {"method": self.name, "quasi": [d.attribute for d in own.qi], "sensitive": own.sensitive.attribute,
+                "values": {d.attribute: [label_text(v) for v in d.values] for d in [*own.qi, own.sensitive]},
+                "l": p.l, "randomize": p.randomize, "p_qi": None if p.p_qi is None else [float(x) for x in p.p_qi],
+                "p_s": None if p.p_s is None else float(p.p_s), "objective": float(p.objective)}
 
     def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:
@@ -196,3 +211,25 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
         from ppdp_desktop.core.methods.rr.comparisons import LinkingComparison
 
         return (LinkingComparison(),)
+
+
+def kept_parameters(previous: dict[str, Any] | None, qi: list[CategoricalDomain], sensitive: CategoricalDomain,
+                    l: float, randomize: str) -> RRParameters | None:
+    """The p's of the project's previous rr release when it asked for the same l and randomization over the same
+    quasi-identifiers, sensitive column and values (``RandomizedResponse.repeat_state``); None otherwise."""
+    if not previous or previous.get("method") != "rr" or previous.get("l") != l or previous.get("randomize") != randomize:
+        return None
+    if previous.get("quasi") != [d.attribute for d in qi] or previous.get("sensitive") != sensitive.attribute:
+        return None
+    values = previous.get("values") or {}
+    if any(values.get(d.attribute) != [label_text(v) for v in d.values] for d in [*qi, sensitive]):
+        return None
+    try:
+        p_qi = None if previous.get("p_qi") is None else tuple(float(x) for x in previous["p_qi"])
+        p_s = None if previous.get("p_s") is None else float(previous["p_s"])
+        objective = float(previous.get("objective", math.nan))
+    except (TypeError, ValueError):
+        return None
+    if p_qi is not None and len(p_qi) != len(qi):
+        return None
+    return RRParameters(randomize, l, p_qi, p_s, math.nan, objective, math.nan)

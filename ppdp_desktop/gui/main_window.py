@@ -188,7 +188,7 @@ class MainWindow(QMainWindow):
         page.refresh()
         self.stack.setCurrentIndex(index)
         if isinstance(page, RunPage) and self.state.outcome is None and not self.state.worker.is_running():
-            page.start()
+            page.start_automatically()  # unless the project's custodian secret waits for its passphrase
         self._update_steps()
 
     def _update_steps(self) -> None:

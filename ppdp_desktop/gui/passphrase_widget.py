@@ -79,9 +79,12 @@ class PassphraseFields(QWidget):
         layout.addRow("Passphrase", self.first)
         layout.addRow("Repeat", self.second)
         layout.addRow("Strength", strength)
-        layout.addRow("", self.feedback_label)
-        layout.addRow("", self.weak_check)
-        layout.addRow("", self.message)
+        # a blank QLabel, not "": a row without a label item gets its wrapped text's sizeHint height (a gap of a
+        # line or two under the text) instead of the height it needs at the field's width
+        layout.addRow(QLabel(), self.feedback_label)
+        layout.addRow(QLabel(), self.weak_check)
+        layout.addRow(QLabel(), self.message)
+        self._form = layout
         self._valid = False
         self._update()
 
@@ -134,9 +137,12 @@ class PassphraseFields(QWidget):
         self.strength_bar.setStyleSheet(f"QProgressBar::chunk {{ background: {_COLOURS[found.score]}; }}")
         self.strength_label.setText(f"{found.word} ({found.score} of 4)" if typed else "")
         self.feedback_label.setText(found.feedback() if typed else "")
-        self.weak_check.setVisible(typed and not found.too_short and not found.strong_enough)
         problem = self._problem()
         self.message.setText(problem if problem and (typed or self.second.text()) else "")
+        # an empty row takes no room (its blank label would keep the row's spacing)
+        self._form.setRowVisible(self.feedback_label, bool(self.feedback_label.text()))
+        self._form.setRowVisible(self.weak_check, typed and not found.too_short and not found.strong_enough)
+        self._form.setRowVisible(self.message, bool(self.message.text()))
         valid = problem is None
         if valid != self._valid:
             self._valid = valid

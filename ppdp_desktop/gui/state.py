@@ -45,6 +45,9 @@ class WizardState(QObject):
         self.dirty = False  # settings changed since the data was loaded or the project saved/opened
         #: asks the user whether unsaved settings may be discarded (the window sets it; None: always yes)
         self.confirm_discard: Callable[[str], bool] | None = None
+        #: the key's passphrase as typed on the export page, when valid (the export page sets it; the run page
+        #: opens or makes the project's custodian secret with it when its own field is empty)
+        self.key_passphrase: Callable[[], str | None] = lambda: None
         self.worker = Worker(self)
         self.project_changed.connect(self._on_project_changed)
 

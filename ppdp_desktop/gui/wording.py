@@ -19,6 +19,8 @@ PAIR = "'The same requirement for every value' (step 3)"
 METHOD_PAGE = "on the method page (step 4)"
 PROTECTION = "in 'Protect the quasi-identifiers' on the method page (step 4)"
 EXPORT = "on the export page"
+REPEAT = "in 'Repeated releases' on the Run page (step 5)"
+STABLE = "The same pseudonym for a patient in every release"
 
 #: key -> the control that sets it, for the settings every job shares
 COMMON: dict[str, str] = {
@@ -33,6 +35,7 @@ COMMON: dict[str, str] = {
     "sensitive": "the Sensitive role on step 2",
     "quasi": "the Quasi-identifier role on step 2",
     "identifier": "the Identifier role on step 2",
+    "identifiers": "the Identifier role on step 2",
     "taxonomy": "the taxonomy editor on step 2",
     # step 3: sensitivity and choices
     "rho1": f"rho1 of {PAIR}",
@@ -42,6 +45,13 @@ COMMON: dict[str, str] = {
     "choice-column": "the privacy choice column on step 3",
     "default-choice": "the default privacy choice on step 3",
     "value-choices": "the default choices of the values in the sensitivity table on step 3",
+    # step 5: repeated releases
+    "project": f"'Project in the ledger' {REPEAT}",
+    "budget": f"'Budget' {REPEAT}",
+    "over-budget-reason": f"'Reason to go past it' {REPEAT}",
+    "secret-passphrase-file": f"the custodian secret's 'Passphrase' {REPEAT}",
+    "stable-pseudonyms": f"'{STABLE}' {REPEAT}",
+    "no-stable-pseudonyms": f"unticking '{STABLE}' {REPEAT}",
     # the export page
     "out": f"'Release folder' {EXPORT}",
     "key": f"'Key file' {EXPORT}",

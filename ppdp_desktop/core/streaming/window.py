@@ -57,22 +57,26 @@ def reopen(dataset: Dataset) -> StreamedFile:
 
 def run_streamed(dataset: Dataset, settings: AnonymizationSettings, progress: Progress,
                  cancel: CancelToken) -> SampledAnonymization:
-    """Plan from every record, verify, apply to every record (nothing written) and keep the report's sample."""
+    """Plan from every record, verify, apply to every record (nothing written) and keep the report's sample; with a
+    project, this release among the project's releases (the budget checked, as the export will)."""
     source = reopen(dataset)
     job, bound, frame, planned = plan_from_file(source, settings, CHUNK_SIZE, subrange(progress, 0.0, 0.4), cancel)
     sample = ReportSample(len(frame))
     keys = job.randomness.keyed.stream(ROW_ORDER_STREAM, "order")
-    quasi = []
+    quasi, ledger = [], []
     for chunk, released in release_chunks(source, job, bound, CHUNK_SIZE):
         stop = released.start + len(chunk)
         sample.add(chunk, released, keys.sort_keys(released.start, stop))
         if job.quasi:  # every record's released quasi-identifiers, for the risk measure
             quasi.append(compact_frame(released.quasi))
+        if released.records is not None:  # a job with a project: its records as the release ledger keeps them
+            ledger.append(released.records)
         progress(0.4 + 0.6 * stop / max(1, len(frame)), f"Applied the plan to {stop:,} of {len(frame):,} records")
         cancel.check()
     released = join_compact(quasi, len(frame))
-    outcome = streamed_outcome(job, planned, frame, StreamedData("", len(frame), [], [], released, None))
+    outcome = streamed_outcome(job, planned, frame, StreamedData("", len(frame), [], [], released, None, ledger=ledger))
     result = sample.outcome(job, planned, outcome.reidentification)
+    result.repeat = outcome.repeat  # among the project's releases, refused past its budget before any writing
     result.settings = replace(result.settings, seed=job.seed)  # the export streams the same release
     return result
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ppdp_desktop.core.errors import ReleaseError
+from ppdp_desktop.core.errors import PPDPError, ReleaseError
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.release.package import check_destination, key_description, key_parts, release_target
@@ -52,6 +52,27 @@ def default_key_path(folder: str) -> str:
     if not path.name:
         return ""
     return str(path.with_name(path.name + KEY_SUFFIX))
+
+
+def ledger_line(folder: str) -> str:
+    """" Recorded in this computer's release ledger as release n of project P." for the release just published
+    (found by its folder), or "" when it is not there."""
+    from ppdp_desktop.core.repeat.appdata import ledger_path
+    from ppdp_desktop.core.repeat.ledger import Ledger
+
+    if not ledger_path().is_file():
+        return ""
+    target = str(Path(folder).resolve())
+    try:
+        with Ledger() as ledger:
+            found = [r for r in ledger.releases() if r.folder == target]
+    except PPDPError:
+        return ""
+    if not found:
+        return ""
+    release = found[-1]
+    return (f" Recorded in this computer's release ledger as release {release.ordinal} of project "
+            f"'{release.project_id}' (ppdp history lists them).")
 
 
 def _path_row(edit: QLineEdit, button: QPushButton) -> QHBoxLayout:
@@ -114,7 +135,9 @@ class ExportPage(WizardPage):
         self.error_label = QLabel()
         self.error_label.setStyleSheet(ERROR_STYLE)
         self.summary_label = QLabel()
-        for label in (self.status_label, self.error_label, self.summary_label):
+        self.again_label = QLabel()  # this run exported already: another export counts as another release
+        self.again_label.setStyleSheet("color: #8a4b00;")
+        for label in (self.status_label, self.error_label, self.summary_label, self.again_label):
             label.setWordWrap(True)
 
         form = QFormLayout()
@@ -135,6 +158,7 @@ class ExportPage(WizardPage):
         layout.addLayout(form)
         layout.addWidget(self.key_label)
         layout.addWidget(self.passphrase)
+        layout.addWidget(self.again_label)
         layout.addWidget(self.export_button)
         layout.addWidget(self.status_label)
         layout.addWidget(self.error_label)
@@ -151,6 +175,7 @@ class ExportPage(WizardPage):
         self.signing.changed.connect(self._inputs_changed)
         self.export_button.clicked.connect(self.export)
         state.outcome_changed.connect(self._outcome_changed)
+        state.key_passphrase = self.passphrase.passphrase  # the run page opens or makes the project's secret with it
         worker = state.worker
         worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_finished)
@@ -234,10 +259,21 @@ class ExportPage(WizardPage):
         self.passphrase.set_job_names(self.state.project.data_path, self.folder_edit.text().strip(),
                                       self.key_edit.text().strip())  # their words make a passphrase weak
         self.export_button.setEnabled(self.can_export())
+        self.again_label.setText(self._again_text())
+        self.again_label.setVisible(bool(self.again_label.text()))
         if self.state.outcome is None:
             self.export_button.setToolTip("Run the anonymization (previous step) first.")
         else:
             self.export_button.setToolTip("Write the release and seal its key file with the passphrase")
+
+    def _again_text(self) -> str:
+        """Why exporting this run a second time is not like exporting it once (empty when it is not exported)."""
+        repeat = getattr(self.state.outcome.main, "repeat", None) if self.state.outcome is not None else None
+        if self._exported is None or repeat is None:
+            return ""
+        return (f"This run is exported already ({self._exported}). Exporting it again records another release of "
+                f"project '{repeat.project_id}' in this computer's ledger, with the same records: the next run's "
+                "release number counts both (their epsilons are not added twice).")
 
     # --- export -------------------------------------------------------------------------------
     def export(self) -> bool:
@@ -299,7 +335,7 @@ class ExportPage(WizardPage):
             beside += f" Its full table, one row per value: {custodian_values_path(custodian).name}."
         self.summary_label.setText(
             f"Release written to {folder}; key sealed to {key} — keep the key and its passphrase apart from the "
-            f"release.{beside}"
+            f"release.{beside}{ledger_line(folder)}"
         )
         self.state.exported.emit(folder)
         self.complete_changed.emit()

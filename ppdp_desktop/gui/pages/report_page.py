@@ -41,6 +41,7 @@ BOX_STYLES = {
     "warning": "QGroupBox { border: 2px solid #c77800; background: #fff4e0; margin-top: 1.2em; } " + _TITLE,
     "danger": "QGroupBox { border: 2px solid #c62828; background: #fdecea; margin-top: 1.2em; } " + _TITLE,
 }
+REPEAT_HEADING = "Among the project's releases"
 EMPTY_TEXT = "Run the method first: its report (guarantee, utility and figures) appears here."
 
 FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices",
@@ -301,7 +302,8 @@ class ReportPage(WizardPage):
         lines = [html.escape(report.title), *map(html.escape, plan), *map(html.escape, report.utility_lines())]
         self.utility_label.setText("<br>".join([f"<b>{lines[0]}</b>", *lines[1:]]))
         self._fill_values(report)
-        self.brief_label.setText(self._brief_html(self._page_of(report)) + brief_html(report.group_disclosure))
+        self.brief_label.setText(self._brief_html(self._page_of(report)) + self._repeat_html(report)
+                                 + brief_html(report.group_disclosure))
         self.groups.show_disclosure(report.group_disclosure)
         self.tabs.clear()
         index = next((i for i, r in enumerate(self._reports()) if r is report), -1)
@@ -340,6 +342,18 @@ class ReportPage(WizardPage):
             parts.append("<b>What the release is good for</b><ul>"
                          + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>")
         return "".join(parts)
+
+    def _repeat_html(self, report: MethodReport) -> str:
+        """The chosen method's release among its project's releases (release n, who changed, the cumulative
+        epsilon), under "What was released"; a compared method is never released, so it has none."""
+        outcome = self.state.outcome
+        if outcome is None or not outcome.reports or outcome.reports[0] is not report:
+            return ""
+        repeat = getattr(outcome.main, "repeat", None)
+        if repeat is None:
+            return ""
+        return (f"<b>{html.escape(REPEAT_HEADING)}</b><ul>"
+                + "".join(f"<li>{html.escape(s)}</li>" for s in repeat.sentences()) + "</ul>")
 
     def shutdown(self) -> None:
         """Stop a model comparison still running (the main window's close)."""

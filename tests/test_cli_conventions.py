@@ -127,11 +127,13 @@ def test_dash_where_a_folder_or_secret_is_needed_is_refused_in_one_line(argv, fl
 # --- --quiet / --verbose ---------------------------------------------------------------------------------------
 
 
-def test_quiet_prints_nothing_on_success_and_verbose_prints_more(data, tmp_path, capsys) -> None:
+def test_quiet_prints_nothing_on_success_and_verbose_prints_more(data, tmp_path, capsys, monkeypatch) -> None:
     assert main(["--quiet", "anonymize", str(data), "--out", str(tmp_path / "q"), *JOB]) == ExitCode.OK
     assert capsys.readouterr() == ("", "")  # not even the --seed warning
+    monkeypatch.setenv("PPDP_DATA_DIR", str(tmp_path / "ledger-n"))  # each the first release of its project
     assert main(["anonymize", str(data), "--out", str(tmp_path / "n"), *JOB]) == ExitCode.OK
     normal = capsys.readouterr()
+    monkeypatch.setenv("PPDP_DATA_DIR", str(tmp_path / "ledger-v"))
     assert main(["anonymize", str(data), "--out", str(tmp_path / "v"), *JOB, "--verbose"]) == ExitCode.OK
     verbose = capsys.readouterr()
     assert verbose.out == normal.out.replace(str(tmp_path / "n"), str(tmp_path / "v")).replace(

@@ -228,3 +228,17 @@ def test_rr_keeps_the_project_s_p_while_the_risk_stays_within_the_bound(adult):
     assert second.guarantee["max_risk"] <= 1 / 3 + 1e-9  # verified on the new records, as any plan
     a, b = _released_by_patient(first, adult), _released_by_patient(second, more)
     assert (a == b.reindex(a.index)).mean() == 1.0 and second.repeat.cumulative.unchanged == N
+
+
+def test_without_a_patient_number_the_draws_are_fresh_and_it_is_said(adult):
+    """Patients alike in every unchanged column must not share a draw: without an identifier column the custodian
+    secret is not used for the draws, and the statement says why and what to do."""
+    settings = _settings("uniform", "no-id", PersistentKeys(SECRET), theta=False)
+    settings.identifiers = []
+    frame = adult.drop(columns=["patient_id"])[["sex", "occupation"]]  # 2 identities for 3,000 records
+    result = _release(frame.assign(patient_id=range(len(frame))).drop(columns=["patient_id"]), settings)
+    assert not result.repeat.persistent and not result.applied.mechanisms
+    assert any("No identifier column is tagged" in line for line in result.repeat.sentences())
+    released = pd.Series(np.asarray(result.applied.columns["occupation"], dtype=object))
+    same_group = frame["sex"].eq("Male") & frame["occupation"].eq("Sales")
+    assert released[same_group.to_numpy()].nunique() > 1  # not one shared draw for the whole group

@@ -178,7 +178,10 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     if settings.repeat.active or settings.repeat.keys is not None:  # a project, or persistent draws without a ledger
         job.identity_columns, job.identity = identity_columns(settings, columns, job.protected)
         job.release_epsilon = method.release_epsilon(plan, guarantee)
-        job.persistent_draws = settings.repeat.keys is not None and method.draws_per_record
+        # persistent only for patients told apart by a patient number: without one, two patients alike in every
+        # unchanged column would share their draws (the same released value), which no randomization allows
+        job.persistent_draws = (settings.repeat.keys is not None and method.draws_per_record
+                                and bool(settings.identifiers))
         job.ledger_keys = PersistentKeys(ledger_identity_secret())
         job.repeat_notes = node_notes(last_node, quasi, generalization)
     progress(1.0, "Verified")
@@ -192,7 +195,7 @@ def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:
     if bind is None:
         return Bound(quasi, None)
     randomness, keys = job.randomness, job.settings.repeat.keys
-    if keys is not None and job.identity_columns:  # the plan's whole-table draws (partition's deal) persistent too
+    if keys is not None and job.persistent_draws:  # the plan's whole-table draws (partition's deal) persistent too
         missing = [c for c in job.identity_columns if c not in frame.columns]
         if missing:
             raise ParameterError(f"{job.method.title} deals the records with persistent randomness, which needs the "
@@ -211,7 +214,7 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -
         fingerprints = identity_fingerprints(chunk, job.identity_columns)
         identities = job.ledger_keys.keyed_identities(*fingerprints)
         keys = job.settings.repeat.keys
-        if keys is not None:  # persistent draws: bound to the records' identities under the custodian secret
+        if keys is not None and job.persistent_draws:  # bound to the records' identities under the custodian secret
             randomness = randomness.with_records(keys, keys.keyed_identities(*fingerprints), start)
     if applies_in_chunks(job.plan):
         applied = job.plan.apply(chunk, randomness, start=start, bound=bound.plan)

@@ -124,6 +124,10 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
         check_one_record_per_identity(records, job.identity)
         job.pseudonym_key.bind(records.identities, job.ledger_keys.keyed_identities)  # the read-back check's way back
     notes = list(job.repeat_notes)
+    if repeat.keys is not None and job.method.draws_per_record and not job.settings.identifiers:
+        notes.append("No identifier column is tagged, so this release's draws are fresh (two patients alike in every "
+                     "unchanged column must not share a draw) and every patient released before composes; tag a "
+                     "patient number as an identifier to keep an unchanged patient's released value.")
     parameters = getattr(job.plan, "parameters", None)
     kept = parameters.get("kept_from_release") if isinstance(parameters, dict) else None
     if kept:

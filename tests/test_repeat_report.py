@@ -102,3 +102,20 @@ def test_no_project_no_section(adult):
 def test_epsilons_are_rounded_up():
     assert epsilon_text(2.19722) == "2.1973" and epsilon_text(1.0) == "1" and epsilon_text(0.0) == "0"
     assert epsilon_text(math.inf) == "unbounded" and float(epsilon_text(0.12345)) >= 0.12345
+
+
+def test_a_streamed_release_s_reports_hold_the_section_of_the_whole_release(adult, tmp_path):
+    """The reports of a streamed release are drawn on a sample of its records; the section is the whole release's."""
+    from ppdp_desktop.cli import main
+
+    data = tmp_path / "adult.csv"
+    adult.to_csv(data, index=False)
+    passphrase = tmp_path / "pass.txt"
+    passphrase.write_text(PASSPHRASE + "\n", encoding="utf-8")
+    assert main(["-q", "anonymize", str(data), "--out", str(tmp_path / "r"), "--key", str(tmp_path / "r.ppdpkey"),
+                 "--passphrase-file", str(passphrase), "--sensitive", "occupation", "--identifier", "patient_id",
+                 "--rho1", "0.1", "--rho2", "0.5", "--project", "streamed-monthly", "--streaming"]) == 0
+    for report in (custodian_report_path(tmp_path / "r", tmp_path / "r.ppdpkey"), tmp_path / "r" / "report.html"):
+        text = _text(report)
+        assert TITLE in text and "Release 1 of project 'streamed-monthly'" in text
+        assert f"Records in this release {len(adult):,}" in text

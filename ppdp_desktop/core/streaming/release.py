@@ -121,7 +121,9 @@ class StreamedSource(RecordSource):
         """The report's random sample of the records as a job outcome (its figures say they are a sample's)."""
         if self.data.sample is None:
             raise ReleaseError("The report's sample was not kept while the data was written.")
-        return self.data.sample.outcome(self.job, self.dataset, self.result.reidentification)
+        subject = self.data.sample.outcome(self.job, self.dataset, self.result.reidentification)
+        subject.repeat = self.result.repeat  # the whole release among its project's releases (not the sample's)
+        return subject
 
     def seal(self, passphrase: str, manifest: str, target: Path, provenance: dict) -> None:
         """The payload (the pseudonym key, not the ids; the provenance with its plain digests) and the record table

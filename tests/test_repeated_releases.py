@@ -242,3 +242,18 @@ def test_without_a_patient_number_the_draws_are_fresh_and_it_is_said(adult):
     released = pd.Series(np.asarray(result.applied.columns["occupation"], dtype=object))
     same_group = frame["sex"].eq("Male") & frame["occupation"].eq("Sales")
     assert released[same_group.to_numpy()].nunique() > 1  # not one shared draw for the whole group
+
+
+@pytest.mark.parametrize("method", ["uniform", "partition", "rr"])
+def test_ten_releases_of_each_method_show_one_draw(adult, method):
+    """k = 10 on the other methods (fine-grain above): every unchanged patient's released value is the same in all ten,
+    so the attacker holding them sees one draw, whose guarantee (rho2; rr's risk <= 1/l) each release verified."""
+    keys, frame = PersistentKeys(SECRET), adult.head(1000)
+    shuffles = [frame.sample(frac=1.0, random_state=s).reset_index(drop=True) for s in range(10)]
+    releases = [_release(f, _settings(method, f"ten-{method}", keys)) for f in shuffles]
+    stacked = pd.concat([_released_by_patient(r, f) for r, f in zip(releases, shuffles)], axis=1)
+    assert (stacked.nunique(axis=1) == 1).all()
+    assert all(r.guarantee["verified"] for r in releases)
+    if method == "rr":
+        assert max(r.guarantee["max_risk"] for r in releases) <= 1 / 3 + 1e-9
+    assert releases[-1].repeat.cumulative.unchanged == 1000 and releases[-1].repeat.cumulative.ordinal == 10

@@ -1,8 +1,6 @@
 """The method report (core, no Qt): per-value arrays, the Monte-Carlo band, figures, comparison rows."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -106,10 +104,8 @@ def test_band_is_seeded_and_repeatable(finegrain, finegrain_report):
     assert not np.array_equal(other, bootstrap_replicates(observed, finegrain.plan.matrix))
 
 
-def test_report_is_fast_and_cancellable(finegrain):
-    start = time.perf_counter()
-    build_report(finegrain)
-    assert time.perf_counter() - start < 10.0  # ~0.6 s idle; only an order-of-magnitude regression fails
+def test_report_builds_and_is_cancellable(finegrain):
+    build_report(finegrain)  # its time is benchmarks/bench_report.py's (never a bound in a test)
     token = CancelToken()
     token.cancel()
     with pytest.raises(Cancelled):

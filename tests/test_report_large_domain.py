@@ -8,7 +8,6 @@ import html
 import math
 import re
 import shutil
-import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -232,18 +231,16 @@ def test_a_small_domain_keeps_its_whole_table():
     assert not [b for b in blocks if isinstance(b, Paragraph) and "not shown" in b.text]
 
 
-def test_a_domain_of_15000_values_makes_a_short_report_quickly(tmp_path):
+def test_a_domain_of_15000_values_makes_a_short_report(tmp_path):
     r = _synthetic(15_000, seed=1)
     frequent, protected = _golden(r.values, r.original, r.retention, r.rho2)
     shown = shown_values(r)
     assert [[r.values[i] for i in g.indices] for g in shown.groups] == [frequent, protected]
     assert shown.hidden == 15_000 - 100
     context = ReportContext("codes", r.n_records, [("diagnosis", "sensitive")], "diagnosis", values_file="v.csv")
-    start = time.perf_counter()
-    write_html([r], context, tmp_path / "r.html")
+    write_html([r], context, tmp_path / "r.html")  # its time: benchmarks/bench_large_domain.py (m = 15,000)
     write_pdf([r], context, tmp_path / "r.pdf")
     assert write_values_csv([r], tmp_path / "v.csv")
-    assert time.perf_counter() - start < 20  # the whole 15,000-row table took minutes to lay out
     assert len(pypdf.PdfReader(str(tmp_path / "r.pdf")).pages) < 12  # not 333 pages
     _titles, tables, closing = _html_groups((tmp_path / "r.html").read_text(encoding="utf-8"))
     assert tables == [frequent, protected]  # (the privacy summary above names the value closest to its bound)

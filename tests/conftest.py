@@ -5,6 +5,7 @@ A test that needs the shared data (``../shared/data``) is skipped when the file 
 that CI cannot pass by skipping the tests on real data."""
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -85,3 +86,14 @@ def own_release_ledger(tmp_path_factory, monkeypatch):
     """Each test its own release ledger and custodian secrets (PPDP_DATA_DIR): a test's releases are the first of
     their project unless the test makes more, and no test reads the records of every release made before it."""
     monkeypatch.setenv("PPDP_DATA_DIR", str(tmp_path_factory.mktemp("ppdp-data")))
+
+
+@pytest.fixture(scope="module")
+def cluster() -> str:
+    """One Dask LocalCluster of two single-threaded worker processes for the module (the Dask engine's tests): its
+    scheduler's address."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR, scheduler_kwargs={"dashboard_address": ":0"}) as local:
+        yield local.scheduler_address

@@ -3,7 +3,6 @@ data file byte for byte, for every method that streams; the file is cut into par
 CLI runs it; a cancel publishes nothing; Dask is imported only when the engine runs."""
 from __future__ import annotations
 
-import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -70,16 +69,6 @@ def data_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("dask") / "patients.csv"
     _table(N).to_csv(path, index=False)
     return path
-
-
-@pytest.fixture(scope="module")
-def cluster() -> str:
-    """One LocalCluster of two single-threaded worker processes for the module: its scheduler's address."""
-    from distributed import LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR, scheduler_kwargs={"dashboard_address": ":0"}) as local:
-        yield local.scheduler_address
 
 
 def _in_memory(path: Path, settings: AnonymizationSettings, out: Path) -> bytes:

@@ -6,7 +6,6 @@ release of the project counts against it (unchanged patients cost nothing), and 
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 
 import numpy as np
@@ -40,15 +39,6 @@ def data_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("repeat-dask") / "patients.csv"
     frame.to_csv(path, index=False)
     return path
-
-
-@pytest.fixture(scope="module")
-def cluster() -> str:
-    from distributed import LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR, scheduler_kwargs={"dashboard_address": ":0"}) as local:
-        yield local.scheduler_address
 
 
 def _settings(project: str, seed: int, stable: bool = False) -> AnonymizationSettings:

@@ -42,6 +42,7 @@ from ppdp_desktop.core.repetition import (
     node_to_keep,
     previous_node,
     previous_plan,
+    project_releases,
     repeat_outcome,
     stable_pseudonym_key,
 )
@@ -153,7 +154,8 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
             "the methods that leave them as they are. Choose one of the two."
         )
     progress(0.1, "Generalizing the quasi-identifiers")
-    last_node = previous_node(settings.repeat.project_id) if settings.repeat.active and protection.k is not None else None
+    history = project_releases(settings.repeat.project_id) if settings.repeat.active else []  # the ledger, read once
+    last_node = previous_node(history) if protection.k is not None else None
     generalization = protect(frame, quasi, schema, protection, settings.taxonomies, node_to_keep(last_node, quasi))
     if protection.require_group_bound:  # the stronger bound the custodian asked for, checked exactly (fail closed)
         check_group_bound(frame, quasi, settings.sensitive, generalization, *method.group_bound(settings),
@@ -161,7 +163,7 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     cancel.check()
     progress(0.2, "Planning")
     if settings.repeat.active and settings.repeat.previous_plan is None:  # kept when it still fits (persistence)
-        settings.repeat.previous_plan = previous_plan(settings.repeat.project_id, method.name)
+        settings.repeat.previous_plan = previous_plan(history, method.name)
     plan = method.prepare(dataset, settings)
     cancel.check()
     progress(0.7, "Verifying the guarantee")

@@ -29,7 +29,7 @@ from ppdp_desktop.core.privacy.pseudonyms import StablePseudonymKey
 from ppdp_desktop.core.repeat.accounting import check_budget, cumulative_guarantee
 from ppdp_desktop.core.repeat.intersection import ATTACKER as LINKER
 from ppdp_desktop.core.repeat.intersection import IntersectionReport, intersection_check
-from ppdp_desktop.core.repeat.ledger import Ledger
+from ppdp_desktop.core.repeat.ledger import Ledger, LedgerRelease
 from ppdp_desktop.core.repeat.outcome import NODE_QUASI, RepeatOutcome
 from ppdp_desktop.core.repeat.records import ReleaseRecords
 
@@ -140,13 +140,17 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
                          custodian_notes=list(repeat.notes), warnings=[flagged] if flagged else [])
 
 
-def previous_plan(project_id: str, method: str) -> dict[str, Any] | None:
-    """The plan state of the project's last published release by ``method`` (``Method.repeat_state``, kept in the
-    ledger with the release's number), or None."""
+def project_releases(project_id: str) -> list[LedgerRelease]:
+    """The project's published releases in the ledger, oldest first (read once by the job's planning)."""
     with Ledger() as ledger:
-        for release in reversed(ledger.releases(project_id)):
-            if release.method != method:
-                continue
+        return ledger.releases(project_id)
+
+
+def previous_plan(history: Sequence[LedgerRelease], method: str) -> dict[str, Any] | None:
+    """The plan state of the last release of ``history`` by ``method`` (``Method.repeat_state``, kept in the ledger
+    with the release's number), or None."""
+    for release in reversed(history):
+        if release.method == method:
             state = release.parameters.get("plan_state")
             return {**state, "ordinal": release.ordinal} if isinstance(state, dict) else None
     return None
@@ -162,10 +166,9 @@ class PreviousNode:
     ordinal: int
 
 
-def previous_node(project_id: str) -> PreviousNode | None:
-    """The node of the project's last published generalized release (from the ledger), or None."""
-    with Ledger() as ledger:
-        last = next((r for r in reversed(ledger.releases(project_id)) if r.node is not None), None)
+def previous_node(history: Sequence[LedgerRelease]) -> PreviousNode | None:
+    """The node of the last generalized release of ``history`` (the project's, from the ledger), or None."""
+    last = next((r for r in reversed(history) if r.node is not None), None)
     if last is None or last.node is None:
         return None
     quasi = last.parameters.get(NODE_QUASI)

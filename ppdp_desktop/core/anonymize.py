@@ -163,7 +163,8 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     cancel.check()
     progress(0.2, "Planning")
     if settings.repeat.active and settings.repeat.previous_plan is None:  # kept when it still fits (persistence)
-        settings.repeat.previous_plan = previous_plan(history, method.name)
+        # on a copy: the caller's settings (the window's, run again next month) never hold a stale previous plan
+        settings = replace(settings, repeat=replace(settings.repeat, previous_plan=previous_plan(history, method.name)))
     plan = method.prepare(dataset, settings)
     cancel.check()
     progress(0.7, "Verifying the guarantee")

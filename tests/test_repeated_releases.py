@@ -175,6 +175,11 @@ def test_the_command_line_releases_again_and_says_so(adult, tmp_path, capsys):
     assert "release 2" in " ".join(block["statement"]).lower()
     assert "release 2" in out.err.lower() or "release 2" in out.out.lower()
     assert "Repeated releases" in (tmp_path / "r2" / "README.txt").read_text(encoding="utf-8")
+    # the custodian's note (a secret made at a path of this PC) is said in the summary, never in the release
+    assert "Made the custodian secret" in out.out
+    for name in ("release.json", "README.txt"):
+        text = (tmp_path / "r1" / name).read_text(encoding="utf-8")
+        assert "custodian secret of project" not in text and "custodian.secret" not in text
     with Ledger() as ledger:
         assert [r.ordinal for r in ledger.releases("adult-monthly")] == [1, 2]
         assert ledger.releases("adult-monthly")[-1].budget == 4

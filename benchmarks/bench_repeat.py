@@ -29,7 +29,9 @@ a) ``scenario``: the issue's acceptance test, from the command line. Adult gets 
    ledger as the publish pipeline records it), reading ``result.applied.columns["occupation"]`` per patient,
    for uniform and fine-grain at rho = (0.1, 0.5) and fine-grain at theta = 3, each with a custodian secret and
    without one (fresh draws); fine-grain at theta = 3 once more on the same records merely reordered; partitioning
-   at rho = (0.1, 0.5) and rr (occupation randomized at l = 5 behind sex and race), each on both; and uniform
+   at rho = (0.1, 0.5) (one sub-table) and at (0.13, 0.25) (three sub-tables: the kept layout, a stage added where
+   a protected share rose, ``rederived`` counting those records) and rr (occupation randomized at l = 5 behind
+   sex and race), each on both; and uniform
    (rho) and fine-grain (theta) with release 2 = release 1 plus 5 patients holding a new occupation, a value the
    column did not hold (a new value makes a new plan and every patient's draw fresh).
 
@@ -216,6 +218,7 @@ def scenario_in_process(work: Path) -> dict:
                ("finegrain_theta3_same_records", "finegrain", SensitivitySettings(theta=3.0), "same_records_reordered"),
                ("partition_rho", "partition", SensitivitySettings(rho1=0.1, rho2=0.5), "reordered_plus_1000"),
                ("partition_rho_same_records", "partition", SensitivitySettings(rho1=0.1, rho2=0.5), "same_records_reordered"),
+               ("partition_3_subtables", "partition", SensitivitySettings(rho1=0.13, rho2=0.25), "reordered_plus_1000"),
                ("rr_l5", "rr", SensitivitySettings(), "reordered_plus_1000"),
                ("rr_l5_same_records", "rr", SensitivitySettings(), "same_records_reordered"),
                ("uniform_rho_new_value", "uniform", SensitivitySettings(rho1=0.1, rho2=0.5), "plus_5_with_a_new_value"),
@@ -232,9 +235,17 @@ def scenario_in_process(work: Path) -> dict:
             out[label] = {"same_share": round(float((a == b.reindex(a.index)).mean()), 4),
                           "same_by_unchanged_columns": linked_by_unchanged_columns(*tables, one.pseudonym_column),
                           "matched": cumulative.matched, "unchanged": cumulative.unchanged, "changed": cumulative.changed,
-                          "new": cumulative.new, "epsilon_release": round(cumulative.epsilon_release, 4),
+                          "new": cumulative.new, "rederived": cumulative.rederived, "kept_from_release": kept_from(second.plan),
+                          "epsilon_release": round(cumulative.epsilon_release, 4),
                           "epsilon_cumulative_max": round(cumulative.epsilon_cumulative_max, 4)}
     return out
+
+
+def kept_from(plan: object) -> int | None:
+    """The project's release whose plan ``plan`` kept (partitioning's layout, perturbation's pairs), or None."""
+    kept = getattr(plan, "kept_from_release", None)
+    parameters = getattr(plan, "parameters", None)
+    return parameters.get("kept_from_release") if kept is None and isinstance(parameters, dict) else kept
 
 
 # --- b) timing ----------------------------------------------------------------------------------------------------

@@ -32,47 +32,48 @@ JOBS = {
 }
 #: sha256 of (data file bytes, release.json without 'created', 'app', 'provenance'), per (method, mode); retaken for
 #: issue 30, where a job with a project draws persistently (uniform, fine-grain, partition: new data bytes, the same
-#: in memory and streamed) and release.json gains 'repeated_release' (the first release of its project here)
+#: in memory and streamed) and release.json gains 'repeated_release'
+#: (the first release of its project here; its 'rederived' count since)
 GOLDEN = {
     'uniform/memory': (
         '2f053930dafc83e012d5553d1df77d68a74e6263a6e104721a54fff9b0164a80',
-        '400a4365e6cdc876eb03ef3fe728657317217cfc0a9f11ac7bbf7a30969e45bf',
+        '6ee5280694be8c00a3bc69f87036f2abcbc664e21dc7fb7e46a8ba30af6811b9',
     ),
     'finegrain/memory': (
         '306bd68ddde8b21ba51d52372798c117726fa456a6ac1a5b9df421628a88a206',
-        '1e318ae84647f7167450a8a982898e949a8d59a43069d2d5e262271ec6afb16f',
+        '743b011c82b9b6c67d139a91e42139d7a51a3516b32359b1356102f6836fe2b6',
     ),
     'partition/memory': (
         '41b6336130fe4a43e48522e09403734decbfd8311a5a33903479d4bf82dab141',
-        '48e03c0d49dd293c780ba6db70593c7bfc8e2aa1e1c876ecb3a842da5e88f7e2',
+        'cdbd5088ee7c0e3e59c22c4a0f8d9ad8d3e30d3634afdeca65a3f609c9691aa8',
     ),
     'rr/memory': (
         '0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb',
-        '471712b38185fa9449be23cb6a5ac025a4e570604df6fe0e2dfab526aa731f51',
+        'ac6f6561792c9ea57a0c34f7becf069bb9f4192e232efc511c9611b9eec1d164',
     ),
     'personalized/memory': (
         '26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e',
-        '5a34eb0fab45bcf83284d64a9a250c5ab0a226dcbcd691f48d333550410edddf',
+        'd4bf1284b89345486f4ad424b4f89c052f835a1b46e4f70b6e61762b7e373b12',
     ),
     'dp-microagg/memory': (
         '1bc7de479896efd9891b6113093b56c604b17e24295b3a1ac84ffbeafd3dab42',
-        '5445d83c9e800b0a86775bf048f3182d8cc50748ab0459f85914588f12ced867',
+        '8aef742aa77b6f7db5ba45f895475796aaf5a74bbd4400820c3866e664268a44',
     ),
     'uniform/streamed': (
         '2f053930dafc83e012d5553d1df77d68a74e6263a6e104721a54fff9b0164a80',
-        '7f6e3204f113fc065c6fa63de3ca0928cb9f48fb69f13d7bc00ba2774dc84bc6',
+        '317383b878d638426f00ba9cf35d8064051b885cbcc4488c0a58a4f301d5a812',
     ),
     'finegrain/streamed': (
         '306bd68ddde8b21ba51d52372798c117726fa456a6ac1a5b9df421628a88a206',
-        'ef0303e1eb8cb0c32ced033afe10e7c62425e6537c0aa7f215c3556c0e70220d',
+        '7cdf991b1c14d0d5e5a275219d027bf8a8fcdfa6d45e22c07d1bd6322045e95b',
     ),
     'rr/streamed': (
         '0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb',
-        '7ee34a8aeac43ac48c5a3b1a9d20458db76c0f8a3754423abd33783b5ee0e8c6',
+        '53760eb75a823f45a45f012d78dc3de158aff8dc78a02ce3b2a44193a35b9311',
     ),
     'personalized/streamed': (
         '26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e',
-        'e8e360775103215f455de02c18628040272d53fb1f077eb807cc89ea04da5b16',
+        '465bd1104152972cb4667bfb9205a7cb386a1217ac0038e55002ce2bf0a4194f',
     ),
 }
 #: what a release.json says of when, with which build and from which input it was made (a fresh HMAC nonce)

@@ -233,6 +233,9 @@ def test_rr_keeps_the_project_s_p_while_the_risk_stays_within_the_bound(adult):
     assert second.guarantee["max_risk"] <= 1 / 3 + 1e-9  # verified on the new records, as any plan
     a, b = _released_by_patient(first, adult), _released_by_patient(second, more)
     assert (a == b.reindex(a.index)).mean() == 1.0 and second.repeat.cumulative.unchanged == N
+    assert first.plan.kept_from_release is None and second.plan.kept_from_release == 1
+    assert any(line.startswith("The chances of keeping a value of release 1 of this project were kept")
+               for line in second.repeat.sentences())
 
 
 def test_without_a_patient_number_the_draws_are_fresh_and_it_is_said(adult):

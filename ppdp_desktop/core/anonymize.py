@@ -113,12 +113,15 @@ class ReleasedChunk:
 
 
 def plan_columns(settings: AnonymizationSettings) -> list[str]:
-    """The columns a job's plan reads (each method's protected columns, the quasi-identifiers, a choice column):
-    all a streamed job keeps of every record in its first pass."""
+    """The columns a job's plan reads (each method's protected columns, the quasi-identifiers, a choice column, and
+    the identifier columns of a project with a custodian secret: who a record is, for a persistent whole-table deal
+    such as partitioning's): all a streamed job keeps of every record in its first pass."""
     method = get_method(settings.method)
     settings = method.job_settings(settings)
     sensitive, quasi = method.roles(settings)
     extra = [settings.choices.choice_column] if settings.choices.choice_column else []
+    if settings.repeat.active and settings.repeat.keys is not None:
+        extra += list(settings.identifiers)
     return list(dict.fromkeys(c for c in [*sensitive, *quasi, *extra] if c))
 
 

@@ -37,6 +37,9 @@ class Applied:
     #: per randomized column, each record's mechanism digest when its draws were persistent (issue 30): what the
     #: release ledger compares across releases (:mod:`ppdp_desktop.core.repeat`)
     mechanisms: dict[str, np.ndarray] = field(default_factory=dict)
+    #: per record, True where a kept plan's later stage redrew what its persistent draw gave (partitioning's lowered
+    #: retention): the released value may differ from an earlier release's, though it tells nothing more
+    rederived: np.ndarray | None = None
 
 
 @dataclass

@@ -83,14 +83,16 @@ def chunk_records(job: JobPlan, identities: np.ndarray, applied: Applied, quasi:
     classes = None
     if job.generalization is not None and job.quasi:
         classes = pd.util.hash_pandas_object(quasi[job.quasi].astype("string"), index=False).to_numpy(dtype=np.uint64)
-    return ReleaseRecords(identities, draws, epsilon, classes)
+    return ReleaseRecords(identities, draws, epsilon, classes, applied.rederived)
 
 
 def concatenate(parts: Sequence[ReleaseRecords]) -> ReleaseRecords:
     """The records of consecutive chunks as one release's."""
     classes = None if any(p.classes is None for p in parts) else np.concatenate([p.classes for p in parts])
+    rederived = None if all(p.rederived is None for p in parts) else np.concatenate(
+        [np.zeros(len(p), dtype=bool) if p.rederived is None else p.rederived for p in parts])
     return ReleaseRecords(np.concatenate([p.identities for p in parts]), np.concatenate([p.draws for p in parts]),
-                          np.concatenate([p.epsilon for p in parts]), classes)
+                          np.concatenate([p.epsilon for p in parts]), classes, rederived)
 
 
 def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
@@ -128,6 +130,7 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
         notes.append("No identifier column is tagged, so this release's draws are fresh (two patients alike in every "
                      "unchanged column must not share a draw) and every patient released before composes; tag a "
                      "patient number as an identifier to keep an unchanged patient's released value.")
+    notes += job.method.repeat_notes(job.plan)
     parameters = getattr(job.plan, "parameters", None)
     kept = parameters.get("kept_from_release") if isinstance(parameters, dict) else None
     if kept:

@@ -249,6 +249,11 @@ class Method(Generic[PlanT, SettingsT]):
         the same plan when it still fits (``settings.repeat.previous_plan``); None: planned afresh every time."""
         return None
 
+    def repeat_notes(self, plan: Plan) -> list[str]:
+        """What the release's statement says of the plan among the project's releases (a layout kept from an earlier
+        release, say); none by default."""
+        return []
+
     def comparisons(self) -> tuple[Comparison, ...]:
         """The ways ``ppdp compare`` compares this method with others (:class:`~ppdp_desktop.core.methods.hooks.
         Comparison`); none by default."""

@@ -57,6 +57,8 @@ class CumulativeGuarantee:
     over_budget: int
     persistent: bool
     project_id: str = ""
+    #: unchanged records whose persistent draw a later stage redrew (a kept partition's lowered retention)
+    rederived: int = 0
 
     @property
     def unbounded(self) -> bool:
@@ -84,10 +86,17 @@ class CumulativeGuarantee:
         lines = [f"This is release {self.ordinal}{project}, after {earlier} in this computer's ledger. Of its "
                  f"{_count(self.records, 'record')}, {self.matched:,} are of patients released before in this project "
                  f"({self.unchanged:,} unchanged, {self.changed:,} changed) and {self.new:,} {_be(self.new)} new."]
-        if self.persistent and self.unchanged:
-            lines.append(f"{_count(self.unchanged, 'record')} {_be(self.unchanged)} unchanged, drawn as before "
+        same = self.unchanged - self.rederived
+        if self.persistent and same:
+            lines.append(f"{_count(same, 'record')} {_be(same)} unchanged, drawn as before "
                          f"(persistent randomness): {ATTACKER} sees the same released values again and learns nothing "
                          "more about these patients from this release.")
+        if self.persistent and self.rederived:
+            lines.append(f"{_count(self.rederived, 'record')} {_be(self.rederived)} unchanged, drawn as before and then "
+                         "redrawn from that draw alone, because their sub-table's retention had to be lowered: the "
+                         "released value may differ from an earlier release's, but it depends only on the earlier draw, "
+                         f"not on the true value, so {ATTACKER} learns nothing more about these patients from this "
+                         "release.")
         if not self.persistent and self.matched:
             lines.append("This release's random draws are fresh, not persistent: every record is drawn anew, so for "
                          f"each of the {_count(self.matched, 'record')} of patients released before, the epsilons of "
@@ -158,7 +167,8 @@ def cumulative_guarantee(previous: Sequence[ReleaseRecords], current: ReleaseRec
         epsilon_changed_max=float(cumulative[changed].max()) if changed.any() else 0.0,
         budget=None if budget is None else float(budget),
         over_budget=0 if budget is None else int((cumulative > float(budget)).sum()),
-        persistent=bool(persistent), project_id=str(project_id))
+        persistent=bool(persistent), project_id=str(project_id),
+        rederived=0 if current.rederived is None or not persistent else int((past.unchanged & current.rederived).sum()))
 
 
 def per_record_cumulative(previous: Sequence[ReleaseRecords], current: ReleaseRecords, *,

@@ -36,14 +36,17 @@ class ReleaseRecords:
     draws: np.ndarray
     epsilon: np.ndarray
     classes: np.ndarray | None = None
+    #: this release only, never stored: per record, whether a later stage redrew its persistent draw (a kept
+    #: partition's lowered retention), so that the statement does not promise it the same released value
+    rederived: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.identities)
-        for name in ("identities", "draws", "epsilon", "classes"):
+        for name in ("identities", "draws", "epsilon", "classes", "rederived"):
             array = getattr(self, name)
             if array is None:
                 continue
-            dtype = np.float64 if name == "epsilon" else np.uint64
+            dtype = np.float64 if name == "epsilon" else bool if name == "rederived" else np.uint64
             array = np.ascontiguousarray(array, dtype=dtype)
             if array.ndim != 1 or len(array) != n:
                 raise ValueError(f"ReleaseRecords.{name} must hold one entry per record ({n}); got shape {array.shape}.")

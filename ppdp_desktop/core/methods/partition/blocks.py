@@ -109,10 +109,16 @@ class SubtableBlocks:
         """Each record keeps its value with its sub-table's retention, else gets one of its sub-table's values
         drawn uniformly; every draw keyed by the record's index (``start``: the first record's). ``mechanism``:
         per record, its entry's mechanism digest (persistent draws when the records are bound)."""
+        return self.values[self.redraw(subtable, entries, keyed, attribute, start, mechanism)]
+
+    def redraw(self, subtable: np.ndarray, entries: np.ndarray, keyed: KeyedRandomness, attribute: str,
+               start: int = 0, mechanism: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`perturb`'s released *entries*: ``entries`` kept with the sub-table's retention, else one of the
+        sub-table's entries drawn uniformly (a kept plan's later stage redraws an earlier stage's entries so)."""
         subtable = np.asarray(subtable, dtype=np.int64)
         keep, drawn = keyed.keep_or_draw(attribute, start, start + len(entries), self.retention[subtable],
                                          self.sizes[subtable], mechanism=mechanism)
-        return self.values[np.where(keep, entries, self.starts[subtable] + drawn)]
+        return np.where(keep, entries, self.starts[subtable] + drawn)
 
 
 def assign_records(codes: np.ndarray, table_counts: np.ndarray | sparse.sparray,

@@ -10,6 +10,7 @@ sub-tables' parameters, planned from the counts, reveal them to someone who know
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column, labe
 from ppdp_desktop.core.data.schema import free_name
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.methods.partition.blocks import SubtableBlocks, assign_records, canonical_counts
+from ppdp_desktop.core.methods.partition.kept import kept_notes, kept_partition, layout_state, same_column_and_pair
 from ppdp_desktop.core.methods.partition.release import EPSILON_SCOPE, NOT_COVERED, subtables_statement
 from ppdp_desktop.core.methods.partition.subtables import Partition, partition_domain
 from ppdp_desktop.core.methods.perturbation.disclosure import PARTITION_CAVEAT
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.data.released import LoadedRelease
     from ppdp_desktop.core.evaluation.report_model import MethodReport
     from ppdp_desktop.core.evaluation.utility import UtilitySummary
+    from ppdp_desktop.core.methods.base import Plan
     from ppdp_desktop.core.methods.hooks import Comparison
     from ppdp_desktop.core.settings import AnonymizationSettings
 
@@ -62,6 +65,10 @@ class PartitionPlan:
     method: str = "partition"
     needs_pseudonyms: bool = False
     subtable_column: str = SUBTABLE_COLUMN  # a free name: never one of the data's columns
+    #: each sub-table's randomization as retention stages (:mod:`~ppdp_desktop.core.methods.partition.kept`; None:
+    #: one stage, the retention Eq. 9's gamma gives); the published retention is their product
+    stages: list[list[float]] | None = None
+    kept_from_release: int | None = None  # the project's release whose layout this plan keeps
     blocks: SubtableBlocks = field(init=False)
     entry_counts: np.ndarray = field(init=False, repr=False)
     _verified: tuple | None = field(init=False, default=None, repr=False)
@@ -69,11 +76,29 @@ class PartitionPlan:
     def __post_init__(self) -> None:
         counts = canonical_counts(self.partition.table_counts)
         sizes = np.diff(counts.indptr)  # values per sub-table
-        gamma = np.asarray(self.partition.gamma_i, dtype=float)
-        with np.errstate(invalid="ignore"):
-            retention = np.where(np.isfinite(gamma), uniform_retention(gamma, sizes), 1.0)
+        if self.stages is None:
+            gamma = np.asarray(self.partition.gamma_i, dtype=float)
+            with np.errstate(invalid="ignore"):
+                retention = np.where(np.isfinite(gamma), uniform_retention(gamma, sizes), 1.0)
+            self.stages = [[float(p)] for p in retention]
+        if len(self.stages) != len(sizes) or not all(self.stages):
+            raise ParameterError(f"{len(self.stages)} retention stages for {len(sizes)} sub-tables.")
+        retention = np.array([math.prod(stage) for stage in self.stages])
         self.blocks = SubtableBlocks.from_counts(counts, retention)
         self.entry_counts = counts.data.astype(float)  # records per entry (sub-table, value), the blocks' order
+
+    def _stage_blocks(self) -> list[SubtableBlocks]:
+        """The blocks of each stage: stage ``j``'s retention per sub-table (1, kept as drawn, where it has none)."""
+        depth = max(len(stage) for stage in self.stages or [[1.0]])
+        return [SubtableBlocks(self.blocks.values, self.blocks.starts,
+                               np.array([stage[j] if j < len(stage) else 1.0 for stage in self.stages or []]),
+                               self.blocks.m)
+                for j in range(depth)]
+
+    @property
+    def rederived_subtables(self) -> np.ndarray:
+        """Per sub-table, whether a later stage redraws what its first stage drew (a kept plan's lowered retention)."""
+        return np.array([len(stage) > 1 for stage in self.stages or []], dtype=bool)
 
     @property
     def attribute(self) -> str:
@@ -154,14 +179,21 @@ class PartitionPlan:
         if len(sub) != len(codes):
             raise ParameterError(f"Records {start}-{start + len(codes) - 1} were not dealt to sub-tables.")
         entries = self.blocks.entries(sub, codes)
-        mechanism = (self.blocks.mechanisms(self.attribute, self.domain.values)[entries] if keyed.persistent
+        stages = self._stage_blocks()
+        mechanism = (stages[0].mechanisms(self.attribute, self.domain.values)[entries] if keyed.persistent
                      else None)
-        released = self.blocks.perturb(sub, entries, keyed, self.attribute, start=start, mechanism=mechanism)
-        released = released.astype(codes.dtype)
+        position = stages[0].redraw(sub, entries, keyed, self.attribute, start=start, mechanism=mechanism)
+        for j, stage in enumerate(stages[1:], 2):  # a kept plan's later stages redraw what was drawn (kept.py)
+            column = f"{self.attribute}\x00stage {j}"
+            again = stage.mechanisms(column, self.domain.values)[entries] if keyed.persistent else None
+            position = stage.redraw(sub, position, keyed, column, start=start, mechanism=again)
+        released = self.blocks.values[position].astype(codes.dtype)
         return Applied(
             {self.attribute: self.domain.categorical(released), self.subtable_column: sub.astype(np.int32)},
             codes={self.attribute: (codes, released)},
+            # the first stage's digest: a later stage only post-processes its draw, which costs nothing more
             mechanisms={} if mechanism is None else {self.attribute: mechanism},
+            rederived=self.rederived_subtables[sub] if len(stages) > 1 else None,
         )
 
     def estimator(self, released: np.ndarray, sub: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
@@ -198,8 +230,16 @@ class PartitionPlan:
         }
 
     def _parameters_json(self) -> dict[str, Any]:
+        kept = {} if self.kept_from_release is None else {"kept_from_release": self.kept_from_release}
         return {"rho1": self.rho1, "rho2": self.rho2, "eps_part": float(self.partition.eps_part),
-                "eps_unpartitioned": float(self.partition.eps_unpartitioned)}
+                "eps_unpartitioned": float(self.partition.eps_unpartitioned), **kept}
+
+    def repeat_state(self) -> dict[str, Any]:
+        """What the release ledger keeps for the project's next release: the values, the pair and the layout."""
+        return {"method": self.method, "attribute": self.attribute,
+                "values": [label_text(v) for v in self.domain.values], "rho1": self.rho1, "rho2": self.rho2,
+                "theta": int(self.partition.theta),
+                **layout_state(canonical_counts(self.partition.table_counts), self.stages or [])}
 
     def key_json(self) -> dict[str, Any]:
         return {"parameters": self._parameters_json()}  # not release_json(): that re-verifies every sub-table
@@ -237,9 +277,26 @@ class PerturbationPartitioning(PerturbationFamily[PartitionPlan]):
         if sens.rho1 is None or sens.rho2 is None or sens.theta is not None or sens.overrides:
             raise ParameterError(ONE_PAIR)
         domain, _ = encode_column(dataset.frame[settings.sensitive], settings.sensitive, dataset.label)
+        column = free_name(SUBTABLE_COLUMN, dataset.frame.columns)
+        previous = settings.repeat.previous_plan
+        if previous and same_column_and_pair(previous, domain, sens.rho1, sens.rho2):
+            kept = kept_partition(previous, domain.counts, sens.rho1, sens.rho2)
+            if kept is not None:
+                partition, stages = kept
+                return PartitionPlan(domain, sens.rho1, sens.rho2, partition, subtable_column=column, stages=stages,
+                                     kept_from_release=previous.get("ordinal"))
         partition = partition_domain(domain.counts, sens.rho1, sens.rho2)
-        return PartitionPlan(domain, sens.rho1, sens.rho2, partition,
-                             subtable_column=free_name(SUBTABLE_COLUMN, dataset.frame.columns))
+        return PartitionPlan(domain, sens.rho1, sens.rho2, partition, subtable_column=column)
+
+    def repeat_state(self, plan: Plan) -> dict[str, Any] | None:
+        """The values, the pair and the layout (sub-tables' counts and retention stages) for the next release."""
+        return self.own_plan(plan).repeat_state()
+
+    def repeat_notes(self, plan: Plan) -> list[str]:
+        own = self.own_plan(plan)
+        if own.kept_from_release is None:
+            return []
+        return kept_notes(own.kept_from_release, int(own.rederived_subtables.sum()), own.blocks.n_subtables)
 
     def precheck(self, settings: AnonymizationSettings) -> list[str]:
         sens = settings.sensitivity

@@ -50,6 +50,7 @@ class RRPlan:
     parameters: RRParameters
     method: str = "rr"
     needs_pseudonyms: bool = False
+    kept_from_release: int | None = None  # the project's release whose p's this plan keeps
 
     def _randomized(self) -> list[tuple[CategoricalDomain, str, float]]:
         out = []
@@ -168,7 +169,9 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
         if kept is not None:  # the project's last p's, while they keep the risk within 1/l on these records
             risk = max_risk(counts, kept.p_qi, kept.p_s)
             if risk <= 1.0 / rr.l + TOLERANCE:
-                return RRPlan(qi, sensitive, counts, replace(kept, max_risk=float(risk), verified_max_risk=float(risk)))
+                previous = settings.repeat.previous_plan or {}
+                return RRPlan(qi, sensitive, counts, replace(kept, max_risk=float(risk), verified_max_risk=float(risk)),
+                              kept_from_release=previous.get("ordinal"))
         return RRPlan(qi, sensitive, counts, optimal_parameters(counts, rr.l, randomize))
 
     def repeat_state(self, plan: Plan) -> dict[str, Any] | None:
@@ -180,6 +183,15 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
                 "values": {d.attribute: [label_text(v) for v in d.values] for d in [*own.qi, own.sensitive]},
                 "l": p.l, "randomize": p.randomize, "p_qi": None if p.p_qi is None else [float(x) for x in p.p_qi],
                 "p_s": None if p.p_s is None else float(p.p_s), "objective": float(p.objective)}
+
+    def repeat_notes(self, plan: Plan) -> list[str]:
+        own = self.own_plan(plan)
+        if own.kept_from_release is None:
+            return []
+        return [f"The chances of keeping a value of release {own.kept_from_release} of this project were kept (the same "
+                "columns, values and l; they still keep the largest risk within 1/l on these records, checked before "
+                "anything was written), so that an unchanged patient's draws stay the same; when they no longer do, "
+                "new ones are chosen and every patient's draw is fresh."]
 
     def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,
                     public: bool = False) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from ppdp_desktop.cli.exit_codes import CheckFailed, checking
 from ppdp_desktop.cli.output import binary_stdout_of, emit_json, stdout_of, wants_json
 from ppdp_desktop.cli.passphrase import ENV_VAR, generate_passphrase, read_new_passphrase, read_passphrase
+from ppdp_desktop.cli.reading import load_data, load_options, open_data_streamed  # noqa: F401 - load_options: callers import it from here
 from ppdp_desktop.cli.streams import input_path, is_stdio, output_path, refuse_stdio
 from ppdp_desktop.core.errors import InputError, ParameterError
 
@@ -34,19 +35,6 @@ def _stdin_data(args: argparse.Namespace, run, attr: str = "data") -> int:
         return run(args)
 
 
-
-def load_options(args: argparse.Namespace) -> dict[str, object]:
-    """How to read the input data (``--sep --encoding --sheet --decimal --header-row --kind``) as
-    keyword arguments of :func:`~ppdp_desktop.core.data.loading.load_table`."""
-    from ppdp_desktop.core.data.schema import parse_column_list, parse_kind_assignments
-
-    options = {"sep": args.sep, "encoding": args.encoding, "sheet": getattr(args, "sheet", None),
-               "decimal": getattr(args, "decimal", None), "header_row": getattr(args, "header_row", None),
-               "kinds": parse_kind_assignments(getattr(args, "kind", None)) or None}
-    identifiers = parse_column_list(getattr(args, "identifier", None))
-    if identifiers:  # identifiers are codes: read as text ("007" is not "7") unless a kind is given
-        options["kinds"] = {**dict.fromkeys(identifiers, "text"), **(options["kinds"] or {})}
-    return {k: v for k, v in options.items() if v is not None}
 
 def _settings(args: argparse.Namespace):
     """The job's settings from ``ppdp anonymize`` arguments: the common ones here, the method's own by
@@ -119,7 +107,6 @@ def run_risk(args: argparse.Namespace) -> int:
 
 
 def _risk(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.data.released import META_FILE, read_release
     from ppdp_desktop.core.data.schema import parse_column_list
     from ppdp_desktop.core.privacy.risk import analyse_risk, suppressed_records
@@ -141,7 +128,7 @@ def _risk(args: argparse.Namespace) -> int:
         k = k if k is not None or not claimed else int(claimed["k"])  # the release's own k and threshold by default
         threshold = threshold if threshold is not None else (entry.get("release") or {}).get("threshold")
     else:
-        dataset = load_table(path, **load_options(args))
+        dataset = load_data(args, str(path))
         frame, label = dataset.frame, dataset.label
         if not quasi:
             raise ParameterError("Give the quasi-identifier columns: --quasi COLS (e.g. --quasi age,sex,postcode).")
@@ -175,7 +162,6 @@ def run_anonymize(args: argparse.Namespace) -> int:
 
 
 def _anonymize(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.methods import get_method
     from ppdp_desktop.core.release.package import check_destination, release_target
 
@@ -204,7 +190,7 @@ def _anonymize(args: argparse.Namespace) -> int:
         from ppdp_desktop.core.report.preload import prepare_in_background
 
         prepare_in_background()
-    dataset = load_table(args.data, **load_options(args))
+    dataset = load_data(args)
     return _finish(dataset, settings, args, args.utility, args.key, passphrase)
 
 
@@ -223,15 +209,13 @@ def _check_streamable(args: argparse.Namespace) -> None:
 def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None) -> int:
     """``ppdp anonymize --streaming`` (or ``--engine dask``): the file read in batches, never held whole."""
     from ppdp_desktop.cli.stages import StageLines
-    from ppdp_desktop.core.data.streamed import open_streamed
     from ppdp_desktop.core.release.pipeline import model_target_of
     from ppdp_desktop.core.streaming.job import CHUNK_SIZE
 
     signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
     start = time.perf_counter()
     stages = StageLines.from_args(args)
-    options = load_options(args)
-    source = open_streamed(args.data, **options)
+    source = open_data_streamed(args, args.data)
     model_target = model_target_of(getattr(args, "model_target", None), settings.sensitive, source.columns,
                                    source.name, report=not args.no_report)
     common = dict(chunk_size=args.chunk_size or CHUNK_SIZE, overwrite=args.overwrite, sep=args.out_sep,

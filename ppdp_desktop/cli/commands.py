@@ -329,8 +329,10 @@ def _emit_released(args: argparse.Namespace, result, folder, key: str | None, se
                      **(extra or {})})
 
 
-def print_summary(result, folder: Path, key: str | None, seconds: float, utility: bool, signer=None) -> None:
-    """The finished job in a few lines on stdout (warnings on stderr), shared by anonymize, demo and run."""
+def print_summary(result, folder: Path, key: str | None, seconds: float, utility: bool, signer=None,
+                  key_note: str = "") -> None:
+    """The finished job in a few lines on stdout (warnings on stderr), shared by anonymize, demo and run;
+    ``key_note`` says more about where the key went (``ppdp run --out`` without ``--key``)."""
     from ppdp_desktop.core.methods import get_method
 
     for warning in getattr(result.plan, "warnings", []):
@@ -367,7 +369,7 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
         for warning in result.repeat.warnings:
             print(f"ppdp: warning: {warning}", file=sys.stderr)
     if key:
-        lines.append(f"  sealed key: {key} (keep it apart from the release)")
+        lines.append(f"  sealed key: {key} (keep it apart from the release{'; ' + key_note if key_note else ''})")
     if signer is not None:
         lines.append(f"  signed by the key with fingerprint {signer.fingerprint} (recipients check it with "
                      "ppdp verify --signer)")
@@ -383,48 +385,6 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
     if summary is not None:
         for line in summary.lines():
             print(f"  {line}")
-
-
-def run_project_file(args: argparse.Namespace) -> int:
-    """``ppdp run PROJECT``: a project saved by the window, headless, through the window's own jobs."""
-    from ppdp_desktop.core.jobs import run_project
-    from ppdp_desktop.core.progress import CancelToken
-    from ppdp_desktop.core.project import Project
-    from ppdp_desktop.core.release.package import check_destination, release_target
-
-    refuse_stdio(args.project, "PROJECT", "a project names its data file by a path beside it; give the .ppdp file")
-    refuse_stdio(args.out, "--out", FOLDER)
-    refuse_stdio(args.key, "--key", SECRET)
-    project = Project.load(args.project)
-    out = args.out or project.release_folder
-    key = args.key or project.key_path
-    if not out:
-        raise ParameterError(f"{Path(args.project).name} names no release folder; give --out DIR.")
-    check_destination(release_target(out, args.zip), key, args.overwrite, [args.project, project.data_path])
-    from ppdp_desktop.core.release.provenance import current_provenance, file_sha256
-    from ppdp_desktop.core.release.provenance_compare import PreviousRelease
-
-    previous = PreviousRelease.read(release_target(out, args.zip))  # before it is replaced: compared at the end
-    passphrase = (read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
-                                      names=(args.project, project.data_path, out, key)) if key else None)
-    _warn_seed(args.seed)
-    start = time.perf_counter()
-    signer = open_signer(args)
-    from ppdp_desktop.cli.repeat_args import repeat_settings
-    from ppdp_desktop.cli.stages import StageLines
-
-    repeat = repeat_settings(args, project.repeat_project_id(args.project), passphrase)
-    if args.budget is None and project.budget is not None:
-        repeat.budget = project.budget  # the project file's budget; --budget overrides it for this run
-    result, folder = run_project(project, out, key, passphrase, args.overwrite, StageLines.from_args(args), CancelToken(),
-                                 seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom,
-                                 project_path=args.project, signer=signer, repeat=repeat)
-    print_summary(result, folder, key, time.perf_counter() - start, False, signer)
-    run = current_provenance(result.dataset.digest, file_sha256(args.project))  # the plain digests: never published
-    for line in previous.compare(run, input_path=project.data_path):  # versions, input or project that differ
-        print(f"ppdp: note: {line}", file=sys.stderr)
-    _emit_released(args, result, folder, key, time.perf_counter() - start, False, signer)
-    return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 from ppdp_desktop.cli.exit_codes import CheckFailed, checking
-from ppdp_desktop.cli.output import binary_stdout_of, emit_json, stdout_of, wants_json
-from ppdp_desktop.cli.passphrase import ENV_VAR, generate_passphrase, read_new_passphrase, read_passphrase
+from ppdp_desktop.cli.output import binary_stdout_of, emit_json, wants_json
+from ppdp_desktop.cli.passphrase import read_new_passphrase, read_passphrase
 from ppdp_desktop.cli.reading import load_data, load_options, open_data_streamed  # noqa: F401 - load_options: callers import it from here
 from ppdp_desktop.cli.streams import input_path, is_stdio, output_path, refuse_stdio
 from ppdp_desktop.core.errors import InputError, ParameterError
@@ -261,32 +260,6 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
                                           signer=signer, n_records=done.n_records, streamed=True,
                                           custodian_report=custodian))
     return 0
-
-
-def run_demo(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.loading import load_table
-    from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
-    from ppdp_desktop.core.demo import demo_settings
-    from ppdp_desktop.core.release.package import check_destination, release_target
-
-    refuse_stdio(args.out, "--out", FOLDER)
-    refuse_stdio(args.key, "--key", SECRET)
-    out = Path(args.out)
-    key = Path(args.key) if args.key else out.with_name(out.name + ".ppdpkey")
-    check_destination(release_target(out, args.zip), key, args.overwrite)
-    if args.passphrase_file or os.environ.get(ENV_VAR):
-        passphrase = read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
-                                         names=(str(out), str(key)))
-        made = False
-    else:
-        passphrase, made = generate_passphrase(), True
-    dataset = load_table(resource_path(DEMO_DATA))
-    settings = demo_settings(dataset, args.method, theta=args.theta, seed=args.seed)
-    code = _finish(dataset, settings, args, True, str(key), passphrase, {"passphrase": passphrase} if made else None)
-    if made and not wants_json(args):  # shown also with --quiet: without it the key never opens
-        print(f"  key file {key} sealed with the passphrase: {passphrase}  (keep it; it is shown only once)",
-              file=stdout_of(args))
-    return code
 
 
 def _warn_seed(seed: int | None) -> None:

@@ -229,12 +229,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--theta", type=finite_float, default=3.0, help="tolerance theta (default: 3)")
     demo.add_argument("--key", metavar="FILE", help="key file (default: OUT.ppdpkey beside the folder)")
     demo.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (default: PPDP_PASSPHRASE, else a "
-                      "random passphrase is made and printed)")
+                      "random passphrase is made and written to OUT.passphrase.txt beside the key, never printed)")
     add_allow_weak_argument(demo)
     demo.add_argument("--seed", type=int, help="fix the random seed (testing only)")
     demo.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     _package_args(demo)
-    _json_arg(demo, JSON_RELEASED + "; passphrase (only when one was made)")
+    _json_arg(demo, JSON_RELEASED + "; passphrase_file (the file holding the passphrase made up for the key, only "
+              "when one was made)")
 
     run = sub.add_parser("run", help="run a project file saved by the window (data, roles, taxonomies, sensitivity, "
                          "method and settings) headless, as the window's Run + Export would")

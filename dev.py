@@ -2,8 +2,9 @@
 """Bootstrap for PPDP Desktop: one command to run the app, one to test it.
 
 ``python dev.py run``   creates ``.venv`` (if missing), installs the app into it and runs the
-                        main job on the embedded demo data (``ppdp demo``); with ``--gui`` it opens
-                        the window instead.
+                        main job on the embedded demo data (``ppdp demo``, on the command line: no
+                        window opens); ``--gui`` opens the window instead, with the demo data, or
+                        ``--gui FILE`` with your own file.
 ``python dev.py test``  creates ``.venv`` (if missing), installs the app with its test extras (they include
                         the ``cluster`` extra, Dask, so the Dask engine's tests run too), checks
                         the import rules with ``lint-imports`` (import-linter contracts in
@@ -23,7 +24,8 @@
                         ``uv lock`` writes ``uv.lock`` and ``uv export`` the two hash-pinned files
                         in ``packaging/`` that the bundle and the wheelhouse are built from.
 
-It needs only Python 3.11+ with ``venv`` and works the same on Windows, macOS and Linux.
+It needs only Python 3.11+ with ``venv`` and works the same on Windows, macOS and Linux (where ``python`` is often
+called ``python3``).
 """
 from __future__ import annotations
 
@@ -44,6 +46,8 @@ BUNDLE_VENV = ROOT / ".venv-bundle"
 BUNDLE_LOCK = ROOT / "packaging" / "requirements-bundle.txt"
 WHEELHOUSE_LOCK = ROOT / "packaging" / "requirements-wheelhouse.txt"
 UV = "uv>=0.5"  # --resolution lowest-direct, uv lock/export with hashes
+WINDOW_HINT = ("\nThat was the command line: no window opens. To work in the window:  python dev.py run --gui  "
+               "(the demo data)  or  python dev.py run --gui YOUR_FILE")
 
 # The lower-bound stage (``test-lowest``): the tests of what an old version of a dependency can break,
 # each file chosen for the libraries it drives -- the command line end to end (all of them at once),
@@ -231,10 +235,18 @@ def main(argv: list[str]) -> int:
                 return code
         return subprocess.call([str(python), str(ROOT / "packaging" / "lock_check.py")], cwd=ROOT)
     python = _ensure_env("")
+    code = subprocess.call(run_command(python, rest), cwd=ROOT)
+    if code == 0 and rest[:1] != ["--gui"]:  # the demo ran on the command line: say what opens the window
+        print(WINDOW_HINT)
+    return code
+
+
+def run_command(python: Path, rest: list[str]) -> list[str]:
+    """``run``: the demo job on the command line (``ppdp demo``, extra arguments go to it), or with ``--gui`` the
+    window, on the demo data or on the file named after ``--gui``."""
     if rest[:1] == ["--gui"]:
-        return subprocess.call([str(python), "-m", "ppdp_desktop.gui.app", "--demo", *rest[1:]], cwd=ROOT)
-    out = rest or ["--out", str(ROOT / "demo-release"), "--overwrite"]
-    return subprocess.call([str(python), "-m", "ppdp_desktop", "demo", *out], cwd=ROOT)
+        return [str(python), "-m", "ppdp_desktop.gui.app", *(rest[1:] or ["--demo"])]
+    return [str(python), "-m", "ppdp_desktop", "demo", *(rest or ["--out", str(ROOT / "demo-release"), "--overwrite"])]
 
 
 if __name__ == "__main__":

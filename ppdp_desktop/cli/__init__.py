@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from ppdp_desktop.cli import commands, compare, history, report, selftest
+from ppdp_desktop.cli import commands, compare, demo, history, project_run, report, selftest
 from ppdp_desktop.cli.exit_codes import ExitCode, exit_code_for
 from ppdp_desktop.cli.output import console
 from ppdp_desktop.cli.parser import build_parser
@@ -20,13 +20,13 @@ EXIT_INTERNAL = ExitCode.INTERNAL
 
 COMMANDS = {
     "anonymize": commands.run_anonymize,
-    "demo": commands.run_demo,
+    "demo": demo.run_demo,
     "verify": commands.run_verify,
     "estimate": commands.run_estimate,
     "lookup": commands.run_lookup,
     "report": report.run_report,
     "compare": compare.run_compare,
-    "run": commands.run_project_file,
+    "run": project_run.run_project_file,
     "risk": commands.run_risk,
     "signing-key": commands.run_signing_key,
     "selftest": selftest.run,

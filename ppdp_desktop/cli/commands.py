@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 from ppdp_desktop.cli.exit_codes import CheckFailed, checking
-from ppdp_desktop.cli.output import binary_stdout_of, emit_json, stdout_of, wants_json
-from ppdp_desktop.cli.passphrase import ENV_VAR, generate_passphrase, read_new_passphrase, read_passphrase
+from ppdp_desktop.cli.output import binary_stdout_of, emit_json, wants_json
+from ppdp_desktop.cli.passphrase import read_new_passphrase, read_passphrase
+from ppdp_desktop.cli.reading import load_data, load_options, open_data_streamed  # noqa: F401 - load_options: callers import it from here
 from ppdp_desktop.cli.streams import input_path, is_stdio, output_path, refuse_stdio
 from ppdp_desktop.core.errors import InputError, ParameterError
 
@@ -34,19 +34,6 @@ def _stdin_data(args: argparse.Namespace, run, attr: str = "data") -> int:
         return run(args)
 
 
-
-def load_options(args: argparse.Namespace) -> dict[str, object]:
-    """How to read the input data (``--sep --encoding --sheet --decimal --header-row --kind``) as
-    keyword arguments of :func:`~ppdp_desktop.core.data.loading.load_table`."""
-    from ppdp_desktop.core.data.schema import parse_column_list, parse_kind_assignments
-
-    options = {"sep": args.sep, "encoding": args.encoding, "sheet": getattr(args, "sheet", None),
-               "decimal": getattr(args, "decimal", None), "header_row": getattr(args, "header_row", None),
-               "kinds": parse_kind_assignments(getattr(args, "kind", None)) or None}
-    identifiers = parse_column_list(getattr(args, "identifier", None))
-    if identifiers:  # identifiers are codes: read as text ("007" is not "7") unless a kind is given
-        options["kinds"] = {**dict.fromkeys(identifiers, "text"), **(options["kinds"] or {})}
-    return {k: v for k, v in options.items() if v is not None}
 
 def _settings(args: argparse.Namespace):
     """The job's settings from ``ppdp anonymize`` arguments: the common ones here, the method's own by
@@ -119,7 +106,6 @@ def run_risk(args: argparse.Namespace) -> int:
 
 
 def _risk(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.data.released import META_FILE, read_release
     from ppdp_desktop.core.data.schema import parse_column_list
     from ppdp_desktop.core.privacy.risk import analyse_risk, suppressed_records
@@ -141,7 +127,7 @@ def _risk(args: argparse.Namespace) -> int:
         k = k if k is not None or not claimed else int(claimed["k"])  # the release's own k and threshold by default
         threshold = threshold if threshold is not None else (entry.get("release") or {}).get("threshold")
     else:
-        dataset = load_table(path, **load_options(args))
+        dataset = load_data(args, str(path))
         frame, label = dataset.frame, dataset.label
         if not quasi:
             raise ParameterError("Give the quasi-identifier columns: --quasi COLS (e.g. --quasi age,sex,postcode).")
@@ -175,7 +161,6 @@ def run_anonymize(args: argparse.Namespace) -> int:
 
 
 def _anonymize(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.methods import get_method
     from ppdp_desktop.core.release.package import check_destination, release_target
 
@@ -204,7 +189,7 @@ def _anonymize(args: argparse.Namespace) -> int:
         from ppdp_desktop.core.report.preload import prepare_in_background
 
         prepare_in_background()
-    dataset = load_table(args.data, **load_options(args))
+    dataset = load_data(args)
     return _finish(dataset, settings, args, args.utility, args.key, passphrase)
 
 
@@ -223,15 +208,13 @@ def _check_streamable(args: argparse.Namespace) -> None:
 def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None) -> int:
     """``ppdp anonymize --streaming`` (or ``--engine dask``): the file read in batches, never held whole."""
     from ppdp_desktop.cli.stages import StageLines
-    from ppdp_desktop.core.data.streamed import open_streamed
     from ppdp_desktop.core.release.pipeline import model_target_of
     from ppdp_desktop.core.streaming.job import CHUNK_SIZE
 
     signer = open_signer(args)  # before the work: a wrong passphrase costs nothing
     start = time.perf_counter()
     stages = StageLines.from_args(args)
-    options = load_options(args)
-    source = open_streamed(args.data, **options)
+    source = open_data_streamed(args, args.data)
     model_target = model_target_of(getattr(args, "model_target", None), settings.sensitive, source.columns,
                                    source.name, report=not args.no_report)
     common = dict(chunk_size=args.chunk_size or CHUNK_SIZE, overwrite=args.overwrite, sep=args.out_sep,
@@ -279,32 +262,6 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
     return 0
 
 
-def run_demo(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.loading import load_table
-    from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
-    from ppdp_desktop.core.demo import demo_settings
-    from ppdp_desktop.core.release.package import check_destination, release_target
-
-    refuse_stdio(args.out, "--out", FOLDER)
-    refuse_stdio(args.key, "--key", SECRET)
-    out = Path(args.out)
-    key = Path(args.key) if args.key else out.with_name(out.name + ".ppdpkey")
-    check_destination(release_target(out, args.zip), key, args.overwrite)
-    if args.passphrase_file or os.environ.get(ENV_VAR):
-        passphrase = read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
-                                         names=(str(out), str(key)))
-        made = False
-    else:
-        passphrase, made = generate_passphrase(), True
-    dataset = load_table(resource_path(DEMO_DATA))
-    settings = demo_settings(dataset, args.method, theta=args.theta, seed=args.seed)
-    code = _finish(dataset, settings, args, True, str(key), passphrase, {"passphrase": passphrase} if made else None)
-    if made and not wants_json(args):  # shown also with --quiet: without it the key never opens
-        print(f"  key file {key} sealed with the passphrase: {passphrase}  (keep it; it is shown only once)",
-              file=stdout_of(args))
-    return code
-
-
 def _warn_seed(seed: int | None) -> None:
     if seed is not None:
         print("ppdp: warning: a fixed --seed makes the randomization reproducible by anyone who guesses it; "
@@ -345,8 +302,10 @@ def _emit_released(args: argparse.Namespace, result, folder, key: str | None, se
                      **(extra or {})})
 
 
-def print_summary(result, folder: Path, key: str | None, seconds: float, utility: bool, signer=None) -> None:
-    """The finished job in a few lines on stdout (warnings on stderr), shared by anonymize, demo and run."""
+def print_summary(result, folder: Path, key: str | None, seconds: float, utility: bool, signer=None,
+                  key_note: str = "") -> None:
+    """The finished job in a few lines on stdout (warnings on stderr), shared by anonymize, demo and run;
+    ``key_note`` says more about where the key went (``ppdp run --out`` without ``--key``)."""
     from ppdp_desktop.core.methods import get_method
 
     for warning in getattr(result.plan, "warnings", []):
@@ -383,7 +342,7 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
         for warning in result.repeat.warnings:
             print(f"ppdp: warning: {warning}", file=sys.stderr)
     if key:
-        lines.append(f"  sealed key: {key} (keep it apart from the release)")
+        lines.append(f"  sealed key: {key} (keep it apart from the release{'; ' + key_note if key_note else ''})")
     if signer is not None:
         lines.append(f"  signed by the key with fingerprint {signer.fingerprint} (recipients check it with "
                      "ppdp verify --signer)")
@@ -399,48 +358,6 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
     if summary is not None:
         for line in summary.lines():
             print(f"  {line}")
-
-
-def run_project_file(args: argparse.Namespace) -> int:
-    """``ppdp run PROJECT``: a project saved by the window, headless, through the window's own jobs."""
-    from ppdp_desktop.core.jobs import run_project
-    from ppdp_desktop.core.progress import CancelToken
-    from ppdp_desktop.core.project import Project
-    from ppdp_desktop.core.release.package import check_destination, release_target
-
-    refuse_stdio(args.project, "PROJECT", "a project names its data file by a path beside it; give the .ppdp file")
-    refuse_stdio(args.out, "--out", FOLDER)
-    refuse_stdio(args.key, "--key", SECRET)
-    project = Project.load(args.project)
-    out = args.out or project.release_folder
-    key = args.key or project.key_path
-    if not out:
-        raise ParameterError(f"{Path(args.project).name} names no release folder; give --out DIR.")
-    check_destination(release_target(out, args.zip), key, args.overwrite, [args.project, project.data_path])
-    from ppdp_desktop.core.release.provenance import current_provenance, file_sha256
-    from ppdp_desktop.core.release.provenance_compare import PreviousRelease
-
-    previous = PreviousRelease.read(release_target(out, args.zip))  # before it is replaced: compared at the end
-    passphrase = (read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
-                                      names=(args.project, project.data_path, out, key)) if key else None)
-    _warn_seed(args.seed)
-    start = time.perf_counter()
-    signer = open_signer(args)
-    from ppdp_desktop.cli.repeat_args import repeat_settings
-    from ppdp_desktop.cli.stages import StageLines
-
-    repeat = repeat_settings(args, project.repeat_project_id(args.project), passphrase)
-    if args.budget is None and project.budget is not None:
-        repeat.budget = project.budget  # the project file's budget; --budget overrides it for this run
-    result, folder = run_project(project, out, key, passphrase, args.overwrite, StageLines.from_args(args), CancelToken(),
-                                 seed=args.seed, fmt=args.fmt, zip_file=args.zip, bom=not args.no_bom,
-                                 project_path=args.project, signer=signer, repeat=repeat)
-    print_summary(result, folder, key, time.perf_counter() - start, False, signer)
-    run = current_provenance(result.dataset.digest, file_sha256(args.project))  # the plain digests: never published
-    for line in previous.compare(run, input_path=project.data_path):  # versions, input or project that differ
-        print(f"ppdp: note: {line}", file=sys.stderr)
-    _emit_released(args, result, folder, key, time.perf_counter() - start, False, signer)
-    return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:

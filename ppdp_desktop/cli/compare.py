@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import argparse
 
-from ppdp_desktop.cli.commands import _stdin_data, load_options
+from ppdp_desktop.cli.commands import _stdin_data
 from ppdp_desktop.cli.output import emit_json, wants_json
+from ppdp_desktop.cli.reading import load_data
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods import Comparison, comparisons
 
@@ -30,9 +31,8 @@ def requested(args: argparse.Namespace, ways: list[Comparison] | None = None) ->
 
 def _compare(args: argparse.Namespace) -> int:
     from ppdp_desktop.core.anonymize import anonymize
-    from ppdp_desktop.core.data.loading import load_table
 
-    dataset = load_table(args.data, **load_options(args))
+    dataset = load_data(args)
     compared = requested(args).run(dataset, args, anonymize)
     print(compared.text)
     if wants_json(args):

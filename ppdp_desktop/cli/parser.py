@@ -58,9 +58,11 @@ def _input_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--encoding", help="encoding of a text file, e.g. cp1250 (default: UTF-8 or UTF-16 when "
                        "the file is; else told from its letters, and asked when it cannot be told)")
     group.add_argument("--sheet", help="worksheet of an Excel file, by name or number from 0 (default: the first)")
-    group.add_argument("--decimal", choices=(".", ","), help="decimal mark of numbers in a text file (default: .)")
+    group.add_argument("--decimal", choices=(".", ","), help="decimal mark of numbers in a text file (default: ., or , "
+                       "when a first look at the file finds a column of numbers such as 70,5, said on stderr)")
     group.add_argument("--header-row", type=header_row, metavar="N", help="the row holding the column names, from 1, blank "
-                       "rows not counted (default 1; rows above it, such as a title, are skipped)")
+                       "rows not counted; rows above it, such as a title, are skipped (default: 1, or the row below a "
+                       "one-cell title that a first look at the file finds, said on stderr)")
     group.add_argument("--kind", action="append", metavar="COL=KIND", help="the kind of a column: categorical, "
                        "numeric, date or text (codes and identifiers, kept as written, e.g. leading zeros); repeat "
                        "per column (default: guessed)")
@@ -229,18 +231,20 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--theta", type=finite_float, default=3.0, help="tolerance theta (default: 3)")
     demo.add_argument("--key", metavar="FILE", help="key file (default: OUT.ppdpkey beside the folder)")
     demo.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (default: PPDP_PASSPHRASE, else a "
-                      "random passphrase is made and printed)")
+                      "random passphrase is made and written to OUT.passphrase.txt beside the key, never printed)")
     add_allow_weak_argument(demo)
     demo.add_argument("--seed", type=int, help="fix the random seed (testing only)")
     demo.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     _package_args(demo)
-    _json_arg(demo, JSON_RELEASED + "; passphrase (only when one was made)")
+    _json_arg(demo, JSON_RELEASED + "; passphrase_file (the file holding the passphrase made up for the key, only "
+              "when one was made)")
 
     run = sub.add_parser("run", help="run a project file saved by the window (data, roles, taxonomies, sensitivity, "
                          "method and settings) headless, as the window's Run + Export would")
     run.add_argument("project", help="the .ppdp project file")
     run.add_argument("--out", help="release folder to create (default: the project's release folder)")
-    run.add_argument("--key", metavar="FILE", help="sealed key file (default: the project's key file, if any)")
+    run.add_argument("--key", metavar="FILE", help="sealed key file (default: the project's key file, if any; with --out "
+                     "DIR, DIR.ppdpkey beside the new folder)")
     run.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_PASSPHRASE, else a prompt)")
     add_allow_weak_argument(run)
     run.add_argument("--seed", type=int, help="fix the random seed (testing only)")

@@ -7,8 +7,9 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 
-from ppdp_desktop.cli.commands import _stdin_data, load_options
+from ppdp_desktop.cli.commands import _stdin_data
 from ppdp_desktop.cli.output import binary_stdout_of, emit_json, wants_json
+from ppdp_desktop.cli.reading import load_data
 from ppdp_desktop.cli.streams import is_stdio, output_path, refuse_stdio
 from ppdp_desktop.core.errors import InputError, ParameterError
 
@@ -36,7 +37,6 @@ def _check_targets(args: argparse.Namespace, appendix: Path | None) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.loading import load_table
     from ppdp_desktop.core.release.package import read_release
     from ppdp_desktop.core.report.document import ReportContext
     from ppdp_desktop.core.report.files import write_html, write_pdf, write_values_csv
@@ -46,7 +46,7 @@ def _report(args: argparse.Namespace) -> int:
     appendix = None if is_stdio(args.out) else out.with_name(
         (out.name[: -len(out.suffix)] if out.suffix else out.name) + "-values.csv")
     _check_targets(args, appendix)
-    dataset = load_table(args.data, **load_options(args))
+    dataset = load_data(args)
     release = read_release(args.release)
     reports = reports_from_release(dataset.frame, release)
     meta = release.metadata

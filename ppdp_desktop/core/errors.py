@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ppdp_desktop.core.shell_words import shell_option
+
 #: marks a reference to a setting inside a message (ASCII unit separators: never in a message otherwise)
 _MARK = "\x1f"
 _REFERENCE = re.compile("\x1f([^|\x1f]*)\\|([^\x1f]*)\x1f")
@@ -33,8 +35,9 @@ def setting_ref(key: str, metavar: str = "") -> str:
 
 
 def cli_name(key: str, metavar: str = "") -> str:
-    """The command line's name for a setting: its option, with the metavar if one is given."""
-    return f"--{key}" + (f" {metavar}" if metavar else "")
+    """The command line's name for a setting: its option, with the metavar if one is given (quoted for a shell
+    when it needs to be, e.g. a column name with spaces: :func:`~ppdp_desktop.core.shell_words.shell_option`)."""
+    return shell_option(f"--{key}", metavar) if metavar else f"--{key}"
 
 
 def phrase(text: str, name: Namer = cli_name) -> str:

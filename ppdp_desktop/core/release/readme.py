@@ -12,6 +12,7 @@ from typing import Any
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.evaluation.reidentification import entry_verdict
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.shell_words import shell_option
 
 WIDTH = 100  # README lines wrap here
 
@@ -43,7 +44,7 @@ def recipient_readme(metadata: dict[str, Any]) -> str:
     if isinstance(signer, dict) and signer.get("fingerprint"):
         text += (f"Signed\n  The manifest (SHA256SUMS) is signed ({signer.get('algorithm', 'Ed25519')}) by the key with\n"
                  f"  fingerprint {signer['fingerprint']}. Ask the custodian for that fingerprint by another\n"
-                 f"  channel, then check:  ppdp verify THIS_FOLDER --signer \"{signer['fingerprint']}\"\n\n")
+                 f"  channel, then check:  ppdp verify THIS_FOLDER {shell_option('--signer', str(signer['fingerprint']))}\n\n")
     text += _verdicts(metadata) + _groups(metadata) + _repeated(metadata) + column_treatments(metadata)
     return text + get_method(str(metadata.get("method", ""))).readme_text(metadata)
 

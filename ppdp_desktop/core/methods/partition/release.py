@@ -20,6 +20,7 @@ from ppdp_desktop.core.privacy import amplification as privacy
 from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
+from ppdp_desktop.core.shell_words import shell_option
 
 PARTITIONED = """\
 What was done
@@ -41,7 +42,7 @@ How to estimate counts
   Pr[value i released as value j] = P_s[j][i] = p_s [j = i] + (1 - p_s) / m_s.
   For the records matching a condition, count each released value per sub-table (vector o_s), solve
   P_s @ f_s = o_s in each, and add the f_s of the same value: unbiased estimates of the original counts.
-  With PPDP Desktop:  ppdp estimate THIS_FOLDER --sensitive {attribute} --where "col=value"
+  With PPDP Desktop:  ppdp estimate THIS_FOLDER {sensitive_option} --where "col=value"
   (95 % intervals included; non-negative maximum-likelihood estimates by default).
 """
 
@@ -73,8 +74,10 @@ def partition_readme(metadata: dict) -> str:
             continue
         guarantee = entry.get("guarantee", {})
         count = len(entry["subtables"])
+        option = shell_option("--sensitive", str(entry["attribute"]))  # a command line to copy: quoted for a shell
         text += PARTITIONED.format(tables=f"{count:,} sub-table{'' if count == 1 else 's'}", column=entry.get("subtable_column"),
-                                   attribute=entry["attribute"], rho2=float(guarantee.get("rho2", float("nan"))),
+                                   attribute=entry["attribute"], sensitive_option=option,
+                                   rho2=float(guarantee.get("rho2", float("nan"))),
                                    epsilon=_wrapped(_epsilon_sentence(guarantee)),
                                    parameters=_wrapped(partition_statement()))  # said for an older release too
     return text

@@ -34,6 +34,7 @@ from ppdp_desktop.core.privacy.plausibility import check_counts_plausible
 from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
 from ppdp_desktop.core.privacy.structured import RetentionMatrix, never_kept_note
 from ppdp_desktop.core.progress import Progress, subrange
+from ppdp_desktop.core.shell_words import shell_option
 
 README_WIDTH = 100  # where the section's added sentences wrap (as the README's own lines)
 
@@ -55,7 +56,7 @@ How to estimate counts
   release.json, Pr[value i released as value j] = P[j][i] = p_i [j = i] + (1 - p_i) / m.
   For the records matching any condition on the other columns, count each released value of
   {attribute!r} (vector o) and solve  P @ f = o;  f estimates the original counts without bias.
-  With PPDP Desktop:  ppdp estimate THIS_FOLDER --sensitive {attribute} --where "col=value"
+  With PPDP Desktop:  ppdp estimate THIS_FOLDER {sensitive_option} --where "col=value"
   (95 % intervals included; --mle for estimates that stay non-negative).
 """
 
@@ -77,7 +78,9 @@ def readme_text(metadata: dict[str, Any]) -> str:
         stated = guarantee.get("not_covered")
         parameters = _wrapped(stated if isinstance(stated, str) else parameters_statement(
             str(metadata.get("method", "")), (metadata.get("parameters") or {}).get("rule"))) + "\n"
-        text += PERTURBATION.format(attribute=entry["attribute"], epsilon=epsilon, breaches=note, parameters=parameters)
+        option = shell_option("--sensitive", str(entry["attribute"]))  # a command line to copy: quoted for a shell
+        text += PERTURBATION.format(attribute=entry["attribute"], sensitive_option=option, epsilon=epsilon, breaches=note,
+                                    parameters=parameters)
         never = never_kept_note([str(v) for v in entry.get("values", [])], np.asarray(entry.get("retention", []), float))
         text += _wrapped(never) + "\n" if never else ""  # values never kept: what P @ f = o can and cannot give
     return text

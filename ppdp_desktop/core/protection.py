@@ -10,7 +10,7 @@ re-checked independently before anything is written (fail closed).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
 
 def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
-                    taxonomies: dict[str, Any]) -> dict[str, Hierarchy]:
+                    taxonomies: Mapping[str, Any]) -> dict[str, Hierarchy]:
     """One hierarchy per quasi-identifier: a declared file, interval widths (numeric), the tree edited in step 2,
     or, for a date, month/year/decade; a numeric quasi-identifier with none of them is an error naming it and
     what to give, any other gets :func:`default_hierarchy`."""
@@ -91,7 +91,7 @@ def _hierarchy(name: str, values: pd.Series, given: Any) -> Hierarchy:
 
 
 def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
-            taxonomies: dict[str, Any], node: Sequence[int] | None = None) -> Generalization | None:
+            taxonomies: Mapping[str, Any], node: Sequence[int] | None = None) -> Generalization | None:
     """The optimal k-anonymous generalization of ``quasi`` (None when no k was asked).
 
     ``node``: levels of ``quasi`` to keep (a project's previous release's, issue 30), used when they are still

@@ -9,16 +9,16 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from conftest import shared_adult  # noqa: E402
 from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QMessageBox  # noqa: E402
 
-from conftest import shared_adult  # noqa: E402
 from ppdp_desktop.core.data.schema import Kind, Role  # noqa: E402
 from ppdp_desktop.core.taxonomy.io import to_dict  # noqa: E402
 from ppdp_desktop.core.taxonomy.tree import Taxonomy  # noqa: E402
 from ppdp_desktop.gui import taxonomy_editor  # noqa: E402
 from ppdp_desktop.gui.pages.roles_page import CHANGE_KIND  # noqa: E402
-from ppdp_desktop.gui.taxonomy_model import ALIAS1, LABEL  # noqa: E402
+from ppdp_desktop.gui.taxonomy_model import ALIAS1  # noqa: E402
 
 ROLES_STEP, METHOD_STEP = 1, 3
 IMPORTED = ("occupation", "native-country", "education")

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.schema import Kind, Schema
-from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError, setting_ref
 from ppdp_desktop.core.evaluation.group_disclosure import counted_cells, summarize
 from ppdp_desktop.core.evaluation.reidentification import SUPPRESSED, Reidentification
 from ppdp_desktop.core.generalization import (
@@ -53,8 +53,6 @@ def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, prote
         if isinstance(given, Taxonomy) and given.depth <= 1:
             given = None  # a flat tree (as step 2 starts one) says no more than suppression: the built-in levels
         kind = schema.attributes[name].kind if name in schema.attributes else None
-        if given is None and kind is Kind.DATE:
-            given = Hierarchy.from_dates(name, values)
         if given is None and kind is Kind.NUMERIC:
             raise ParameterError(
                 f"Quasi-identifier {name!r} is numeric and has no generalization hierarchy: give interval widths "
@@ -62,8 +60,37 @@ def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, prote
                 f"or a hierarchy ({setting_ref('hierarchy', f'{name}=FILE')}), or build intervals in the taxonomy "
                 "editor (step 2).", setting="hierarchy", column=name
             )
-        out[name] = _hierarchy(name, values, given) if given is not None else default_hierarchy(name, values)
+        out[name] = _hierarchy(name, values, given) if given is not None else builtin_hierarchy(name, values, kind)
     return out
+
+
+def builtin_hierarchy(name: str, values: pd.Series, kind: Kind | None) -> Hierarchy:
+    """The levels of a quasi-identifier that has no hierarchy of its own (nor a taxonomy of more than one level):
+    a date's month, year and decade, else :func:`default_hierarchy`. Step 4 shows an example of them."""
+    return Hierarchy.from_dates(name, values) if kind is Kind.DATE else default_hierarchy(name, values)
+
+
+def read_hierarchy(path: str | Path, column: str, values: pd.Series) -> Taxonomy:
+    """A hierarchy file (an ARX hierarchy .csv or our .json) for ``column``, checked against its ``values``
+    (:func:`hierarchy_problem`); a :class:`TaxonomyError` names the file, what does not fit and what to do."""
+    path = Path(path)
+    tree = load_taxonomy(path, column)
+    problem = hierarchy_problem(tree, values)
+    if problem:
+        raise TaxonomyError(f"{path.name} does not fit column {column!r}: {problem}", file=str(path), column=column)
+    return tree
+
+
+def hierarchy_problem(tree: Taxonomy, values: pd.Series) -> str | None:
+    """Why ``tree`` cannot generalize ``values`` (a value that is not one of its leaves, a single level), or None."""
+    try:
+        Hierarchy.from_taxonomy(tree, values)
+    except TaxonomyError as exc:
+        return f"{exc.message} Or choose the hierarchy made for this column."
+    if tree.depth <= 1:
+        return ("it has a single level (each value, then *), so it generalizes nothing. A hierarchy gives each value "
+                "its broader groups, one per column: 39;35-39;30-39;* in an ARX hierarchy.")
+    return None
 
 
 def default_hierarchy(name: str, values: pd.Series) -> Hierarchy:

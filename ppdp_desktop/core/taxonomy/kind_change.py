@@ -87,7 +87,7 @@ def review_kind_change(column: str, old: Kind, new: Kind, old_values: pd.Series,
     if taxonomy is not None:
         change.taxonomy, change.renamed, lost = carry_taxonomy(taxonomy, mapping)
         change.lost += lost
-        if _edited(taxonomy):
+        if has_edits(taxonomy):
             change.kept.append(_kept_tree(change, role))
     elif mapping:
         change.renamed = {k: v[0] for k, v in mapping.items() if v}
@@ -168,7 +168,7 @@ def _placeholder(tree: Taxonomy, label: str) -> str:
     return candidate
 
 
-def _edited(taxonomy: Taxonomy) -> bool:
+def has_edits(taxonomy: Taxonomy) -> bool:
     """Whether the tree holds work: groups, or an alias set by hand (a flat tree of the data is rebuilt in a moment)."""
     return taxonomy.depth > 1 or any(leaf.alias1_is_set or leaf.alias2_is_set for leaf in taxonomy.leaves())
 

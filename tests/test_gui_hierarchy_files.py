@@ -62,7 +62,7 @@ def test_a_numeric_quasi_identifier_takes_an_arx_hierarchy(window, qtbot, monkey
     answer_question(qtbot, "OK", seen)
     click_import(qtbot, monkeypatch, section, "age", shared_adult("adult_hierarchy_education.csv"))
     assert len(seen) == 1 and seen[0].startswith("adult_hierarchy_education.csv does not fit column 'age'")
-    assert "values missing from its hierarchy" in seen[0] and "'39'" in seen[0] and "add them" in seen[0]
+    assert "values of the column are not in it" in seen[0] and "'39'" in seen[0] and "add them to the file" in seen[0]
     assert "age" not in window.state.taxonomies
     # ARX's own age hierarchy fits
     click_import(qtbot, monkeypatch, section, "age", shared_adult("adult_hierarchy_age.csv"))

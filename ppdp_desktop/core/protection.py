@@ -32,7 +32,7 @@ from ppdp_desktop.core.generalization import (
 from ppdp_desktop.core.privacy.risk import analyse_risk, naive_linkage
 from ppdp_desktop.core.settings import ProtectionSettings
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
-from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.core.taxonomy.tree import Taxonomy, data_labels, list_values
 
 
 def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
@@ -83,10 +83,19 @@ def read_hierarchy(path: str | Path, column: str, values: pd.Series) -> Taxonomy
 
 def hierarchy_problem(tree: Taxonomy, values: pd.Series) -> str | None:
     """Why ``tree`` cannot generalize ``values`` (a value that is not one of its leaves, a single level), or None."""
+    leaves = set(tree.leaf_labels())
+    absent = [v for v in data_labels(values) if v not in leaves]
+    if absent:
+        groups = [v for v in absent if v in tree]
+        if groups:
+            return (list_values(groups, "values of the column are groups in it, not values") + "; put each under a "
+                    "group of its own in the file, or choose the hierarchy made for this column.")
+        return (list_values(absent, "values of the column are not in it") + "; add them to the file, or choose the "
+                "hierarchy made for this column.")
     try:
         Hierarchy.from_taxonomy(tree, values)
     except TaxonomyError as exc:
-        return f"{exc.message} Or choose the hierarchy made for this column."
+        return exc.message
     if tree.depth <= 1:
         return ("it has a single level (each value, then *), so it generalizes nothing. A hierarchy gives each value "
                 "its broader groups, one per column: 39;35-39;30-39;* in an ARX hierarchy.")

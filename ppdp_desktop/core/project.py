@@ -94,20 +94,22 @@ class Project:
         if self.taxonomies.get(taxonomy.attribute) != data:
             self.taxonomies[taxonomy.attribute] = data
 
-    def stored_taxonomy(self, attribute: str) -> Taxonomy | None:
-        """The stored tree of ``attribute``, read once per stored form and shared: never edit it.
+    def stored_taxonomy(self, attribute: str, data: object = None) -> Taxonomy | None:
+        """The tree stored for ``attribute`` (or ``data``, a form stored for it), read once per stored form and
+        shared: never edit it.
 
         The window asks for the job's settings on every click of steps 3 and 4, and reading a tree of thousands
         of values (a date column's) takes a tenth of a second or more; a tree is read again only when another one
         is stored in its place (:meth:`set_taxonomy`)."""
-        data = self.taxonomies.get(attribute)
+        data = self.taxonomies.get(attribute) if data is None else data
+        if not data:
+            return None
         cache: dict[str, tuple[object, Taxonomy]] = self.__dict__.setdefault("_read_trees", {})
         hit = cache.get(attribute)
         if hit is not None and hit[0] is data:
             return hit[1]
-        tree = self.taxonomy(attribute)
-        if tree is not None:
-            cache[attribute] = (data, tree)
+        tree = from_dict(data, attribute, f"the project's taxonomy of {attribute!r}")
+        cache[attribute] = (data, tree)
         return tree
 
     # --- each method's own settings ----------------------------------------------------------
@@ -298,17 +300,19 @@ class StoredTrees(Mapping[str, Taxonomy]):
 
     def __init__(self, project: Project, given: Mapping[str, Taxonomy]) -> None:
         self._project, self._given = project, dict(given)
+        # the stored forms as they are now: the settings are a snapshot, whatever the window stores meanwhile
+        self._stored = {a: d for a, d in project.taxonomies.items() if d and a not in self._given}
 
     def __getitem__(self, attribute: str) -> Taxonomy:
         if attribute in self._given:
             return self._given[attribute]
-        tree = self._project.stored_taxonomy(attribute) if attribute in self._project.taxonomies else None
+        tree = self._project.stored_taxonomy(attribute, self._stored[attribute]) if attribute in self._stored else None
         if tree is None:
             raise KeyError(attribute)
         return tree
 
     def __iter__(self) -> Iterator[str]:
-        return iter(dict.fromkeys([*self._given, *(a for a, d in self._project.taxonomies.items() if d)]))
+        return iter([*self._given, *self._stored])
 
     def __len__(self) -> int:
         return sum(1 for _ in self)

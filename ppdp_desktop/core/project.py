@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,11 +83,34 @@ class Project:
 
     # --- taxonomies ------------------------------------------------------------------------
     def taxonomy(self, attribute: str) -> Taxonomy | None:
+        """A new tree read from the stored one (the caller may edit it), or None."""
         data = self.taxonomies.get(attribute)
         return from_dict(data, attribute, f"the project's taxonomy of {attribute!r}") if data else None
 
     def set_taxonomy(self, taxonomy: Taxonomy) -> None:
-        self.taxonomies[taxonomy.attribute] = to_dict(taxonomy)
+        """Store ``taxonomy``; an unchanged tree keeps its stored form (and the tree read from it, see
+        :meth:`stored_taxonomies`)."""
+        data = to_dict(taxonomy)
+        if self.taxonomies.get(taxonomy.attribute) != data:
+            self.taxonomies[taxonomy.attribute] = data
+
+    def stored_taxonomy(self, attribute: str, data: object = None) -> Taxonomy | None:
+        """The tree stored for ``attribute`` (or ``data``, a form stored for it), read once per stored form and
+        shared: never edit it.
+
+        The window asks for the job's settings on every click of steps 3 and 4, and reading a tree of thousands
+        of values (a date column's) takes a tenth of a second or more; a tree is read again only when another one
+        is stored in its place (:meth:`set_taxonomy`)."""
+        data = self.taxonomies.get(attribute) if data is None else data
+        if not data:
+            return None
+        cache: dict[str, tuple[object, Taxonomy]] = self.__dict__.setdefault("_read_trees", {})
+        hit = cache.get(attribute)
+        if hit is not None and hit[0] is data:
+            return hit[1]
+        tree = from_dict(data, attribute, f"the project's taxonomy of {attribute!r}")
+        cache[attribute] = (data, tree)
+        return tree
 
     # --- each method's own settings ----------------------------------------------------------
     def method_settings(self, method: str | None = None) -> MethodSettings:
@@ -113,8 +136,7 @@ class Project:
         sensitive = self.sensitive
         if chosen.needs_sensitive and sensitive is None:
             raise ParameterError("Mark one column as sensitive (step 2) before choosing a method.")
-        trees = {a: t for a in self.taxonomies if (t := self.taxonomy(a)) is not None}
-        trees.update(taxonomies or {})
+        trees = StoredTrees(self, taxonomies or {})
         settings = AnonymizationSettings(
             sensitive=sensitive or "",
             method=name,
@@ -269,3 +291,31 @@ def migrate(data: dict[str, Any], name: str) -> dict[str, Any]:
         version += 1
         data["version"] = version
     return data
+
+
+class StoredTrees(Mapping[str, Taxonomy]):
+    """The job's taxonomies: ``given`` (the trees being edited in the window), else the project's stored ones,
+    each read only when a method asks for it (:meth:`Project.stored_taxonomy`). Checking the settings on a click
+    (a method's precheck) reads no tree; the job reads those it uses, in the worker."""
+
+    def __init__(self, project: Project, given: Mapping[str, Taxonomy]) -> None:
+        self._project, self._given = project, dict(given)
+        # the stored forms as they are now: the settings are a snapshot, whatever the window stores meanwhile
+        self._stored = {a: d for a, d in project.taxonomies.items() if d and a not in self._given}
+
+    def __getitem__(self, attribute: str) -> Taxonomy:
+        if attribute in self._given:
+            return self._given[attribute]
+        tree = self._project.stored_taxonomy(attribute, self._stored[attribute]) if attribute in self._stored else None
+        if tree is None:
+            raise KeyError(attribute)
+        return tree
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([*self._given, *self._stored])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"StoredTrees({list(self)!r})"

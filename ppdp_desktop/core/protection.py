@@ -10,7 +10,7 @@ re-checked independently before anything is written (fail closed).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.schema import Kind, Schema
-from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError, setting_ref
 from ppdp_desktop.core.evaluation.group_disclosure import counted_cells, summarize
 from ppdp_desktop.core.evaluation.reidentification import SUPPRESSED, Reidentification
 from ppdp_desktop.core.generalization import (
@@ -32,11 +32,11 @@ from ppdp_desktop.core.generalization import (
 from ppdp_desktop.core.privacy.risk import analyse_risk, naive_linkage
 from ppdp_desktop.core.settings import ProtectionSettings
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
-from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.core.taxonomy.tree import Taxonomy, data_labels, list_values
 
 
 def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
-                    taxonomies: dict[str, Any]) -> dict[str, Hierarchy]:
+                    taxonomies: Mapping[str, Any]) -> dict[str, Hierarchy]:
     """One hierarchy per quasi-identifier: a declared file, interval widths (numeric), the tree edited in step 2,
     or, for a date, month/year/decade; a numeric quasi-identifier with none of them is an error naming it and
     what to give, any other gets :func:`default_hierarchy`."""
@@ -53,8 +53,6 @@ def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, prote
         if isinstance(given, Taxonomy) and given.depth <= 1:
             given = None  # a flat tree (as step 2 starts one) says no more than suppression: the built-in levels
         kind = schema.attributes[name].kind if name in schema.attributes else None
-        if given is None and kind is Kind.DATE:
-            given = Hierarchy.from_dates(name, values)
         if given is None and kind is Kind.NUMERIC:
             raise ParameterError(
                 f"Quasi-identifier {name!r} is numeric and has no generalization hierarchy: give interval widths "
@@ -62,8 +60,46 @@ def hierarchies_for(frame: pd.DataFrame, quasi: list[str], schema: Schema, prote
                 f"or a hierarchy ({setting_ref('hierarchy', f'{name}=FILE')}), or build intervals in the taxonomy "
                 "editor (step 2).", setting="hierarchy", column=name
             )
-        out[name] = _hierarchy(name, values, given) if given is not None else default_hierarchy(name, values)
+        out[name] = _hierarchy(name, values, given) if given is not None else builtin_hierarchy(name, values, kind)
     return out
+
+
+def builtin_hierarchy(name: str, values: pd.Series, kind: Kind | None) -> Hierarchy:
+    """The levels of a quasi-identifier that has no hierarchy of its own (nor a taxonomy of more than one level):
+    a date's month, year and decade, else :func:`default_hierarchy`. Step 4 shows an example of them."""
+    return Hierarchy.from_dates(name, values) if kind is Kind.DATE else default_hierarchy(name, values)
+
+
+def read_hierarchy(path: str | Path, column: str, values: pd.Series) -> Taxonomy:
+    """A hierarchy file (an ARX hierarchy .csv or our .json) for ``column``, checked against its ``values``
+    (:func:`hierarchy_problem`); a :class:`TaxonomyError` names the file, what does not fit and what to do."""
+    path = Path(path)
+    tree = load_taxonomy(path, column)
+    problem = hierarchy_problem(tree, values)
+    if problem:
+        raise TaxonomyError(f"{path.name} does not fit column {column!r}: {problem}", file=str(path), column=column)
+    return tree
+
+
+def hierarchy_problem(tree: Taxonomy, values: pd.Series) -> str | None:
+    """Why ``tree`` cannot generalize ``values`` (a value that is not one of its leaves, a single level), or None."""
+    leaves = set(tree.leaf_labels())
+    absent = [v for v in data_labels(values) if v not in leaves]
+    if absent:
+        groups = [v for v in absent if v in tree]
+        if groups:
+            return (list_values(groups, "values of the column are groups in it, not values") + "; put each under a "
+                    "group of its own in the file, or choose the hierarchy made for this column.")
+        return (list_values(absent, "values of the column are not in it") + "; add them to the file, or choose the "
+                "hierarchy made for this column.")
+    try:
+        Hierarchy.from_taxonomy(tree, values)
+    except TaxonomyError as exc:
+        return exc.message
+    if tree.depth <= 1:
+        return ("it has a single level (each value, then *), so it generalizes nothing. A hierarchy gives each value "
+                "its broader groups, one per column: 39;35-39;30-39;* in an ARX hierarchy.")
+    return None
 
 
 def default_hierarchy(name: str, values: pd.Series) -> Hierarchy:
@@ -91,7 +127,7 @@ def _hierarchy(name: str, values: pd.Series, given: Any) -> Hierarchy:
 
 
 def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
-            taxonomies: dict[str, Any], node: Sequence[int] | None = None) -> Generalization | None:
+            taxonomies: Mapping[str, Any], node: Sequence[int] | None = None) -> Generalization | None:
     """The optimal k-anonymous generalization of ``quasi`` (None when no k was asked).
 
     ``node``: levels of ``quasi`` to keep (a project's previous release's, issue 30), used when they are still

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -266,7 +266,7 @@ class AnonymizationSettings:
     sensitivity: SensitivitySettings = field(default_factory=SensitivitySettings)
     choices: ChoiceSettings = field(default_factory=ChoiceSettings)
     options: MethodSettings = field(default_factory=NoSettings)
-    taxonomies: dict[str, Any] = field(default_factory=dict)
+    taxonomies: Mapping[str, Any] = field(default_factory=dict)
     protection: ProtectionSettings = field(default_factory=ProtectionSettings)
     seed: int | None = None
     repeat: RepeatSettings = field(default_factory=RepeatSettings)

@@ -153,8 +153,7 @@ class DPParameters(QWidget):
         self._filling = True
         self.attributes.clear()
         for column in columns:
-            kind = "numeric" if self.is_numeric(column) else "categorical"
-            item = QListWidgetItem(f"{column} ({kind})")
+            item = QListWidgetItem(f"{column} ({self.kind_note(column)})")
             item.setData(Qt.ItemDataRole.UserRole, column)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if column in chosen else Qt.CheckState.Unchecked)
@@ -175,6 +174,15 @@ class DPParameters(QWidget):
         """Numbers, unless step 2 gave the column a grouped taxonomy (then the job treats it as categories)."""
         kind = self.dataset.schema.attributes[column].kind if self.dataset is not None else None
         return kind is Kind.NUMERIC and not declared_taxonomy(self.taxonomies.get(column))
+
+    def kind_note(self, column: str) -> str:
+        """How the job treats ``column``, in words true of it: a postcode or a date is not "categorical"."""
+        kind = self.dataset.schema.attributes[column].kind if self.dataset is not None else None
+        if self.is_numeric(column) or kind in (None, Kind.CATEGORICAL):
+            return "numeric" if self.is_numeric(column) else "categorical"
+        if kind is Kind.NUMERIC:
+            return "numeric, as the groups of its taxonomy"
+        return f"{kind.label}, as categories"
 
     def candidates(self) -> list[str]:
         """Columns one may protect: all but the identifiers (which are removed anyway)."""

@@ -1,35 +1,23 @@
 """The method page's "protect the quasi-identifiers" section: off, or k-anonymity by generalization with
 a suppression limit, the risk threshold, the group bound (what a group's statistics may reveal), and each
-quasi-identifier's hierarchy (interval widths for a numeric one; the taxonomy edited in step 2 for a
-categorical one, with a link to it).
+quasi-identifier's hierarchy (:mod:`~ppdp_desktop.gui.hierarchy_rows`: interval widths, cut points or a
+hierarchy file for a numeric one; the taxonomy edited in step 2 or a hierarchy file for any other, with a link
+to step 2 and a true description of the built-in levels otherwise).
 
 It edits ``project.protection`` only; the generalization itself runs in the job (the worker).
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
-    QFormLayout,
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QSpinBox,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QVBoxLayout, QWidget
 
-from ppdp_desktop.core.data.schema import Kind, Role
+from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.gui.hierarchy_rows import HierarchyRow, Imported
 from ppdp_desktop.gui.state import WizardState
 
 ROLES_STEP = 1
-WIDTHS, CUTS = "interval widths", "cut points"
 AUTOMATIC = "automatic: 1/l, else the risk threshold"
-PLACEHOLDERS = {WIDTHS: "finest first, e.g. 5,10,20", CUTS: "per level, finest first, levels separated by /: 18,40,65/40"}
 INTRO = ("Every method protects the sensitive column; the quasi-identifiers (age, sex, postcode …) are released "
          "as they are unless you protect them here: they are then generalized (age to 10-year bands, postcode to "
          "its district …) just enough that every record shares them with at least k − 1 others.")
@@ -82,8 +70,8 @@ class ProtectionSection(QGroupBox):
         layout.addWidget(QLabel("Hierarchy of each quasi-identifier:"))
         layout.addLayout(self.hierarchies)
         layout.addWidget(self.message)
-        self.widths: dict[str, QLineEdit] = {}
-        self.modes: dict[str, QComboBox] = {}
+        self.rows: dict[str, HierarchyRow] = {}
+        self.imported: Imported = {}  # hierarchy files taken here, by column
         self.enabled.toggled.connect(self._on_edited)
         self.group_limit.toggled.connect(self._on_edited)
         for spin in (self.k, self.suppression, self.threshold, self.group_bound):
@@ -101,55 +89,27 @@ class ProtectionSection(QGroupBox):
         self.group_bound.setValue(100.0 * settings.group_bound if settings.group_bound is not None else 0.0)
         while self.hierarchies.rowCount():
             self.hierarchies.removeRow(0)
-        self.widths, self.modes = {}, {}
-        dataset = self.state.dataset
-        quasi = self.state.project.columns_with(Role.QUASI_IDENTIFIER)
+        self.rows = {}
+        quasi = self.state.project.columns_with(Role.QUASI_IDENTIFIER) if self.state.dataset is not None else []
         if not quasi:
             self.hierarchies.addRow(QLabel("No quasi-identifier is tagged (step 2)."))
         for name in quasi:
-            kind = dataset.schema.attributes[name].kind if dataset is not None else None
-            if kind is Kind.NUMERIC:
-                self.hierarchies.addRow(f"{name}:", self._interval_row(name, settings))
-            else:
-                self.hierarchies.addRow(f"{name}:", self._taxonomy_note(name))
+            row = HierarchyRow(self.state, name, settings, self.imported, self._open_editor)
+            row.edited.connect(self._on_edited)
+            self.hierarchies.addRow(f"{name}:", row)
+            self.rows[name] = row
         self._filling = False
         self._update_message()
 
-    def _interval_row(self, name: str, settings) -> QWidget:
-        """Interval widths (5,10,20: bands of 5, then 10, then 20) or cut points per level (18,40,65/40)."""
-        row = QWidget()
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(0, 0, 0, 0)
-        mode = QComboBox()
-        mode.addItems([WIDTHS, CUTS])
-        mode.setToolTip(f"How {name!r} is coarsened: into bands of equal width, or at cut points you choose")
-        edit = QLineEdit()
-        edit.setToolTip("Finest level first. Widths: 5,10,20 (bands of 5, then 10, then 20). Cut points: 18,40,65 "
-                        "(levels separated by /). A numeric quasi-identifier needs one of them.")
-        if name in settings.cuts:
-            mode.setCurrentText(CUTS)
-            edit.setText("/".join(",".join(f"{c:g}" for c in level) for level in settings.cuts[name]))
-        else:
-            edit.setText(",".join(f"{w:g}" for w in settings.intervals.get(name, [])))
-        edit.setPlaceholderText(PLACEHOLDERS[mode.currentText()])
-        mode.currentTextChanged.connect(lambda text, e=edit: (e.setPlaceholderText(PLACEHOLDERS[text]), self._on_edited()))
-        edit.textChanged.connect(self._on_edited)
-        layout.addWidget(mode)
-        layout.addWidget(edit, 1)
-        self.widths[name] = edit
-        self.modes[name] = mode
-        return row
+    @property
+    def widths(self):
+        """The interval/cut-point field of each numeric quasi-identifier (as a person types into it)."""
+        return {name: row.edit for name, row in self.rows.items() if row.edit is not None}
 
-    def _taxonomy_note(self, name: str) -> QLabel:
-        taxonomy = self.state.taxonomies.get(name)
-        if taxonomy is not None and taxonomy.depth > 1:
-            text = f"its taxonomy from step 2 ({taxonomy.depth} levels)"
-        else:
-            text = "no taxonomy yet: codes of digits lose a digit per level, other values are kept or suppressed"
-        label = QLabel(f"{text} — <a href='{name}'>edit it in step 2</a>")
-        label.setWordWrap(True)
-        label.linkActivated.connect(self._open_editor)
-        return label
+    @property
+    def modes(self):
+        """The mode (interval widths, cut points, hierarchy file) of each numeric quasi-identifier."""
+        return {name: row.mode for name, row in self.rows.items() if row.mode is not None}
 
     def _open_editor(self, column: str) -> None:
         window = self.window()
@@ -162,12 +122,10 @@ class ProtectionSection(QGroupBox):
         if self._filling:
             return
         intervals, cuts = {}, {}
-        for name, edit in self.widths.items():
-            if self.modes[name].currentText() == CUTS:
-                levels = _cuts(edit.text())
-                if levels:
-                    cuts[name] = levels
-            elif widths := _widths(edit.text()):
+        for name, row in self.rows.items():
+            if levels := row.cuts():
+                cuts[name] = levels
+            elif widths := row.widths():
                 intervals[name] = widths
         self.state.project.protection = {
             "k": self.k.value() if self.enabled.isChecked() else None,
@@ -194,14 +152,8 @@ class ProtectionSection(QGroupBox):
         if method.randomizes_quasi:
             out.append(f"{method.title} randomizes the quasi-identifiers itself: untick the protection or choose "
                        "another method.")
-        for name, edit in self.widths.items():
-            text, cuts = edit.text().strip(), self.modes[name].currentText() == CUTS
-            if not text:
-                out.append(f"Give interval widths for {name} (e.g. 5,10,20) or its cut points (e.g. 18,40,65/40).")
-            elif cuts and _cuts(text) is None:
-                out.append(f"The cut points of {name} must be numbers separated by commas, levels by '/', e.g. 18,40,65/40.")
-            elif not cuts and _widths(text) is None:
-                out.append(f"The widths of {name} must be numbers separated by commas, e.g. 5,10,20.")
+        for row in self.rows.values():
+            out += row.problems()
         return out
 
     def _update_message(self) -> None:
@@ -209,18 +161,3 @@ class ProtectionSection(QGroupBox):
         for widget in (self.k, self.suppression):
             widget.setEnabled(self.enabled.isChecked())
 
-
-def _cuts(text: str) -> list[list[float]] | None:
-    try:
-        levels = [[float(c) for c in level.split(",") if c.strip()] for level in text.split("/") if level.strip()]
-    except ValueError:
-        return None
-    return levels if levels and all(levels) else None
-
-
-def _widths(text: str) -> list[float] | None:
-    try:
-        values = [float(part) for part in text.replace(";", ",").split(",") if part.strip()]
-    except ValueError:
-        return None
-    return values if values and all(v > 0 for v in values) else None

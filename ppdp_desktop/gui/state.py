@@ -19,10 +19,14 @@ from ppdp_desktop.core.demo import DEMO_ROLES, demo_taxonomy
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.jobs import RunOutcome
 from ppdp_desktop.core.project import Project
+from ppdp_desktop.core.taxonomy.kind_change import KindChange, review_kind_change
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.gui.figure_images import FigureImages
 from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.gui.worker import Worker
+
+#: why a kind change was not made when the user chose Cancel in the question of :attr:`WizardState.confirm_kind_change`
+KIND_CANCELLED = "You chose Cancel: the column is read as before and every setting stays as it was."
 
 
 class WizardState(QObject):
@@ -45,6 +49,13 @@ class WizardState(QObject):
         self.dirty = False  # settings changed since the data was loaded or the project saved/opened
         #: asks the user whether unsaved settings may be discarded (the window sets it; None: always yes)
         self.confirm_discard: Callable[[str], bool] | None = None
+        #: asks whether columns may be read as other kinds although some of their settings cannot be kept (the
+        #: roles page sets it; None: always yes); each change lists what it cannot keep (``KindChange.lost``)
+        self.confirm_kind_change: Callable[[list[KindChange]], bool] | None = None
+        #: the kind changes of the last reading of the data in use, with what each kept (step 2 says it)
+        self.kind_changes: list[KindChange] = []
+        self._trees_of: Project | None = None  # the project whose data the trees being edited were made for
+        self._retyping = False  # a table in memory converted to another kind (change_kind)
         #: the key's passphrase as typed on the export page, when valid (the export page sets it; the run page
         #: opens or makes the project's custodian secret with it when its own field is empty)
         self.key_passphrase: Callable[[], str | None] = lambda: None
@@ -53,7 +64,7 @@ class WizardState(QObject):
 
     # --- data ---------------------------------------------------------------------------------
     def set_dataset(self, dataset: Dataset, path: str | Path | None, options: dict[str, str] | None = None,
-                    stats: ColumnStats | None = None) -> None:
+                    stats: ColumnStats | None = None) -> bool:
         """A newly loaded table. The wizard's rules, in this one place:
 
         * the data file of the project in use (opened from a project file, or loaded again): its roles,
@@ -61,10 +72,19 @@ class WizardState(QObject):
         * another file: every setting made for the previous data is forgotten — roles, per-value pairs and
           choices, taxonomies, each method's column choices, interval widths — while the choices that do
           not depend on the data stay (the method, the sensitivity rule, k and the risk threshold);
+        * the data in use read again (a kind changed on step 2, other import options): the trees being edited
+          stay as well, and a column read as another kind keeps what still applies to its values
+          (:func:`~ppdp_desktop.core.taxonomy.kind_change.review_kind_change`). When that is not everything,
+          :attr:`confirm_kind_change` is asked first; a no leaves everything as it was and returns False;
         * results are always reset.
 
         ``stats`` come from the load worker; without them (a table built in a script or test) they are
-        computed here."""
+        computed here. Returns whether the table was taken."""
+        again = self._reading_again(path)
+        changes = self._kind_changes(dataset) if again else []
+        if any(c.lost for c in changes) and self.confirm_kind_change is not None and not self.confirm_kind_change(changes):
+            return False
+        edited = dict(self.taxonomies) if again else {}
         if self.dataset is not None and path is not None and str(path) != self.project.data_path:
             self._forget_data_settings()
             if Path(path).resolve() == resource_path(DEMO_DATA).resolve():  # the demo's own roles and taxonomy
@@ -80,10 +100,49 @@ class WizardState(QObject):
         for name in list(self.project.taxonomies):
             if name in columns:
                 self.taxonomies[name] = self.project.taxonomy(name)
+        self.taxonomies.update({name: tree for name, tree in edited.items() if name in columns})
+        self._apply_kind_changes(changes)
+        self._trees_of = self.project
         self.outcome, self.figure_images = None, {}
         self.dataset_changed.emit()
         self.project_changed.emit()
         self.dirty = False  # a fresh start for this data
+        return True
+
+    def _reading_again(self, path: str | Path | None) -> bool:
+        """Whether a table is the data in use read again (not another file, nor the data of a project opened)."""
+        if self.dataset is None or self._trees_of is not self.project:
+            return False
+        return self._retyping or (path is not None and str(path) == self.project.data_path)
+
+    def _kind_changes(self, dataset: Dataset) -> list[KindChange]:
+        """What each column read as another kind in ``dataset`` keeps of its settings."""
+        before, after, project = self.dataset.schema.attributes, dataset.schema.attributes, self.project
+        changes = []
+        for name in dataset.frame.columns:
+            if name not in before or name not in self.dataset.frame.columns or before[name].kind is after[name].kind:
+                continue
+            sensitive = name == project.sensitive
+            tree = self.taxonomies[name] if name in self.taxonomies else project.taxonomy(name)
+            changes.append(review_kind_change(
+                name, before[name].kind, after[name].kind, self.dataset.frame[name], dataset.frame[name],
+                tree, project.protection, project.roles.get(name),
+                project.pairs if sensitive else None, project.value_choices if sensitive else None))
+        return changes
+
+    def _apply_kind_changes(self, changes: list[KindChange]) -> None:
+        for change in changes:
+            if change.taxonomy is not None:
+                self.taxonomies[change.column] = change.taxonomy
+                if change.column in self.project.taxonomies:
+                    self.project.set_taxonomy(change.taxonomy)
+            if change.protection is not None:
+                self.project.protection = change.protection
+            if change.pairs is not None:
+                self.project.pairs = change.pairs
+            if change.value_choices is not None:
+                self.project.value_choices = change.value_choices
+        self.kind_changes = changes
 
     def _on_project_changed(self) -> None:
         self.dirty = True
@@ -121,8 +180,14 @@ class WizardState(QObject):
         except PPDPError as exc:
             self.kind_refused.emit(exc.phrase(window_name))
             return
-        self.project.load_options = options
-        self.set_dataset(dataset, None, options, None)
+        self._retyping = True
+        try:
+            taken = self.set_dataset(dataset, None, options, None)
+        finally:
+            self._retyping = False
+        if not taken:
+            self.kind_refused.emit(KIND_CANCELLED)
+            return
         self.dirty = True
 
     def set_role(self, column: str, role: Role) -> None:

@@ -252,6 +252,11 @@ class TaxonomyEditor(QWidget):
         self.status_label.clear()
         self._refresh()
 
+    def set_data_values(self, data_values: Iterable[object]) -> None:
+        """Check the taxonomy shown against other data values (the column read again), keeping its edit history."""
+        self._data_values = list(data_values)
+        self._refresh()
+
     def taxonomy(self) -> Taxonomy | None:
         """The taxonomy being edited (a new object after an import or a build from data)."""
         return self.model.taxonomy()

@@ -187,6 +187,11 @@ class Hierarchy:
         lookup = np.append(found, len(self.values) - 1).astype(np.int32)  # -1 (missing) -> ""
         return lookup[cell_codes]
 
+    def chain(self, value: str) -> list[str]:
+        """The labels of ``value`` (a level-0 label) from level 0 up to the top: what its generalization goes through."""
+        at = self._index.get_loc(value)
+        return [self.level_labels[h][self.level_codes[h][at]] for h in range(self.height + 1)]
+
     @property
     def example(self) -> str:
         """A value from the middle of the value list, to show what a level does (not data-driven)."""

@@ -26,7 +26,7 @@ from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.jobs import load_job
 from ppdp_desktop.gui.import_dialog import ImportDialog
 from ppdp_desktop.gui.pages.base import WizardPage
-from ppdp_desktop.gui.state import WizardState
+from ppdp_desktop.gui.state import KIND_CANCELLED, WizardState
 from ppdp_desktop.gui.table_model import DataFrameModel
 from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.gui.worker import describe_error
@@ -201,7 +201,9 @@ class LoadPage(WizardPage):
 
             self.state.project.roles.update({c: r.value for c, r in DEMO_ROLES.items()})
             self.state.project.set_taxonomy(demo_taxonomy())
-        self.state.set_dataset(dataset, path, options, stats)
+        if not self.state.set_dataset(dataset, path, options, stats):  # Cancel: a kind change would lose settings
+            self._refuse_reload(KIND_CANCELLED)
+            return
         if self._reloading:  # a kind changed on step 2: a setting of the project, not yet saved
             self._reloading = False
             self.state.dirty = True

@@ -1,5 +1,9 @@
 """Step 2: each column's role and kind (a changed kind reads the file again), and the taxonomy of the
-sensitive and quasi-identifier columns that are not numeric."""
+sensitive and quasi-identifier columns that are not numeric.
+
+A changed kind keeps every other column's taxonomy, and of the column's own settings what still applies to its
+values as now read (:mod:`~ppdp_desktop.core.taxonomy.kind_change`); what cannot be kept is said in a question
+with Cancel before anything changes."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -8,6 +12,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -18,6 +23,7 @@ from PySide6.QtWidgets import (
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.taxonomy.kind_change import KindChange
 from ppdp_desktop.gui.import_dialog import kind_combo
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.risk_panel import RiskPanel
@@ -32,6 +38,19 @@ ROLE_HELP = {
 }
 ROLE_LABELS = {Role.IDENTIFIER: "Identifier", Role.QUASI_IDENTIFIER: "Quasi-identifier",
                Role.SENSITIVE: "Sensitive", Role.INSENSITIVE: "Insensitive"}
+EDITOR_HINT = "Select a sensitive or quasi-identifier column that is not numeric to edit its taxonomy."
+CHANGE_KIND = "Change the kind"
+
+
+def kind_change_question(changes: list[KindChange]) -> str:
+    """What reading the columns as their new kinds cannot keep, and what it keeps, for the question before it."""
+    parts = []
+    for change in changes:
+        lines = "\n".join(f"• {line}" for line in change.lost)
+        parts.append(f"Reading {change.column!r} as {change.new.label} instead of {change.old.label} cannot keep:\n{lines}")
+    columns = ", ".join(repr(c.column) for c in changes)
+    return ("\n\n".join(parts) + "\n\nEverything else is kept: the taxonomies of the other columns, every role and "
+            f"setting. Change the kind anyway? Cancel leaves {columns} as {'it is' if len(changes) == 1 else 'they are'}.")
 
 
 class RolesPage(WizardPage):
@@ -56,7 +75,7 @@ class RolesPage(WizardPage):
         self.editor.changed.connect(self._on_taxonomy_changed)
         self.editor_box = QGroupBox("Taxonomy")
         box = QVBoxLayout(self.editor_box)
-        self.editor_hint = QLabel("Select a sensitive or quasi-identifier column that is not numeric to edit its taxonomy.")
+        self.editor_hint = QLabel(EDITOR_HINT)
         self.editor_hint.setWordWrap(True)
         box.addWidget(self.editor_hint)
         box.addWidget(self.editor, 1)
@@ -74,15 +93,23 @@ class RolesPage(WizardPage):
         split.setStretchFactor(1, 1)
         QVBoxLayout(self).addWidget(split)
         self._combos: list[QComboBox] = []
+        self._shown: str | None = None  # the column whose taxonomy the editor shows
         state.dataset_changed.connect(self.refresh)
         state.kind_refused.connect(self._on_kind_refused)
+        state.confirm_kind_change = self._confirm_kind_change
 
     def refresh(self) -> None:
         dataset = self.state.dataset
+        item = self.table.item(self.table.currentRow(), 0) if self.table.currentRow() >= 0 else None
+        current = item.text() if item is not None else self._shown  # the column chosen before
+        self._shown = None
+        self.table.blockSignals(True)  # the rows are rebuilt: no column is chosen meanwhile
         self.table.setRowCount(0)
+        self.table.blockSignals(False)
         self._combos = []
         self._kind_combos: list[QComboBox] = []
         if dataset is None:
+            self._clear_editor()
             return
         self.table.setRowCount(len(dataset.frame.columns))
         for row, name in enumerate(dataset.frame.columns):
@@ -105,6 +132,14 @@ class RolesPage(WizardPage):
             combo.currentIndexChanged.connect(lambda _i, n=name, c=combo: self._on_role_changed(n, c))
             self.table.setCellWidget(row, 2, combo)
             self._combos.append(combo)
+        columns = list(dataset.frame.columns)
+        if current in columns:  # the same column (the page shown again, the file read again): its tree kept
+            self.table.blockSignals(True)
+            self.table.setCurrentCell(columns.index(current), 0)
+            self.table.blockSignals(False)
+            self._show_taxonomy(columns.index(current))
+        else:  # another file: none of the previous file's trees
+            self._clear_editor()
         self._update_status()
         self.risk.schedule()
 
@@ -126,6 +161,15 @@ class RolesPage(WizardPage):
         self.status.setStyleSheet("")
         self.status.setText(f"Reading the data again with {name!r} as {kind.label}…")
         self.state.change_kind(name, kind)
+
+    def _confirm_kind_change(self, changes: list[KindChange]) -> bool:
+        """Ask before reading columns as other kinds loses some of their settings (the state calls it)."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Change the kind?", kind_change_question(changes),
+                          QMessageBox.StandardButton.Cancel, self)
+        change = box.addButton(CHANGE_KIND, QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is change
 
     def _on_kind_refused(self, message: str) -> None:
         self.refresh()  # the kinds in use again
@@ -158,20 +202,35 @@ class RolesPage(WizardPage):
         role = self.state.project.roles.get(name)
         categorical = dataset.schema.attributes[name].kind is not Kind.NUMERIC
         editable = categorical and role in (Role.SENSITIVE.value, Role.QUASI_IDENTIFIER.value)
-        self.editor.setEnabled(editable)
         if not editable:
+            self._clear_editor()
             self.editor_hint.setText(
                 f"{name!r} has no taxonomy to edit: taxonomies belong to sensitive or quasi-identifier columns that "
-                "are not numeric (numeric ones get intervals on step 4)."
+                "are not numeric (a numeric quasi-identifier gets interval widths, cut points or a hierarchy file "
+                "on step 4)."
             )
             return
         values = sorted({label_text(v) for v in dataset.frame[name].dropna().unique()})
+        self.editor.setEnabled(True)
         self.editor_box.setTitle(f"Taxonomy of {name}")
         self.editor_hint.setText(
             "Group values under broader labels (drag to move). Alias 1 is the generalized value a record may show "
             "instead of its own; alias 2 is a meaningless code. Both stay secret in the key file."
         )
-        self.editor.set_taxonomy(self.state.taxonomy_for(name), values)
+        tree = self.state.taxonomy_for(name)
+        if self.editor.taxonomy() is tree:  # shown already (the file read again): keep its edit history
+            self.editor.set_data_values(values)
+        else:
+            self.editor.set_taxonomy(tree, values)
+        self._shown = name
+
+    def _clear_editor(self) -> None:
+        """No tree in the editor (another file, or a column without one)."""
+        self._shown = None
+        self.editor.set_taxonomy(None)
+        self.editor.setEnabled(False)
+        self.editor_box.setTitle("Taxonomy")
+        self.editor_hint.setText(EDITOR_HINT)
 
     def _on_taxonomy_changed(self) -> None:
         self.state.set_taxonomy(self.editor.taxonomy())
@@ -179,7 +238,14 @@ class RolesPage(WizardPage):
     def _update_status(self) -> None:
         sensitive = self.state.project.sensitive
         method = get_method(self.state.project.method)
-        if sensitive is None and not method.needs_sensitive:
+        changes, self.state.kind_changes = self.state.kind_changes, []  # said once, right after the change
+        if changes:
+            self.status.setStyleSheet("color: #1b5e20;")
+            self.status.setText(" ".join(
+                f"{c.column!r} is read as {c.new.label} now; "
+                + "; ".join(c.kept + [f"not kept: {line}" for line in c.lost] or ["nothing made for it had to change"])
+                + ". The other columns' taxonomies and settings are kept." for c in changes))
+        elif sensitive is None and not method.needs_sensitive:
             self.status.setStyleSheet("color: #1b5e20;")
             self.status.setText(f"No sensitive column: {method.title} (step 4) protects the columns chosen there.")
         elif sensitive is None:

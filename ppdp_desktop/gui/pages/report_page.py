@@ -14,10 +14,12 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QScrollArea,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -26,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
+from ppdp_desktop.core.report.panes import privacy_plain, utility_plain
 from ppdp_desktop.core.report.summary import FirstPage
 from ppdp_desktop.core.report.values import bounds, shown_values
 from ppdp_desktop.gui import figure_images
@@ -68,6 +71,20 @@ def _read_only_table(columns: tuple[str, ...] | list[str], tip: str) -> QTableWi
     table.horizontalHeader().setStretchLastSection(True)
     table.setToolTip(tip)
     return table
+
+
+def scrolled(label: QLabel) -> QScrollArea:
+    """``label`` in a frameless scroll area that keeps its width and scrolls its height: a long summary is
+    read to its last line in a small window instead of being cut."""
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setWidget(label)
+    area.viewport().setAutoFillBackground(False)  # the box's colour (amber, red) shows through
+    label.setAutoFillBackground(False)
+    return area
 
 
 def _is_number(text: str) -> bool:
@@ -187,9 +204,11 @@ class ReportPage(WizardPage):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.privacy_box = QGroupBox("Privacy")
-        QVBoxLayout(self.privacy_box).addWidget(self.privacy_label)
+        self.privacy_scroll = scrolled(self.privacy_label)  # nothing cut in a small window: it scrolls
+        QVBoxLayout(self.privacy_box).addWidget(self.privacy_scroll)
         utility_box = QGroupBox("Utility")
-        QVBoxLayout(utility_box).addWidget(self.utility_label)
+        self.utility_scroll = scrolled(self.utility_label)
+        QVBoxLayout(utility_box).addWidget(self.utility_scroll)
         self.value_table = _read_only_table(VALUE_COLUMNS, "Each value of the sensitive column: its protection and "
                                             "how well its count can be estimated from the release")
         self.tabs = QTabWidget()
@@ -204,13 +223,19 @@ class ReportPage(WizardPage):
         chooser = QHBoxLayout()
         chooser.addWidget(QLabel("Report of:"))
         chooser.addWidget(self.report_choice, 1)
-        summaries = QHBoxLayout()
-        summaries.addWidget(self.privacy_box, 1)
-        summaries.addWidget(utility_box, 1)
-        details = QWidget()  # the technical side: both summaries above the per-value table
-        details_layout = QVBoxLayout(details)
-        details_layout.addLayout(summaries)
-        details_layout.addWidget(self.value_table, 1)
+        summaries = QWidget()
+        summaries_layout = QHBoxLayout(summaries)
+        summaries_layout.setContentsMargins(0, 0, 0, 0)
+        summaries_layout.addWidget(self.privacy_box, 1)
+        summaries_layout.addWidget(utility_box, 1)
+        # the technical side: both summaries above the per-value table, the line between them draggable
+        self.details = QSplitter(Qt.Orientation.Vertical)
+        self.details.setChildrenCollapsible(False)
+        self.details.addWidget(summaries)
+        self.details.addWidget(self.value_table)
+        self.details.setStretchFactor(0, 3)
+        self.details.setStretchFactor(1, 2)
+        details = self.details
         self.brief_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         brief = QScrollArea()  # the plain first page, readable on a small screen
         brief.setWidgetResizable(True)
@@ -294,13 +319,15 @@ class ReportPage(WizardPage):
     def show_report(self, report: MethodReport) -> None:
         """Lay out one report: summaries, per-value table and figure tabs."""
         self._shown = report
-        self.privacy_label.setText(self._privacy_html(report))
+        sensitive = self._sensitive()
+        self.privacy_label.setText(self._privacy_html(report, sensitive))
         # Never a lone green tick: the box is amber or red unless both verdicts hold.
         level = "ok" if report.has_guarantee and report.risk_level == "ok" else report.risk_level
         self.privacy_box.setStyleSheet(BOX_STYLES.get(level, BOX_STYLES["warning"]))
         plan = [line for line in report.lines if not line.startswith("record utility")]  # shown below
         lines = [html.escape(report.title), *map(html.escape, plan), *map(html.escape, report.utility_lines())]
-        self.utility_label.setText("<br>".join([f"<b>{lines[0]}</b>", *lines[1:]]))
+        plain = html.escape(utility_plain(report, sensitive))  # what the figures mean, before the figures
+        self.utility_label.setText(f"<b>{lines[0]}</b><p>{plain}</p>" + "<br>".join(lines[1:]))
         self._fill_values(report)
         self.brief_label.setText(self._brief_html(self._page_of(report)) + self._repeat_html(report)
                                  + brief_html(report.group_disclosure))
@@ -359,19 +386,27 @@ class ReportPage(WizardPage):
         """Stop a model comparison still running (the main window's close)."""
         self.models.shutdown()
 
+    def _sensitive(self) -> str:
+        """The sensitive column of the run shown ("" when there is none, e.g. a dp-microagg job)."""
+        outcome = self.state.outcome
+        settings = getattr(getattr(outcome, "main", None), "settings", None)
+        return str(getattr(settings, "sensitive", "") or "")
 
     @staticmethod
-    def _privacy_html(report: MethodReport) -> str:
-        """Two verdicts side by side: the sensitive values' guarantee, then re-identification."""
+    def _privacy_html(report: MethodReport, sensitive: str = "") -> str:
+        """A plain sentence, then the two verdicts one under the other (seen without scrolling), then the figures
+        behind each: the sensitive values' guarantee, then re-identification."""
         lines = [html.escape(line) for line in report.privacy_lines()]
         risk = [html.escape(line) for line in report.reidentification_lines()]
-        risk_html = (f"<p><b style='color:{RISK_COLORS[report.risk_level]}'>{risk[0]}</b><br>"
-                     + "<br>".join(risk[1:]) + "</p>")
+        plain = f"<p>{html.escape(privacy_plain(report, sensitive))}</p>"
+        risk_head = f"<b style='color:{RISK_COLORS[report.risk_level]}'>{risk[0]}</b>"
+        risk_html = f"<p>{'<br>'.join(risk[1:])}</p>" if risk[1:] else ""
         if not report.has_guarantee:
-            return (f"<p style='color:#8a4b00'><b>Sensitive values — No formal privacy guarantee.</b></p>"
-                    f"<p>{lines[0]}</p>{risk_html}")
+            return (f"{plain}<p><b style='color:#8a4b00'>Sensitive values — No formal privacy guarantee.</b><br>"
+                    f"{risk_head}</p><p>{lines[0]}</p>{risk_html}")
         head = f"<b style='color:#1b6e20'>Sensitive values: {lines[0]}</b>"
-        return "<p>" + "<br>".join([head, *lines[1:]]) + "</p>" + risk_html
+        details = f"<p>{'<br>'.join(lines[1:])}</p>" if lines[1:] else ""
+        return f"{plain}<p>{head}<br>{risk_head}</p>{details}{risk_html}"
 
     def _fill_values(self, report: MethodReport) -> None:
         self.value_table.clearSpans()  # the title rows of the report shown before

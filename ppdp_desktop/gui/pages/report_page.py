@@ -100,6 +100,7 @@ class ReportPage(WizardPage):
         self.details.addWidget(self.value_table)
         self.details.setStretchFactor(0, 3)
         self.details.setStretchFactor(1, 2)
+        self.details.setSizes([600, 400])  # the summaries first: three fifths of the height, whatever the table's size
         details = self.details
         self.brief_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         brief = QScrollArea()  # the plain first page, readable on a small screen

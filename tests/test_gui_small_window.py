@@ -98,6 +98,15 @@ def test_report_panes_scroll_to_their_last_line_in_a_small_window(window, qtbot)
         assert bottom <= area.viewport().height()  # the last line (the re-identification figures) is on screen
     # the per-value table below the summaries keeps some rows too
     assert page.value_table.isVisible() and page.value_table.viewport().height() >= 3 * page.value_table.rowHeight(0)
+    # "What a group reveals": its sentences scroll above its table, none cut
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(page.sections.indexOf(page.groups)).center())
+    qtbot.wait(50)
+    text = page.groups.text
+    assert _whole(text) and _whole(page.groups.meaning)
+    area = _scroll_area_of(text)
+    assert area is not None
+    _wheel_to_end(qtbot, area)
+    assert text.mapTo(area.viewport(), QPoint(0, text.height())).y() <= area.viewport().height()
 
 
 def test_export_page_keeps_the_sign_with_rows_readable_in_a_small_window(window, qtbot, tmp_path):

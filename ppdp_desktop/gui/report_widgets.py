@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
-from PySide6.QtWidgets import QAbstractItemView, QFrame, QLabel, QScrollArea, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QFrame, QLabel, QScrollArea, QTableWidget, QTableWidgetItem, QWidget
 
 from ppdp_desktop.core.report.build import MethodReport
 from ppdp_desktop.core.report.values import bounds, shown_values
@@ -35,17 +35,18 @@ def read_only_table(columns: tuple[str, ...] | list[str], tip: str) -> QTableWid
     return table
 
 
-def scrolled(label: QLabel) -> QScrollArea:
-    """``label`` in a frameless scroll area that keeps its width and scrolls its height: a long summary is
-    read to its last line in a small window instead of being cut."""
-    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+def scrolled(content: QWidget) -> QScrollArea:
+    """``content`` (a label, or a widget of labels) in a frameless scroll area that keeps its width and scrolls
+    its height: a long summary is read to its last line in a small window instead of being cut."""
+    if isinstance(content, QLabel):
+        content.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     area = QScrollArea()
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    area.setWidget(label)
+    area.setWidget(content)
     area.viewport().setAutoFillBackground(False)  # the box's colour (amber, red) shows through
-    label.setAutoFillBackground(False)
+    content.setAutoFillBackground(False)
     return area
 
 

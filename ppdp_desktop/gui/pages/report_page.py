@@ -91,16 +91,16 @@ class ReportPage(WizardPage):
         summaries = QWidget()
         summaries_layout = QHBoxLayout(summaries)
         summaries_layout.setContentsMargins(0, 0, 0, 0)
-        summaries_layout.addWidget(self.privacy_box, 1)
-        summaries_layout.addWidget(utility_box, 1)
+        summaries_layout.addWidget(self.privacy_box, 3)  # the wider: two verdicts and their figures
+        summaries_layout.addWidget(utility_box, 2)
         # the technical side: both summaries above the per-value table, the line between them draggable
         self.details = QSplitter(Qt.Orientation.Vertical)
         self.details.setChildrenCollapsible(False)
         self.details.addWidget(summaries)
         self.details.addWidget(self.value_table)
-        self.details.setStretchFactor(0, 3)
-        self.details.setStretchFactor(1, 2)
-        self.details.setSizes([600, 400])  # the summaries first: three fifths of the height, whatever the table's size
+        self.details.setStretchFactor(0, 2)
+        self.details.setStretchFactor(1, 1)
+        self.details.setSizes([650, 350])  # the summaries first: about two thirds of the height, whatever the table's
         details = self.details
         self.brief_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         brief = QScrollArea()  # the plain first page, readable on a small screen
@@ -115,7 +115,7 @@ class ReportPage(WizardPage):
         self.sections.addTab(brief, "In brief")
         self.sections.addTab(details, "Privacy and utility")
         self.sections.addTab(self.tabs, "Figures")
-        self.sections.addTab(analysis, "Does my analysis survive?")
+        self.sections.addTab(scrolled(analysis), "Does my analysis survive?")  # its results scroll in a small window
         self.sections.insertTab(2, self.groups, "What a group reveals")
         for index, tip in enumerate(("What was released and the two verdicts, in plain words",
                                      "The figures behind the verdicts, value by value",

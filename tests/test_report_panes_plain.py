@@ -107,3 +107,13 @@ def test_the_reidentification_chart_labels_more_than_0_and_1_on_small_counts():
     big = class_size_figure(None, {1: 5, 50: 4995})
     big.canvas.draw()
     assert [t.get_text() for t in big.axes[0].get_yticklabels()] == ["0", "1", "10", "100", "1,000"]
+
+
+def test_a_rare_value_reads_as_a_number_not_as_below_a_tenth_of_a_percent():
+    rng = np.random.default_rng(3)
+    values = np.array(["rare"] + list(rng.choice(["A", "B", "C", "D"], 2999)))
+    dataset = Dataset(pd.DataFrame({"id": [f"P{i}" for i in range(3000)], "diag": values}))
+    settings = AnonymizationSettings("diag", method="uniform", identifiers=["id"],
+                                     sensitivity=SensitivitySettings(theta=3), seed=1)
+    text = privacy_plain(run_job(dataset, [settings], no_progress, CancelToken()).reports[0], "diag")
+    assert "someone who was at most 0.033 % to " in text and "< 0.1 %" not in text  # 1 of 3,000 records

@@ -60,7 +60,12 @@ def _upward(r: MethodReport, what: str) -> str:
 
 def _range(values: np.ndarray) -> str:
     lo, hi = float(values.min()), float(values.max())
-    return percent(lo) if math.isclose(lo, hi) else f"{percent(lo)} to {percent(hi)} (depending on the value)"
+    return _share(lo) if math.isclose(lo, hi) else f"{_share(lo)} to {_share(hi)} (depending on the value)"
+
+
+def _share(share: float) -> str:
+    """:func:`percent`, with two significant digits below 0.1 % ("0.03 %", where "at most < 0.1 %" would not read)."""
+    return f"{share * 100:.2g} %" if 0 < share < 0.001 else percent(share)
 
 
 def utility_plain(r: MethodReport, sensitive: str = "") -> str:

@@ -70,7 +70,7 @@ def test_a_clear_file_loads_without_asking(window, qtbot, tmp_path):
     assert dataset.schema.attributes["ZIPCode"].kind is Kind.TEXT
     assert dataset.schema.attributes["age"].kind is Kind.NUMERIC
     summary = window.pages[0].summary_model.frame
-    assert summary.set_index("column").loc["ZIPCode", "kind"] == "text / identifier"
+    assert summary.set_index("column").loc["ZIPCode", "kind"] == "code / free text"
 
 
 def test_an_unclear_file_opens_the_import_options_with_a_live_preview(window, qtbot, tmp_path):
@@ -96,7 +96,7 @@ def test_an_unclear_file_opens_the_import_options_with_a_live_preview(window, qt
     assert list(dialog.preview_dataset.frame.columns) == ["Fall", "Gewicht", "Ort"]
     row = list(dialog.preview_dataset.frame.columns).index("Fall")
     assert dialog.preview_dataset.schema.attributes["Fall"].kind is Kind.NUMERIC  # guessed
-    _choose(qtbot, dialog.kind_table.cellWidget(row, 1), "text")  # a case number is a code
+    _choose(qtbot, dialog.kind_table.cellWidget(row, 1), "code")  # a case number is a code
     _settle(qtbot, dialog)
     assert dialog.preview_dataset.schema.attributes["Fall"].kind is Kind.TEXT
     _click_ok(qtbot, dialog)
@@ -164,7 +164,7 @@ def test_a_kind_changed_on_step_two_reads_the_file_again_and_keeps_the_settings(
     assert window.state.project.roles["ZIPCode"] == "quasi-identifier"
     assert window.state.dirty
     combo = page.table.cellWidget(row, 1)
-    _choose(qtbot, combo, "text")
+    _choose(qtbot, combo, "code")
     qtbot.waitUntil(lambda: window.state.dataset.schema.attributes["ZIPCode"].kind is Kind.TEXT, timeout=10_000)
     assert window.state.dataset.frame["ZIPCode"].tolist()[0] == "02134"  # read again: the exact text
     # a kind the values do not fit: said in words on the page, nothing changes

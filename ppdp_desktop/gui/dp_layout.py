@@ -7,6 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
+from ppdp_desktop.core.data.sentences import full_stop
+
 LINKED_SCOPE = ("What epsilon covers: each ticked column's released values taken as a multiset, even against "
                 "someone who knows every other record. Not the rows: each row keeps the person's other columns, so a "
                 "row that can be singled out by them shows its cluster's value (the release counts how many can).")
@@ -65,7 +67,7 @@ class LayoutChoice(QWidget):
         self.drop.setEnabled(unlinked)
         scope = UNLINKED_SCOPE if unlinked else LINKED_SCOPE
         if unlinked and self.drop.isChecked() and left_out:
-            scope += f" Left out of the release: {', '.join(left_out)}."
+            scope += " " + full_stop(f"Left out of the release: {', '.join(left_out)}")
         self.scope.setText(scope)
 
     def problem(self, left_out: list[str]) -> str | None:

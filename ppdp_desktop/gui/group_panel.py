@@ -7,10 +7,11 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from ppdp_desktop.core.evaluation.group_disclosure import GroupDisclosure
 from ppdp_desktop.core.report import groups
+from ppdp_desktop.gui.report_widgets import scrolled
 
 COLORS = {"warning": "#8a4b00", "normal": "#222222"}
 EMPTY = "Not measured for this report."
@@ -44,10 +45,22 @@ class GroupPanel(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setToolTip("The groups above the bound, most records first (else the largest shares): anyone "
                               "known to be in such a group can be guessed to have its most frequent value")
+        words = QWidget()  # the sentences scroll in a small window; the table has its own scroll bars below them
+        words_layout = QVBoxLayout(words)
+        words_layout.setContentsMargins(0, 0, 0, 0)
+        words_layout.addWidget(self.meaning)
+        words_layout.addWidget(self.text)
+        words_layout.addStretch(1)
+        self.words = scrolled(words)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(self.words)
+        self.split.addWidget(self.table)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([600, 400])
         layout = QVBoxLayout(self)
-        layout.addWidget(self.meaning)
-        layout.addWidget(self.text)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.split)
 
     def show_disclosure(self, d: GroupDisclosure | None) -> None:
         """Lay out ``d`` (None: a report without the measure)."""

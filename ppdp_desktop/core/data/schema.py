@@ -44,10 +44,11 @@ class Kind(str, Enum):
 
 
 KIND_LABELS = {Kind.CATEGORICAL: "categorical", Kind.NUMERIC: "numeric", Kind.DATE: "date",
-               Kind.TEXT: "text / identifier"}
+               Kind.TEXT: "code / free text"}  # not "identifier": that is a role (step 2), not a kind
 _KIND_WORDS = {"categorical": Kind.CATEGORICAL, "category": Kind.CATEGORICAL, "numeric": Kind.NUMERIC,
                "number": Kind.NUMERIC, "date": Kind.DATE, "text": Kind.TEXT, "text-identifier": Kind.TEXT,
-               "identifier": Kind.TEXT, "code": Kind.TEXT}
+               "identifier": Kind.TEXT, "code": Kind.TEXT, "free text": Kind.TEXT,
+               "code / free text": Kind.TEXT}
 
 
 def parse_kind(word: str, column: str = "") -> Kind:

@@ -179,6 +179,20 @@ def plain_log_ticks(axis: Any) -> None:
                                            else f"{value:g}"))
 
 
+def count_ticks(axis: Any, top: float) -> None:
+    """Enough labelled ticks on a symlog axis of record counts up to ``top``: every whole number up to 5, the
+    1-2-5 steps up to 1,000, the powers of ten above (matplotlib alone labels only 0 and 1 below 10)."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    if top <= 5:
+        ticks = list(range(int(top) + 1))
+    else:
+        steps = (1,) if top > 1000 else (1, 2, 5)
+        ticks = [0] + [m * 10 ** e for e in range(int(np.log10(top)) + 1) for m in steps if m * 10 ** e <= top]
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_minor_locator(NullLocator())
+
+
 _warmed = False
 _warm_lock = threading.Lock()
 
@@ -230,6 +244,9 @@ def class_size_figure(before: dict[int, int] | None, after: dict[int, int], k: i
         ax.axvline(bins.index(k) - 0.5, color="black", ls="--", lw=0.8, label=f"k = {k}")
     ax.set_yscale("symlog")
     plain_log_ticks(ax.yaxis)
+    top = max([*counts(before), *counts(after), 1.0])
+    count_ticks(ax.yaxis, top)
+    ax.set_ylim(0, top * 1.05)
     ax.set_xlabel("size of the group sharing the quasi-identifiers")
     ax.set_ylabel("records")
     ax.set_title("Who can be singled out: records by group size")

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.sentences import full_stop
 from ppdp_desktop.core.errors import ParameterError, setting_ref
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def model_data(result: Anonymization, target: str | None, seed: int, max_rows: i
         raise ParameterError(f"Name the column the models predict ({setting_ref('target', 'COL')}): this job has no "
                              "sensitive column.", setting="target")
     if target not in frame.columns:
-        raise ParameterError(f"The target column {target!r} is not in the data; choose one of: {', '.join(frame.columns)}.")
+        raise ParameterError(full_stop(f"The target column {target!r} is not in the data; choose one of: "
+                                       f"{', '.join(map(str, frame.columns))}"))
     if target not in result.table.columns:
         raise ParameterError(f"The target column {target!r} is not in the release (it was removed), so no model can "
                              "be trained on it; choose another column.")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ppdp_desktop.core.data.sentences import full_stop
 from ppdp_desktop.core.evaluation.model_data import ModelData, model_data
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def compare_models(result: Anonymization, target: str | None = None, *, seed: in
         notes.append(f"{data.target} has {len(values)} values: the logistic regression predicts {positive!r} against "
                      f"all others (guessing 'not {positive}' is right for {np.mean(~truth) * 100:.0f} %).")
     if data.left_out:
-        notes.append("Left out of the models: " + ", ".join(data.left_out) + ".")
+        notes.append(full_stop("Left out of the models: " + ", ".join(data.left_out)))
     odds = _odds_ratios(data, original, release)
     return ModelComparison(data.target, positive, len(data.y_original), len(data.y_test), data.sampled, baseline,
                            tree, logistic, odds, notes)

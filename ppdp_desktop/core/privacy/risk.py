@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.sentences import full_stop
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.privacy.verdict import _pct, _records, risk_verdict
 
@@ -163,8 +164,8 @@ class RiskAnalysis:
             out = [f"No quasi-identifiers were named: all {_records(n)} form one group, so none can be singled out."]
         else:
             verb = "is" if self.sample_uniques == 1 else "are"
-            out = [f"{self.sample_uniques:,} of {_records(n)} ({_pct(self.share_sample_uniques)}) {verb} the only one "
-                   f"with their {_join(self.quasi)}."]
+            out = [full_stop(f"{self.sample_uniques:,} of {_records(n)} ({_pct(self.share_sample_uniques)}) {verb} the "
+                             f"only one with their {_join(self.quasi)}")]
         smallest = round(1.0 / self.highest_risk)
         where = "a record alone in its group" if smallest == 1 else f"the smallest group has {smallest:,} records"
         out.append(f"The highest risk of re-identification is {_pct(self.highest_risk)} ({where}); "

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ppdp_desktop.core.data.sentences import full_stop
 from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.report.changes import (
     CHANGED,
@@ -89,10 +90,10 @@ def released_sentences(changes: list[ColumnChange], n_records: int) -> list[str]
             out.append(f"{c.name} ({c.role}): generalized to coarser categories ({c.detail}).")
     unchanged = [c.name for c in changes if c.change == UNCHANGED]
     if unchanged:
-        out.append("Released unchanged: " + ", ".join(unchanged) + ".")
+        out.append(full_stop("Released unchanged: " + ", ".join(unchanged)))
     as_released = [c.name for c in changes if c.change == "released"]
     if as_released:
-        out.append("Released (what changed was not measured for this report): " + ", ".join(as_released) + ".")
+        out.append(full_stop("Released (what changed was not measured for this report): " + ", ".join(as_released)))
     return out
 
 

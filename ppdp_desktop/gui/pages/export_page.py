@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -154,7 +155,10 @@ class ExportPage(WizardPage):
         form.addRow("Sign with", self.signing)
         self.key_label = QLabel()  # what the key holds, so the user knows why a passphrase is asked
         self.key_label.setWordWrap(True)
-        layout = QVBoxLayout(self)
+        # The page scrolls rather than squeezing its rows: in a small window (800 x 500) every field keeps its
+        # height and the signing key's rows stay readable.
+        self.body = QWidget()
+        layout = QVBoxLayout(self.body)
         layout.addLayout(form)
         layout.addWidget(self.key_label)
         layout.addWidget(self.passphrase)
@@ -164,6 +168,13 @@ class ExportPage(WizardPage):
         layout.addWidget(self.error_label)
         layout.addWidget(self.summary_label)
         layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll.setWidget(self.body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
 
         self.folder_button.clicked.connect(self._browse_folder)
         self.key_button.clicked.connect(self._browse_key)

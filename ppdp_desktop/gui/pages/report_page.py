@@ -8,30 +8,27 @@ from __future__ import annotations
 
 import html
 
-import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
-    QScrollArea,
-    QTableWidget,
-    QTableWidgetItem,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, comparison_rows
+from ppdp_desktop.core.report.panes import privacy_plain, utility_plain
 from ppdp_desktop.core.report.summary import FirstPage
-from ppdp_desktop.core.report.values import bounds, shown_values
 from ppdp_desktop.gui import figure_images
 from ppdp_desktop.gui.group_panel import GroupPanel, brief_html
 from ppdp_desktop.gui.model_panel import ModelPanel
 from ppdp_desktop.gui.pages.base import WizardPage
+from ppdp_desktop.gui.report_widgets import (  # noqa: F401 - VALUE_COLUMNS, format_number: the page's names
+    VALUE_COLUMNS,
+    FigureImage,
+    fill,
+    format_number,
+    note_row,
+    read_only_table,
+    scrolled,
+    value_table_rows,
+)
 from ppdp_desktop.gui.state import WizardState
 
 RISK_COLORS = {"ok": "#1b6e20", "warning": "#8a4b00", "danger": "#b71c1c"}
@@ -46,121 +43,6 @@ EMPTY_TEXT = "Run the method first: its report (guarantee, utility and figures) 
 
 FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices",
                  "class sizes": "Re-identification"}
-VALUE_COLUMNS = ("Value", "Records", "Share", "Estimated", "Retention p", "Max posterior", "rho2")
-
-
-def format_number(value: object, digits: int = 4) -> str:
-    """A table cell: ``None``/NaN as an en dash, floats with ``digits`` decimals, ints with separators."""
-    if value is None or (isinstance(value, float) and not np.isfinite(value)):
-        return "–"
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
-    if isinstance(value, (float, np.floating)):
-        return f"{float(value):.{digits}f}"
-    return str(value)
-
-
-def _read_only_table(columns: tuple[str, ...] | list[str], tip: str) -> QTableWidget:
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(list(columns))
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().setVisible(False)
-    table.horizontalHeader().setStretchLastSection(True)
-    table.setToolTip(tip)
-    return table
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text.replace(",", "").rstrip("%"))
-    except ValueError:
-        return text == "–"
-    return True
-
-
-def _cell(values, i: int) -> str:
-    """Entry ``i`` of a per-value array that a method may not have (``None``) or not have for a value (NaN)."""
-    if values is None or values[i] is None or not np.isfinite(float(values[i])):
-        return "-"
-    return format_number(float(values[i]))
-
-
-def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
-    """Put ``rows`` of text in ``table``; numbers are right-aligned."""
-    table.setRowCount(len(rows))
-    for r, row in enumerate(rows):
-        for c, text in enumerate(row):
-            item = QTableWidgetItem(text)
-            if _is_number(text):
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            else:
-                item.setToolTip(text)  # long text (a guarantee's kind) may be elided in the cell
-            table.setItem(r, c, item)
-    table.resizeColumnsToContents()
-    table.resizeRowsToContents()
-
-
-def _value_row(report: MethodReport, i: int, n: float, rho2: np.ndarray) -> list[str]:
-    """Value ``i`` of ``report`` as the cells of :data:`VALUE_COLUMNS` (``n``: the records, for the share;
-    ``rho2``: each value's bound as the report's table states it)."""
-    return [
-        report.values[i],
-        format_number(int(report.original[i])),
-        f"{report.original[i] / n:.2%}",
-        format_number(None if report.reconstructed is None else float(report.reconstructed[i]), 1),
-        _cell(report.retention, i),  # partition has a retention per sub-table, not per value
-        _cell(report.max_posterior, i),
-        _cell(rho2, i),
-    ]
-
-
-def _value_table_rows(report: MethodReport) -> tuple[list[list[str]], list[tuple[int, str]]]:
-    """The per-value table's rows, and the rows that hold one sentence across the table. A large domain
-    (thousands of diagnosis codes) gets the report's shortened table: its most frequent and most protected
-    values, each group under a title row, and a last row saying how many values are left out."""
-    shown = shown_values(report)
-    n = max(float(report.original.sum()), 1.0)
-    rho2 = bounds(report)[1]  # one pair for all (partitioning) included, as the HTML and PDF show it
-    rows: list[list[str]] = []
-    notes: list[tuple[int, str]] = []
-    for group in shown.groups:
-        if group.title:
-            notes.append((len(rows), group.title))
-            rows.append([""] * len(VALUE_COLUMNS))
-        rows += [_value_row(report, i, n, rho2) for i in group.indices]
-    if shown.hidden:
-        notes.append((len(rows), f"{shown.hidden:,} of the {shown.total:,} values are not shown here; exporting the "
-                                 "release writes the full table, one row per value, to a CSV file beside your report."))
-        rows.append([""] * len(VALUE_COLUMNS))
-    return rows, notes
-
-
-def _note_row(table: QTableWidget, row: int, text: str) -> None:
-    """Row ``row`` of ``table`` as one bold sentence across every column (a group's title, or what is left out)."""
-    table.setSpan(row, 0, 1, table.columnCount())
-    item = QTableWidgetItem(text)
-    font = item.font()
-    font.setBold(True)
-    item.setFont(font)
-    item.setToolTip(text)
-    table.setItem(row, 0, item)
-
-
-class FigureImage(QLabel):
-    """A figure's image at the width of its tab (never wider than drawn), rescaled when the tab is resized."""
-
-    def __init__(self, pixmap: QPixmap) -> None:
-        super().__init__()
-        self._full = pixmap
-        self.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
-        self.setMinimumWidth(200)
-        self.setPixmap(pixmap)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
-        super().resizeEvent(event)
-        width = min(self.width() - 4, self._full.width())
-        if width > 0 and (self.pixmap().isNull() or self.pixmap().width() != width):
-            self.setPixmap(self._full.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation))
 
 
 class ReportPage(WizardPage):
@@ -187,13 +69,15 @@ class ReportPage(WizardPage):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.privacy_box = QGroupBox("Privacy")
-        QVBoxLayout(self.privacy_box).addWidget(self.privacy_label)
+        self.privacy_scroll = scrolled(self.privacy_label)  # nothing cut in a small window: it scrolls
+        QVBoxLayout(self.privacy_box).addWidget(self.privacy_scroll)
         utility_box = QGroupBox("Utility")
-        QVBoxLayout(utility_box).addWidget(self.utility_label)
-        self.value_table = _read_only_table(VALUE_COLUMNS, "Each value of the sensitive column: its protection and "
+        self.utility_scroll = scrolled(self.utility_label)
+        QVBoxLayout(utility_box).addWidget(self.utility_scroll)
+        self.value_table = read_only_table(VALUE_COLUMNS, "Each value of the sensitive column: its protection and "
                                             "how well its count can be estimated from the release")
         self.tabs = QTabWidget()
-        self.comparison_table = _read_only_table([heading for _, heading in COMPARISON_COLUMNS],
+        self.comparison_table = read_only_table([heading for _, heading in COMPARISON_COLUMNS],
                                                  "The methods run side by side: their protection and how much of the "
                                                  "data's information each keeps")
         self.comparison_box = QGroupBox("Comparison of the methods")
@@ -204,13 +88,20 @@ class ReportPage(WizardPage):
         chooser = QHBoxLayout()
         chooser.addWidget(QLabel("Report of:"))
         chooser.addWidget(self.report_choice, 1)
-        summaries = QHBoxLayout()
-        summaries.addWidget(self.privacy_box, 1)
-        summaries.addWidget(utility_box, 1)
-        details = QWidget()  # the technical side: both summaries above the per-value table
-        details_layout = QVBoxLayout(details)
-        details_layout.addLayout(summaries)
-        details_layout.addWidget(self.value_table, 1)
+        summaries = QWidget()
+        summaries_layout = QHBoxLayout(summaries)
+        summaries_layout.setContentsMargins(0, 0, 0, 0)
+        summaries_layout.addWidget(self.privacy_box, 3)  # the wider: two verdicts and their figures
+        summaries_layout.addWidget(utility_box, 2)
+        # the technical side: both summaries above the per-value table, the line between them draggable
+        self.details = QSplitter(Qt.Orientation.Vertical)
+        self.details.setChildrenCollapsible(False)
+        self.details.addWidget(summaries)
+        self.details.addWidget(self.value_table)
+        self.details.setStretchFactor(0, 2)
+        self.details.setStretchFactor(1, 1)
+        self.details.setSizes([650, 350])  # the summaries first: about two thirds of the height, whatever the table's
+        details = self.details
         self.brief_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         brief = QScrollArea()  # the plain first page, readable on a small screen
         brief.setWidgetResizable(True)
@@ -224,7 +115,7 @@ class ReportPage(WizardPage):
         self.sections.addTab(brief, "In brief")
         self.sections.addTab(details, "Privacy and utility")
         self.sections.addTab(self.tabs, "Figures")
-        self.sections.addTab(analysis, "Does my analysis survive?")
+        self.sections.addTab(scrolled(analysis), "Does my analysis survive?")  # its results scroll in a small window
         self.sections.insertTab(2, self.groups, "What a group reveals")
         for index, tip in enumerate(("What was released and the two verdicts, in plain words",
                                      "The figures behind the verdicts, value by value",
@@ -294,13 +185,15 @@ class ReportPage(WizardPage):
     def show_report(self, report: MethodReport) -> None:
         """Lay out one report: summaries, per-value table and figure tabs."""
         self._shown = report
-        self.privacy_label.setText(self._privacy_html(report))
+        sensitive = self._sensitive()
+        self.privacy_label.setText(self._privacy_html(report, sensitive))
         # Never a lone green tick: the box is amber or red unless both verdicts hold.
         level = "ok" if report.has_guarantee and report.risk_level == "ok" else report.risk_level
         self.privacy_box.setStyleSheet(BOX_STYLES.get(level, BOX_STYLES["warning"]))
         plan = [line for line in report.lines if not line.startswith("record utility")]  # shown below
         lines = [html.escape(report.title), *map(html.escape, plan), *map(html.escape, report.utility_lines())]
-        self.utility_label.setText("<br>".join([f"<b>{lines[0]}</b>", *lines[1:]]))
+        plain = html.escape(utility_plain(report, sensitive))  # what the figures mean, before the figures
+        self.utility_label.setText(f"<b>{lines[0]}</b><p>{plain}</p>" + "<br>".join(lines[1:]))
         self._fill_values(report)
         self.brief_label.setText(self._brief_html(self._page_of(report)) + self._repeat_html(report)
                                  + brief_html(report.group_disclosure))
@@ -359,19 +252,27 @@ class ReportPage(WizardPage):
         """Stop a model comparison still running (the main window's close)."""
         self.models.shutdown()
 
+    def _sensitive(self) -> str:
+        """The sensitive column of the run shown ("" when there is none, e.g. a dp-microagg job)."""
+        outcome = self.state.outcome
+        settings = getattr(getattr(outcome, "main", None), "settings", None)
+        return str(getattr(settings, "sensitive", "") or "")
 
     @staticmethod
-    def _privacy_html(report: MethodReport) -> str:
-        """Two verdicts side by side: the sensitive values' guarantee, then re-identification."""
+    def _privacy_html(report: MethodReport, sensitive: str = "") -> str:
+        """A plain sentence, then the two verdicts one under the other (seen without scrolling), then the figures
+        behind each: the sensitive values' guarantee, then re-identification."""
         lines = [html.escape(line) for line in report.privacy_lines()]
         risk = [html.escape(line) for line in report.reidentification_lines()]
-        risk_html = (f"<p><b style='color:{RISK_COLORS[report.risk_level]}'>{risk[0]}</b><br>"
-                     + "<br>".join(risk[1:]) + "</p>")
+        plain = f"<p>{html.escape(privacy_plain(report, sensitive))}</p>"
+        risk_head = f"<b style='color:{RISK_COLORS[report.risk_level]}'>{risk[0]}</b>"
+        risk_html = f"<p>{'<br>'.join(risk[1:])}</p>" if risk[1:] else ""
         if not report.has_guarantee:
-            return (f"<p style='color:#8a4b00'><b>Sensitive values — No formal privacy guarantee.</b></p>"
-                    f"<p>{lines[0]}</p>{risk_html}")
+            return (f"{plain}<p><b style='color:#8a4b00'>Sensitive values — No formal privacy guarantee.</b><br>"
+                    f"{risk_head}</p><p>{lines[0]}</p>{risk_html}")
         head = f"<b style='color:#1b6e20'>Sensitive values: {lines[0]}</b>"
-        return "<p>" + "<br>".join([head, *lines[1:]]) + "</p>" + risk_html
+        details = f"<p>{'<br>'.join(lines[1:])}</p>" if lines[1:] else ""
+        return f"{plain}<p>{head}<br>{risk_head}</p>{details}{risk_html}"
 
     def _fill_values(self, report: MethodReport) -> None:
         self.value_table.clearSpans()  # the title rows of the report shown before
@@ -379,19 +280,19 @@ class ReportPage(WizardPage):
         if report.original is None:  # personalized: how records were published; dp: nothing per value
             self.value_table.setColumnCount(2)
             self.value_table.setHorizontalHeaderLabels(["Published as", "Records"])
-            _fill(self.value_table, [[name, format_number(count)] for name, count in report.choice_counts.items()])
+            fill(self.value_table, [[name, format_number(count)] for name, count in report.choice_counts.items()])
             return
         self.value_table.setColumnCount(len(VALUE_COLUMNS))
         self.value_table.setHorizontalHeaderLabels(list(VALUE_COLUMNS))
-        rows, notes = _value_table_rows(report)
-        _fill(self.value_table, rows)
+        rows, notes = value_table_rows(report)
+        fill(self.value_table, rows)
         for row, text in notes:
-            _note_row(self.value_table, row, text)
+            note_row(self.value_table, row, text)
 
     def _fill_comparison(self, reports: list[MethodReport]) -> None:
         self.comparison_box.setVisible(len(reports) > 1)
         rows = comparison_rows(reports)
         table = self.comparison_table
-        _fill(table, [[format_number(row[key]) for key, _ in COMPARISON_COLUMNS] for row in rows])
+        fill(table, [[format_number(row[key]) for key, _ in COMPARISON_COLUMNS] for row in rows])
         height = table.horizontalHeader().height() + sum(table.rowHeight(r) for r in range(table.rowCount()))
         table.setFixedHeight(height + 2 * table.frameWidth() + 2)  # as tall as its few rows, no more

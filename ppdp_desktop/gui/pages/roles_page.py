@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.schema import Kind, Role
+from ppdp_desktop.core.data.sentences import full_stop
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.taxonomy.kind_change import KindChange
 from ppdp_desktop.gui.import_dialog import kind_combo
@@ -254,7 +255,8 @@ class RolesPage(WizardPage):
         else:
             self.status.setStyleSheet("color: #1b5e20;")
             ids = self.state.project.columns_with(Role.IDENTIFIER)
-            self.status.setText(f"Sensitive: {sensitive}. Identifiers removed: {', '.join(ids) or 'none'}.")
+            self.status.setText(f"{full_stop(f'Sensitive: {sensitive}')} "
+                                f"{full_stop('Identifiers removed: ' + (', '.join(ids) or 'none'))}")
 
     def is_complete(self) -> bool:  # a method may protect its own list of columns (step 4)
         return self.state.project.sensitive is not None or not get_method(self.state.project.method).needs_sensitive

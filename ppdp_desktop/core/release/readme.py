@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from ppdp_desktop.core.data.sentences import full_stop
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.evaluation.reidentification import entry_verdict
 from ppdp_desktop.core.methods import get_method
@@ -92,7 +93,8 @@ def _verdicts(metadata: dict[str, Any]) -> str:
                  "no formal guarantee" if kind == "none" else f"guarantee stated ({kind})")
     sensitive += _uncovered(guarantee)
     reid = entry_verdict(metadata.get("reidentification")).text
-    return "Two verdicts\n" + _fill(f"Sensitive values: {sensitive}.", "  ", "    ") + "\n" + _fill(reid, "  ", "    ") + "\n\n"
+    verdicts = _fill(full_stop(f"Sensitive values: {sensitive}"), "  ", "    ") + "\n" + _fill(reid, "  ", "    ")
+    return "Two verdicts\n" + verdicts + "\n\n"
 
 
 def _uncovered(guarantee: dict[str, Any]) -> str:

@@ -102,6 +102,8 @@ class Method(Generic[PlanT, SettingsT]):
     needs_sensitive: ClassVar[bool] = True
     #: step 3's (rho1, rho2) pairs are needed
     needs_pairs: ClassVar[bool] = True
+    #: it takes one (rho1, rho2) pair for every value (no theta rule, no value with a pair of its own)
+    needs_one_pair: ClassVar[bool] = False
     #: the guarantee is step 3's per-value (rho1, rho2) bound (the window shows which values it covers)
     bounds_per_value: ClassVar[bool] = False
     #: the release cannot be used without its sealed key (``--key`` is required)

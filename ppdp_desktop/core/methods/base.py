@@ -149,6 +149,12 @@ class Method(Generic[PlanT, SettingsT]):
         """The job's settings as this method reads them (e.g. a default sensitive column)."""
         return settings
 
+    def job_dataset(self, dataset: Dataset, settings: AnonymizationSettings) -> Dataset:
+        """The table the job works on (``settings`` as :meth:`job_settings` gave them): ``dataset`` itself, unless
+        the method's settings treat its records first (dp-microagg's blank cells: filled, or their records left out,
+        :func:`~ppdp_desktop.core.data.blanks.treat_blanks`, which the plan then states)."""
+        return dataset
+
     def roles(self, settings: AnonymizationSettings) -> tuple[list[str], list[str]]:
         """``(sensitive, quasi-identifier)`` columns of the release's schema for this job."""
         return [settings.sensitive], list(settings.quasi)

@@ -80,6 +80,9 @@ def test_each_choice_makes_a_release_that_verifies_and_says_it(clinical, tmp_pat
     readme = (folder / "README.txt").read_text(encoding="utf-8")
     assert f"Blank cells: '{BLANK_COLUMN}': " in readme
     assert "blank cells: " in out
+    disclosed = f"learns whether a person's '{BLANK_COLUMN}' cell was blank"  # what leaving records out gives away
+    assert (disclosed in " ".join(meta["guarantee"]["not_covered"])) == (choice == "drop")
+    assert (disclosed in " ".join(readme.split())) == (choice == "drop")
     assert run(["verify", folder], capsys)[0] == 0
 
 

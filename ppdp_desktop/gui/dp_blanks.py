@@ -20,14 +20,15 @@ WORDS = {
             "The blank cells become one more value of the column, a leaf under its taxonomy's top, protected like the "
             "others (categorical columns only)"),
     DROP: ("Leave those records out of the release",
-           "Each record with a blank cell here is left out of the whole release: whether a record stays depends on that "
-           "record alone, so epsilon still holds for the records released"),
+           "Each record with a blank cell here is left out of the whole release; epsilon covers the records released. "
+           "The release's number of records says how many were left out, so whether a person's cell was blank is not "
+           "protected"),
 }
 IMPUTE_WORDS = {
     True: ("Impute: the middle of the column's range",
            "Each blank cell gets the middle of the range (lo, hi) above: a fixed value chosen without looking at the "
            "records, so epsilon still holds (a mean of the other records would make each blank depend on all of them)"),
-    False: ("Impute: the most general label, '*' (any value)",
+    False: ("Impute: the most general label of its taxonomy (any value)",
             "Each blank cell gets the top of the column's taxonomy, which stands for any value: chosen without looking "
             "at the records, so the guarantee is unchanged"),
 }

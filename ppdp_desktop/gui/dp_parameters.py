@@ -117,7 +117,8 @@ class DPParameters(QWidget):
         form.addRow(self.blanks)
         form.addRow("epsilon (privacy budget, > 0):", self.epsilon)
         form.addRow("k (records per cluster):", self.k)
-        form.addRow("Layout:", self.layout_choice)
+        form.addRow(QLabel("Layout:"))  # then the choice across the card: its check boxes need the width
+        form.addRow(self.layout_choice)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)

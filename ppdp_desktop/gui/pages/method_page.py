@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -75,7 +76,7 @@ class MethodPage(WizardPage):
         self.one_pair.setToolTip("Drop the pairs typed into step 3's table for single values, so that every value has "
                                  "the pair of 'The same requirement for every value'")
         self.one_pair.clicked.connect(self._on_one_pair_clicked)
-        column.addWidget(self.one_pair)
+        column.addWidget(self.one_pair, 0, Qt.AlignmentFlag.AlignLeft)
         self.protection = ProtectionSection(state)  # first: it applies in front of every method below
         self.protection.changed.connect(self._on_parameters_changed)
         column.addWidget(self.protection)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QRadioButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -68,23 +69,23 @@ class SensitivityPage(WizardPage):
         for widget in (self.theta, self.rho1, self.rho2):
             widget.valueChanged.connect(self._on_rule_changed)
         self.rule_theta.toggled.connect(self._on_rule_changed)
-        rule_box = QGroupBox("How sensitive are the values?")
-        form = QFormLayout(rule_box)
-        explain = QLabel(EXPLAIN)
-        explain.setWordWrap(True)
-        form.addRow(explain)
-        form.addRow(self.rule_theta, self.theta)
-        pair = QHBoxLayout()
-        pair.addWidget(QLabel("rho1"))
-        pair.addWidget(self.rho1)
-        pair.addWidget(QLabel("rho2"))
-        pair.addWidget(self.rho2)
-        form.addRow(self.rule_pair, pair)
         self.one_pair = QPushButton("Use one pair for every value")
         self.one_pair.setToolTip("Give every value the pair rho1, rho2 above: the pairs typed into the table's rows are "
                                  "dropped (perturbation partitioning needs one pair for every value)")
         self.one_pair.clicked.connect(self._on_one_pair_clicked)
-        form.addRow("", self.one_pair)
+        rule_box = QGroupBox("How sensitive are the values?")
+        rules = QVBoxLayout(rule_box)
+        explain = QLabel(EXPLAIN)
+        explain.setWordWrap(True)
+        rules.addWidget(explain)
+        # one line per rule, its controls at their own width beside it (a small window shortens the stretch, not them)
+        for line in ((self.rule_theta, self.theta), (self.rule_pair, QLabel("rho1"), self.rho1, QLabel("rho2"), self.rho2),
+                     (self.one_pair,)):
+            row = QHBoxLayout()
+            for widget in line:
+                row.addWidget(widget)
+            row.addStretch(1)
+            rules.addLayout(row)
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setToolTip("One row per value of the sensitive column. Double-click its rho1, rho2 or default "
@@ -109,6 +110,8 @@ class SensitivityPage(WizardPage):
         self.message = QLabel()
         self.message.setWordWrap(True)
         layout = QVBoxLayout(self)
+        # the rule's words and controls keep their height in a small window; the table (it scrolls) gives way
+        rule_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         layout.addWidget(rule_box)
         layout.addWidget(self.table, 1)
         layout.addLayout(choices)

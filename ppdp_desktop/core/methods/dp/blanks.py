@@ -4,7 +4,9 @@
 - ``value``: a categorical column's blank is a value of its own, "(blank)", a leaf under its taxonomy's root (a
   number column has no such value: refused);
 - ``drop``: the records with a blank there are left out of the release; whether a record is kept depends on that
-  record alone, so each remaining column's epsilon holds as before, over the records kept;
+  record alone, so epsilon holds as before over the records kept, but the release's number of records discloses how
+  many were left out (someone who knows every other record learns whether a person's cell was blank: the release's
+  notes say so);
 - ``impute``: a value chosen without looking at the records is put in: a numeric column's middle of its declared
   range (of its range in the data when none is declared, which the release discloses anyway), a categorical column's
   most general label (its taxonomy's root, "*": any value). A value computed from the other records (their mean,
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 
 #: the choices of a categorical column and of a numeric one, in words (the message naming a column without one)
 CATEGORICAL_CHOICES = ("value (a value of their own, '(blank)'), drop (leave those records out of the release) or "
-                       "impute (the most general label of its taxonomy, '*': any value)")
+                       "impute (the most general label of its taxonomy: any value)")
 NUMERIC_CHOICES = "drop (leave those records out of the release) or impute (the middle of its range)"
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.data.blanks import BlankTreatment
+from ppdp_desktop.core.data.blanks import DROP, BlankTreatment
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.base import Plan
 from ppdp_desktop.core.methods.dp.categorical import (
@@ -51,6 +51,9 @@ NOT_COVERED_COVERING = (
 )
 DOMAIN_FROM_DATA = "The domain of {name!r} was taken from the data: the release discloses its minimum ({lo}) and maximum ({hi})."
 TAXONOMY_FROM_DATA = "No taxonomy was given for {name!r}: a flat one was built from the data, so its list of values is disclosed."
+BLANKS_LEFT_OUT = ("The {cells:,} record(s) with a blank cell in {name!r} were left out of the release: its number of "
+                   "records discloses how many, and someone who knows every other record learns whether a person's "
+                   "{name!r} cell was blank. Epsilon covers the records released.")
 
 
 @dataclass
@@ -129,6 +132,8 @@ class DPMicroaggPlan:
                 out.append(DOMAIN_FROM_DATA.format(name=a.attribute, lo=a.domain.lo, hi=a.domain.hi))
             if a.taxonomy_from_data:
                 out.append(TAXONOMY_FROM_DATA.format(name=a.attribute))
+            if a.blanks is not None and a.blanks.choice == DROP:
+                out.append(BLANKS_LEFT_OUT.format(cells=a.blanks.cells, name=a.attribute))
         return out
 
     def verify(self) -> dict[str, Any]:

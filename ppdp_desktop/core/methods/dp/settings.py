@@ -157,7 +157,8 @@ class DPSettings(MethodSettings):
         from_json=_blanks, label="Blank cells",
         help="what to do with a protected column's blank cells (repeat per column): value (a value of their own, "
              "categorical columns), drop (leave their records out of the release) or impute (the middle of a numeric "
-             "column's range; a categorical column's most general label, '*'); a column with blanks needs one")
+             "column's range; the most general label of a categorical column's taxonomy, '*' for a flat one); a column "
+             "with blanks needs one")
 
     #: project files before version 3 kept these as flat fields
     legacy: ClassVar = {"dp_attributes": "attributes", "dp_epsilon": "epsilon", "dp_k": "k", "dp_domains": "domains"}

@@ -62,9 +62,10 @@ def one_pair_problem(sens: SensitivitySettings) -> str | None:
     if sens.rho1 is None or sens.rho2 is None or sens.theta is not None or not own:
         return ONE_PAIR
     named = ", ".join(repr(v) for v in own[:5]) + (f" and {len(own) - 5:,} more" if len(own) > 5 else "")
-    return (f"Perturbation partitioning needs one pair for all values, but {len(own):,} value(s) have a pair of their "
-            f"own ({named}) in {setting_ref('pairs', 'FILE')}: set them back to rho1 = {sens.rho1:g}, rho2 = "
-            f"{sens.rho2:g} or remove them.")
+    has = "1 value has a pair of its own" if len(own) == 1 else f"{len(own):,} values have pairs of their own"
+    return (f"Perturbation partitioning needs one pair for all values, but {has} ({named}) in "
+            f"{setting_ref('pairs', 'FILE')}: set {'it' if len(own) == 1 else 'them'} back to rho1 = {sens.rho1:g}, "
+            f"rho2 = {sens.rho2:g} or remove {'it' if len(own) == 1 else 'them'}.")
 
 
 @dataclass

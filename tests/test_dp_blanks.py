@@ -159,3 +159,19 @@ def test_the_blanks_flag_is_checked_when_read(tmp_path, capsys):
                         "--epsilon", "1", "--k", "1", "--blanks", "ward=maybe"], capsys)
     assert code == 2 and err.count("\n") == 1
     assert "--blanks 'ward=maybe' must look like COL=CHOICE with CHOICE one of value, drop, impute" in err
+
+
+def test_a_streamed_job_fills_blank_cells_but_does_not_leave_records_out(tmp_path, capsys):
+    """Streamed (``--streaming``), a value of their own works as in memory (the report's sample filled alike) and the
+    release verifies; leaving records out is refused on one line, saying what to do instead."""
+    path = tmp_path / "w.csv"
+    path.write_text("id,ward,los\n" + "".join(f"P{i},{'ABC '[i % 4].strip()},{i % 30 + 1}\n" for i in range(400)),
+                    encoding="utf-8")
+    base = ["anonymize", path, "--method", "dp-microagg", "--attributes", "ward,los", "--epsilon", "1", "--k", "10",
+            "--identifier", "id", "--passphrase-file", _passphrase(tmp_path), "--streaming"]
+    code, _, err = run([*base, "--out", tmp_path / "value", "--blanks", "ward=value"], capsys)
+    assert code == 0, err
+    assert run(["verify", tmp_path / "value"], capsys)[0] == 0
+    code, _, err = run([*base, "--out", tmp_path / "drop", "--blanks", "ward=drop"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "a streamed job cannot do" in err
+    assert not (tmp_path / "drop").exists()

@@ -228,10 +228,11 @@ class DPMicroaggPlan:
         return Applied({name: values[start:stop] for name, values in bound.items()}, dropped=list(self.dropped))
 
     def release_json(self) -> dict[str, Any]:
+        blanks = {a.attribute: a.blanks.choice for a in self.attributes if a.blanks is not None}
         return {
             "parameters": {"epsilon": self.epsilon, "k": self.k, "attributes": [a.attribute for a in self.attributes],
                            "candidates": self.candidates, "layout": self.layout, "dropped": list(self.dropped),
-                           "blanks": {a.attribute: a.blanks.choice for a in self.attributes if a.blanks is not None},
+                           **({"blanks": blanks} if blanks else {}),  # what was done with blank cells, if any
                            "grids": {a.attribute: a.grid.to_json()["step"] for a in self.attributes if a.grid is not None}},
             "protected": [a.to_json() for a in self.attributes],
             "guarantee": self.verify(),

@@ -274,7 +274,7 @@ def gap_csv(tmp_path):
 @pytest.mark.parametrize("extra, message", [
     (["--attributes", "age", "--domain", "age=0-99"], "must look like COL=LO:HI"),
     (["--attributes", "agee", "--domain", "agee=0:99"], "'agee'"),
-    (["--attributes", "age", "--domain", "age=0:99"], "missing values"),
+    (["--attributes", "age", "--domain", "age=0:99"], "1 blank cell(s) (line 3); choose what to do with them in --blanks"),
     (["--attributes", "los", "--domain", "los=2:99"], "outside the declared domain"),
 ])
 def test_cli_dp_errors_are_one_line(gap_csv, tmp_path, capsys, command, extra, message):

@@ -218,7 +218,7 @@ def test_exponential_mechanism_probabilities_match_exp_eps_u_over_2():
 
 def test_categorical_refuses_missing_and_unknown_values():
     tax = _tiny_taxonomy()
-    with pytest.raises(ParameterError, match="missing values .*rows 2"):
+    with pytest.raises(ParameterError, match="blank cells .*rows 2.*--blanks dx=CHOICE"):
         rank_categorical(pd.Series(["a1", None, "b1"], name="dx"), tax, 1)
     with pytest.raises(TaxonomyError, match="c9"):
         rank_categorical(pd.Series(["a1", "c9"], name="dx"), tax, 1)

@@ -119,7 +119,7 @@ def test_kind_option_makes_digits_numbers_or_text(tmp_path: Path) -> None:
 
 def test_a_kind_that_does_not_fit_names_file_column_row_and_value(tmp_path: Path) -> None:
     path = write(tmp_path, "k.csv", "dx,day\nflu,2024-01-01\n12,2024-01-02\n")
-    with pytest.raises(InputError, match=r"k\.csv: column 'dx' is set to numeric but data row 1 holds 'flu'"):
+    with pytest.raises(InputError, match=r"k\.csv: column 'dx' is set to numeric but line 2 holds 'flu'"):
         load_table(path, kinds={"dx": "numeric"})
     with pytest.raises(InputError, match=r"k\.csv: column 'dx' is set to date"):
         load_table(path, kinds={"dx": "date"})

@@ -65,6 +65,18 @@ def test_partitioning_needs_one_pair():
         anonymize(dataset, AnonymizationSettings("x", "partition", sensitivity=SensitivitySettings(theta=3.0)))
 
 
+def test_partitioning_reads_one_pair_from_the_pairs_themselves():
+    """A value given the common pair as its own is still one pair for every value (a table whose rows were set back):
+    partitioning runs. A value whose own pair differs is named, with what to do (issue 31, point 4)."""
+    dataset = Dataset(pd.DataFrame({"x": list("aabbcdde") * 20}))
+    same = SensitivitySettings(rho1=0.3, rho2=0.6, overrides={"a": (0.3, 0.6)})
+    assert anonymize(dataset, AnonymizationSettings("x", "partition", sensitivity=same, seed=1)).guarantee["verified"]
+    other = SensitivitySettings(rho1=0.3, rho2=0.6, overrides={"a": (0.3, 0.6), "b": (0.2, 0.6)})
+    with pytest.raises(ParameterError, match=r"but 1 value has a pair of its own \('b'\) in --pairs FILE: set it back "
+                                             r"to rho1 = 0.3, rho2 = 0.6 or remove it"):
+        anonymize(dataset, AnonymizationSettings("x", "partition", sensitivity=other))
+
+
 def test_thesis_direction_on_synthetic_data():
     """PP's count-query error is well below UP's for m = 50 (thesis Tables 5-6); seeded, 60,000 rows."""
     frame = thesis_table(n=60_000, m=50, skew=1.0, seed=3)

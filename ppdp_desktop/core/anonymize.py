@@ -302,8 +302,11 @@ def anonymize(
     progress: Progress = no_progress,
     cancel: CancelToken | None = None,
 ) -> Anonymization:
-    """Prepare a plan from statistics, verify it (fail closed), then apply it to the rows."""
+    """Prepare a plan from statistics, verify it (fail closed), then apply it to the rows (of the table the method
+    works on: :meth:`~ppdp_desktop.core.methods.base.Method.job_dataset`)."""
     cancel = cancel or CancelToken()
+    method = get_method(settings.method)
+    dataset = method.job_dataset(dataset, method.job_settings(settings))
     frame = dataset.frame
     job = plan_job(dataset, settings, subrange(progress, 0.0, 0.3), cancel)
     progress(0.3, "Applying the plan")

@@ -130,6 +130,19 @@ class SensitivitySettings:
     overrides: dict[str, tuple[float, float]] = field(default_factory=dict)
     overrides_source: str = "the pairs file"
 
+    def one_pair(self) -> tuple[float, float] | None:
+        """The one (rho1, rho2) pair every value has, or None: ``rho1`` and ``rho2`` with no theta rule, and no
+        per-value pair that differs from them. The condition is the pairs themselves, not whether any were given: a
+        table whose rows were all set back to the common pair is one pair."""
+        if self.rho1 is None or self.rho2 is None or self.theta is not None:
+            return None
+        return (self.rho1, self.rho2) if not self.own_pairs() else None
+
+    def own_pairs(self) -> list[str]:
+        """The values whose per-value pair differs from the common ``rho1, rho2`` (every one under the theta rule)."""
+        common = (self.rho1, self.rho2)
+        return [v for v, pair in self.overrides.items() if (float(pair[0]), float(pair[1])) != common]
+
     def requirement(self, domain: CategoricalDomain) -> sens.SensitivityRequirement:
         if (self.rho1 is None) != (self.rho2 is None):
             raise ParameterError(f"Give both {setting_ref('rho1')} and {setting_ref('rho2')}, or neither.",

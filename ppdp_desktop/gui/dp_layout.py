@@ -27,8 +27,8 @@ class LayoutChoice(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.unlinked = QCheckBox("Unlink the columns: release only the ticked columns, each shuffled on its own "
-                                  "(epsilon-DP for the whole release)")
+        # short, so that the card fits a small window; the sentence below it says what each layout covers
+        self.unlinked = QCheckBox("Unlink the columns (epsilon-DP for the whole release)")
         self.unlinked.setToolTip("Unticked (linked): rows keep the other columns, and epsilon covers each ticked "
                                  "column's values as a multiset, not the rows. Ticked (unlinked): every released column "
                                  "is protected and shuffled on its own, with no pseudonyms, so the whole release is "

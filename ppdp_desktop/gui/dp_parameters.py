@@ -34,6 +34,7 @@ from ppdp_desktop.core.data.schema import Kind, Role
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
+from ppdp_desktop.gui.dp_blanks import BlankChoices
 from ppdp_desktop.gui.dp_grid_steps import GridStepField, PlannedStep, planned_step, step_text
 from ppdp_desktop.gui.dp_layout import LayoutChoice
 
@@ -110,11 +111,14 @@ class DPParameters(QWidget):
         self.message.setWordWrap(True)
         self.message.setStyleSheet(ERROR_STYLE)
         self.layout_choice = LayoutChoice()
+        self.blanks = BlankChoices()  # what to do with a ticked column's blank cells, under the columns
         form = QFormLayout()
         form.addRow("Protect these columns:", self.attributes)
+        form.addRow(self.blanks)
         form.addRow("epsilon (privacy budget, > 0):", self.epsilon)
         form.addRow("k (records per cluster):", self.k)
-        form.addRow("Layout:", self.layout_choice)
+        form.addRow(QLabel("Layout:"))  # then the choice across the card: its check boxes need the width
+        form.addRow(self.layout_choice)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
@@ -131,6 +135,7 @@ class DPParameters(QWidget):
         self.k.valueChanged.connect(self._on_edited)
         self.domains.itemChanged.connect(self._on_domain_edited)
         self.layout_choice.changed.connect(self._on_edited)
+        self.blanks.changed.connect(self._on_edited)
 
     # --- from the state -------------------------------------------------------------------------
     def set_data(self, project: Project, dataset: Dataset | None, taxonomies: dict[str, Taxonomy],
@@ -161,6 +166,7 @@ class DPParameters(QWidget):
         self.epsilon.setValue(self.options['epsilon'] if self.options['epsilon'] is not None else self.epsilon.value())
         self.k.setValue(self.options['k'] if self.options['k'] is not None else self.k.value())
         self.layout_choice.show_settings(self.options['layout'], self.options['unprotected'])
+        self._show_blanks()
         self._filling = False
         self._fill_domains()
         self._update()
@@ -263,10 +269,19 @@ class DPParameters(QWidget):
             self.domains.setCellWidget(row, STEP, field)
         self._filling = False
 
+    def _show_blanks(self) -> None:
+        """A row of choices per ticked column with blank cells, showing the project's choices."""
+        self.blanks.blockSignals(True)
+        self.blanks.show_columns(self.dataset, {c: self.is_numeric(c) for c in self.chosen()},
+                                 dict(self.options.get('blanks') or {}))
+        self.blanks.blockSignals(False)
+
     def _on_attributes_changed(self, _item: QListWidgetItem) -> None:
         if self._filling or self.project is None:
             return
         self.options['attributes'] = self.chosen()
+        self.options['blanks'] = {**(self.options.get('blanks') or {}), **self.blanks.choices()}
+        self._show_blanks()
         self._store_domains()
         self._fill_domains()
         self._on_edited()
@@ -306,6 +321,7 @@ class DPParameters(QWidget):
         self.options['k'] = self.k.value()
         self.options['layout'] = self.layout_choice.layout_value
         self.options['unprotected'] = self.layout_choice.unprotected_value
+        self.options['blanks'] = self.blanks.choices()
         self._store_domains()
         self._update()
         self.changed.emit()
@@ -325,11 +341,11 @@ class DPParameters(QWidget):
         unlinked = self.layout_choice.problem(self.left_out())
         if unlinked:
             out.append(unlinked)
+        out += self.blanks.problems()
+        chosen_blanks = self.blanks.choices()
         for column in self.numeric_chosen():
             lo, hi = self.typed_domain(column)
-            missing = self.stats.missing.get(column, 0) if self.stats is not None else 0
-            if missing:
-                out.append(f"{column} has {missing} missing values: fill or remove them, or untick it.")
+            missing = column in self.blanks.combos and column not in chosen_blanks  # blanks with no choice yet
             if lo is None or hi is None:
                 out.append(f"The domain of {column} needs two numbers: type lo and hi.")
             elif lo >= hi:

@@ -1,7 +1,9 @@
 """The per-value sensitivity table: frequency, (rho1, rho2), gamma, retention and status, updated live.
 
-Edits are parsed and checked cell by cell; an invalid entry is kept in the cell, marked red with a
-tooltip saying what is allowed, and never applied silently. The status column says, by the reports' own rule
+Edits are checked row by row (:mod:`~ppdp_desktop.gui.sensitivity_rows`): a rho1 or rho2 typed in is read with
+the row's other cell as it shows, and the pair is applied only when it is valid; until then the typed cells keep their
+text, marked red with a tooltip saying what is allowed, and the row's gamma, status and retention show a dash. The
+project keeps a value's own pair only where it differs from the rule's. The status column says, by the reports' own rule
 (:func:`~ppdp_desktop.core.report.values.planned_statuses`), whether a value's bound covers it: a value held by
 more than its rho1 of the records is not covered (marked amber, with a tooltip saying why).
 """
@@ -10,13 +12,15 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QTableView
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods import REGISTRY, Method, get_method
-from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement, check_pair
+from ppdp_desktop.core.privacy.sensitivity import SensitivityRequirement
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.core.report.values import NOT_COVERED, planned_statuses
+from ppdp_desktop.gui.sensitivity_rows import TypedRows, tidy_pairs
 from ppdp_desktop.gui.wording import window_name
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -35,19 +39,24 @@ TOOLTIPS = {
 INVALID = QColor("#ffcdd2")
 OUTSIDE = QColor("#ffe0b2")  # amber: a value its bound does not cover
 NOT_APPLICABLE = "—"
+#: the widest the Value column is made (pixels): a longer value is cut with "…" and shown whole in its tooltip
+MAX_VALUE_WIDTH = 360
 
 
 class SensitivityModel(QAbstractTableModel):
     """Adapts a domain and the project's sensitivity choices; emits ``validity_changed``."""
 
     validity_changed = Signal(bool)
+    #: the table's rows came to hold one pair for every value: the project's rule is now that pair
+    rule_changed = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.domain: CategoricalDomain | None = None
         self.project = Project()
         self.labels: list[str] = []
-        self.invalid: dict[tuple[int, int], tuple[str, str]] = {}
+        self.invalid: dict[tuple[int, int], tuple[str, str]] = {}  # red cells: (text shown, what is wrong)
+        self.typed = TypedRows(RHO1, RHO2)  # rho1/rho2 typed into rows whose pair is not valid yet
         self.requirement: SensitivityRequirement | None = None
         self.keepers: list[Method] = []  # the methods whose retention step 3 shows, one column each
         self.kept: list[np.ndarray] = []  # each one's retention per value (nan: not computed)
@@ -60,8 +69,16 @@ class SensitivityModel(QAbstractTableModel):
         self.keepers = [m for m in REGISTRY.values() if m.retention_header]
         self.labels = [label_text(v) for v in domain.values] if domain is not None else []
         self.invalid = {}
+        self.typed.clear()
         self._recompute()
         self.endResetModel()
+
+    def reset_pairs(self) -> None:
+        """Back to the rule for every value: drop each value's own pair and whatever was typed and not applied."""
+        self.project.pairs.clear()
+        self.typed.clear()
+        self.invalid = {k: v for k, v in self.invalid.items() if k[1] == CHOICE}
+        self.refresh()
 
     # --- computing ---------------------------------------------------------------------------------
     def _recompute(self) -> None:
@@ -86,14 +103,27 @@ class SensitivityModel(QAbstractTableModel):
             self.error = "No value needs protection with these settings: lower theta or set pairs."
 
     def refresh(self) -> None:
-        """Recompute after the rule changed (theta or the common pair)."""
+        """Recompute after the rule changed (theta or the common pair); rows with typed text are checked again
+        against the cells they now show."""
         self._recompute()
+        applied = [self._check_row(row) for row in list(self.typed.typed)]
+        if any(applied):
+            self._recompute()
         if self.rowCount():
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
         self.validity_changed.emit(self.is_valid())
 
     def is_valid(self) -> bool:
         return not self.invalid and self.requirement is not None
+
+    def one_pair(self) -> bool:
+        """Whether the table holds one pair for every value (the rule is one pair and no value has its own)."""
+        return self.project.rho1 is not None and not self.project.pairs and not self.typed.typed
+
+    def row_problem(self, row: int) -> str:
+        """What is wrong with the pair a row's cells show ("" when it is applied)."""
+        bad = self.invalid.get((row, RHO1)) or self.invalid.get((row, RHO2))
+        return bad[1] if bad else ""
 
     def uses_pairs(self) -> bool:
         """Whether the project's method (step 4) guarantees the (rho1, rho2) bound of this table."""
@@ -133,16 +163,25 @@ class SensitivityModel(QAbstractTableModel):
             return None
         row, col = index.row(), index.column()
         bad = self.invalid.get((row, col))
-        outside = col == STATUS and self.status[row] == NOT_COVERED
+        # a row whose typed pair is not valid has no gamma, status or retention to show: a dash says so
+        problem = self.row_problem(row) if col in (GAMMA, STATUS) or col >= KEEPS else ""
+        outside = col == STATUS and self.status[row] == NOT_COVERED and not problem
         if role == Qt.ItemDataRole.BackgroundRole and (bad or outside):
             return QBrush(INVALID if bad else OUTSIDE)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return bad[1] if bad else self._status_tip(row) if col == STATUS else self._tooltip(col)
+            if bad or problem:
+                return bad[1] if bad else f"Not computed until the row's pair is valid: {problem}"
+            if col == 0:
+                return f"{self.labels[row] or '(missing)'}: {int(self.domain.counts[row]):,} record(s)"
+            return self._status_tip(row) if col == STATUS else self._tooltip(col)
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return None
         if bad:
             return bad[0]
-        return self._cell(row, col)
+        if problem:
+            return NOT_APPLICABLE
+        typed = self.typed.text(row, col) if col in (RHO1, RHO2) else None
+        return typed if typed is not None else self._cell(row, col)
 
     def _cell(self, row: int, col: int) -> str:
         label = self.labels[row]
@@ -181,41 +220,52 @@ class SensitivityModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.EditRole or not index.isValid():
             return False
         row, col, text = index.row(), index.column(), str(value).strip()
-        label = self.labels[row]
-        message = self._apply(label, row, col, text)
-        if message:
-            self.invalid[(row, col)] = (text, message)
+        if col == CHOICE:
+            if text in {"1", "2", "3"}:
+                self.project.value_choices[self.labels[row]] = int(text)
+                self.invalid.pop((row, col), None)
+            else:
+                self.invalid[(row, col)] = (text, f"The choice must be 1, 2 or 3; got {text!r}.")
+        elif col in (RHO1, RHO2):
+            self.typed.type(row, col, text)  # checked with the row's other cell by refresh()
         else:
-            self.invalid.pop((row, col), None)
-            self._recompute()
-        self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
-        if not message:
-            self.refresh()
-        self.validity_changed.emit(self.is_valid())
+            return False
+        self.refresh()
         return True
 
-    def _apply(self, label: str, row: int, col: int, text: str) -> str:
-        """Apply one edit to the project; return an error message instead if it is invalid."""
-        if col == CHOICE:
-            if text not in {"1", "2", "3"}:
-                return f"The choice must be 1, 2 or 3; got {text!r}."
-            self.project.value_choices[label] = int(text)
-            return ""
-        try:
-            number = float(text)
-        except ValueError:
-            return f"Enter a number between 0 and 1; got {text!r}."
+    def _shown_pair(self, row: int) -> tuple[float, float] | None:
+        """The pair in force for a row (None for a value without a privacy concern, or while the rule is unusable)."""
         req = self.requirement
-        theta = self.project.theta or 3.0
-        rho1 = req.rho1[row] if req is not None and not np.isnan(req.rho1[row]) else None
-        rho2 = req.rho2[row] if req is not None and not np.isnan(req.rho2[row]) else None
-        if col == RHO1:
-            pair = (number, rho2 if rho2 is not None else min(0.99, theta * number))
-        else:
-            pair = (rho1 if rho1 is not None else number / theta, number)
-        try:
-            check_pair(*pair, where=f"{label or '(missing)'!r}")
-        except ParameterError as exc:
-            return exc.phrase(window_name)
-        self.project.pairs[label] = [float(pair[0]), float(pair[1])]
-        return ""
+        if req is None or np.isnan(req.rho1[row]):
+            return None
+        return float(req.rho1[row]), float(req.rho2[row])
+
+    def _check_row(self, row: int) -> bool:
+        """Read the row's pair from its cells as shown; apply it when valid (True), else mark the typed cells red."""
+        for col in (RHO1, RHO2):
+            self.invalid.pop((row, col), None)
+        typed = dict(self.typed.typed.get(row, {}))
+        if not typed or self.domain is None:
+            return False
+        label = self.labels[row]
+        check = self.typed.check(row, label, self._shown_pair(row), self.project.theta or 3.0)
+        if check.pair is None:
+            for col, text in typed.items():
+                self.invalid[(row, col)] = (text, check.message)
+            return False
+        self.typed.clear(row)
+        self.project.pairs[label] = [check.pair[0], check.pair[1]]
+        if tidy_pairs(self.project, self.domain, self.labels):
+            self.rule_changed.emit()
+        return True
+
+
+def fit_value_column(view: QTableView, labels: list[str]) -> None:
+    """Make the Value column as wide as its widest value, measured over every value (not only the rows on screen, as
+    the other columns are), up to :data:`MAX_VALUE_WIDTH`: codes such as "M16.1" are shown whole."""
+    longest = sorted((label or "(missing)" for label in labels), key=len, reverse=True)[:200]  # thousands of values
+    metrics = view.fontMetrics()
+    widest = max((metrics.horizontalAdvance(text) for text in longest), default=0)
+    padding = 2 * (view.style().pixelMetric(view.style().PixelMetric.PM_FocusFrameHMargin, None, view) + 1) + 8
+    header = view.horizontalHeader().sectionSizeHint(0)
+    view.setColumnWidth(0, min(max(widest + padding, header), MAX_VALUE_WIDTH))

@@ -3,11 +3,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ppdp_desktop.core.data.digest import FileDigest
 from ppdp_desktop.core.data.schema import Schema
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.data.blanks import BlankTreatment
+    from ppdp_desktop.core.data.source_rows import SourceRows
 
 
 @dataclass
@@ -35,6 +40,9 @@ class Dataset:
     details : how it was read (format, delimiter, encoding, sheet), for messages and the report.
     labels : variable and value labels of an SPSS ``.sav`` / Stata ``.dta`` input, else None.
     digest : the name, size and SHA-256 of the file read whole (a release records them), else None.
+    source_rows : each record's row (a worksheet) or line (a text file) in the file, for messages, else None.
+    blank_cells : what was done with blank cells before a job (filled, or their records left out), column by column
+        (:func:`~ppdp_desktop.core.data.blanks.treat_blanks`); empty for a table as it was read.
     """
 
     frame: pd.DataFrame
@@ -43,6 +51,8 @@ class Dataset:
     details: dict[str, str] = field(default_factory=dict)
     labels: TableLabels | None = None
     digest: FileDigest | None = None
+    source_rows: SourceRows | None = None
+    blank_cells: tuple[BlankTreatment, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.schema.attributes:

@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.schema import Attribute, Kind, Schema, parse_kind
+from ppdp_desktop.core.data.source_rows import SourceRows
 from ppdp_desktop.core.errors import InputError
 
 #: words in a column name that mark a column of digits as a code, not a quantity
@@ -151,7 +152,7 @@ def _first_bad(values: pa.ChunkedArray, good: np.ndarray) -> tuple[int, str]:
 
 
 def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source: str,
-            decimal: str = ".", numbers: pa.ChunkedArray | None = None) -> pd.Series:
+            decimal: str = ".", numbers: pa.ChunkedArray | None = None, rows: SourceRows | None = None) -> pd.Series:
     """The column as values of ``kind``: numbers for numeric (int64, or float64 with missing cells or
     fractions), the exact text otherwise.
 
@@ -159,7 +160,7 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
     ------
     InputError
         Naming the file, the column, the first value that is not a number (numeric) or not a date (date),
-        its data row, and what to change.
+        its row or line in the file (``rows``; else its data row), and what to change.
     """
     values = _strings(values)
     if kind is Kind.NUMERIC:
@@ -169,10 +170,11 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
                 pc.utf8_trim_whitespace(values), r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")).to_numpy(
                 zero_copy_only=False)
             row, bad = _first_bad(values, good) if not good.all() else (0, "")
+            where = rows.words([int(rows.file_rows([row])[0])]) if rows is not None else f"data row {row + 1}"
             raise InputError(
-                f"{source}: column {column!r} is set to numeric but data row {row + 1} holds {bad!r}, which is not "
-                "a number; set the column's kind to categorical or text, or fix the value."
-            )
+                f"{source}: column {column!r} is set to numeric but {where} holds {bad!r}, which is not "
+                "a number; set the column's kind to categorical or text, or fix the value.",
+                file=source, row=int(rows.file_rows([row])[0]) if rows is not None else row + 1, column=column)
         if values.null_count:
             mask = pc.is_valid(values).to_numpy(zero_copy_only=False)
             out = np.full(len(values), np.nan)
@@ -190,8 +192,9 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
 
 
 def type_text_columns(table: pa.Table, names: list[str], kinds: Mapping[str, str] | None, source: str,
-                      decimal: str = ".") -> tuple[pd.DataFrame, dict[str, Kind]]:
-    """A frame (columns named ``names``) from a table of text columns, each given or guessed its kind."""
+                      decimal: str = ".", rows: SourceRows | None = None) -> tuple[pd.DataFrame, dict[str, Kind]]:
+    """A frame (columns named ``names``) from a table of text columns, each given or guessed its kind (``rows``:
+    where the records sit in the file, for a message about one)."""
     kinds = dict(kinds or {})
     _check_known(kinds, names, source)
     columns, decided = {}, {}
@@ -202,7 +205,7 @@ def type_text_columns(table: pa.Table, names: list[str], kinds: Mapping[str, str
             kind = parse_kind(kinds[name], name)
         else:
             kind, numbers = _classify(pc.drop_null(values), name, decimal)
-        columns[i] = convert(values, kind, name, source, decimal, numbers)
+        columns[i] = convert(values, kind, name, source, decimal, numbers, rows)
         decided[name] = kind
     frame = pd.DataFrame(columns, index=pd.RangeIndex(table.num_rows))
     frame.columns = names
@@ -210,7 +213,7 @@ def type_text_columns(table: pa.Table, names: list[str], kinds: Mapping[str, str
 
 
 def type_typed_frame(frame: pd.DataFrame, kinds: Mapping[str, str] | None, source: str,
-                     decimal: str = ".") -> tuple[pd.DataFrame, dict[str, Kind]]:
+                     decimal: str = ".", rows: SourceRows | None = None) -> tuple[pd.DataFrame, dict[str, Kind]]:
     """A frame read from a typed format (Excel, SPSS, Stata, Parquet) with each column's kind.
 
     Numbers stay numbers unless the column is code-like (then their text, "2134" for 2134.0); dates and
@@ -239,7 +242,7 @@ def type_typed_frame(frame: pd.DataFrame, kinds: Mapping[str, str] | None, sourc
         if given is Kind.NUMERIC and is_number:
             decided[name] = given
             continue
-        frame.isetitem(i, convert(text, given, name, source, decimal).set_axis(frame.index))
+        frame.isetitem(i, convert(text, given, name, source, decimal, rows=rows).set_axis(frame.index))
         decided[name] = given
     return frame, decided
 
@@ -254,7 +257,7 @@ def retype(dataset: Dataset, column: str, kind: Kind) -> Dataset:
     attributes = dict(dataset.schema.attributes)
     attributes[column] = Attribute(column, attributes[column].role, kind)
     return Dataset(frame, source=dataset.source, schema=Schema(attributes), details=dict(dataset.details),
-                   labels=dataset.labels)
+                   labels=dataset.labels, source_rows=dataset.source_rows)
 
 
 def _iso_dates(series: pd.Series) -> pd.Series:

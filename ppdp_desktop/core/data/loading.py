@@ -21,6 +21,7 @@ from ppdp_desktop.core.data.dataset import Dataset, TableLabels
 from ppdp_desktop.core.data.digest import FileDigest, digest_file, digest_of_bytes
 from ppdp_desktop.core.data.kinds import type_text_columns, type_typed_frame
 from ppdp_desktop.core.data.schema import Attribute, Role, Schema
+from ppdp_desktop.core.data.source_rows import SourceRows, text_rows
 from ppdp_desktop.core.errors import InputError, setting_ref
 
 TEXT_EXTENSIONS = (".csv", ".tsv", ".txt")
@@ -109,18 +110,20 @@ def load_table(
         raise InputError(f"{name}: a preview needs at least one row; got {rows}.")
     labels = None
     try:
+        source_rows: SourceRows | None = None  # each record's row or line in the file (text files, workbooks)
         if fmt == "csv":
-            frame, details, decided, digest = _read_text(source, name, sep, encoding, mark, first, kinds, rows)
+            frame, details, decided, digest, source_rows = _read_text(source, name, sep, encoding, mark, first, kinds,
+                                                                      rows)
         else:
             digest = None
             if fmt in ("xlsx", "xls"):
-                frame, details = _read_excel(source, name, sheet, first, rows, fmt)
+                frame, details, source_rows = _read_excel(source, name, sheet, first, rows, fmt)
             elif fmt == "parquet":
                 frame, details = _read_parquet(source, name, rows)
             else:
                 frame, details, labels = _read_stat(source, name, fmt, rows)
             frame = _finish(frame, name)
-            frame, decided = type_typed_frame(frame, kinds, name, mark)
+            frame, decided = type_typed_frame(frame, kinds, name, mark, source_rows)
     except PermissionError:
         raise InputError(f"{name}: permission denied; check that you may read the file.") from None
     if mark != ".":
@@ -130,7 +133,8 @@ def load_table(
     schema = Schema({c: Attribute(c, Role.INSENSITIVE, decided[c]) for c in frame.columns})
     if rows is None and digest is None:  # other formats' libraries read the file their own way: hashed apart
         digest = digest_file(source)
-    return Dataset(frame, source=source, schema=schema, details=details, labels=labels, digest=digest)
+    return Dataset(frame, source=source, schema=schema, details=details, labels=labels, digest=digest,
+                   source_rows=source_rows)
 
 
 def _decimal_mark(decimal: str | None, name: str) -> str:
@@ -165,9 +169,9 @@ def _library_error(name: str, what: str, exc: Exception) -> InputError:
 def _read_text(
     source: Path, name: str, sep: str | None, encoding: str | None, decimal: str, header_row: int,
     kinds: Mapping[str, str] | None, rows: int | None,
-) -> tuple[pd.DataFrame, dict[str, str], dict, FileDigest | None]:
+) -> tuple[pd.DataFrame, dict[str, str], dict, FileDigest | None, SourceRows | None]:
     """Every cell read as text by pyarrow's CSV parser, then typed column by column (:mod:`.kinds`); the digest
-    of the bytes read when the whole file was (``rows`` None)."""
+    of the bytes read when the whole file was (``rows`` None), and the line each record starts on."""
     data = source.read_bytes() if rows is None else _head_bytes(source, rows + header_row)
     if not data or data.isspace():
         raise InputError(_EMPTY.format(name=name))
@@ -190,18 +194,33 @@ def _read_text(
         del text
         text = None
     table = _parse(payload, name, delimiter, len(header), skip, data, codec)
+    lines = _record_lines(payload, skip, table.num_rows, delimiter)
     if rows is None:
         _check_quotes(payload, text if text is not None else payload.decode("utf-8"), delimiter, name)
     else:
         table = table.slice(0, rows)
+        lines = lines.head(rows) if lines is not None else None
     if table.num_rows == 0:
         raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.")
     names = _finish_names([c.strip() for c in header], table, name)
     named = [(i, n) for i, n in enumerate(names) if n is not None]
     table = table.select([i for i, _ in named])
-    frame, decided = type_text_columns(table, [n for _, n in named], kinds, name, decimal)
+    frame, decided = type_text_columns(table, [n for _, n in named], kinds, name, decimal, lines)
     digest = digest_of_bytes(source, data) if rows is None else None  # the bytes read, hashed
-    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, digest
+    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, digest, lines
+
+
+def _record_lines(payload: bytes, skip: int, records: int, sep: str) -> SourceRows | None:
+    """The line each record starts on: the line after the header's and on, when every line below the header is a
+    record (counted, not parsed: the usual case); else read with the csv module (blank lines, values spanning lines)."""
+    offset = _offset_after(payload, skip)
+    data = memoryview(payload)[offset:]
+    breaks = payload.count(b"\n", offset) or payload.count(b"\r", offset)
+    ends_with_break = len(data) > 0 and payload[-1:] in (b"\n", b"\r")
+    if breaks + (0 if ends_with_break else 1) == records:
+        return SourceRows("line", skip + 1)
+    starts = text_rows(bytes(data).decode("utf-8", errors="replace"), sep, skip + 1, records)
+    return SourceRows.of(starts, "line") if starts is not None else None
 
 
 def _head_bytes(source: Path, records: int) -> bytes:
@@ -332,21 +351,24 @@ def sheet_names(path: str | Path) -> list[str]:
 
 def read_sheet(source: Path, sheet: str | int, fmt: str, nrows: int | None) -> pd.DataFrame:
     """The cells of one worksheet (no header taken), empty cells missing: openpyxl for .xlsx, calamine for
-    .xls. Library errors propagate."""
+    .xls; the index is each row's number in the sheet, from 0. Library errors propagate."""
     if fmt == "xls":
         from python_calamine import CalamineWorkbook
 
         book = CalamineWorkbook.from_path(str(source))
         chosen = book.get_sheet_by_index(sheet) if isinstance(sheet, int) else book.get_sheet_by_name(sheet)
         cells = chosen.to_python(nrows=nrows) if nrows is not None else chosen.to_python()
-        return pd.DataFrame(cells, dtype=object).replace("", None).infer_objects()
+        frame = pd.DataFrame(cells, dtype=object).replace("", None).infer_objects()
+        start = getattr(chosen, "start", None)  # (row, column) of the first used cell: calamine starts there
+        top = int(start[0]) if start else 0
+        return frame.set_axis(pd.RangeIndex(top, top + len(frame)))
     return pd.read_excel(source, sheet_name=sheet, header=None, engine="openpyxl", keep_default_na=False,
                          na_values=[""], nrows=nrows)
 
 
 def _read_excel(
     source: Path, name: str, sheet: str | int | None, header_row: int, rows: int | None, fmt: str
-) -> tuple[pd.DataFrame, dict[str, str]]:
+) -> tuple[pd.DataFrame, dict[str, str], SourceRows]:
     sheets = _sheet_names(source, name, fmt)
     if sheet is None or sheet == "":
         chosen = sheets[0]
@@ -363,7 +385,9 @@ def _read_excel(
         raw = read_sheet(source, chosen, fmt, None if rows is None else header_row + rows)
     except Exception as exc:
         raise _library_error(name, f"an {'.xls' if fmt == 'xls' else '.xlsx'} workbook", exc) from None
-    raw = raw.dropna(how="all").reset_index(drop=True)  # blank rows, as in a text file
+    raw = raw.dropna(how="all")  # blank rows, as in a text file
+    sheet_rows = raw.index.to_numpy(dtype=np.int64) + 1  # each row's number in the sheet (read_sheet's index + 1)
+    raw = raw.reset_index(drop=True)
     if raw.empty:
         raise InputError(f"{name}: sheet {chosen!r} is empty; it needs a header row and at least one data row.")
     if len(raw) < header_row:
@@ -374,7 +398,8 @@ def _read_excel(
     frame.columns = header
     if len(frame) == 0:
         raise InputError(f"{name}: sheet {chosen!r} has a header row but no data rows; add at least one row.")
-    return frame.infer_objects(), {"format": fmt, "sheet": str(chosen)}
+    return frame.infer_objects(), {"format": fmt, "sheet": str(chosen)}, SourceRows.of(sheet_rows[header_row:], "row",
+                                                                                      str(chosen))
 
 
 def _read_stat(

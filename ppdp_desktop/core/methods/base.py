@@ -102,6 +102,8 @@ class Method(Generic[PlanT, SettingsT]):
     needs_sensitive: ClassVar[bool] = True
     #: step 3's (rho1, rho2) pairs are needed
     needs_pairs: ClassVar[bool] = True
+    #: it takes one (rho1, rho2) pair for every value (no theta rule, no value with a pair of its own)
+    needs_one_pair: ClassVar[bool] = False
     #: the guarantee is step 3's per-value (rho1, rho2) bound (the window shows which values it covers)
     bounds_per_value: ClassVar[bool] = False
     #: the release cannot be used without its sealed key (``--key`` is required)
@@ -146,6 +148,12 @@ class Method(Generic[PlanT, SettingsT]):
     def job_settings(self, settings: AnonymizationSettings) -> AnonymizationSettings:
         """The job's settings as this method reads them (e.g. a default sensitive column)."""
         return settings
+
+    def job_dataset(self, dataset: Dataset, settings: AnonymizationSettings) -> Dataset:
+        """The table the job works on (``settings`` as :meth:`job_settings` gave them): ``dataset`` itself, unless
+        the method's settings treat its records first (dp-microagg's blank cells: filled, or their records left out,
+        :func:`~ppdp_desktop.core.data.blanks.treat_blanks`, which the plan then states)."""
+        return dataset
 
     def roles(self, settings: AnonymizationSettings) -> tuple[list[str], list[str]]:
         """``(sensitive, quasi-identifier)`` columns of the release's schema for this job."""

@@ -27,6 +27,7 @@ from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.formats import _arrow_ready, guard_formulas
 from ppdp_desktop.core.data.streamed import StreamedFile
 from ppdp_desktop.core.errors import ParameterError, ReleaseError, setting_ref
+from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import ROW_ORDER_STREAM
 from ppdp_desktop.core.privacy.record_table import record_batch
@@ -93,6 +94,13 @@ def plan_from_file(source: StreamedFile, settings: AnonymizationSettings, chunk_
     frame = gather_plan_columns(source, columns, chunk_size, subrange(progress, 0.0, 0.8), cancel)
     dataset = Dataset(frame, source=source.source, schema=source.preview.schema, details=source.preview.details,
                       labels=source.preview.labels)
+    method = get_method(settings.method)
+    treated = method.job_dataset(dataset, method.job_settings(settings))
+    if len(treated.frame) != len(frame):  # pass 2 reads every record of the file again
+        raise ParameterError(f"{method.title} would leave records out (blank cells, {setting_ref('blanks')}), which a "
+                             f"streamed job cannot do; choose another way for the blank cells, or run in memory "
+                             f"(without {setting_ref('streaming')}).", setting="blanks")
+    dataset, frame = treated, treated.frame
     job = plan_job(dataset, settings, subrange(progress, 0.8, 0.95), cancel, columns=source.columns)
     if not applies_in_chunks(job.plan):
         raise ParameterError(f"{job.method.title} applies its plan to the whole table at once, so it cannot be "

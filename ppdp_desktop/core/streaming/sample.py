@@ -17,6 +17,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from ppdp_desktop.core.anonymize import JobPlan, ReleasedChunk
+from ppdp_desktop.core.data.blanks import treat_frame
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.outcome import Anonymization, Applied
 
@@ -77,6 +78,8 @@ class ReportSample:
         if job.needs_pseudonyms:
             ids = pd.concat([p.identifiers for p in parts], ignore_index=True)
             pseudonym_map = ids.take(order).reset_index(drop=True)
+        if dataset.blank_cells:  # as the job saw them: blank cells filled as chosen (none left out when streamed)
+            original = treat_frame(original, list(dataset.blank_cells))[0]
         sample = replace(dataset, frame=original, schema=job.schema)
         return SampledAnonymization(sample, job.settings, job.plan, job.guarantee, table, applied, job.seed, order,
                                     pseudonym_map, reidentification, job.notes, job.pseudonym_column,

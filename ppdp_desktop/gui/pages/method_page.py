@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtWidgets import QButtonGroup, QCheckBox, QFrame, QLabel, QRadioButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QFrame,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ppdp_desktop.core.errors import PPDPError, phrase
 from ppdp_desktop.core.methods import REGISTRY, get_method
@@ -61,6 +72,11 @@ class MethodPage(WizardPage):
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         column.addWidget(self.notes)
+        self.one_pair = QPushButton()
+        self.one_pair.setToolTip("Drop the pairs typed into step 3's table for single values, so that every value has "
+                                 "the pair of 'The same requirement for every value'")
+        self.one_pair.clicked.connect(self._on_one_pair_clicked)
+        column.addWidget(self.one_pair, 0, Qt.AlignmentFlag.AlignLeft)
         self.protection = ProtectionSection(state)  # first: it applies in front of every method below
         self.protection.changed.connect(self._on_parameters_changed)
         column.addWidget(self.protection)
@@ -144,9 +160,30 @@ class MethodPage(WizardPage):
         except PPDPError:
             return False
 
+    def own_pairs(self) -> list[str]:
+        """The values with a pair of their own that keep a method needing one pair for every value from running
+        (chosen or compared), when step 3's rule is one pair: one click drops them (:meth:`_on_one_pair_clicked`)."""
+        project = self.state.project
+        if project.rho1 is None or not any(get_method(n).needs_one_pair for n in (project.method, *project.compare)
+                                           if n in REGISTRY):
+            return []
+        common = (project.rho1, project.rho2)
+        return [v for v, pair in project.pairs.items() if (float(pair[0]), float(pair[1])) != common]
+
+    def _on_one_pair_clicked(self) -> None:
+        self.state.project.pairs.clear()
+        self.state.set_outcome(None)
+        self._update_notes()
+        self.complete_changed.emit()
+
     def _update_notes(self) -> None:
         """The chosen method's blocking problems in red, compared methods that will be skipped in amber."""
         project = self.state.project
+        own = self.own_pairs()
+        self.one_pair.setText(f"Use one pair for every value (rho1 = {project.rho1:g}, rho2 = {project.rho2:g}): "
+                              f"drop the pair{'s' * (len(own) > 1)} of {len(own):,} value{'s' * (len(own) > 1)}"
+                              if own else "")
+        self.one_pair.setVisible(bool(own))
         try:
             blocking = get_method(project.method).precheck(project.settings()) if project.method in REGISTRY else []
         except PPDPError as exc:

@@ -12,7 +12,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QRadioButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -23,7 +25,7 @@ from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.gui.pages.base import WizardPage
-from ppdp_desktop.gui.sensitivity_model import SensitivityModel
+from ppdp_desktop.gui.sensitivity_model import SensitivityModel, fit_value_column
 from ppdp_desktop.gui.state import WizardState
 
 EXPLAIN = (
@@ -48,6 +50,7 @@ class SensitivityPage(WizardPage):
         super().__init__(state, parent)
         self.model = SensitivityModel(self)
         self.model.validity_changed.connect(self._on_validity_changed)
+        self.model.rule_changed.connect(self._show_rule)
         self.rule_theta = QRadioButton("Less frequent values are more sensitive, with tolerance theta")
         self.rule_pair = QRadioButton("The same requirement for every value")
         self.rule_theta.setToolTip("Rare values are protected most: a value seen in a fraction f of the records "
@@ -66,18 +69,23 @@ class SensitivityPage(WizardPage):
         for widget in (self.theta, self.rho1, self.rho2):
             widget.valueChanged.connect(self._on_rule_changed)
         self.rule_theta.toggled.connect(self._on_rule_changed)
+        self.one_pair = QPushButton("Use one pair for every value")
+        self.one_pair.setToolTip("Give every value the pair rho1, rho2 above: the pairs typed into the table's rows are "
+                                 "dropped (perturbation partitioning needs one pair for every value)")
+        self.one_pair.clicked.connect(self._on_one_pair_clicked)
         rule_box = QGroupBox("How sensitive are the values?")
-        form = QFormLayout(rule_box)
+        rules = QVBoxLayout(rule_box)
         explain = QLabel(EXPLAIN)
         explain.setWordWrap(True)
-        form.addRow(explain)
-        form.addRow(self.rule_theta, self.theta)
-        pair = QHBoxLayout()
-        pair.addWidget(QLabel("rho1"))
-        pair.addWidget(self.rho1)
-        pair.addWidget(QLabel("rho2"))
-        pair.addWidget(self.rho2)
-        form.addRow(self.rule_pair, pair)
+        rules.addWidget(explain)
+        # one line per rule, its controls at their own width beside it (a small window shortens the stretch, not them)
+        for line in ((self.rule_theta, self.theta), (self.rule_pair, QLabel("rho1"), self.rho1, QLabel("rho2"), self.rho2),
+                     (self.one_pair,)):
+            row = QHBoxLayout()
+            for widget in line:
+                row.addWidget(widget)
+            row.addStretch(1)
+            rules.addLayout(row)
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setToolTip("One row per value of the sensitive column. Double-click its rho1, rho2 or default "
@@ -89,6 +97,8 @@ class SensitivityPage(WizardPage):
         # Columns sized from the rows on screen, not from every value: a column of thousands of values
         # would otherwise format every cell of the table at each layout (167 values: 50 ms per page switch).
         header.setResizeContentsPrecision(0)
+        # ... except the values themselves, sized once per table from every label (:func:`fit_value_column`)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self._domain_of: tuple[Dataset | None, str | None, CategoricalDomain | None] = (None, None, None)
         self._ahead: tuple[Dataset, str, Future] | None = None  # a count running since the column was tagged
         self._counter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ppdp-count-values")
@@ -100,6 +110,8 @@ class SensitivityPage(WizardPage):
         self.message = QLabel()
         self.message.setWordWrap(True)
         layout = QVBoxLayout(self)
+        # the rule's words and controls keep their height in a small window; the table (it scrolls) gives way
+        rule_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         layout.addWidget(rule_box)
         layout.addWidget(self.table, 1)
         layout.addLayout(choices)
@@ -110,16 +122,7 @@ class SensitivityPage(WizardPage):
     def refresh(self) -> None:
         project, dataset = self.state.project, self.state.dataset
         sensitive = project.sensitive
-        for widget in (self.theta, self.rho1, self.rho2, self.rule_theta):
-            widget.blockSignals(True)
-        self.rule_theta.setChecked(project.rho1 is None)
-        self.rule_pair.setChecked(project.rho1 is not None)
-        self.theta.setValue(project.theta or 3.0)
-        if project.rho1 is not None:
-            self.rho1.setValue(project.rho1)
-            self.rho2.setValue(project.rho2)
-        for widget in (self.theta, self.rho1, self.rho2, self.rule_theta):
-            widget.blockSignals(False)
+        self._show_rule()
         self.choice_source.blockSignals(True)
         self.choice_source.clear()
         self.choice_source.addItem("The default choice of its value (the table's Default choice column)", None)
@@ -131,7 +134,29 @@ class SensitivityPage(WizardPage):
         self.choice_source.setCurrentIndex(max(index, 0))
         self.choice_source.blockSignals(False)
         self.model.set_domain(self._domain(), project)
+        fit_value_column(self.table, self.model.labels)
         self._on_validity_changed(self.model.is_valid())
+
+    def _show_rule(self) -> None:
+        """The project's rule in the widgets above the table (no edit signals)."""
+        project = self.state.project
+        for widget in (self.theta, self.rho1, self.rho2, self.rule_theta):
+            widget.blockSignals(True)
+        self.rule_theta.setChecked(project.rho1 is None)
+        self.rule_pair.setChecked(project.rho1 is not None)
+        self.theta.setValue(project.theta or 3.0)
+        if project.rho1 is not None:
+            self.rho1.setValue(project.rho1)
+            self.rho2.setValue(project.rho2)
+        for widget in (self.theta, self.rho1, self.rho2, self.rule_theta):
+            widget.blockSignals(False)
+
+    def _on_one_pair_clicked(self) -> None:
+        """One click back to one pair for every value: the pair above (the rule's radio button ticked), no value's
+        own pair, nothing typed left pending."""
+        self.model.reset_pairs()
+        self.rule_pair.setChecked(True)
+        self._on_rule_changed()  # the pair above into the project, the table recomputed
 
     def _domain(self) -> CategoricalDomain | None:
         """The sensitive column's values and counts, counted once per table and column, not each time the
@@ -187,12 +212,13 @@ class SensitivityPage(WizardPage):
         self.state.project.choice_column = self.choice_source.currentData()
 
     def _on_validity_changed(self, valid: bool) -> None:
+        self.one_pair.setEnabled(not self.model.one_pair())
         method = get_method(self.state.project.method)
         if not method.needs_sensitive and (self.model.error or self.model.requirement is None):
             text, style = (f"{method.title} (the method chosen in step 4) needs no sensitivity pairs: "
                            "this step only matters for the other methods."), "color: #1b5e20;"
         elif self.model.invalid:
-            (row, _), (_, message) = next(iter(self.model.invalid.items()))
+            (row, _), (_, message) = min(self.model.invalid.items())
             text, style = f"Fix the red cells first: {message}", "color: #b71c1c;"
         elif self.model.error:
             text, style = self.model.error, "color: #b71c1c;"

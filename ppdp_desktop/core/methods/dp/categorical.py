@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import text_column
-from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
+from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError, setting_ref
 from ppdp_desktop.core.methods.dp.noise import CHOICE_DRAW, PLAIN_CHOICE_DRAW, exponential_weights, inverse_cdf_choice
 from ppdp_desktop.core.methods.dp.numeric import check_cluster_shape, ranked_clusters
 from ppdp_desktop.core.taxonomy.semantic import distance_matrix
@@ -119,9 +119,9 @@ def rank_categorical(column: pd.Series, taxonomy: Taxonomy, k: int, candidates: 
     missing = np.flatnonzero((text == "").to_numpy())
     if len(missing):
         rows = ", ".join(str(r + 1) for r in missing[:5])
-        raise ParameterError(f"Column {name!r} has {len(missing)} missing values "
-                             f"(data rows {rows}{'…' if len(missing) > 5 else ''}); "
-                             "fill or remove them before differential privacy.")
+        raise ParameterError(f"Column {name!r} has {len(missing)} blank cells "
+                             f"(data rows {rows}{'…' if len(missing) > 5 else ''}); choose what to do with them "
+                             f"({setting_ref('blanks', f'{name}=CHOICE')}).", setting="blanks", column=str(name))
     codes, values = pd.factorize(text, sort=True)  # values numbered in sorted order, not in order of arrival
     index = TaxonomyIndex.build(taxonomy)
     position = {label: i for i, label in enumerate(index.labels)}

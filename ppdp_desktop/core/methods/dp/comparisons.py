@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ppdp_desktop.core.data.schema import parse_column_list
 from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.methods.dp.evaluation import compare_dp, format_dp_table
-from ppdp_desktop.core.methods.dp.settings import add_arguments, parse_domains, parse_taxonomies
+from ppdp_desktop.core.methods.dp.settings import add_arguments, parse_blanks, parse_domains, parse_taxonomies
 from ppdp_desktop.core.methods.hooks import Compared, Comparison, add_once
 from ppdp_desktop.core.settings import MAX_K
 
@@ -51,7 +51,8 @@ class DPComparison(Comparison):
             raise ParameterError(f"{setting_ref('k')} takes at most 20 cluster sizes, each from 1 to {MAX_K:,}; got "
                                  f"{args.k!r}.", setting="k", value=args.k)
         rows = compare_dp(dataset, attributes, args.epsilon, ks, parse_domains(args.domain),
-                          parse_taxonomies(args.taxonomy), seed=args.seed, candidates=args.candidates, run=run)
+                          parse_taxonomies(args.taxonomy), seed=args.seed, candidates=args.candidates, run=run,
+                          blanks=parse_blanks(getattr(args, "blanks", None)))
         text = (f"dp-microagg on {dataset.label} at epsilon = {args.epsilon:g} against its baselines ("
                 "plain Laplace per value at M*Delta/epsilon, individual ranking without noise):\n" + format_dp_table(rows))
         return Compared(self.name, text, {"attributes": attributes, "epsilon": args.epsilon, "k": ks,

@@ -235,12 +235,13 @@ def evaluate_job(result: Anonymization, seed: int = EVALUATION_SEED) -> list[DPR
 
 def compare_dp(dataset: Dataset, attributes: list[str], epsilon: float, ks: list[int],
                domains: dict[str, tuple[float, float]] | None = None, taxonomies: dict[str, Any] | None = None,
-               seed: int | None = None, candidates: str = "covering", *, run: Runner) -> list[DPRow]:
+               seed: int | None = None, candidates: str = "covering", *, run: Runner,
+               blanks: dict[str, str] | None = None) -> list[DPRow]:
     """Run dp-microagg for each ``k`` and the baselines (plain Laplace once; ranking per ``k``).
 
     Each run goes through ``run`` (the job, :func:`~ppdp_desktop.core.anonymize.anonymize`: plan, verify,
     apply; passed in so that a method never imports its job); ``candidates`` is the categorical
-    centroid rule (see ``DPSettings``).
+    centroid rule and ``blanks`` what is done with a column's blank cells (see ``DPSettings``).
     """
     from ppdp_desktop.core.methods.dp.settings import DPSettings
     from ppdp_desktop.core.settings import AnonymizationSettings
@@ -259,7 +260,7 @@ def compare_dp(dataset: Dataset, attributes: list[str], epsilon: float, ks: list
     for i, k in enumerate(ks):
         settings = AnonymizationSettings(sensitive="", method=METHOD, seed=None if seed is None else seed + i,
                                          options=DPSettings(list(attributes), epsilon, int(k), dict(domains or {}),
-                                                       dict(taxonomies or {}), candidates))
+                                                       dict(taxonomies or {}), candidates, blanks=dict(blanks or {})))
         rows += _job_rows(run(dataset, settings), i == 0, keyed)
     return _ordered(rows + average_rows(rows))
 

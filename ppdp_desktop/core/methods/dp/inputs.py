@@ -3,6 +3,7 @@ data's min and max, disclosed), whether it holds whole numbers, each categorical
 columns an unlinked release leaves out (or refuses)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,15 +47,22 @@ def whole_numbers(column: pd.Series) -> bool:
     return bool(np.all(values == np.round(values)))
 
 
-def numeric_domain(column: pd.Series, declared: tuple[float, float] | None, source: str) -> NumericDomain:
-    """The declared domain (refusing data outside it), or the data's min:max marked as disclosed."""
+def data_rows(positions: np.ndarray) -> str:
+    """Records named by their number, counting the data rows from 1 (a table without its file's rows)."""
+    return f"data rows {', '.join(str(r + 1) for r in positions[:5])}{'…' if len(positions) > 5 else ''}"
+
+
+def numeric_domain(column: pd.Series, declared: tuple[float, float] | None, source: str,
+                   where: Callable[[np.ndarray], str] = data_rows) -> NumericDomain:
+    """The declared domain (refusing data outside it), or the data's min:max marked as disclosed. ``where`` names
+    records (0-based positions) as the file shows them (:func:`~ppdp_desktop.core.data.source_rows.rows_text`)."""
     name = str(column.name)
     values = column.to_numpy(dtype=np.float64)
     missing = np.flatnonzero(np.isnan(values))
     if len(missing):
-        rows = ", ".join(str(r + 1) for r in missing[:5])
-        raise ParameterError(f"Column {name!r} of {source} has {len(missing)} missing values (data rows {rows}); "
-                             "fill or remove them before differential privacy.")
+        raise ParameterError(f"Column {name!r} of {source} has {len(missing)} blank cells ({where(missing)}); "
+                             f"choose what to do with them ({setting_ref('blanks', f'{name}=CHOICE')}).",
+                             setting="blanks", column=name)
     integer = whole_numbers(column)
     if declared is None:
         return NumericDomain(name, float(values.min()), float(values.max()), integer, from_data=True)
@@ -62,18 +70,20 @@ def numeric_domain(column: pd.Series, declared: tuple[float, float] | None, sour
     outside = np.flatnonzero((values < domain.lo) | (values > domain.hi))
     if len(outside):
         row = outside[0]
-        raise ParameterError(f"Column {name!r} of {source}: value {column.iloc[row]} in data row {row + 1} (and "
-                             f"{len(outside) - 1} more) lies outside the declared domain {domain.lo:g}:{domain.hi:g}; "
-                             f"widen its declared domain ({setting_ref('domain', f'{name}=LO:HI')}).",
-                             setting="domain", column=name, row=int(row) + 1)
+        more = f" (and {len(outside) - 1:,} more: {where(outside)})" if len(outside) > 1 else ""
+        raise ParameterError(f"Column {name!r} of {source}: value {column.iloc[row]:g} in {where(outside[:1])}{more} "
+                             f"lies outside the declared domain {domain.lo:g}:{domain.hi:g}; widen its declared domain "
+                             f"({setting_ref('domain', f'{name}=LO:HI')}).", setting="domain", column=name)
     return domain
 
 
 
-def taxonomy_of(column: pd.Series, given: Any) -> tuple[Taxonomy, bool]:
+def taxonomy_of(column: pd.Series, given: Any, exclude: Any = ()) -> tuple[Taxonomy, bool]:
+    """The column's taxonomy (``given``: a Taxonomy or a file), else a flat one of its values (``True``: taken from
+    the data), leaving out ``exclude`` (an imputed blank's label: the root itself)."""
     name = str(column.name)
     if given is None:  # labels in sorted order: the taxonomy (and so the release) is the same whatever the row order
-        return Taxonomy.flat(name, sorted(data_labels(column))), True
+        return Taxonomy.flat(name, sorted(set(data_labels(column)) - set(exclude))), True
     if isinstance(given, Taxonomy):
         return given, False
     return load_taxonomy(given, name), False

@@ -29,10 +29,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.data.blanks import IMPUTE, VALUE, treat_blanks
 from ppdp_desktop.core.data.schema import Kind
+from ppdp_desktop.core.data.source_rows import rows_text
 from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.methods.base import Method, Plan
 from ppdp_desktop.core.methods.dp import settings as dp_settings
+from ppdp_desktop.core.methods.dp.blanks import blank_treatments, treatment_of, with_blank_leaf
 from ppdp_desktop.core.methods.dp.categorical import CANDIDATES
 from ppdp_desktop.core.methods.dp.claim import UNLINKED
 from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, discrete_t
@@ -117,10 +120,21 @@ class DPMicroaggregation(Method[DPMicroaggPlan, DPSettings]):
             problems.append(UNLINKED_K)
         return problems
 
-    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> DPMicroaggPlan:
+    def taxonomies(self, settings: AnonymizationSettings) -> dict[str, Any]:
+        """The protected columns' taxonomies: step 2's edited trees that group values (not for a column given a
+        numeric domain), then the declared ones."""
         dp = self.settings(settings)
         edited = {a: t for a, t in settings.taxonomies.items() if groups_values(t) and a not in dp.domains}
-        taxonomies = {**edited, **dp.taxonomies}
+        return {**edited, **dp.taxonomies}
+
+    def job_dataset(self, dataset: Dataset, settings: AnonymizationSettings) -> Dataset:
+        """The table with each protected column's blank cells treated as chosen (:mod:`.blanks`): filled, or their
+        records left out; a column with blanks and no choice is refused, naming its rows in the file."""
+        return treat_blanks(dataset, blank_treatments(dataset, self.settings(settings), self.taxonomies(settings)))
+
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> DPMicroaggPlan:
+        dp = self.settings(settings)
+        taxonomies = self.taxonomies(settings)
         frame = dataset.frame
         if not dp.attributes:
             raise ParameterError("Differential privacy needs the attributes to protect: choose them with "
@@ -144,18 +158,25 @@ class DPMicroaggregation(Method[DPMicroaggPlan, DPSettings]):
             raise ParameterError(f"{setting_ref('grid')} names {', '.join(map(repr, extra))}, which is not among "
                                  f"{setting_ref('attributes')}.", setting="grid", column=extra[0])
         cluster_count(len(frame), dp.k)
+        untreated = blank_treatments(dataset, dp, taxonomies)  # blanks the job did not treat (a direct call)
+        if untreated:
+            raise ParameterError(f"The blank cells of {untreated[0].column!r} ({untreated[0].choice}) were not treated "
+                                 "before planning: run the whole job (anonymize), which treats them first.",
+                                 setting="blanks", column=untreated[0].column)
         m = len(dp.attributes)
         share = dp.epsilon / m
         attributes = []
         for name in dp.attributes:
             column = frame[name]
+            blanks = treatment_of(dataset, name)
             if dataset.schema.attributes[name].kind is Kind.NUMERIC and name not in taxonomies:
-                domain = numeric_domain(column, dp.domains.get(name), dataset.label)
+                domain = numeric_domain(column, dp.domains.get(name), dataset.label,
+                                        lambda positions: rows_text(dataset, positions))
                 scale = laplace_scale(domain.delta, m, dp.k, dp.epsilon)
                 step = as_fraction(dp.grids[name]) if name in dp.grids else default_step(scale, domain.delta, domain.integer)
                 grid = Grid.for_domain(domain.lo, domain.hi, step, domain.integer, name)
                 attributes.append(DPAttribute(name, "numeric", share, domain, scale, grid=grid,
-                                              t=discrete_t(grid.units, m, dp.epsilon)))
+                                              t=discrete_t(grid.units, m, dp.epsilon), blanks=blanks))
                 check_grid(name, domain, grid, attributes[-1].t, m, dp.k, dp.epsilon, ParameterError)
             else:
                 if name in dp.domains or name in dp.grids:
@@ -163,8 +184,12 @@ class DPMicroaggregation(Method[DPMicroaggPlan, DPSettings]):
                     raise ParameterError(f"{name!r} is categorical: it takes a taxonomy "
                                          f"({setting_ref('taxonomy', f'{name}=FILE')}), not {setting_ref(key)}.",
                                          setting=key, column=name)
-                taxonomy, from_data = taxonomy_of(column, taxonomies.get(name))
-                attributes.append(DPAttribute(name, "categorical", share, taxonomy=taxonomy, taxonomy_from_data=from_data))
+                imputed = [blanks.fill] if blanks is not None and blanks.choice == IMPUTE else []
+                taxonomy, from_data = taxonomy_of(column, taxonomies.get(name), exclude=imputed)
+                if blanks is not None and blanks.choice == VALUE:
+                    taxonomy = with_blank_leaf(taxonomy, str(blanks.fill))
+                attributes.append(DPAttribute(name, "categorical", share, taxonomy=taxonomy, taxonomy_from_data=from_data,
+                                              blanks=blanks))
         if dp.candidates not in CANDIDATES:
             raise ParameterError(f"{setting_ref('candidates')} must be one of {', '.join(CANDIDATES)}; got "
                                  f"{dp.candidates!r}.", setting="candidates", value=dp.candidates,

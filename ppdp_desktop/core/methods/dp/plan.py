@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.data.blanks import DROP, BlankTreatment
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
 from ppdp_desktop.core.methods.base import Plan
 from ppdp_desktop.core.methods.dp.categorical import (
@@ -50,6 +51,9 @@ NOT_COVERED_COVERING = (
 )
 DOMAIN_FROM_DATA = "The domain of {name!r} was taken from the data: the release discloses its minimum ({lo}) and maximum ({hi})."
 TAXONOMY_FROM_DATA = "No taxonomy was given for {name!r}: a flat one was built from the data, so its list of values is disclosed."
+BLANKS_LEFT_OUT = ("The {cells:,} record(s) with a blank cell in {name!r} were left out of the release: its number of "
+                   "records discloses how many, and someone who knows every other record learns whether a person's "
+                   "{name!r} cell was blank. Epsilon covers the records released.")
 
 
 @dataclass
@@ -65,6 +69,7 @@ class DPAttribute:
     taxonomy_from_data: bool = False
     grid: Grid | None = None  # the grid the values are released on (numeric)
     t: int | None = None  # the discrete Laplace parameter on the cluster sums, in grid units (numeric)
+    blanks: BlankTreatment | None = None  # what was done with its blank cells before the job (None: it had none)
 
     def numeric_grid(self) -> tuple[Grid, int]:
         """``(grid, t)`` of a numeric attribute: the grid its values are released on and the discrete Laplace
@@ -92,6 +97,8 @@ class DPAttribute:
             entry.update(mechanism="exponential, one draw per cluster", quality_sensitivity=1.0,
                          taxonomy=to_dict(self.categorical_taxonomy()), taxonomy_source="data (discloses the values)"
                          if self.taxonomy_from_data else "declared")
+        if self.blanks is not None:
+            entry["blanks"] = self.blanks.to_json()
         return entry
 
 
@@ -125,6 +132,8 @@ class DPMicroaggPlan:
                 out.append(DOMAIN_FROM_DATA.format(name=a.attribute, lo=a.domain.lo, hi=a.domain.hi))
             if a.taxonomy_from_data:
                 out.append(TAXONOMY_FROM_DATA.format(name=a.attribute))
+            if a.blanks is not None and a.blanks.choice == DROP:
+                out.append(BLANKS_LEFT_OUT.format(cells=a.blanks.cells, name=a.attribute))
         return out
 
     def verify(self) -> dict[str, Any]:
@@ -219,9 +228,11 @@ class DPMicroaggPlan:
         return Applied({name: values[start:stop] for name, values in bound.items()}, dropped=list(self.dropped))
 
     def release_json(self) -> dict[str, Any]:
+        blanks = {a.attribute: a.blanks.choice for a in self.attributes if a.blanks is not None}
         return {
             "parameters": {"epsilon": self.epsilon, "k": self.k, "attributes": [a.attribute for a in self.attributes],
                            "candidates": self.candidates, "layout": self.layout, "dropped": list(self.dropped),
+                           **({"blanks": blanks} if blanks else {}),  # what was done with blank cells, if any
                            "grids": {a.attribute: a.grid.to_json()["step"] for a in self.attributes if a.grid is not None}},
             "protected": [a.to_json() for a in self.attributes],
             "guarantee": self.verify(),
@@ -244,6 +255,7 @@ class DPMicroaggPlan:
             else:
                 lines.append(f"{a.attribute}: exponential mechanism over {len(a.categorical_taxonomy()) - 1} taxonomy labels, "
                              f"epsilon {a.epsilon:g} per cluster")
+        lines += [f"blank cells: {a.blanks.sentence()}" for a in self.attributes if a.blanks is not None]
         if self.layout == UNLINKED:
             lines.append("columns unlinked: each protected column shuffled on its own, no pseudonyms (a row is not a "
                          "record)" + (f"; left out of the release: {', '.join(self.dropped)}" if self.dropped else ""))

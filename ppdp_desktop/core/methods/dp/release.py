@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.data.blanks import BlankTreatment, treat_frame
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.methods.dp.claim import UNLINKED, verify_claim
@@ -194,6 +195,10 @@ def dp_reports_from_release(original: pd.DataFrame, release: LoadedRelease, titl
     missing = [a for a in names if a not in original.columns]
     if missing:
         raise ReleaseError(f"The original table has no column {missing[0]!r}, a protected attribute of the release.")
+    treated = [BlankTreatment.from_json(e["blanks"]) for e in entries if isinstance(e.get("blanks"), dict)]
+    if treated:  # the original's blank cells as the job treated them (filled, or their records left out)
+        original, keep = treat_frame(original, treated)
+        original = original.loc[keep].reset_index(drop=True)
     m = len(names)
     keyed = KeyedRandomness(ev.EVALUATION_SEED)  # the baselines' public key, as in the job's own report
     report = MethodReport("dp-microagg", title, int(meta.get("n_records", len(release.table))),
@@ -274,6 +279,9 @@ def readme_text(metadata: dict[str, Any]) -> str:
                            f"{e.get('laplace_scale', float('nan')):.4g} per cluster (M*Delta/(k*epsilon)).")
         else:
             details.append(f"  {e.get('attribute')}: a label of the taxonomy in release.json, drawn once per cluster.")
+        if isinstance(e.get("blanks"), dict):
+            details.append(_wrap(f"Blank cells: {BlankTreatment.from_json(e['blanks']).sentence()}.", "    ", "    ")
+                           .rstrip("\n"))
     caveats = guarantee.get("not_covered") or []
     not_covered = "".join(textwrap.fill(str(c), 100, initial_indent="  Not covered / warning: ",
                                         subsequent_indent="    ") + "\n" for c in caveats)

@@ -14,6 +14,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ppdp_desktop.core.data.blanks import CHOICES as BLANK_CHOICES
 from ppdp_desktop.core.data.schema import parse_column_list
 from ppdp_desktop.core.declarations import add_arguments as add_declared_arguments
 from ppdp_desktop.core.errors import ParameterError, setting_ref
@@ -69,6 +70,23 @@ def parse_grids(items: list[str] | None) -> dict[str, float]:
     return grids
 
 
+def _blanks(value: Any) -> dict[str, str]:
+    return {str(c): str(v) for c, v in dict(value or {}).items()}
+
+
+def parse_blanks(items: list[str] | None) -> dict[str, str]:
+    """``--blanks COL=CHOICE`` (repeated) as ``{COL: CHOICE}``, CHOICE one of value, drop, impute."""
+    blanks = {}
+    for item in items or []:
+        column, eq, choice = item.rpartition("=")
+        if not (eq and column) or choice not in BLANK_CHOICES:
+            raise ParameterError(f"{setting_ref('blanks')} {item!r} must look like COL=CHOICE with CHOICE one of "
+                                 f"{', '.join(BLANK_CHOICES)}, e.g. Station=value.", setting="blanks", value=item,
+                                 allowed="COL=" + "|".join(BLANK_CHOICES))
+        blanks[column] = choice
+    return blanks
+
+
 def parse_taxonomies(items: list[str] | None) -> dict[str, str]:
     """``--taxonomy COL=FILE`` (repeated) as ``{COL: FILE}``."""
     taxonomies = {}
@@ -95,6 +113,8 @@ class DPSettings(MethodSettings):
     keeps its record's other columns beside its clusters' values) or "unlinked" (every released column protected,
     each shuffled on its own, no pseudonyms: rows are not records); ``unprotected`` says what an unlinked release
     does with a column that is not protected (not an identifier): "refuse" the job naming it, or "drop" it.
+    ``blanks`` maps a protected column with blank cells to what is done with them ("value", "drop", "impute":
+    :mod:`~ppdp_desktop.core.methods.dp.blanks`).
     """
 
     attributes: list[str] = setting(
@@ -132,6 +152,13 @@ class DPSettings(MethodSettings):
         "refuse", OneOf(UNPROTECTED), flag="--unprotected", label="Leave out the columns not protected",
         help=f"with {setting_ref('layout', 'unlinked')}, a column that is neither protected nor an identifier: refuse "
              "the job naming it (default) or drop it from the release")
+    blanks: dict[str, str] = setting(
+        default_factory=dict, flag="--blanks", metavar="COL=CHOICE", repeat=True, convert=parse_blanks,
+        from_json=_blanks, label="Blank cells",
+        help="what to do with a protected column's blank cells (repeat per column): value (a value of their own, "
+             "categorical columns), drop (leave their records out of the release) or impute (the middle of a numeric "
+             "column's range; the most general label of a categorical column's taxonomy, '*' for a flat one); a column "
+             "with blanks needs one")
 
     #: project files before version 3 kept these as flat fields
     legacy: ClassVar = {"dp_attributes": "attributes", "dp_epsilon": "epsilon", "dp_k": "k", "dp_domains": "domains"}
@@ -144,6 +171,7 @@ class DPSettings(MethodSettings):
         settings = super().from_json(data, where)
         settings.domains = {c: v for c, v in settings.domains.items() if c in settings.attributes}
         settings.grids = {c: v for c, v in settings.grids.items() if c in settings.attributes}
+        settings.blanks = {c: v for c, v in settings.blanks.items() if c in settings.attributes}
         return settings
 
 
@@ -160,7 +188,7 @@ def add_compare_arguments(group: argparse._ArgumentGroup) -> None:
     add_declared_arguments(group, DPSettings, only=("attributes", "epsilon"))
     group.add_argument("--k", default="10,25,50,100", help="cluster sizes to compare, comma-separated "
                        "(default 10,25,50,100)")
-    add_declared_arguments(group, DPSettings, only=("domains", "candidates"))
+    add_declared_arguments(group, DPSettings, only=("domains", "candidates", "blanks"))
 
 
 def add_arguments(group: argparse._ArgumentGroup, *, k_list: bool = False) -> None:

@@ -44,13 +44,28 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.evaluation.utility import UtilitySummary
     from ppdp_desktop.core.methods.base import Plan
     from ppdp_desktop.core.methods.hooks import Comparison
-    from ppdp_desktop.core.settings import AnonymizationSettings
+    from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
 
 SUBTABLE_COLUMN = "subtable"  # the preferred name of the sub-table id column (see ``free_name``)
 
 
 ONE_PAIR = (f"Perturbation partitioning needs one pair for all values: set {setting_ref('rho1', 'X')} and "
             f"{setting_ref('rho2', 'Y')}.")
+
+
+def one_pair_problem(sens: SensitivitySettings) -> str | None:
+    """Why the settings are not one pair for every value (None if they are): no common pair, or values whose own
+    pair differs from it (named, with where to remove them)."""
+    if sens.one_pair() is not None:
+        return None
+    own = sens.own_pairs()
+    if sens.rho1 is None or sens.rho2 is None or sens.theta is not None or not own:
+        return ONE_PAIR
+    named = ", ".join(repr(v) for v in own[:5]) + (f" and {len(own) - 5:,} more" if len(own) > 5 else "")
+    has = "1 value has a pair of its own" if len(own) == 1 else f"{len(own):,} values have pairs of their own"
+    return (f"Perturbation partitioning needs one pair for all values, but {has} ({named}) in "
+            f"{setting_ref('pairs', 'FILE')}: set {'it' if len(own) == 1 else 'them'} back to rho1 = {sens.rho1:g}, "
+            f"rho2 = {sens.rho2:g} or remove {'it' if len(own) == 1 else 'them'}.")
 
 
 @dataclass
@@ -262,6 +277,7 @@ SUBTABLE_FORMULA = ("within sub-table s of m_s values kept with retention p_s: P
 
 class PerturbationPartitioning(PerturbationFamily[PartitionPlan]):
     name = "partition"
+    needs_one_pair = True
     title = "Perturbation partitioning (small-domain randomization)"
     summary = (
         "Records are split into sub-tables that each hold only a few of the column's values, and each sub-table "
@@ -274,8 +290,9 @@ class PerturbationPartitioning(PerturbationFamily[PartitionPlan]):
 
     def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> PartitionPlan:
         sens = settings.sensitivity
-        if sens.rho1 is None or sens.rho2 is None or sens.theta is not None or sens.overrides:
-            raise ParameterError(ONE_PAIR)
+        problem = one_pair_problem(sens)
+        if problem is not None or sens.rho1 is None or sens.rho2 is None:
+            raise ParameterError(problem or ONE_PAIR, setting="pairs" if sens.own_pairs() else "rho1")
         domain, _ = encode_column(dataset.frame[settings.sensitive], settings.sensitive, dataset.label)
         column = free_name(SUBTABLE_COLUMN, dataset.frame.columns)
         previous = settings.repeat.previous_plan
@@ -299,9 +316,9 @@ class PerturbationPartitioning(PerturbationFamily[PartitionPlan]):
         return kept_notes(own.kept_from_release, int(own.rederived_subtables.sum()), own.blocks.n_subtables)
 
     def precheck(self, settings: AnonymizationSettings) -> list[str]:
-        sens = settings.sensitivity
-        if sens.rho1 is None or sens.rho2 is None or sens.theta is not None or sens.overrides:
-            return [ONE_PAIR]
+        problem = one_pair_problem(settings.sensitivity)
+        if problem is not None:
+            return [problem]
         return super().precheck(settings)
 
     def report_part(self, report: MethodReport, result: Anonymization, progress: Progress, cancel: CancelToken,

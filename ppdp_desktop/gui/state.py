@@ -70,7 +70,7 @@ class WizardState(QObject):
         * with ``project`` (a project file opened, saved at ``project_path``): that project and its settings;
         * the data file of the project in use (loaded again, a kind changed): its roles, taxonomies and
           settings are kept for the columns that still exist;
-        * another file: a new, untitled project — every choice back to its default (roles, taxonomies,
+        * another file than the one loaded: a new, untitled project — every choice back to its default (roles, taxonomies,
           sensitivity rule and pairs, method, k, each method's settings, the release paths) — and
           :attr:`new_file` tells the pages to reset what they hold for the previous file (the export format);
         * results are always reset.
@@ -80,7 +80,7 @@ class WizardState(QObject):
         fresh = False
         if project is not None:
             self.project, self.project_path = project, project_path
-        elif path is not None and not same_file(path, self.project.data_path):
+        elif self.dataset is not None and path is not None and not same_file(path, self.project.data_path):
             fresh = True
             self.project, self.project_path = Project(), None
             if same_file(path, resource_path(DEMO_DATA)):  # the demo's own roles and taxonomy

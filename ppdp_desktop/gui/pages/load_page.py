@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -27,6 +26,7 @@ from ppdp_desktop.core.jobs import load_job
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.gui.import_dialog import ImportDialog
 from ppdp_desktop.gui.load_progress import LoadProgress
+from ppdp_desktop.gui.load_words import column_summary, loaded_text, stopped_text
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import WizardState, same_file
 from ppdp_desktop.gui.table_model import DataFrameModel
@@ -35,10 +35,6 @@ from ppdp_desktop.gui.worker import describe_error
 ERROR_STYLE = "color: #b71c1c;"
 FILE_FILTER = "Data files (*.csv *.tsv *.txt *.xlsx *.xls *.sav *.zsav *.dta *.parquet *.pq);;All files (*)"
 READS = ("inspect", "load")  # the worker's tasks that read a file (a first look, then the read)
-#: said once another file has replaced the data in use (a new, untitled project; see WizardState.set_dataset)
-AFRESH = ("Settings start afresh for this file (a new, untitled project): the method, k, the sensitivity rule, the "
-          "export format and every other choice are at their defaults; only the signing key of step 7 is kept. "
-          "File > Open project… brings back saved settings.")
 
 
 class _Pending(NamedTuple):
@@ -49,19 +45,6 @@ class _Pending(NamedTuple):
     preset: bool = False
     project: Project | None = None
     project_path: str | None = None
-
-
-def column_summary(dataset: Dataset, stats: ColumnStats) -> pd.DataFrame:
-    """One row per column: kind, missing cells, distinct values (``stats`` come from the worker)."""
-    columns = list(dataset.frame.columns)
-    return pd.DataFrame(
-        {
-            "column": columns,
-            "kind": [dataset.schema.attributes[c].kind.label for c in columns],
-            "missing": [stats.missing[c] for c in columns],
-            "distinct values": [stats.distinct[c] for c in columns],
-        }
-    )
 
 
 class LoadPage(WizardPage):
@@ -263,18 +246,8 @@ class LoadPage(WizardPage):
             self.state.dirty = True
         self.preview_model.set_frame(dataset.frame)
         self.summary_model.set_frame(summary)
-        missing = int(summary["missing"].sum())
         self.message.setStyleSheet("color: #1b5e20;")
-        streamed = dataset.details.get("streamed")
-        self.message.setText(
-            (f"{streamed} " if streamed else f"{path.name}: {dataset.n_records:,} records, ")
-            + f"{dataset.frame.shape[1]} columns, {missing:,} missing cells"
-            + (" in the records shown" if streamed else "")
-            + (f", with the settings of the project {Path(project_path).name}" if project is not None and project_path
-               else "")
-            + ". " + (AFRESH + " " if afresh else "")
-            + "Next: tell which columns identify people and which are sensitive."
-        )
+        self.message.setText(loaded_text(path, dataset, summary, project_path if project is not None else None, afresh))
         self.complete_changed.emit()
 
     def _on_task_errored(self, name: str, message: str, details: str) -> None:
@@ -311,12 +284,8 @@ class LoadPage(WizardPage):
         if name == "load" and self._reloading:
             self._refuse_reload(f"Reading {path.name} again was stopped before it finished; choose the kind again.")
             return
-        stays = ""
-        if self.state.dataset is not None:
-            stays = f", so the data in use ({Path(self.state.project.data_path or '').name or 'the table'}) stays as it was"
-        said = "Cancelled: " if self._stopped_by_user else ""
-        self._say(ERROR_STYLE, f"{said}Reading {path.name} was stopped before it finished{stays}; open it again to load "
-                  f"it.{self._not_opened() if name == 'load' else ''}")
+        in_use = (Path(self.state.project.data_path or "").name or "the table") if self.state.dataset is not None else None
+        self._say(ERROR_STYLE, stopped_text(path, in_use, self._stopped_by_user) + (self._not_opened() if name == "load" else ""))
 
     def _refuse_reload(self, message: str) -> None:
         """A kind changed on step 2 could not be read: step 2 says why; the data in use stays."""

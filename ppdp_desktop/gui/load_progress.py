@@ -1,4 +1,5 @@
-"""Step 1's progress row while a file is read: a bar, what is being read and for how long, and Cancel.
+"""Step 1's progress row while a file is read: a bar, Cancel, and for how long it has been reading (the page's
+message line above says what is read).
 
 Reading a file is one library call that reports no fraction of its own, so the bar is a busy indicator until
 the job reports one; the seconds count up, so a long read of a large workbook visibly goes on.
@@ -28,18 +29,17 @@ class LoadProgress(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.bar)
-        row.addWidget(self.label, 1)
         row.addWidget(self.cancel_button)
-        self._what = ""
+        row.addWidget(self.label, 1)
         self._since = 0.0
         self._clock = QTimer(self)
         self._clock.setInterval(1000)
         self._clock.timeout.connect(self._show_time)
         self.setVisible(False)
 
-    def begin(self, what: str) -> None:
-        """Reading started: ``what`` says what is read ("Reading clinical.xlsx")."""
-        self._what, self._since = what, time.monotonic()
+    def begin(self) -> None:
+        """Reading started."""
+        self._since = time.monotonic()
         self.bar.setRange(0, 0)  # busy until a fraction is reported
         self.cancel_button.setEnabled(True)
         self._show_time()
@@ -58,4 +58,4 @@ class LoadProgress(QWidget):
 
     def _show_time(self) -> None:
         seconds = int(time.monotonic() - self._since)
-        self.label.setText(f"{self._what}…" + (f" {seconds} s" if seconds >= 1 else ""))
+        self.label.setText(f"{seconds} s" if seconds >= 1 else "")

@@ -42,6 +42,8 @@ def loaded_text(path: Path, dataset: Dataset, summary: pd.DataFrame, project_pat
 
 def stopped_text(path: Path, in_use: str | None, by_user: bool) -> str:
     """A read that stopped before it finished (Cancel, or a run started meanwhile); ``in_use``: the data that stays."""
-    stays = f", so the data in use ({in_use}) stays as it was" if in_use else ""
-    return (f"{'Cancelled: ' if by_user else ''}Reading {path.name} was stopped before it finished{stays}; open it again "
-            "to load it.")
+    stays = f"the data in use ({in_use}) stays as it was" if in_use else ""
+    if by_user:
+        return f"Cancelled: {path.name} was not loaded" + (f"; {stays}." if stays else ".")
+    return (f"Reading {path.name} was stopped before it finished" + (f", so {stays}" if stays else "")
+            + "; open it again to load it.")

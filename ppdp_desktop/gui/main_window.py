@@ -202,7 +202,7 @@ class MainWindow(QMainWindow):
         loading = self.pages[0].loading()
         self.steps.setEnabled(not loading)
         if loading:
-            self.step_hint.setText("Reading the data file: the steps wait for it (Cancel on step 1 stops it).")
+            self.step_hint.setText("Reading the file: the steps wait (Cancel stops it).")
         else:
             self.step_hint.setText("" if page.is_complete() else "Complete this step to go on.")
 

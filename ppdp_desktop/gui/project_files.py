@@ -84,8 +84,8 @@ class ProjectFiles:
         current = self.state.project_path
         data = _name(self.state.project.data_path)
         if current and same_file(current, path):
-            keep = ("To keep them as well as the saved project, choose Cancel and save them under another name with "
-                    "File > Save project as….")
+            keep = ("To keep them as well as the saved project, choose Cancel and save them under another name "
+                    "(File > Save project as…).")
             what = f"Opening {path.name} again discards the changes made to it since it was saved"
         elif current:
             keep = (f"To keep them, choose Cancel and save them first with File > Save project, which writes "
@@ -158,7 +158,7 @@ class ProjectFiles:
                 self.window, "Replace another data file's project?",
                 f"{path.name} is the project of {_name(theirs)}. Saving here replaces its settings with the ones made "
                 f"for {_name(ours)}, and the settings for {_name(theirs)} are lost.\n\nTo keep both, choose Cancel and "
-                "save under another name with File > Save project as….", Button.Save | Button.Cancel, Button.Cancel)
+                "save under another name (File > Save project as…).", Button.Save | Button.Cancel, Button.Cancel)
             return answer == Button.Save
         if chosen and not same_file(path, self.state.project_path):
             answer = QMessageBox.question(self.window, "Replace the file?", f"{path.name} already exists. Replace it?",

@@ -66,6 +66,7 @@ class LoadPage(WizardPage):
         self.options_button.clicked.connect(self._on_options_clicked)
         self.import_dialog: ImportDialog | None = None
         self.hint = QLabel("Open a file, or drop one here. The file is only read, never changed.")
+        self.hint.setWordWrap(True)  # whole at 800 px wide
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -179,7 +180,7 @@ class LoadPage(WizardPage):
     def _began(self, task: str, what: str) -> None:
         """A read started: the progress row with Cancel, and the steps wait (:meth:`loading`)."""
         self._reading, self._stopped_by_user = task, False
-        self.progress.begin(what)
+        self.progress.begin()
         self._say("", f"{what}…")
         self.complete_changed.emit()
 
@@ -285,7 +286,8 @@ class LoadPage(WizardPage):
             self._refuse_reload(f"Reading {path.name} again was stopped before it finished; choose the kind again.")
             return
         in_use = (Path(self.state.project.data_path or "").name or "the table") if self.state.dataset is not None else None
-        self._say(ERROR_STYLE, stopped_text(path, in_use, self._stopped_by_user) + (self._not_opened() if name == "load" else ""))
+        style = "" if self._stopped_by_user else ERROR_STYLE  # asked for, not an error
+        self._say(style, stopped_text(path, in_use, self._stopped_by_user) + (self._not_opened() if name == "load" else ""))
 
     def _refuse_reload(self, message: str) -> None:
         """A kind changed on step 2 could not be read: step 2 says why; the data in use stays."""

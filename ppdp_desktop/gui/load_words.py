@@ -8,11 +8,22 @@ import pandas as pd
 
 from ppdp_desktop.core.data.column_stats import ColumnStats
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
+from ppdp_desktop.gui.state import same_file
 
 #: said once another file has replaced the data in use (a new, untitled project; see WizardState.set_dataset)
 AFRESH = ("Settings start afresh for this file (a new, untitled project): the method, k, the sensitivity rule, the "
           "export format and every other choice are at their defaults; only the signing key of step 7 is kept. "
           "File > Open project… brings back saved settings.")
+
+DEMO_PRESET = " (the demo data's own roles and diagnosis taxonomy are set again)"
+
+
+def afresh_text(path: Path) -> str:
+    """:data:`AFRESH`, saying that the demo data comes with its preset roles and taxonomy."""
+    if same_file(path, resource_path(DEMO_DATA)):
+        return AFRESH.replace(" are at their defaults;", " are at their defaults" + DEMO_PRESET + ";")
+    return AFRESH
 
 
 def column_summary(dataset: Dataset, stats: ColumnStats) -> pd.DataFrame:
@@ -36,7 +47,7 @@ def loaded_text(path: Path, dataset: Dataset, summary: pd.DataFrame, project_pat
             + f"{dataset.frame.shape[1]} columns, {missing:,} missing cells"
             + (" in the records shown" if streamed else "")
             + (f", with the settings of the project {Path(project_path).name}" if project_path else "")
-            + ". " + (AFRESH + " " if afresh else "")
+            + ". " + (afresh_text(path) + " " if afresh else "")
             + "Next: tell which columns identify people and which are sensitive.")
 
 

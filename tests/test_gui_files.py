@@ -9,7 +9,7 @@ pytest.importorskip("PySide6")
 
 
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path  # noqa: E402
-from ppdp_desktop.gui import main_window as main_window_module  # noqa: E402
+from ppdp_desktop.gui import project_files  # noqa: E402
 from ppdp_desktop.gui.pages import load_page  # noqa: E402
 
 EXPORT_STEP = 6
@@ -50,14 +50,14 @@ def test_save_writes_the_project_in_use_and_save_as_asks(window, qtbot, tmp_path
     window.load_demo()
     qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
     first = _Chooser(tmp_path / "first.ppdp.json")
-    monkeypatch.setattr(main_window_module, "QFileDialog", first)
+    monkeypatch.setattr(project_files, "QFileDialog", first)
     window._on_save_project()  # no project file yet: asks where
     assert first.calls == 1 and (tmp_path / "first.ppdp.json").is_file()
     (tmp_path / "first.ppdp.json").unlink()
     window._on_save_project()  # Ctrl+S again: the same file, no question
     assert first.calls == 1 and (tmp_path / "first.ppdp.json").is_file()
     second = _Chooser(tmp_path / "second.ppdp.json")
-    monkeypatch.setattr(main_window_module, "QFileDialog", second)
+    monkeypatch.setattr(project_files, "QFileDialog", second)
     window._on_save_project_as()
     assert second.calls == 1 and (tmp_path / "second.ppdp.json").is_file()
     assert window.project_path == str(tmp_path / "second.ppdp.json")

@@ -99,6 +99,7 @@ def test_the_demo_after_another_file_keeps_its_preset(window, qtbot, tmp_path):
     window.load_demo()
     qtbot.waitUntil(lambda: "diagnosis" in window.state.dataset.frame.columns, timeout=30_000)
     assert window.state.project.sensitive == "diagnosis" and "diagnosis" in window.state.project.taxonomies
+    assert "the demo data's own roles and diagnosis taxonomy are set again" in window.pages[0].message.text()
 
 
 def test_reopening_the_project_keeps_its_settings(window, qtbot, tmp_path):

@@ -169,3 +169,18 @@ def test_collector_freeze_lasts_only_while_a_task_runs(qtbot, worker):
     with qtbot.waitSignal(worker.finished, timeout=2000):
         release.set()
     assert gc.get_freeze_count() == 0
+
+
+def test_abandon_reports_cancelled_at_once_and_drops_the_late_result(qtbot, worker):
+    """A read cannot check the token mid-call: Cancel gives the window back now, and its result never arrives."""
+    gate = threading.Event()
+    seen = []
+    worker.finished.connect(lambda name, result: seen.append(("finished", name)))
+    worker.cancelled.connect(lambda name: seen.append(("cancelled", name)))
+    worker.start("load", lambda progress, cancel: gate.wait(30) and "read")
+    worker.abandon()
+    assert seen == [("cancelled", "load")] and not worker.is_running()
+    gate.set()
+    assert worker.wait(10_000)
+    qtbot.wait(100)  # the thread's late report reaches the event loop, and is dropped
+    assert seen == [("cancelled", "load")]

@@ -10,7 +10,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -26,10 +25,8 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop import __version__
 from ppdp_desktop.core.data.resources import resources_dir
-from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.evaluation.figures import warm_up_in_background
 from ppdp_desktop.core.methods import REGISTRY
-from ppdp_desktop.core.project import Project
 from ppdp_desktop.gui import wheel_guard
 from ppdp_desktop.gui.guide_dialog import GuideDialog
 from ppdp_desktop.gui.lookup_dialog import LookupDialog
@@ -41,11 +38,11 @@ from ppdp_desktop.gui.pages.report_page import ReportPage
 from ppdp_desktop.gui.pages.roles_page import RolesPage
 from ppdp_desktop.gui.pages.run_page import RunPage
 from ppdp_desktop.gui.pages.sensitivity_page import SensitivityPage
+from ppdp_desktop.gui.project_files import ProjectFiles
 from ppdp_desktop.gui.state import WizardState
-from ppdp_desktop.gui.wording import window_name
 
-PROJECT_FILTER = "PPDP project (*.ppdp.json *.json)"
 MAX_RECENT = 8
+APP_NAME = "PPDP Desktop"
 
 
 JOB_WORDS = {"inspect": "First look at the file", "load": "Loading the data"}
@@ -60,13 +57,13 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         wheel_guard.install()  # a stray wheel never changes a setting
-        self.setWindowTitle("PPDP Desktop")
+        self.setWindowTitle(APP_NAME)
         self.resize(1200, 760)
         self.settings = settings or QSettings("PPDP", "PPDP Desktop")
         self.state = WizardState(self)
         self.state.dataset_changed.connect(self._on_dataset_changed)
         self.state.confirm_discard = self._confirm_discard
-        self.project_path: str | None = None  # the project file in use (File > Save writes it)
+        self.projects = ProjectFiles(self)
         self._warmed_up = False
         self.guide: GuideDialog | None = None  # the user guide's window, made on first use (F1)
         self.pages: list[WizardPage] = [
@@ -82,6 +79,7 @@ class MainWindow(QMainWindow):
             self.steps.addItem(QListWidgetItem(f"{number}. {page.title}"))
             self.stack.addWidget(page)
             page.complete_changed.connect(self._update_steps)
+            self.state.new_file.connect(page.reset_for_new_file)
         self.steps.currentRowChanged.connect(self._on_step_selected)
         self.back = QPushButton("< Back")
         self.back.setShortcut(QKeySequence("Alt+Left"))
@@ -201,7 +199,12 @@ class MainWindow(QMainWindow):
         self.back.setEnabled(current > 0)
         self.next.setEnabled(current + 1 < len(self.pages) and self.reachable(current + 1))
         page = self.pages[current]
-        self.step_hint.setText("" if page.is_complete() else "Complete this step to go on.")
+        loading = self.pages[0].loading()
+        self.steps.setEnabled(not loading)
+        if loading:
+            self.step_hint.setText("Reading the file: the steps wait (Cancel stops it).")
+        else:
+            self.step_hint.setText("" if page.is_complete() else "Complete this step to go on.")
 
     # --- data and projects -------------------------------------------------------------------------
     def load_data(self, path: str | Path, options: dict[str, object] | None = None) -> None:
@@ -215,11 +218,13 @@ class MainWindow(QMainWindow):
 
     def _confirm_discard(self, name: str) -> bool:
         """Ask before another file discards the settings made for the data in use."""
+        save = (f"File > Save project, which writes {Path(self.project_path).name}" if self.project_path
+                else "File > Save project, which asks where")
         answer = QMessageBox.question(
             self, "Discard the settings?",
-            f"Opening {name} starts its settings afresh: the roles, sensitivity, choices and taxonomies made for "
-            f"{Path(self.state.project.data_path or '').name or 'the data in use'} are discarded unless you save "
-            "the project first (File > Save project).\n\nOpen it anyway?",
+            f"Opening {name} starts a new project with every setting at its default: the roles, sensitivity, "
+            f"method, choices and taxonomies made for {Path(self.state.project.data_path or '').name or 'the data in use'} "
+            f"are discarded unless you save the project first ({save}).\n\nOpen it anyway?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
 
@@ -229,6 +234,7 @@ class MainWindow(QMainWindow):
         path = self.state.project.data_path
         if path and Path(path).is_file() and resources_dir() not in Path(path).resolve().parents:
             self._remember(path)
+        self.update_title()
 
     def load_demo(self) -> None:
         """The demo data with its roles and taxonomy preset."""
@@ -239,50 +245,41 @@ class MainWindow(QMainWindow):
         self.go_to(0)
         self.pages[0]._on_open_clicked()
 
+    @property
+    def project_path(self) -> str | None:
+        """The project file in use (File > Save writes it); None: an untitled project."""
+        return self.state.project_path
+
+    @project_path.setter
+    def project_path(self, path: str | None) -> None:
+        self.state.project_path = path
+        self.update_title()
+
+    def update_title(self) -> None:
+        """The window's title names the project file in use, or says the project is untitled."""
+        if self.state.dataset is None and self.state.project_path is None:
+            self.setWindowTitle(APP_NAME)
+            return
+        name = Path(self.state.project_path).name if self.state.project_path else "untitled project"
+        self.setWindowTitle(f"{name} — {APP_NAME}")
+
     def open_project(self, path: str | Path) -> bool:
-        if self.state.dirty and self.state.dataset is not None and not self._confirm_discard(Path(path).name):
-            return False
-        try:
-            project = Project.load(path)
-        except PPDPError as exc:
-            QMessageBox.warning(self, "Cannot open the project", exc.phrase(window_name))
-            return False
-        self.state.project = project
-        self.project_path = str(path)
-        if project.data_path and Path(project.data_path).is_file():
-            self.load_data(project.data_path, project.load_options)
-        else:
-            QMessageBox.information(self, "Project opened", "Its data file was not found; open the data file again.")
-        return True
+        """Open a project file and load its data file with it (see :class:`ProjectFiles`)."""
+        return self.projects.open(path)
 
     def save_project(self, path: str | Path) -> bool:
-        try:
-            self.state.sync_project().save(path)
-        except PPDPError as exc:
-            QMessageBox.warning(self, "Cannot save the project", exc.phrase(window_name))
-            return False
-        self.project_path = str(path)
-        self.state.dirty = False
-        self.statusBar().showMessage(f"Project saved to {path}", 5000)
-        return True
+        """Write the project to ``path``; a project of another data file there is replaced only if the user says so."""
+        return self.projects.save_to(path)
 
     def _on_open_project(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", PROJECT_FILTER)
-        if path:
-            self.open_project(path)
+        self.projects.choose_and_open()
 
     def _on_save_project(self) -> None:
         """Save: to the project file in use, else ask where (as Save as)."""
-        if self.project_path:
-            self.save_project(self.project_path)
-        else:
-            self._on_save_project_as()
+        self.projects.save()
 
     def _on_save_project_as(self) -> None:
-        start = self.project_path or "release.ppdp.json"
-        path, _ = QFileDialog.getSaveFileName(self, "Save project as", start, PROJECT_FILTER)
-        if path:
-            self.save_project(path)
+        self.projects.save_as()
 
     # --- dialogs --------------------------------------------------------------------------------
     def open_lookup(self) -> LookupDialog:

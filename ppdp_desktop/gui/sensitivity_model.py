@@ -83,7 +83,8 @@ class SensitivityModel(QAbstractTableModel):
     # --- computing ---------------------------------------------------------------------------------
     def _recompute(self) -> None:
         self.error = ""
-        if self.domain is None:
+        if self.domain is None:  # no sensitive column (yet, or in a new file): nothing of the previous one stays
+            self.requirement, self.kept, self.status = None, [], np.zeros(0, dtype=object)
             return
         settings = self.project.settings().sensitivity if self.project.sensitive else None
         self.status = np.full(self.domain.m, NOT_APPLICABLE, dtype=object)

@@ -29,6 +29,13 @@ from ppdp_desktop.gui.worker import Worker
 KIND_CANCELLED = "You chose Cancel: the column is read as before and every setting stays as it was."
 
 
+def same_file(a: str | Path | None, b: str | Path | None) -> bool:
+    """Whether two paths name the same file (relative or absolute, ``..`` or not); None matches nothing."""
+    if a is None or b is None or str(a) == "" or str(b) == "":
+        return False
+    return str(a) == str(b) or Path(a).resolve() == Path(b).resolve()
+
+
 class WizardState(QObject):
     dataset_changed = Signal()
     project_changed = Signal()
@@ -36,10 +43,13 @@ class WizardState(QObject):
     exported = Signal(str)  # the release folder
     reload_requested = Signal(dict)  # read the data file again with these load options (the load page does)
     kind_refused = Signal(str)  # a column cannot be read as the kind asked for: why
+    #: another data file was loaded: a new, untitled project began; pages reset what they keep per file
+    new_file = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project = Project()
+        self.project_path: str | None = None  # the project file in use (File > Save writes it); None: untitled
         self.dataset: Dataset | None = None
         self.column_stats: ColumnStats | None = None
         self.taxonomies: dict[str, Taxonomy] = {}
@@ -64,14 +74,16 @@ class WizardState(QObject):
 
     # --- data ---------------------------------------------------------------------------------
     def set_dataset(self, dataset: Dataset, path: str | Path | None, options: dict[str, str] | None = None,
-                    stats: ColumnStats | None = None) -> bool:
+                    stats: ColumnStats | None = None, project: Project | None = None,
+                    project_path: str | None = None) -> bool:
         """A newly loaded table. The wizard's rules, in this one place:
 
-        * the data file of the project in use (opened from a project file, or loaded again): its roles,
-          taxonomies and settings are kept for the columns that still exist;
-        * another file: every setting made for the previous data is forgotten — roles, per-value pairs and
-          choices, taxonomies, each method's column choices, interval widths — while the choices that do
-          not depend on the data stay (the method, the sensitivity rule, k and the risk threshold);
+        * with ``project`` (a project file opened, saved at ``project_path``): that project and its settings;
+        * the data file of the project in use (loaded again): its roles, taxonomies and settings are kept for the
+          columns that still exist;
+        * another file than the one loaded: a new, untitled project — every choice back to its default (roles,
+          taxonomies, sensitivity rule and pairs, method, k, each method's settings, the release paths) — and
+          :attr:`new_file` tells the pages to reset what they hold for the previous file (the export format);
         * the data in use read again (a kind changed on step 2, other import options): the trees being edited
           stay as well, and a column read as another kind keeps what still applies to its values
           (:func:`~ppdp_desktop.core.taxonomy.kind_change.review_kind_change`). When that is not everything,
@@ -80,14 +92,18 @@ class WizardState(QObject):
 
         ``stats`` come from the load worker; without them (a table built in a script or test) they are
         computed here. Returns whether the table was taken."""
-        again = self._reading_again(path)
+        again = project is None and self._reading_again(path)
         changes = self._kind_changes(dataset) if again else []
         if any(c.lost for c in changes) and self.confirm_kind_change is not None and not self.confirm_kind_change(changes):
             return False
         edited = dict(self.taxonomies) if again else {}
-        if self.dataset is not None and path is not None and str(path) != self.project.data_path:
-            self._forget_data_settings()
-            if Path(path).resolve() == resource_path(DEMO_DATA).resolve():  # the demo's own roles and taxonomy
+        fresh = False
+        if project is not None:
+            self.project, self.project_path = project, project_path
+        elif self.dataset is not None and path is not None and not same_file(path, self.project.data_path):
+            fresh = True
+            self.project, self.project_path = Project(), None
+            if same_file(path, resource_path(DEMO_DATA)):  # the demo's own roles and taxonomy
                 self.project.roles.update({c: r.value for c, r in DEMO_ROLES.items()})
                 self.project.set_taxonomy(demo_taxonomy())
         self.dataset = dataset
@@ -104,6 +120,8 @@ class WizardState(QObject):
         self._apply_kind_changes(changes)
         self._trees_of = self.project
         self.outcome, self.figure_images = None, {}
+        if fresh:
+            self.new_file.emit()
         self.dataset_changed.emit()
         self.project_changed.emit()
         self.dirty = False  # a fresh start for this data
@@ -113,7 +131,7 @@ class WizardState(QObject):
         """Whether a table is the data in use read again (not another file, nor the data of a project opened)."""
         if self.dataset is None or self._trees_of is not self.project:
             return False
-        return self._retyping or (path is not None and str(path) == self.project.data_path)
+        return self._retyping or (path is not None and same_file(path, self.project.data_path))
 
     def _kind_changes(self, dataset: Dataset) -> list[KindChange]:
         """What each column read as another kind in ``dataset`` keeps of its settings."""
@@ -149,23 +167,9 @@ class WizardState(QObject):
 
     def may_replace_data(self, path: str | Path) -> bool:
         """Whether loading ``path`` may go on: yes for the file in use or with nothing unsaved; else ask."""
-        if not self.dirty or self.dataset is None or str(path) == self.project.data_path:
+        if not self.dirty or self.dataset is None or same_file(path, self.project.data_path):
             return True
         return self.confirm_discard is None or self.confirm_discard(Path(path).name)
-
-    def _forget_data_settings(self) -> None:
-        """Drop every setting that names the previous data's columns or values (see :meth:`set_dataset`)."""
-        project = self.project
-        project.roles = {}
-        project.pairs = {}
-        project.value_choices = {}
-        project.choice_column = None
-        project.taxonomies = {}
-        project.options = {}  # a method's own settings name columns (protected attributes, graded columns)
-        project.protection = {k: v for k, v in project.protection.items()
-                              if k in ("k", "suppression", "threshold", "require_group_bound", "group_bound")}
-        project.release_folder = project.key_path = None
-        self.taxonomies = {}
 
     def change_kind(self, column: str, kind: Kind) -> None:
         """Read ``column`` as ``kind`` from now on: the file is read again with the kind in its load options

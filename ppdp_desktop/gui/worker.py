@@ -158,6 +158,23 @@ class Worker(QObject):
         if self._task is not None:
             self._task.token.cancel()
 
+    def abandon(self) -> None:
+        """Stop waiting for the running task: ``cancelled`` is emitted at once and its late outcome is dropped.
+
+        For a job without side effects whose one long call cannot check the token (reading a file is one
+        library call): the user gets the window back now, the thread ends on its own and its result is
+        never delivered. A job that writes (a run, an export) is cancelled with :meth:`cancel` instead.
+        """
+        task = self._task
+        if task is None:
+            return
+        task.token.cancel()
+        self._generation += 1  # its outcome, when it comes, belongs to no task
+        self._task = None
+        self._poll.stop()
+        gc.unfreeze()
+        self.cancelled.emit(task.name)
+
     def is_running(self) -> bool:
         """Whether a task was started and has not yet delivered its outcome."""
         return self._task is not None

@@ -25,5 +25,9 @@ class WizardPage(QWidget):
     def refresh(self) -> None:
         """Called each time the page is shown: re-read the state."""
 
+    def reset_for_new_file(self) -> None:
+        """Another data file was loaded (a new, untitled project): put back to its default what the page keeps
+        outside the project (most pages keep nothing and re-read the project in :meth:`refresh`)."""
+
     def shutdown(self) -> None:
         """Stop the page's own background work (the window is closing); most pages have none."""

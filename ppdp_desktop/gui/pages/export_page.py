@@ -209,6 +209,21 @@ class ExportPage(WizardPage):
             self.folder_edit.setText(folder)
         self._update_button()
 
+    def reset_for_new_file(self) -> None:
+        """Another data file: its own release — paths, format, BOM, zip, overwrite and passphrase back to their
+        defaults (the signing key is the custodian's, not the file's: it stays, as step 1 says)."""
+        self.folder_edit.clear()
+        self.key_edit.clear()
+        self._auto_key = None
+        self.format_combo.setCurrentIndex(0)  # CSV
+        self.bom_check.setChecked(True)
+        self.zip_check.setChecked(False)
+        self.overwrite_check.setChecked(False)
+        self.passphrase.clear()
+        self.signing.clear_passphrase()
+        for label in (self.status_label, self.error_label, self.summary_label):
+            label.clear()
+
     def can_export(self) -> bool:
         """An outcome exists, both paths are filled, the passphrase is valid and nothing runs."""
         return (

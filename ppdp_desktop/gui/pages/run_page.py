@@ -175,6 +175,14 @@ class RunPage(WizardPage):
         self._set_running(self._running)
         self.repeat_box.refresh()
 
+    def reset_for_new_file(self) -> None:
+        """Another data file: no word of the previous file's run stays, nor the custodian secret's passphrase."""
+        self.progress_bar.setValue(0)
+        self.stage_label.setText("Press Run to anonymize the data with the chosen method.")
+        for label in (self.eta_label, self.summary_label, self.repeat_label, self.error_label):
+            label.setText("")
+        self.repeat_box.clear_passphrases()
+
     # --- actions --------------------------------------------------------------------------
     def start_automatically(self) -> bool:
         """Start as the page opens, unless the project's custodian secret is here and no passphrase is at hand

@@ -39,15 +39,19 @@ def load(qtbot, window, path: Path) -> None:
 
 
 def choose(qtbot, combo, text: str) -> None:
-    """Pick an entry of a combo box with the keyboard, as a person does: its first letter, pressed again until the
-    entry shows (two entries may begin with the same letter: "categorical", "code / free text")."""
+    """Pick an entry of a combo box as a person does: open its list with a click, walk to the entry with the arrow
+    keys and press Enter (typing its first letter would commit the first match at once: "categorical" and
+    "code / free text" both begin with c)."""
+    matches = [i for i in range(combo.count()) if combo.itemText(i).lower().startswith(text.lower())]
+    assert matches, f"{text!r} is not an entry of the combo box ({[combo.itemText(i) for i in range(combo.count())]})"
     combo.setFocus()
-    for _ in range(combo.count()):
-        qtbot.wait(QApplication.keyboardInputInterval() + 100)  # a pause first: Qt joins quick keys into one search
-        qtbot.keyClicks(combo, text[0])
-        if combo.currentText().lower().startswith(text.lower()):
-            return
-    raise AssertionError(f"{text!r} is not an entry of the combo box (it shows {combo.currentText()!r})")
+    qtbot.mouseClick(combo, Qt.MouseButton.LeftButton)
+    view = combo.view()
+    qtbot.waitUntil(view.isVisible, timeout=5000)
+    steps = matches[0] - combo.currentIndex()
+    for _ in range(abs(steps)):
+        qtbot.keyClick(view, Qt.Key.Key_Down if steps > 0 else Qt.Key.Key_Up)
+    qtbot.keyClick(view, Qt.Key.Key_Return)
 
 
 def click_row(qtbot, page, column: str) -> None:

@@ -14,11 +14,12 @@ from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.evaluation import tensor_metrics as tm
 from ppdp_desktop.core.methods.base import Runner
 from ppdp_desktop.core.methods.rr.estimate import estimate_tensor, project_to_simplex
+from ppdp_desktop.core.methods.rr.limits import MAX_TABLE_CELLS
 from ppdp_desktop.core.methods.rr.risk import contingency
 
-#: declared limits of ``estimate --table`` (a dense table of every combination is built)
+#: declared limits of ``estimate --table`` and of the report's estimates (a dense table of every combination is
+#: built; an rr job is refused before planning beyond them, rr/limits.py)
 MAX_TABLE_COLUMNS = 8
-MAX_TABLE_CELLS = 5_000_000
 
 def estimate_release_table(release: LoadedRelease, attributes: list[str], project: bool = False) -> pd.DataFrame:
     """Estimated counts of every combination of ``attributes`` (a group-by; any subset is a CUBE cell).
@@ -51,10 +52,11 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
         codes.append(index)
         cells = int(np.prod([len(v) for v in labels], dtype=float))
         if len(attributes) > MAX_TABLE_COLUMNS or cells > MAX_TABLE_CELLS:  # before the table is allocated
+            # no option named: the report estimates these tables too, where the user typed none
             raise ParameterError(
-                f"{setting_ref('table', ','.join(attributes))} would have {cells:,} cells; at most {MAX_TABLE_COLUMNS} "
-                f"columns and {MAX_TABLE_CELLS:,} cells are estimated at once: choose fewer or coarser columns.",
-                setting="table", value=",".join(attributes))
+                f"The estimated table of {', '.join(attributes)} would have {cells:,} combinations of values; at most "
+                f"{MAX_TABLE_COLUMNS} columns and {MAX_TABLE_CELLS:,} combinations are estimated at once: choose fewer "
+                "or coarser columns.", setting="table", value=",".join(attributes))
     observed = contingency(codes, [len(v) for v in labels])
     estimate = estimate_tensor(observed, matrices)
     if project:

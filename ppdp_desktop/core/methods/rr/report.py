@@ -68,6 +68,7 @@ def rr_report_part(report: MethodReport, result: Anonymization, plan: RRPlan, pr
         report.lines.append("This report ships with the release: the counts shown are estimated from the released "
                             "data; the original counts and the risk per group stay with the custodian.")
         return
+    cancel.check()
     progress(0.7, "Risk per quasi-identifier group")
     bound = 1.0 / plan.parameters.l
     before = _group_risk(plan.counts, None, None)
@@ -76,6 +77,7 @@ def rr_report_part(report: MethodReport, result: Anonymization, plan: RRPlan, pr
     report.findings += risk_findings(plan.counts, before, after, bound, plan.sensitive.attribute)
     from ppdp_desktop.core.methods.rr.evaluation import evaluate_job
 
+    cancel.check()
     progress(0.8, "Comparing with Anatomy and Mondrian")
     report.lines += comparison_lines(evaluate_job(result), plan.sensitive.attribute, plan.parameters.l)
 

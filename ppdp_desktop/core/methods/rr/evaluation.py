@@ -36,6 +36,11 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
     unknown = [a for a in attributes if a not in table.columns]
     if unknown:
         raise ParameterError(f"Column {unknown[0]!r} is not in the release; its columns are: {', '.join(table.columns)}.")
+    # no option named in these two refusals: the report estimates such tables too, where the user typed none
+    if len(attributes) > MAX_TABLE_COLUMNS:
+        raise ParameterError(f"A table of {len(attributes)} columns ({', '.join(attributes)}) is too many to estimate at "
+                             f"once; at most {MAX_TABLE_COLUMNS}: choose fewer columns.", setting="table",
+                             value=",".join(attributes))
     labels, codes = [], []
     matrices: list[np.ndarray | None] = []
     for name in attributes:
@@ -51,12 +56,11 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
         labels.append(values)
         codes.append(index)
         cells = int(np.prod([len(v) for v in labels], dtype=float))
-        if len(attributes) > MAX_TABLE_COLUMNS or cells > MAX_TABLE_CELLS:  # before the table is allocated
-            # no option named: the report estimates these tables too, where the user typed none
+        if cells > MAX_TABLE_CELLS:  # before the table is allocated
             raise ParameterError(
-                f"The estimated table of {', '.join(attributes)} would have {cells:,} combinations of values; at most "
-                f"{MAX_TABLE_COLUMNS} columns and {MAX_TABLE_CELLS:,} combinations are estimated at once: choose fewer "
-                "or coarser columns.", setting="table", value=",".join(attributes))
+                f"The estimated table of {', '.join(attributes)} would have at least {cells:,} combinations of values; "
+                f"at most {MAX_TABLE_CELLS:,} are estimated at once: choose fewer or coarser columns.",
+                setting="table", value=",".join(attributes))
     observed = contingency(codes, [len(v) for v in labels])
     estimate = estimate_tensor(observed, matrices)
     if project:

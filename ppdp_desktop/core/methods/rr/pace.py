@@ -65,10 +65,10 @@ class Pace:
 
 
 def left_words(seconds: float) -> str:
-    """``"about 40 s left"`` (to 10 s), ``"about 3 min left"``, ``"a few seconds left"``: coarse, so that a
-    face printing each new stage once (the command line) prints few lines."""
-    if not math.isfinite(seconds) or seconds < 10:
+    """``"about 40 s left"`` (to 5 s), ``"about 3 min left"``, ``"a few seconds left"``: coarse, so that a face
+    printing each new stage once (the command line) prints few lines."""
+    if not math.isfinite(seconds) or seconds < 5:
         return "a few seconds left"
     if seconds < 90:
-        return f"about {int(round(seconds, -1))} s left"
+        return f"about {max(5, 5 * round(seconds / 5))} s left"
     return f"about {round(seconds / 60)} min left"

@@ -223,7 +223,7 @@ def optimal_parameters(counts: np.ndarray, l: float, randomize: Randomize, progr
     f_best = _log_obj(x_best, prob.ds)[0]
 
     if k > 1:
-        # typically 10-50 iterations of 2 + k evaluations (benchmarks/README.md)
+        # typically 5-50 iterations of about 2 + k evaluations each (benchmarks/README.md, bench_rr_cancel.py)
         search.phase(pace.SEARCH, pace.LAST, 20 * (k + 2), False, pace.SEARCH_WORDS)
         # Active-set SLSQP: constrain the riskiest cells, add violators, repeat.
         n_act = min(30, prob.occ.size)

@@ -101,3 +101,24 @@ def test_the_job_shows_the_optimizer_within_its_planning_stage():
     assert len(set(planning)) >= 20, "the planning stage did not move"
     # the job's planning part (plan_job's 0.2-0.7 of its first 0.3): the bar moves within it, never past it
     assert 0.06 - 1e-9 <= min(planning) and max(planning) <= 0.21 + 1e-9
+
+
+def test_cancelling_during_the_reports_group_estimate_stops_it():
+    """The report's group section estimates the release's table cell by cell (tens of seconds near rr's limits):
+    a cancel there stops the report, never turning into a section that 'could not be estimated'."""
+    from ppdp_desktop.core.report.build import build_report
+
+    dataset = Dataset(clinical_like(months=150))
+    settings = AnonymizationSettings("icd", "rr", quasi=["sex", "birth_month", "postcode"], options=RRSettings(l=3.0),
+                                     seed=2)
+    result = anonymize(dataset, settings)
+    token, stages = CancelToken(), []
+
+    def progress(fraction: float, message: str = "") -> None:
+        stages.append(message)
+        if message == "What the release reveals about a group":
+            token.cancel()
+
+    with pytest.raises(Cancelled):
+        build_report(result, progress, token)
+    assert stages[-1] == "What the release reveals about a group", stages[-3:]

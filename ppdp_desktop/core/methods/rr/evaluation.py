@@ -16,6 +16,7 @@ from ppdp_desktop.core.methods.base import Runner
 from ppdp_desktop.core.methods.rr.estimate import estimate_tensor, project_to_simplex
 from ppdp_desktop.core.methods.rr.limits import MAX_TABLE_CELLS
 from ppdp_desktop.core.methods.rr.risk import contingency
+from ppdp_desktop.core.progress import CancelToken
 
 #: declared limits of ``estimate --table`` and of the report's estimates (a dense table of every combination is
 #: built; an rr job is refused before planning beyond them, rr/limits.py)
@@ -211,8 +212,10 @@ LINKING_LEGEND = (
 )
 
 
-def evaluate_job(result) -> list[TensorEvaluation]:
-    """For a finished ``rr`` job: its own reconstruction of the QI x S table and the baselines at its ``l``."""
+def evaluate_job(result, cancel: CancelToken | None = None) -> list[TensorEvaluation]:
+    """For a finished ``rr`` job: its own reconstruction of the QI x S table and the baselines at its ``l``
+    (``cancel`` checked between the three)."""
+    cancel = cancel or CancelToken()
     plan = result.plan
     frame = result.dataset.frame
     domains = [*plan.qi, plan.sensitive]
@@ -225,6 +228,7 @@ def evaluate_job(result) -> list[TensorEvaluation]:
     rows = [evaluate_tensor("rr", plan.counts, estimate)]
     l = max(2, int(round(plan.parameters.l)))
     for name in ("anatomy", "mondrian"):
+        cancel.check()
         try:
             if name == "anatomy":
                 other = anatomy_tensor(codes[:-1], dims[:-1], codes[-1], l, np.random.default_rng(0),

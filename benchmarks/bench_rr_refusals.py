@@ -61,10 +61,10 @@ def cache_plans() -> None:
     """The plan depends on the counts only: the optimizer runs once per configuration, not once per seed."""
     optimal, plans = method.optimal_parameters, {}
 
-    def cached(counts, l, randomize):
+    def cached(counts, l, randomize, *pace):  # pace: the job's progress and cancel token
         key = (counts.tobytes(), counts.shape, l, randomize)
         if key not in plans:
-            plans[key] = optimal(counts, l, randomize)
+            plans[key] = optimal(counts, l, randomize, *pace)
         return plans[key]
 
     method.optimal_parameters = cached

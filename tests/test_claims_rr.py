@@ -256,7 +256,8 @@ def test_seed_001s_command_passes_the_recipients_check_for_seeds_1_to_10(monkeyp
     plans: dict = {}
     optimal = method.optimal_parameters
     monkeypatch.setattr(method, "optimal_parameters",
-                        lambda counts, l, randomize: plans.setdefault(counts.tobytes(), optimal(counts, l, randomize)))
+                        lambda counts, l, randomize, *pace: plans.setdefault(counts.tobytes(),
+                                                                             optimal(counts, l, randomize, *pace)))
     dataset = load_table(shared_adult())
     roles = {**{q: {"role": "quasi-identifier"} for q in QUASI}, "workclass": {"role": "sensitive"}}
     for seed in range(1, 11):

@@ -546,7 +546,7 @@ def test_estimate_table_size_is_limited(tmp_path: Path, capsys) -> None:
                  "q0,q1", "--l", "2", "--no-report", "--seed", "1"]) == 0
     capsys.readouterr()
     assert main(["estimate", str(out), "--table", "q0,q1,q2,q3,q4,diagnosis"]) == 2
-    assert "cells; at most" in capsys.readouterr().err
+    assert "combinations of values; at most 5,000,000 are estimated at once" in capsys.readouterr().err
 
 
 def test_a_very_long_row_is_read_or_refused_in_words(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -168,7 +168,7 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     if settings.repeat.active and settings.repeat.previous_plan is None:  # kept when it still fits (persistence)
         # on a copy: the caller's settings (the window's, run again next month) never hold a stale previous plan
         settings = replace(settings, repeat=replace(settings.repeat, previous_plan=previous_plan(history, method.name)))
-    plan = method.prepare(dataset, settings)
+    plan = method.prepare(dataset, settings, **prepare_extras(method, subrange(progress, 0.2, 0.7), cancel))
     cancel.check()
     progress(0.7, "Verifying the guarantee")
     guarantee = plan.verify()
@@ -192,6 +192,13 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
         job.repeat_notes = node_notes(last_node, quasi, generalization)
     progress(1.0, "Verified")
     return job
+
+
+def prepare_extras(method: Method, progress: Progress, cancel: CancelToken) -> dict[str, Any]:
+    """``progress`` and ``cancel`` for a method whose ``prepare`` takes them (a long plan, such as rr's optimizer,
+    reports its progress and stops when cancelled); nothing for one written without them."""
+    parameters = inspect.signature(method.prepare).parameters
+    return {"progress": progress, "cancel": cancel} if "progress" in parameters and "cancel" in parameters else {}
 
 
 def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:

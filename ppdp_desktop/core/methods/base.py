@@ -160,7 +160,11 @@ class Method(Generic[PlanT, SettingsT]):
         return [settings.sensitive], list(settings.quasi)
 
     def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> PlanT:
-        """The plan of this job from the whole ``dataset``'s statistics (verified by the job before use)."""
+        """The plan of this job from the whole ``dataset``'s statistics (verified by the job before use).
+
+        A method whose planning takes long declares ``progress: Progress = no_progress`` and ``cancel: CancelToken |
+        None = None`` after ``settings``: the job then passes its progress (the planning's part of it) and its
+        cancel token, to be reported and checked at least once a second (rr's optimizer does)."""
         raise NotImplementedError
 
     def demo_settings(self) -> MethodSettings:

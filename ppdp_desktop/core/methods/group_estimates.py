@@ -22,7 +22,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.released import LoadedRelease
-from ppdp_desktop.core.errors import ParameterError, PPDPError
+from ppdp_desktop.core.errors import Cancelled, ParameterError, PPDPError
 from ppdp_desktop.core.evaluation.group_disclosure import (
     GroupCells,
     GroupDisclosure,
@@ -32,6 +32,7 @@ from ppdp_desktop.core.evaluation.group_disclosure import (
     summarize,
 )
 from ppdp_desktop.core.methods.group_support import log_term, perturbed_bounds, randomized_bounds
+from ppdp_desktop.core.progress import CancelToken
 
 #: a perturbed column's groups are estimated for at most this many (groups x values) cells in all, and this many
 #: at a time; estimates below MIN_COUNT records are taken as 0
@@ -50,33 +51,35 @@ PERTURBED = ("estimated from the release with the published perturbation matrix 
 
 
 def measure(release: LoadedRelease, quasi: list[str], sensitive: str, bound: float, source: str,
-            several: list[str] | tuple[str, ...] = ()) -> GroupDisclosure:
+            several: list[str] | tuple[str, ...] = (), cancel: CancelToken | None = None) -> GroupDisclosure:
     """The section's figures from the release alone (or why there are none): :func:`release_cells` summed up,
-    with the cross-fitted guess where the shares are estimated."""
+    with the cross-fitted guess where the shares are estimated; ``cancel`` stops it (``Cancelled``)."""
     from dataclasses import replace
 
     from ppdp_desktop.core.methods import group_crossfit
 
-    cells = release_cells(release, quasi, sensitive, several)
+    cells = release_cells(release, quasi, sensitive, several, cancel)
     if isinstance(cells, str):
         return not_applicable(quasi, sensitive, cells, bound, source)
     found = summarize(cells, bound, source)
     if not cells.estimated:
         return found
-    estimate = lambda part: release_cells(part, quasi, sensitive, several)  # noqa: E731 - one fold's estimate
+    estimate = lambda part: release_cells(part, quasi, sensitive, several, cancel)  # noqa: E731 - one fold's estimate
     try:
         if "randomized" in release.metadata:
             right, margin, guesses = group_crossfit.randomized(release, quasi, sensitive, estimate)
         else:
             entry = next(e for e in release.metadata.get("sensitive") or [] if e.get("attribute") == sensitive)
             right, margin, guesses = group_crossfit.perturbed(release, quasi, entry, estimate)
+    except Cancelled:
+        raise
     except (PPDPError, np.linalg.LinAlgError) as exc:
         return not_applicable(quasi, sensitive, f"it could not be estimated from this release ({exc})", bound, source)
     return replace(found, guess_right=right, guess_margin=margin, folds=group_crossfit.FOLDS, fold_guesses=guesses)
 
 
 def release_cells(release: LoadedRelease, quasi: list[str], sensitive: str,
-                  several: list[str] | tuple[str, ...] = ()) -> GroupCells | str:
+                  several: list[str] | tuple[str, ...] = (), cancel: CancelToken | None = None) -> GroupCells | str:
     """The estimated counts per (released group, sensitive value), or a sentence saying why there are none."""
     meta = release.metadata
     missing = [c for c in [*quasi, sensitive] if c not in release.table.columns]
@@ -89,11 +92,13 @@ def release_cells(release: LoadedRelease, quasi: list[str], sensitive: str,
                 "value, not the person's, so a share of released values says nothing about anyone's true value")
     try:
         if "randomized" in meta:
-            cells = _randomized(release, quasi, sensitive)
+            cells = _randomized(release, quasi, sensitive, cancel)
         else:
             entry = next((e for e in meta.get("sensitive") or [] if e.get("attribute") == sensitive), None)
             cells = (counted_cells(release.table, quasi, sensitive, COUNTED) if entry is None
                      else _perturbed(release, quasi, sensitive, entry))
+    except Cancelled:
+        raise
     except (PPDPError, np.linalg.LinAlgError) as exc:
         return f"it could not be estimated from this release ({exc})"
     cells.several = frozenset(str(v) for v in several)
@@ -121,7 +126,8 @@ def _perturbed(release: LoadedRelease, quasi: list[str], sensitive: str, entry: 
                       PERTURBED.format(blocks=blocks), bounds=bounds)
 
 
-def _randomized(release: LoadedRelease, quasi: list[str], sensitive: str) -> GroupCells:
+def _randomized(release: LoadedRelease, quasi: list[str], sensitive: str, cancel: CancelToken | None = None
+                ) -> GroupCells:
     from ppdp_desktop.core.data.domain import text_column
     from ppdp_desktop.core.methods.rr.evaluation import estimate_release_table
 
@@ -140,7 +146,7 @@ def _randomized(release: LoadedRelease, quasi: list[str], sensitive: str) -> Gro
     codes, uniques = pd.factorize(text[sensitive], use_na_sentinel=False)
     estimate = grid["estimate"].to_numpy(dtype=float)
     records = np.bincount(ids, weights=estimate, minlength=len(labels)) if len(ids) else np.zeros(len(labels))
-    low, high = randomized_bounds(observed, matrices, log_term(_cells_to_compare(records, len(uniques))))
+    low, high = randomized_bounds(observed, matrices, log_term(_cells_to_compare(records, len(uniques))), cancel)
     bounds = (ids, codes.astype(np.int64), low.ravel()[positive], high.ravel()[positive])
     return GroupCells(list(quasi), sensitive, labels, ids, codes.astype(np.int64), estimate,
                       [str(u) for u in uniques], records, True, RANDOMIZED, bool(set(published) & set(quasi)),

@@ -78,8 +78,9 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
         reidentification=_reidentification(result, public),
     )
     method.report_part(report, result, progress, cancel, public=public)
+    cancel.check()
     progress(0.85, "What the release reveals about a group")
-    report.group_disclosure = for_anonymization(result, public=public)
+    report.group_disclosure = for_anonymization(result, public=public, cancel=cancel)
     if public and not method.public_report:
         release_only(report, estimates, plan.describe())
     reid = report.reidentification

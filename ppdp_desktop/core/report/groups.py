@@ -31,6 +31,7 @@ from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.methods.group_crossfit import fold_of
 from ppdp_desktop.core.methods.group_estimates import label_meanings, measure
 from ppdp_desktop.core.outcome import Anonymization
+from ppdp_desktop.core.progress import CancelToken
 
 TITLE = "What the release reveals about a group"
 MEANING = ("People who share their quasi-identifiers (say, married men with a bachelor's degree) form a group. If one "
@@ -44,13 +45,15 @@ HOW_TO_CAP = ("To cap it, ask for the group bound ('Limit what a group reveals' 
               "require_group_bound in the project file): the release is then refused unless every group stays within it.")
 
 
-def for_anonymization(result: Anonymization, public: bool = False) -> GroupDisclosure:
-    """The section for a job's release (``public``: without what was measured on the original records)."""
+def for_anonymization(result: Anonymization, public: bool = False, cancel: CancelToken | None = None
+                      ) -> GroupDisclosure:
+    """The section for a job's release (``public``: without what was measured on the original records); ``cancel``
+    stops the estimate (tens of seconds for rr near its limits)."""
     reid = result.reidentification
     quasi = list(reid.quasi) if reid is not None else []
     sensitive = result.settings.sensitive
     several, decode = label_meanings(result.plan, sensitive)
-    found = replace(_from_release_side(result, quasi, sensitive, several),
+    found = replace(_from_release_side(result, quasi, sensitive, several, cancel),
                     required=bool(result.settings.protection.require_group_bound))
     if not public and found.applies:
         frame = result.dataset.frame
@@ -83,7 +86,8 @@ def _measured_by_fold(found: GroupDisclosure, result: Anonymization, groups: pd.
     return right / counted if counted else None
 
 
-def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str, several: list[str]) -> GroupDisclosure:
+def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str, several: list[str],
+                       cancel: CancelToken | None = None) -> GroupDisclosure:
     """What the job's release alone shows (computed once per job: the report, the report inside the package and
     release.json all ask)."""
     hit = _MEASURED.get(id(result))
@@ -95,7 +99,7 @@ def _from_release_side(result: Anonymization, quasi: list[str], sensitive: str, 
         found = not_applicable(quasi, sensitive, STREAMED, bound, source)
     else:
         view = _view(result, quasi, sensitive)
-        found = _measure(view, bound, source, quasi, sensitive, several)
+        found = _measure(view, bound, source, quasi, sensitive, several, cancel)
         released = getattr(result, "n_released", None)  # a streamed job's report holds a random sample of its records
         if found.applies and released and released > len(result.table):
             found.how += (f"; measured on a random sample of {len(result.table):,} of the release's {released:,} "
@@ -141,10 +145,10 @@ def several_values(entry: dict) -> list[str]:
 
 
 def _measure(release: LoadedRelease, bound: float, source: str, quasi: list[str], sensitive: str,
-             several: list[str]) -> GroupDisclosure:
+             several: list[str], cancel: CancelToken | None = None) -> GroupDisclosure:
     """The figures (or why there are none), with the interval of the example group's share (widened to hold the
     share shown, a maximum-likelihood estimate that can lie outside the unbiased estimate's interval)."""
-    found = measure(release, quasi, sensitive, bound, source, several)
+    found = measure(release, quasi, sensitive, bound, source, several, cancel)
     if found.applies and found.estimated and found.worst:
         shown = found.worst[0]  # chosen by the estimates among every (group, value): the simultaneous interval
         found.example_interval = (min(shown.low, shown.share), max(shown.high, shown.share))

@@ -14,11 +14,13 @@ from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.evaluation import tensor_metrics as tm
 from ppdp_desktop.core.methods.base import Runner
 from ppdp_desktop.core.methods.rr.estimate import estimate_tensor, project_to_simplex
+from ppdp_desktop.core.methods.rr.limits import MAX_TABLE_CELLS
 from ppdp_desktop.core.methods.rr.risk import contingency
+from ppdp_desktop.core.progress import CancelToken
 
-#: declared limits of ``estimate --table`` (a dense table of every combination is built)
+#: declared limits of ``estimate --table`` and of the report's estimates (a dense table of every combination is
+#: built; an rr job is refused before planning beyond them, rr/limits.py)
 MAX_TABLE_COLUMNS = 8
-MAX_TABLE_CELLS = 5_000_000
 
 def estimate_release_table(release: LoadedRelease, attributes: list[str], project: bool = False) -> pd.DataFrame:
     """Estimated counts of every combination of ``attributes`` (a group-by; any subset is a CUBE cell).
@@ -35,6 +37,11 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
     unknown = [a for a in attributes if a not in table.columns]
     if unknown:
         raise ParameterError(f"Column {unknown[0]!r} is not in the release; its columns are: {', '.join(table.columns)}.")
+    # no option named in these two refusals: the report estimates such tables too, where the user typed none
+    if len(attributes) > MAX_TABLE_COLUMNS:
+        raise ParameterError(f"A table of {len(attributes)} columns ({', '.join(attributes)}) is too many to estimate at "
+                             f"once; at most {MAX_TABLE_COLUMNS}: choose fewer columns.", setting="table",
+                             value=",".join(attributes))
     labels, codes = [], []
     matrices: list[np.ndarray | None] = []
     for name in attributes:
@@ -50,10 +57,10 @@ def estimate_release_table(release: LoadedRelease, attributes: list[str], projec
         labels.append(values)
         codes.append(index)
         cells = int(np.prod([len(v) for v in labels], dtype=float))
-        if len(attributes) > MAX_TABLE_COLUMNS or cells > MAX_TABLE_CELLS:  # before the table is allocated
+        if cells > MAX_TABLE_CELLS:  # before the table is allocated
             raise ParameterError(
-                f"{setting_ref('table', ','.join(attributes))} would have {cells:,} cells; at most {MAX_TABLE_COLUMNS} "
-                f"columns and {MAX_TABLE_CELLS:,} cells are estimated at once: choose fewer or coarser columns.",
+                f"The estimated table of {', '.join(attributes)} would have at least {cells:,} combinations of values; "
+                f"at most {MAX_TABLE_CELLS:,} are estimated at once: choose fewer or coarser columns.",
                 setting="table", value=",".join(attributes))
     observed = contingency(codes, [len(v) for v in labels])
     estimate = estimate_tensor(observed, matrices)
@@ -205,8 +212,10 @@ LINKING_LEGEND = (
 )
 
 
-def evaluate_job(result) -> list[TensorEvaluation]:
-    """For a finished ``rr`` job: its own reconstruction of the QI x S table and the baselines at its ``l``."""
+def evaluate_job(result, cancel: CancelToken | None = None) -> list[TensorEvaluation]:
+    """For a finished ``rr`` job: its own reconstruction of the QI x S table and the baselines at its ``l``
+    (``cancel`` checked between the three)."""
+    cancel = cancel or CancelToken()
     plan = result.plan
     frame = result.dataset.frame
     domains = [*plan.qi, plan.sensitive]
@@ -219,6 +228,7 @@ def evaluate_job(result) -> list[TensorEvaluation]:
     rows = [evaluate_tensor("rr", plan.counts, estimate)]
     l = max(2, int(round(plan.parameters.l)))
     for name in ("anatomy", "mondrian"):
+        cancel.check()
         try:
             if name == "anatomy":
                 other = anatomy_tensor(codes[:-1], dims[:-1], codes[-1], l, np.random.default_rng(0),

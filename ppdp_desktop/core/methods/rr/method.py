@@ -22,13 +22,14 @@ from ppdp_desktop.core.methods.base import Method, Plan
 from ppdp_desktop.core.methods.rr import claims
 from ppdp_desktop.core.methods.rr import release as rr_release
 from ppdp_desktop.core.methods.rr.estimate import randomize_records
+from ppdp_desktop.core.methods.rr.limits import check_table_size
 from ppdp_desktop.core.methods.rr.parameters import RRParameters, is_randomize, optimal_parameters
 from ppdp_desktop.core.methods.rr.risk import contingency, max_risk, rr_matrix
 from ppdp_desktop.core.methods.rr.settings import RRSettings
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.persistent import mechanism_digests
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
-from ppdp_desktop.core.progress import CancelToken, Progress
+from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
@@ -144,7 +145,11 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
             return math.inf
         return float(sum(rr_epsilon(d.m, p) for d, _role, p in randomized))
 
-    def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> RRPlan:
+    def prepare(self, dataset: Dataset, settings: AnonymizationSettings, progress: Progress = no_progress,
+                cancel: CancelToken | None = None) -> RRPlan:
+        """The p's for this job: refused at once when the table of every combination is too large to plan and check
+        (:mod:`~ppdp_desktop.core.methods.rr.limits`); the optimizer reports its ``progress`` and stops when
+        ``cancel`` is set (issue 31)."""
         rr = self.settings(settings)
         rr.check()
         if rr.l is None:
@@ -161,6 +166,9 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
             codes.append(c)
         sensitive, s_codes = encode_column(frame[settings.sensitive], settings.sensitive, dataset.label)
         dims = [d.m for d in qi] + [sensitive.m]
+        names = [*settings.quasi, settings.sensitive]
+        attributes = dataset.schema.attributes
+        check_table_size(names, dims, [attributes[n].kind if n in attributes else None for n in names])
         counts = contingency(codes + [s_codes], dims)
         randomize = rr.randomize
         if not is_randomize(randomize):  # checked by rr.check() too; optimal_parameters refuses it in the same words
@@ -172,7 +180,7 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
                 previous = settings.repeat.previous_plan or {}
                 return RRPlan(qi, sensitive, counts, replace(kept, max_risk=float(risk), verified_max_risk=float(risk)),
                               kept_from_release=previous.get("ordinal"))
-        return RRPlan(qi, sensitive, counts, optimal_parameters(counts, rr.l, randomize))
+        return RRPlan(qi, sensitive, counts, optimal_parameters(counts, rr.l, randomize, progress, cancel))
 
     def repeat_state(self, plan: Plan) -> dict[str, Any] | None:
         """The p's, the domains they randomize and the asked l (all published in release.json), for the project's

@@ -20,6 +20,7 @@ from typing import Literal, TypeGuard
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods.rr import pace
 from ppdp_desktop.core.methods.rr.estimate import (
     estimate_tensor,
     inverse_rr_matrix,
@@ -27,6 +28,7 @@ from ppdp_desktop.core.methods.rr.estimate import (
     project_to_simplex,
     randomize_codes,
 )
+from ppdp_desktop.core.methods.rr.pace import Pace
 from ppdp_desktop.core.methods.rr.risk import (
     _conditional_s_reconstruction,
     apply_axes,
@@ -36,6 +38,7 @@ from ppdp_desktop.core.methods.rr.risk import (
     reconstruction_probability,
     rr_matrix,
 )
+from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
 
 __all__ = ["RRParameters", "apply_axes", "contingency", "disclosure_risk", "estimate_tensor",
            "inverse_rr_matrix", "marginal", "max_risk", "optimal_parameters", "p_from_t",
@@ -98,9 +101,11 @@ def _log_obj(x: np.ndarray, ds: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 class _Problem:
-    """Fast risk evaluation on the occupied cells, for a vector of free ``t``'s."""
+    """Fast risk evaluation on the occupied cells, for a vector of free ``t``'s; ``search`` is told of each one
+    (it checks the cancel token and reports progress)."""
 
-    def __init__(self, counts: np.ndarray, randomize: str) -> None:
+    def __init__(self, counts: np.ndarray, randomize: str, search: Pace | None = None) -> None:
+        self.search = search or Pace()
         self.counts = np.asarray(counts, dtype=float)
         self.dims = self.counts.shape
         m = len(self.dims) - 1
@@ -131,6 +136,7 @@ class _Problem:
         return p_qi, p_s
 
     def risks(self, x: np.ndarray) -> np.ndarray:
+        self.search.tick()
         p_qi, p_s = self.params(x)
         r = self.cond_occ.copy()
         if p_qi is not None:
@@ -145,7 +151,10 @@ class _Problem:
         return float(r.max()) if r.size else 0.0
 
 
-def _shrink_to_feasible(prob: _Problem, x: np.ndarray, tau: float, iters: int = 50) -> tuple[float, float]:
+_BISECTIONS = 50
+
+
+def _shrink_to_feasible(prob: _Problem, x: np.ndarray, tau: float, iters: int = _BISECTIONS) -> tuple[float, float]:
     """Largest ``c in [0, 1]`` with ``max risk(c x) <= tau`` (risk grows with every t); returns ``(c, risk)``."""
     r = prob.max_risk(x)
     if r <= tau:
@@ -162,8 +171,13 @@ def _shrink_to_feasible(prob: _Problem, x: np.ndarray, tau: float, iters: int = 
     return lo, r_lo
 
 
-def optimal_parameters(counts: np.ndarray, l: float, randomize: Randomize) -> RRParameters:
-    """Minimize ``prod_i ||col P_i^{-1}||^2`` subject to ``max risk <= 1/l``, ``1/d_i <= p_i <= 1``."""
+def optimal_parameters(counts: np.ndarray, l: float, randomize: Randomize, progress: Progress = no_progress,
+                       cancel: CancelToken | None = None) -> RRParameters:
+    """Minimize ``prod_i ||col P_i^{-1}||^2`` subject to ``max risk <= 1/l``, ``1/d_i <= p_i <= 1``.
+
+    ``progress`` hears of each evaluation of the risk (a few hundred; :mod:`~ppdp_desktop.core.methods.rr.pace`)
+    and ``cancel`` is checked before each, so a cancelled search stops within one evaluation (``Cancelled``).
+    """
     if randomize not in ("qi", "s", "both"):
         raise ParameterError(f"randomize must be 'qi', 's' or 'both'; got {randomize!r}.")
     if not l or l < 1:
@@ -172,7 +186,8 @@ def optimal_parameters(counts: np.ndarray, l: float, randomize: Randomize) -> RR
     if counts.ndim < 2 and randomize != "s":
         raise ParameterError("Randomizing the QI needs at least one QI axis before the sensitive axis.")
     tau = 1.0 / float(l)
-    prob = _Problem(counts, randomize)
+    search = Pace(progress, cancel)
+    prob = _Problem(counts, randomize, search)
     k = prob.ds.size
 
     def result(x: np.ndarray, r: float) -> RRParameters:
@@ -183,11 +198,14 @@ def optimal_parameters(counts: np.ndarray, l: float, randomize: Randomize) -> RR
         p_s = None if p_s is None else (1.0 if p_s > 1.0 - SNAP else float(p_s))
         free_ds = list(prob.ds)
         obj = float(utility_objective(free_ds, [p_from_t(int(d), t) for d, t in zip(free_ds, x)]))
+        search.cancel.check()
         verified = max_risk(counts, p_qi, p_s)
+        search.progress(1.0, pace.LAST_WORDS)
         return RRParameters(randomize, float(l), None if p_qi is None else tuple(p_qi), p_s,
                             r, obj, verified)
 
     ones = np.ones(k)
+    search.phase(pace.FIRST, pace.SEARCH, 4 + _BISECTIONS, True, pace.FIRST_WORDS)
     r_none = prob.max_risk(ones)
     if r_none <= tau:
         return result(ones, r_none)
@@ -205,6 +223,8 @@ def optimal_parameters(counts: np.ndarray, l: float, randomize: Randomize) -> RR
     f_best = _log_obj(x_best, prob.ds)[0]
 
     if k > 1:
+        # typically 5-50 iterations of about 2 + k evaluations each (benchmarks/README.md, bench_rr_cancel.py)
+        search.phase(pace.SEARCH, pace.LAST, 20 * (k + 2), False, pace.SEARCH_WORDS)
         # Active-set SLSQP: constrain the riskiest cells, add violators, repeat.
         n_act = min(30, prob.occ.size)
         active = np.argsort(prob.risks(x_best))[-n_act:]
@@ -238,6 +258,7 @@ def optimal_parameters(counts: np.ndarray, l: float, randomize: Randomize) -> RR
                 break
             active = np.union1d(active, viol[np.argsort(r_all[viol])[-30:]])
             x0 = x
+        search.phase(pace.LAST, 1.0, 3 + _BISECTIONS, True, pace.LAST_WORDS)
         c, _ = _shrink_to_feasible(prob, x, tau)
         x = np.maximum(c * x, _T_MIN)
         r = prob.max_risk(x)

@@ -55,6 +55,7 @@ def rr_report_part(report: MethodReport, result: Anonymization, plan: RRPlan, pr
         released_codes = _codes(domain, result.applied.columns[domain.attribute])
         original_codes = None if public else domain.encode(frame[domain.attribute])
         marginal = column_marginal(domain, released_codes, p, original_codes)
+        cancel.check()  # each of these steps takes seconds near rr's limits (issue 31)
         report.marginals.append(marginal)
         report.figures[f"{domain.attribute} ({role}, p = {p:.3f})"] = marginal_figure(marginal, p)
         if original_codes is not None:
@@ -68,16 +69,20 @@ def rr_report_part(report: MethodReport, result: Anonymization, plan: RRPlan, pr
         report.lines.append("This report ships with the release: the counts shown are estimated from the released "
                             "data; the original counts and the risk per group stay with the custodian.")
         return
+    cancel.check()
     progress(0.7, "Risk per quasi-identifier group")
     bound = 1.0 / plan.parameters.l
     before = _group_risk(plan.counts, None, None)
+    cancel.check()
     after = _group_risk(plan.counts, plan.parameters.p_qi, plan.parameters.p_s)
+    cancel.check()
     report.figures["risk per group"] = risk_figure(before, after, bound)
     report.findings += risk_findings(plan.counts, before, after, bound, plan.sensitive.attribute)
     from ppdp_desktop.core.methods.rr.evaluation import evaluate_job
 
+    cancel.check()
     progress(0.8, "Comparing with Anatomy and Mondrian")
-    report.lines += comparison_lines(evaluate_job(result), plan.sensitive.attribute, plan.parameters.l)
+    report.lines += comparison_lines(evaluate_job(result, cancel), plan.sensitive.attribute, plan.parameters.l)
 
 
 def column_marginal(domain: CategoricalDomain, released_codes: np.ndarray, p: float,

@@ -13,6 +13,7 @@ from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ppdp_desktop.core.data.resources import resource_path
+from ppdp_desktop.gui.screen_fit import fit_to_screen
 
 GUIDE = "guide/user-guide.html"
 START = "start"
@@ -71,10 +72,7 @@ class GuideDialog(QDialog):
 
     def _fit_to_screen(self) -> None:
         """Wide enough for the guide's pictures, never larger than the screen (1366x768 included)."""
-        screen = self.screen().availableGeometry() if self.screen() is not None else None
-        width = min(900, screen.width() - 60) if screen is not None else 900
-        height = min(720, screen.height() - 60) if screen is not None else 720
-        self.resize(width, height)
+        width = fit_to_screen(self, 900, 720).width()
         self.browser.image_width = max(320, min(IMAGE_WIDTH, width - 140))  # the text's margins and a scroll bar
 
     def show_section(self, anchor: str = START) -> None:

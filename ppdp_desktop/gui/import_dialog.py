@@ -33,6 +33,7 @@ from ppdp_desktop.core.data.encoding_guess import label
 from ppdp_desktop.core.data.inspection import FileFacts
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.data.schema import Kind
+from ppdp_desktop.gui.screen_fit import fit_to_screen
 from ppdp_desktop.gui.table_model import DataFrameModel
 from ppdp_desktop.gui.worker import Worker
 
@@ -66,7 +67,7 @@ class ImportDialog(QDialog):
         self.facts = facts
         self.path = Path(facts.path)
         self.setWindowTitle(f"Import options — {self.path.name}")
-        self.resize(900, 600)
+        fit_to_screen(self, 900, 600)  # its Load and Cancel stay on an 800x600 screen
         start = {**facts.options, **(options or {})}
         self._kinds: dict[str, str] = dict(start.get("kinds") or {})  # the user's choices only
         self.preview_dataset: Dataset | None = None

@@ -39,6 +39,7 @@ from ppdp_desktop.gui.pages.roles_page import RolesPage
 from ppdp_desktop.gui.pages.run_page import RunPage
 from ppdp_desktop.gui.pages.sensitivity_page import SensitivityPage
 from ppdp_desktop.gui.project_files import ProjectFiles
+from ppdp_desktop.gui.screen_fit import fit_to_screen
 from ppdp_desktop.gui.state import WizardState
 
 MAX_RECENT = 8
@@ -58,7 +59,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         wheel_guard.install()  # a stray wheel never changes a setting
         self.setWindowTitle(APP_NAME)
-        self.resize(1200, 760)
+        fit_to_screen(self, 1200, 760, margin=40)  # an 800x600 screen shows the whole window, Next included
         self.settings = settings or QSettings("PPDP", "PPDP Desktop")
         self.state = WizardState(self)
         self.state.dataset_changed.connect(self._on_dataset_changed)
@@ -308,9 +309,7 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(dialog)
         layout.addWidget(text)
         layout.addWidget(buttons)
-        screen = self.screen().availableGeometry() if self.screen() is not None else None
-        height = min(560, screen.height() - 80) if screen is not None else 560
-        dialog.resize(640, height)
+        fit_to_screen(dialog, 640, 560, margin=80)
         dialog.show()
         return dialog
 

@@ -182,7 +182,7 @@ def _anonymize(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if get_method(settings.method).needs_key and not args.key:
         raise ParameterError(f"--method {settings.method} needs --key FILE: without the key nobody could decode the aliases.")
-    check_destination(release_target(args.out, args.zip), args.key, args.overwrite, [args.data])
+    check_destination(release_target(args.out, args.zip), args.key, args.overwrite, [args.data], _other_files(args))
     from ppdp_desktop.core.streaming.mode import choose_mode
 
     if args.streaming and args.in_memory:
@@ -289,7 +289,7 @@ def run_demo(args: argparse.Namespace) -> int:
     refuse_stdio(args.key, "--key", SECRET)
     out = Path(args.out)
     key = Path(args.key) if args.key else out.with_name(out.name + ".ppdpkey")
-    check_destination(release_target(out, args.zip), key, args.overwrite)
+    check_destination(release_target(out, args.zip), key, args.overwrite, others=_other_files(args))
     if args.passphrase_file or os.environ.get(ENV_VAR):
         passphrase = read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
                                          names=(str(out), str(key)))
@@ -416,7 +416,8 @@ def run_project_file(args: argparse.Namespace) -> int:
     key = args.key or project.key_path
     if not out:
         raise ParameterError(f"{Path(args.project).name} names no release folder; give --out DIR.")
-    check_destination(release_target(out, args.zip), key, args.overwrite, [args.project, project.data_path])
+    check_destination(release_target(out, args.zip), key, args.overwrite, [args.project, project.data_path],
+                      _other_files(args))
     from ppdp_desktop.core.release.provenance import current_provenance, file_sha256
     from ppdp_desktop.core.release.provenance_compare import PreviousRelease
 
@@ -512,8 +513,7 @@ def open_signer(args: argparse.Namespace):
 def run_signing_key(args: argparse.Namespace) -> int:
     """``ppdp signing-key FILE``: make a signing key and print its fingerprint (``--show``: of an existing one)."""
     from ppdp_desktop.cli.passphrase import SIGNING_ENV_VAR
-    from ppdp_desktop.core.release.publish import is_our_key
-    from ppdp_desktop.core.release.signing import new_signing_key, open_signing_key
+    from ppdp_desktop.core.release.signing import check_signing_key_target, new_signing_key, open_signing_key
 
     refuse_stdio(args.file, "FILE", SECRET)
     path = Path(args.file)
@@ -522,8 +522,10 @@ def run_signing_key(args: argparse.Namespace) -> int:
                                                      what="the signing key"))
         print(f"fingerprint: {key.fingerprint}")
         return 0
-    if path.exists() and not (args.overwrite and is_our_key(path)):
-        raise InputError(f"{path} already exists; choose another file (--overwrite replaces only a key file of ours).")
+    if args.passphrase_file and _same_file(path, args.passphrase_file):
+        raise InputError(f"{path} is the passphrase file (--passphrase-file); a file another option names is never "
+                         "written over. Choose another file.")
+    check_signing_key_target(path, args.overwrite)  # only a signing key is replaced, never a release's key
     passphrase = read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
                                      names=(args.file,), env_var=SIGNING_ENV_VAR, what="the signing key")
     key = new_signing_key(path, passphrase, overwrite=args.overwrite)
@@ -531,6 +533,23 @@ def run_signing_key(args: argparse.Namespace) -> int:
           "Give this fingerprint to your recipients by another channel (letter, phone, your web page); keep the key "
           "file and its passphrase to yourself.")
     return 0
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
+def _other_files(args: argparse.Namespace) -> dict[str, str | None]:
+    """The files other options of a releasing command name (setting -> path): never written over by the release or
+    its key, whatever ``--overwrite`` says."""
+    return {"sign": getattr(args, "sign", None), "passphrase-file": getattr(args, "passphrase_file", None),
+            "sign-passphrase-file": getattr(args, "sign_passphrase_file", None),
+            "secret": getattr(args, "secret", None), "pairs": getattr(args, "pairs", None),
+            "secret-passphrase-file": getattr(args, "secret_passphrase_file", None),
+            "value-choices": getattr(args, "value_choices", None)}
 
 
 def run_estimate(args: argparse.Namespace) -> int:

@@ -1,0 +1,166 @@
+"""The fail-closed battery, files half (issue 32): key kinds, devices and FIFOs as inputs, a huge cell, too many
+workers, a full disk after the release is complete. Each case ends in one ``ppdp: error:`` line and a non-zero exit
+(never 70), and writes nothing it must not (the battery's rules: tests/test_fuzz_battery.py, whose helpers and
+fixtures these cases share). The kill -9 cases (streamed spill, interrupted overwrite) are in
+tests/test_kill_leftovers.py."""
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pytest
+
+from ppdp_desktop.cli import main
+from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.release.keyheader import MAGIC, SECRET_MAGIC, SIGNING_MAGIC
+from ppdp_desktop.core.release.signing import PURPOSE, new_signing_key, open_signing_key
+from tests.test_fuzz_battery import PASSPHRASE, _assert_refused, _run, _snapshot, base, work  # noqa: F401
+
+SIGNING = "a signing passphrase 42"
+RELEASE_ARGS = ["--sensitive", "diagnosis", "--rho1", "0.1", "--rho2", "0.6", "--no-report"]
+
+
+def _old_signing_key(path: Path) -> Path:
+    """A signing key as the app wrote it before issue 32: the release key's magic, told apart by its purpose."""
+    from base64 import b64encode
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    raw = Ed25519PrivateKey.generate().private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    keyfile.seal({"kind": "ppdp-signing-key", "algorithm": "Ed25519", "private": b64encode(raw).decode()}, SIGNING,
+                 PURPOSE, path)
+    return path
+
+
+def _project(work: Path) -> Path:
+    from ppdp_desktop.core.project import Project
+
+    path = work / "monthly.ppdp"
+    Project(data_path=str(work / "in" / "d.csv"), roles={"diagnosis": "sensitive", "patient": "identifier"},
+            method="uniform", theta=None, rho1=0.1, rho2=0.6).save(path)
+    return path
+
+
+def test_each_kind_of_sealed_file_has_its_own_magic_and_old_ones_still_open(tmp_path: Path) -> None:
+    new = new_signing_key(tmp_path / "new.ppdpsign", SIGNING)
+    assert (tmp_path / "new.ppdpsign").read_bytes()[:8] == SIGNING_MAGIC != MAGIC
+    assert open_signing_key(tmp_path / "new.ppdpsign", SIGNING).fingerprint == new.fingerprint
+    old = _old_signing_key(tmp_path / "old.ppdpsign")
+    assert old.read_bytes()[:8] == MAGIC
+    assert open_signing_key(old, SIGNING).fingerprint  # a signing key of before still signs
+    from ppdp_desktop.core.release.custodian_secret import create_secret
+
+    create_secret("ward 7", PASSPHRASE, tmp_path / "custodian.secret")
+    assert (tmp_path / "custodian.secret").read_bytes()[:8] == SECRET_MAGIC
+
+
+def _sealed(work: Path, kind: str) -> Path:
+    """A sealed file of ``kind`` in the work folder (signing keys under the signing passphrase)."""
+    if kind == "signing key":
+        new_signing_key(work / "s1.sig", SIGNING)
+        return work / "s1.sig"
+    if kind == "old signing key":
+        return _old_signing_key(work / "s1.sig")
+    if kind == "custodian secret":
+        from ppdp_desktop.core.release.custodian_secret import create_secret
+
+        create_secret("ward 7", PASSPHRASE, work / "custodian.secret")
+        return work / "custodian.secret"
+    return work / "rel.key"
+
+
+KIND_CASES = {  # argv (the sealed file as {file}) -> fragment of the one error line
+    "anonymize --key SIGNING --overwrite": ("signing key", ["anonymize", "{data}", "--out", "{out}", "--key", "{file}",
+                                                            "--overwrite", *RELEASE_ARGS], "is a signing key file"),
+    "anonymize --key OLD-SIGNING --overwrite": ("old signing key", ["anonymize", "{data}", "--out", "{out}", "--key",
+                                                                    "{file}", "--overwrite", *RELEASE_ARGS],
+                                                "is a signing key file"),
+    "anonymize --key SECRET --overwrite": ("custodian secret", ["anonymize", "{data}", "--out", "{out}", "--key",
+                                                                "{file}", "--overwrite", *RELEASE_ARGS],
+                                           "is a custodian secret"),
+    "anonymize --sign S --key S --overwrite": ("signing key", ["anonymize", "{data}", "--out", "{out}", "--key",
+                                                               "{file}", "--sign", "{file}", "--overwrite",
+                                                               *RELEASE_ARGS], "--sign"),
+    "anonymize --streaming --sign S --key S": ("signing key", ["anonymize", "{data}", "--out", "{out}", "--streaming",
+                                                               "--key", "{file}", "--sign", "{file}", "--overwrite",
+                                                               *RELEASE_ARGS], "--sign"),
+    "run --sign S --key S --overwrite": ("signing key", ["run", "{project}", "--out", "{out}", "--key", "{file}",
+                                                         "--sign", "{file}", "--overwrite"], "--sign"),
+    "run --key OLD-SIGNING --overwrite": ("old signing key", ["run", "{project}", "--out", "{out}", "--key", "{file}",
+                                                              "--overwrite"], "is a signing key file"),
+    "demo --key SIGNING --overwrite": ("signing key", ["demo", "--out", "{out}", "--key", "{file}", "--overwrite"],
+                                       "is a signing key file"),
+    "signing-key RELEASE-KEY --overwrite": ("release key", ["signing-key", "{file}", "--overwrite"],
+                                            "is a release's key file"),
+    "signing-key SECRET --overwrite": ("custodian secret", ["signing-key", "{file}", "--overwrite"],
+                                       "is a custodian secret"),
+    "signing-key --passphrase-file FILE FILE": ("signing key", ["signing-key", "{file}", "--overwrite",
+                                                                "--passphrase-file", "{file}"], "passphrase file"),
+}
+
+
+@pytest.mark.parametrize("case", list(KIND_CASES))
+def test_overwrite_never_replaces_a_sealed_file_of_another_kind(work: Path, capsys, monkeypatch, case: str) -> None:
+    """Issue 32, 1: each of these exited 0 and destroyed the file (a signing key, a release's key, a secret)."""
+    monkeypatch.setenv("PPDP_SIGNING_PASSPHRASE", SIGNING)
+    kind, argv, fragment = KIND_CASES[case]
+    sealed = _sealed(work, kind)
+    project = _project(work) if "{project}" in argv else None
+    before = _snapshot(work)
+    code, err = _run(capsys, [a.format(data=work / "in" / "d.csv", out=work / "out", file=sealed, project=project)
+                              for a in argv])
+    _assert_refused(code, err, fragment)
+    assert _snapshot(work) == before  # the sealed file untouched, nothing written
+    assert not (work / "out").exists() and not [p for p in work.iterdir() if p.name.startswith(".")]
+
+
+def test_overwrite_still_replaces_a_file_of_the_same_kind(work: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("PPDP_SIGNING_PASSPHRASE", SIGNING)
+    old = _old_signing_key(work / "s1.sig")
+    first = open_signing_key(old, SIGNING).fingerprint
+    assert _run(capsys, ["signing-key", old, "--overwrite"])[0] == 0  # a signing key (of before) over a signing key
+    assert old.read_bytes()[:8] == SIGNING_MAGIC and open_signing_key(old, SIGNING).fingerprint != first
+    code, err = _run(capsys, ["anonymize", work / "in" / "d.csv", "--out", work / "rel", "--key", work / "rel.key",
+                              "--overwrite", *RELEASE_ARGS])
+    assert code == 0, err  # a release's key over a release's key
+
+
+def test_a_full_disk_while_the_custodian_report_is_written_publishes_nothing(work: Path, capsys, monkeypatch) -> None:
+    """Issue 32, 9: the report was written after the publish; its ENOSPC said "Nothing was published" over a
+    complete release. Now it is written before: the failure leaves nothing, and says so truly."""
+    from ppdp_desktop.core.report import files
+
+    def full(*_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files, "write_html", full)
+    out = work / "new"
+    code, err = _run(capsys, ["anonymize", work / "in" / "d.csv", "--out", out, "--key", work / "new.key",
+                              *RELEASE_ARGS[:-1]])
+    _assert_refused(code, err, "Nothing was published")
+    assert not out.exists() and not (work / "new.key").exists()
+    assert not [p for p in work.iterdir() if p.name.startswith(".")]
+
+
+def test_a_failure_after_the_publish_says_what_was_published(work: Path, capsys, monkeypatch) -> None:
+    """A disk full (or Ctrl+C) after the release and its key are in place never says "nothing was published"."""
+    from ppdp_desktop.core.release import package_report
+
+    def full(self):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(package_report.StagedCustodianReport, "commit", full)
+    out = work / "new"
+    code, err = _run(capsys, ["anonymize", work / "in" / "d.csv", "--out", out, "--key", work / "new.key",
+                              *RELEASE_ARGS[:-1]])
+    _assert_refused(code, err, f"The release {out} and its key {work / 'new.key'} are published and complete")
+    assert "othing was" not in err and out.is_dir() and (work / "new.key").is_file()
+    assert _run(capsys, ["verify", out])[0] == 0
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("ppdp_desktop.cli.commands.print_summary", interrupted)
+    code, err = _run(capsys, ["anonymize", work / "in" / "d.csv", "--out", work / "third", *RELEASE_ARGS])
+    assert code == 4 and "nothing was written" not in err and f"The release {work / 'third'} was published" in err, err

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from ppdp_desktop.cli import main
 from ppdp_desktop.core.release import keyfile
 from ppdp_desktop.core.release.keyheader import MAGIC, SECRET_MAGIC, SIGNING_MAGIC
 from ppdp_desktop.core.release.signing import PURPOSE, new_signing_key, open_signing_key
-from tests.test_fuzz_battery import PASSPHRASE, _assert_refused, _run, _snapshot, base, work  # noqa: F401
+from tests import test_fuzz_battery as battery
+from tests.test_fuzz_battery import PASSPHRASE, _assert_refused, _run, _snapshot
+
+base, work = battery.base, battery.work  # the battery's fixtures: a data file and a release with its key, copied
 
 SIGNING = "a signing passphrase 42"
 RELEASE_ARGS = ["--sensitive", "diagnosis", "--rho1", "0.1", "--rho2", "0.6", "--no-report"]

@@ -6,6 +6,9 @@ tests/test_kill_leftovers.py."""
 from __future__ import annotations
 
 import errno
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from tests.test_fuzz_battery import PASSPHRASE, _assert_refused, _run, _snapshot
 
 base, work = battery.base, battery.work  # the battery's fixtures: a data file and a release with its key, copied
 
+REPO = Path(__file__).resolve().parents[1]
 SIGNING = "a signing passphrase 42"
 RELEASE_ARGS = ["--sensitive", "diagnosis", "--rho1", "0.1", "--rho2", "0.6", "--no-report"]
 
@@ -168,3 +172,84 @@ def test_a_failure_after_the_publish_says_what_was_published(work: Path, capsys,
     monkeypatch.setattr("ppdp_desktop.cli.commands.print_summary", interrupted)
     code, err = _run(capsys, ["anonymize", work / "in" / "d.csv", "--out", work / "third", *RELEASE_ARGS])
     assert code == 4 and "nothing was written" not in err and f"The release {work / 'third'} was published" in err, err
+
+
+def _cli(argv: list, timeout: int = 120) -> subprocess.CompletedProcess:
+    """``ppdp ARGV`` in a process of its own, bounded in time and memory: on a device or a FIFO the code before issue
+    32 read for ever (a MemoryError after a minute) or hung."""
+    def bounded() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PPDP_PASSPHRASE": PASSPHRASE}
+    return subprocess.run([sys.executable, "-m", "ppdp_desktop", *map(str, argv)], capture_output=True, text=True,
+                          env=env, cwd=REPO, timeout=timeout, preexec_fn=bounded)
+
+
+DEVICE_CASES = {  # argv (the FIFO as {fifo}, the work folder as {work}) -> fragment
+    "run /dev/zero": (["run", "/dev/zero"], "zero: is a character device, not a regular file"),
+    "run /dev/urandom": (["run", "/dev/urandom"], "urandom: is a character device"),
+    "run FIFO": (["run", "{fifo}"], "is a named pipe (FIFO), not a regular file"),
+    "anonymize FIFO.csv": (["anonymize", "{fifo}", "--out", "{work}/out", *RELEASE_ARGS], "named pipe (FIFO)"),
+    "anonymize --streaming FIFO.csv": (["anonymize", "{fifo}", "--out", "{work}/out", "--streaming", *RELEASE_ARGS],
+                                       "named pipe (FIFO)"),
+    "risk FIFO.csv": (["risk", "{fifo}", "--quasi", "sex"], "named pipe (FIFO)"),
+    "anonymize --pairs FIFO": (["anonymize", "{work}/in/d.csv", "--out", "{work}/out", "--pairs", "{fifo}",
+                                *RELEASE_ARGS], "named pipe (FIFO)"),
+    "lookup --passphrase-file /dev/zero": (["lookup", "{work}/rel", "{work}/rel.key", "--pseudonym", "R0",
+                                            "--passphrase-file", "/dev/zero"], "longer than 64 KiB"),
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+@pytest.mark.parametrize("case", list(DEVICE_CASES))
+def test_devices_and_fifos_are_refused_at_once(work: Path, case: str) -> None:
+    """Issue 32, 10 and 12: /dev/zero read until memory ran out (exit 70 after a minute), a FIFO hung."""
+    argv, fragment = DEVICE_CASES[case]
+    fifo = work / "in" / "pipe.csv"
+    os.mkfifo(fifo)
+    before = _snapshot(work)
+    done = _cli([a.format(fifo=fifo, work=work) for a in argv])
+    _assert_refused(done.returncode, done.stderr, fragment)
+    assert _snapshot(work) == before and not (work / "out").exists()
+
+
+def _huge_cell(work: Path, suffix: str, rows: int = 300) -> Path:
+    frame = battery._table(rows)
+    frame["diagnosis"] = frame["diagnosis"].astype(object)
+    frame.loc[rows - 3, "diagnosis"] = "x" * 2_000_000  # a 2-million-character cell
+    path = work / "in" / f"huge{suffix}"
+    frame.to_parquet(path) if suffix == ".parquet" else frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("how", ["csv", "csv streamed", "parquet"])
+def test_a_cell_over_the_limit_is_refused_naming_its_column_and_row(work: Path, capsys, how: str) -> None:
+    """Issue 32, 10 and 12: a 10-million-character cell became a 370 MB release (and crashed the report's fonts)."""
+    data = _huge_cell(work, ".parquet" if how == "parquet" else ".csv")
+    out = work / "out"
+    streamed = ["--streaming", "--chunk-size", "100"] if how == "csv streamed" else []
+    code, err = _run(capsys, ["anonymize", data, "--out", out, *streamed, *RELEASE_ARGS])
+    _assert_refused(code, err, "column 'diagnosis', data row 298 holds a cell of 2,000,000 characters")
+    assert "at most 1,048,576" in err and not out.exists()
+    assert not [p for p in work.iterdir() if p.name.startswith(".")]
+
+
+def test_a_cell_at_the_limit_is_read(tmp_path: Path) -> None:
+    from ppdp_desktop.core.data.cell_limit import MAX_CELL_CHARS
+    from ppdp_desktop.core.data.loading import load_table
+
+    path = tmp_path / "long.csv"
+    path.write_text("note,dx\n" + "é" * MAX_CELL_CHARS + ",flu\nshort,gout\n", encoding="utf-8")  # 2 MiB of UTF-8
+    assert load_table(path).frame["note"].str.len().max() == MAX_CELL_CHARS
+
+
+def test_too_many_workers_are_refused_before_any_work(work: Path, capsys) -> None:
+    """Issue 32, 12: --workers 10000 started processes until "Too many open files" tracebacks filled the screen."""
+    pytest.importorskip("distributed")
+    before = _snapshot(work)
+    code, err = _run(capsys, ["anonymize", work / "in" / "d.csv", "--out", work / "out", "--engine", "dask",
+                              "--workers", "10000", *RELEASE_ARGS])
+    _assert_refused(code, err, "--workers 10,000 is more worker processes than this computer can run: at most")
+    assert _snapshot(work) == before and not (work / "out").exists()

@@ -190,6 +190,10 @@ def _anonymize(args: argparse.Namespace) -> int:
     mode = choose_mode(args.data, asked=args.streaming or args.engine == "dask", refused=args.in_memory)
     if mode.streaming:
         _check_streamable(args)
+    if args.engine == "dask":
+        from ppdp_desktop.core.streaming.dask_cluster import check_worker_count
+
+        check_worker_count(args.workers)  # before the passphrase is asked and any work
     passphrase = (read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
                                       names=(args.data, args.out, args.key)) if args.key else None)
     _warn_seed(args.seed)

@@ -115,6 +115,7 @@ def test_overwrite_never_replaces_a_sealed_file_of_another_kind(work: Path, caps
     code, err = _run(capsys, [a.format(data=work / "in" / "d.csv", out=work / "out", file=sealed, project=project)
                               for a in argv])
     _assert_refused(code, err, fragment)
+    assert code == 3, err  # an output that cannot be used (docs/cli.md)
     assert _snapshot(work) == before  # the sealed file untouched, nothing written
     assert not (work / "out").exists() and not [p for p in work.iterdir() if p.name.startswith(".")]
 
@@ -212,6 +213,7 @@ def test_devices_and_fifos_are_refused_at_once(work: Path, case: str) -> None:
     before = _snapshot(work)
     done = _cli([a.format(fifo=fifo, work=work) for a in argv])
     _assert_refused(done.returncode, done.stderr, fragment)
+    assert done.returncode == (2 if "passphrase" in case else 3), done.stderr  # docs/cli.md
     assert _snapshot(work) == before and not (work / "out").exists()
 
 
@@ -252,4 +254,5 @@ def test_too_many_workers_are_refused_before_any_work(work: Path, capsys) -> Non
     code, err = _run(capsys, ["anonymize", work / "in" / "d.csv", "--out", work / "out", "--engine", "dask",
                               "--workers", "10000", *RELEASE_ARGS])
     _assert_refused(code, err, "--workers 10,000 is more worker processes than this computer can run: at most")
+    assert code == 2, err
     assert _snapshot(work) == before and not (work / "out").exists()

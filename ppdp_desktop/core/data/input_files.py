@@ -26,7 +26,7 @@ def file_kind(mode: int) -> str | None:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def check_regular(path: str | Path, what: str = "data file") -> Path:
+def check_regular(path: str | os.PathLike[str], what: str = "data file") -> Path:
     """``path`` if it names a regular file (a link to one counts); else an :class:`InputError` naming what it is.
 
     A missing path is left to the reader (its own "not found" message); ``what`` says what was expected there.

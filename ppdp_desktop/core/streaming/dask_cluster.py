@@ -110,11 +110,15 @@ def _local_cluster(distributed: Any, workers: int) -> Any:
     """A LocalCluster of ``workers`` single-threaded processes, started quietly (:mod:`.dask_quiet`). Interrupted
     while it starts (Ctrl+C), the half-started cluster is closed here, so that Dask's own exit handler does not
     print a traceback trying again."""
+    import dask
     from distributed.deploy.spec import SpecCluster
 
     before = set(SpecCluster._instances)
     try:
-        with workers_speak_nowhere():  # a Ctrl+C ends each worker without a traceback
+        # the workers never spill task data to their scratch folder on disk (pass 1 brings the plan's columns,
+        # identifiers included, in clear): what they spill is the job's own, sealed (.sealed_spill)
+        with workers_speak_nowhere(), dask.config.set({"distributed.worker.memory.target": False,
+                                                       "distributed.worker.memory.spill": False}):
             return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                             dashboard_address=None, silence_logs=logging.CRITICAL,
                                             scheduler_kwargs={"dashboard_address": ":0"})  # no fixed port

@@ -41,14 +41,15 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "PPDP_PASSPHRASE": PASSPHRASE, "PYTHONPATH": str(REPO)}
 
 
-def _kill_when_spilling(command: list[str], where: Path, env: dict[str, str]) -> None:
-    """Start ``command`` and kill -9 it once the key's record table (identifiers) is being spilled under ``where``."""
+def _kill_when_spilling(command: list[str], where: Path, env: dict[str, str], pattern: str = "key-records*") -> None:
+    """Start ``command`` and kill -9 it once a file ``pattern`` under ``where`` has some bytes (by default the key's
+    record table, the identifiers, being spilled)."""
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=REPO)
     children = []
     deadline = time.monotonic() + 240
     try:
         while time.monotonic() < deadline:
-            spilled = [p for p in where.rglob("key-records*") if p.is_file() and p.stat().st_size > 4096]
+            spilled = [p for p in where.rglob(pattern) if p.is_file() and p.stat().st_size > 4096]
             if spilled:
                 break
             if process.poll() is not None:
@@ -81,8 +82,10 @@ def _clear_text(folder: Path) -> list[str]:
                                                                     or NAME_MARK in data)]
 
 
-@pytest.mark.parametrize("engine", ["streaming", "dask"])
-def test_a_job_killed_while_it_spills_leaves_no_identifier_in_clear(tmp_path: Path, engine: str) -> None:
+@pytest.mark.parametrize(("engine", "moment"), [("streaming", "key-records*"), ("streaming", "release.csv"),
+                                                ("dask", "key-records*")])
+def test_a_job_killed_while_it_spills_leaves_no_identifier_in_clear(tmp_path: Path, engine: str, moment: str) -> None:
+    """Killed in pass 2 (the identifiers spilled for the key) or while the data file is written (the spill whole)."""
     if engine == "dask":
         pytest.importorskip("distributed")
     data = _patients(tmp_path / "patients.csv", 120_000 if engine == "streaming" else 60_000)
@@ -92,7 +95,7 @@ def test_a_job_killed_while_it_spills_leaves_no_identifier_in_clear(tmp_path: Pa
     args = ["anonymize", str(data), "--out", str(out), "--key", str(key), "--sensitive", "dx", "--identifier",
             "patient_id,name", "--theta", "3", "--method", "uniform", "--no-report", "--quiet", "--chunk-size", "2000"]
     args += ["--streaming"] if engine == "streaming" else ["--engine", "dask", "--workers", "1"]
-    _kill_when_spilling([sys.executable, "-m", "ppdp_desktop", *args], shared, _env(tmp_path))
+    _kill_when_spilling([sys.executable, "-m", "ppdp_desktop", *args], shared, _env(tmp_path), moment)
     assert not out.exists() and not key.exists()
     left = [p for p in shared.iterdir() if p.name.startswith(".")]
     assert left  # the killed run's hidden folder is still there...
@@ -174,3 +177,17 @@ def test_after_the_new_release_is_in_place_the_backups_go_and_the_new_pair_stays
     assert main(["verify", str(out)]) == 0
     assert _pair(out) == new and new[0] == new[1]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rel", "rel.ppdpkey"]
+
+
+def test_the_next_start_of_the_window_settles_what_a_killed_job_left(tmp_path: Path) -> None:
+    pytest.importorskip("PySide6")
+    out = tmp_path / "rel"
+    assert _publish(tmp_path, out, "", 1) == 0
+    old = _pair(out)
+    assert _publish(tmp_path, out, "new key in place", 2) == -signal.SIGKILL
+    shown = subprocess.run([sys.executable, "-c", "import sys; from ppdp_desktop.gui.app import main; "
+                            "sys.exit(main(['--quit-when-shown']))"], env={**_env(tmp_path), "QT_QPA_PLATFORM": "offscreen"},
+                           cwd=REPO, timeout=300, capture_output=True, text=True)
+    assert "shown" in shown.stdout, shown.stderr
+    assert f"{out} was put back" in shown.stderr
+    assert _pair(out) == old and sorted(p.name for p in tmp_path.iterdir()) == ["rel", "rel.ppdpkey"]

@@ -72,12 +72,12 @@ def check_signing_key_target(path: str | Path, overwrite: bool) -> None:
     if not (target.exists() or target.is_symlink()):
         return
     if not overwrite:
-        raise KeyFileError(f"{target} already exists; choose another file (--overwrite replaces only a signing key "
-                           "file).", file=str(target))
+        raise KeyFileError(f"{target} already exists; choose another file ({setting_ref('overwrite')} replaces only "
+                           "a signing key file).", file=str(target))
     kind = kind_of(target) if target.is_file() and not target.is_symlink() else None
     if kind != SIGNING_KEY:
-        raise KeyFileError(f"{target} is {describe(kind)}, not a signing key file; --overwrite replaces only a "
-                           "signing key file. Choose another file.", file=str(target))
+        raise KeyFileError(f"{target} is {describe(kind)}, not a signing key file; {setting_ref('overwrite')} "
+                           "replaces only a signing key file. Choose another file.", file=str(target))
 
 
 def new_signing_key(path: str | Path, passphrase: str, overwrite: bool = False) -> SigningKey:

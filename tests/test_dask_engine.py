@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 from ppdp_desktop.cli import main
@@ -133,9 +132,10 @@ def test_the_cluster_writer_gives_what_the_local_writer_gives(data_file, cluster
         local.sha256, local.n_records, local.columns, local.guarded, local.secrets)
     assert data.guarded == ["town"]
     pd.testing.assert_frame_equal(data.quasi, local.quasi)
-    with pa.ipc.open_stream(data.identifiers) as a, pa.ipc.open_stream(local.identifiers) as b:
-        records = a.read_all()
-        assert records.equals(b.read_all()) and records.num_rows == N
+    from ppdp_desktop.core.streaming.sealed_spill import open_sealed
+
+    records = open_sealed(data.identifiers, data.spill_key).read_all()  # sealed under each job's own spill key
+    assert records.equals(open_sealed(local.identifiers, local.spill_key).read_all()) and records.num_rows == N
 
 
 def test_the_report_sample_is_gathered_on_the_workers(data_file, cluster, tmp_path):

@@ -35,3 +35,23 @@ def test_a_wrong_signing_passphrase_is_said_and_nothing_is_written(qtbot, page, 
     with qtbot.waitSignal(state.worker.errored, timeout=TIMEOUT):
         qtbot.mouseClick(page.export_button, Qt.MouseButton.LeftButton)
     assert not (tmp_path / "release").exists()
+
+
+def test_the_release_key_is_never_written_over_the_signing_key(qtbot, page, state, tmp_path):  # noqa: F811 - fixtures
+    """Issue 32, 1: the same file as signing key and as the release's key, "replace" ticked: the release was signed,
+    then the custodian's signing key destroyed by the release's key. Refused before any work, the key untouched."""
+    signing = tmp_path / "custodian.ppdpsign"
+    new_signing_key(signing, SIGNING)
+    before = signing.read_bytes()
+    fill(page, tmp_path / "release", key=signing)
+    qtbot.keyClick(page.overwrite_check, Qt.Key.Key_Space)  # "replace an existing release", ticked from the keyboard
+    assert page.overwrite_check.isChecked()
+    qtbot.keyClicks(page.signing.key_edit, str(signing))
+    qtbot.keyClicks(page.signing.passphrase_edit, SIGNING)
+    qtbot.mouseClick(page.export_button, Qt.MouseButton.LeftButton)
+    assert "'Sign with'" in page.error_label.text() and str(signing) in page.error_label.text()
+    assert not state.worker.is_running() and signing.read_bytes() == before and not (tmp_path / "release").exists()
+    page.key_edit.setText(str(tmp_path / "release.ppdpkey"))  # another key file: the export goes ahead
+    with qtbot.waitSignal(state.exported, timeout=TIMEOUT):
+        qtbot.mouseClick(page.export_button, Qt.MouseButton.LeftButton)
+    assert signing.read_bytes() == before

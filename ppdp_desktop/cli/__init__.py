@@ -14,6 +14,7 @@ from ppdp_desktop.cli.exit_codes import ExitCode, exit_code_for
 from ppdp_desktop.cli.output import console
 from ppdp_desktop.cli.parser import build_parser
 from ppdp_desktop.core.errors import PPDPError, os_error_message
+from ppdp_desktop.core.release.publish import published
 
 EXIT_USER_ERROR = ExitCode.USAGE  # the former names, kept for callers
 EXIT_INTERNAL = ExitCode.INTERNAL
@@ -48,21 +49,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.USAGE
     start = time.perf_counter()
     held = None
+    _sweep()
+    before = len(published())
     try:
         with console(args) as held:
             code = int(COMMANDS[args.command](args))
     except (PPDPError, KeyboardInterrupt) as exc:
         code = exit_code_for(exc)
         if isinstance(exc, KeyboardInterrupt):
-            print("ppdp: interrupted; nothing was written.", file=sys.stderr)
+            print(f"ppdp: interrupted; {_what_was_written(before) or 'nothing was written.'}", file=sys.stderr)
         else:
-            _error(args, code, str(exc))
+            _error(args, code, _honest(str(exc), before))
         return code
     except OSError as exc:  # a full disk, a read-only folder, a missing folder: the user's to fix
         message = os_error_message(exc)
         if message is None:
             return _internal(args, exc)
-        _error(args, ExitCode.INPUT, message)
+        _error(args, ExitCode.INPUT, _honest(message, before))
         return ExitCode.INPUT
     except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback
         return _internal(args, exc)
@@ -72,6 +75,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ppdp: {args.command} finished in {time.perf_counter() - start:.2f} s, exit status {code} "
               f"({_name(code)})", file=sys.stderr)
     return code
+
+
+def _sweep() -> None:
+    """What a killed job left (:func:`~ppdp_desktop.core.release.leftovers.sweep`): an old release it had moved
+    aside is put back (said on stderr), its temporary files are removed."""
+    from ppdp_desktop.core.release.leftovers import sweep
+
+    for line in sweep():
+        print(f"ppdp: note: {line}.", file=sys.stderr)
+
+
+def _what_was_written(before: int) -> str:
+    """The releases this command put in place before it failed, as a sentence ("" when none)."""
+    done = published()[before:]
+    if not done:
+        return ""
+    return " ".join(f"The release {out} and its key {key} were published before this, and are complete."
+                    if key is not None else f"The release {out} was published before this, and is complete."
+                    for out, key in done)
+
+
+def _honest(message: str, before: int) -> str:
+    """``message``, whose "nothing was published" is replaced by what was when a release is in place already."""
+    done = _what_was_written(before)
+    if not done or "published and complete" in message:
+        return message
+    for phrase in ("Nothing was published.", "nothing was published.", "Nothing was written.", "nothing was written."):
+        message = message.replace(phrase, "")
+    return f"{message.rstrip()} {done}"
 
 
 def _replay(held) -> None:

@@ -167,7 +167,7 @@ def _anonymize(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if get_method(settings.method).needs_key and not args.key:
         raise ParameterError(f"--method {settings.method} needs --key FILE: without the key nobody could decode the aliases.")
-    check_destination(release_target(args.out, args.zip), args.key, args.overwrite, [args.data])
+    check_destination(release_target(args.out, args.zip), args.key, args.overwrite, [args.data], _other_files(args))
     from ppdp_desktop.core.streaming.mode import choose_mode
 
     if args.streaming and args.in_memory:
@@ -175,6 +175,10 @@ def _anonymize(args: argparse.Namespace) -> int:
     mode = choose_mode(args.data, asked=args.streaming or args.engine == "dask", refused=args.in_memory)
     if mode.streaming:
         _check_streamable(args)
+    if args.engine == "dask":
+        from ppdp_desktop.core.streaming.dask_cluster import check_worker_count
+
+        check_worker_count(args.workers)  # before the passphrase is asked and any work
     passphrase = (read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
                                       names=(args.data, args.out, args.key)) if args.key else None)
     _warn_seed(args.seed)
@@ -429,8 +433,7 @@ def open_signer(args: argparse.Namespace):
 def run_signing_key(args: argparse.Namespace) -> int:
     """``ppdp signing-key FILE``: make a signing key and print its fingerprint (``--show``: of an existing one)."""
     from ppdp_desktop.cli.passphrase import SIGNING_ENV_VAR
-    from ppdp_desktop.core.release.publish import is_our_key
-    from ppdp_desktop.core.release.signing import new_signing_key, open_signing_key
+    from ppdp_desktop.core.release.signing import check_signing_key_target, new_signing_key, open_signing_key
 
     refuse_stdio(args.file, "FILE", SECRET)
     path = Path(args.file)
@@ -439,8 +442,10 @@ def run_signing_key(args: argparse.Namespace) -> int:
                                                      what="the signing key"))
         print(f"fingerprint: {key.fingerprint}")
         return 0
-    if path.exists() and not (args.overwrite and is_our_key(path)):
-        raise InputError(f"{path} already exists; choose another file (--overwrite replaces only a key file of ours).")
+    if args.passphrase_file and _same_file(path, args.passphrase_file):
+        raise InputError(f"{path} is the passphrase file (--passphrase-file); a file another option names is never "
+                         "written over. Choose another file.")
+    check_signing_key_target(path, args.overwrite)  # only a signing key is replaced, never a release's key
     passphrase = read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,
                                      names=(args.file,), env_var=SIGNING_ENV_VAR, what="the signing key")
     key = new_signing_key(path, passphrase, overwrite=args.overwrite)
@@ -448,6 +453,23 @@ def run_signing_key(args: argparse.Namespace) -> int:
           "Give this fingerprint to your recipients by another channel (letter, phone, your web page); keep the key "
           "file and its passphrase to yourself.")
     return 0
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
+def _other_files(args: argparse.Namespace) -> dict[str, str | None]:
+    """The files other options of a releasing command name (setting -> path): never written over by the release or
+    its key, whatever ``--overwrite`` says."""
+    return {"sign": getattr(args, "sign", None), "passphrase-file": getattr(args, "passphrase_file", None),
+            "sign-passphrase-file": getattr(args, "sign_passphrase_file", None),
+            "secret": getattr(args, "secret", None), "pairs": getattr(args, "pairs", None),
+            "secret-passphrase-file": getattr(args, "secret_passphrase_file", None),
+            "value-choices": getattr(args, "value_choices", None)}
 
 
 def run_estimate(args: argparse.Namespace) -> int:

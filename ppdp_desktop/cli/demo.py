@@ -11,7 +11,7 @@ import argparse
 import os
 from pathlib import Path
 
-from ppdp_desktop.cli.commands import FOLDER, SECRET, _finish
+from ppdp_desktop.cli.commands import FOLDER, SECRET, _finish, _other_files
 from ppdp_desktop.cli.output import stdout_of, wants_json
 from ppdp_desktop.cli.passphrase import ENV_VAR, generate_passphrase, read_new_passphrase
 from ppdp_desktop.cli.streams import refuse_stdio
@@ -33,7 +33,7 @@ def run_demo(args: argparse.Namespace) -> int:
     refuse_stdio(args.key, "--key", SECRET)
     out = Path(args.out)
     key = Path(args.key) if args.key else out.with_name(out.name + ".ppdpkey")
-    check_destination(release_target(out, args.zip), key, args.overwrite)
+    check_destination(release_target(out, args.zip), key, args.overwrite, others=_other_files(args))
     made: Path | None = None
     if args.passphrase_file or os.environ.get(ENV_VAR):
         passphrase = read_new_passphrase(args.passphrase_file, allow_weak=args.allow_weak_passphrase,

@@ -11,7 +11,6 @@ import argparse
 import getpass
 import os
 import sys
-from pathlib import Path
 
 from ppdp_desktop.core.errors import ParameterError, phrase
 from ppdp_desktop.core.release.passphrase_policy import (
@@ -25,6 +24,8 @@ from ppdp_desktop.core.release.passphrase_policy import (
 )
 
 ENV_VAR = "PPDP_PASSPHRASE"
+#: the most a passphrase file may hold (its first line is the passphrase)
+PASSPHRASE_FILE_BYTES = 64 << 10
 SIGNING_ENV_VAR = "PPDP_SIGNING_PASSPHRASE"
 
 
@@ -32,8 +33,13 @@ def read_passphrase(passphrase_file: str | None, *, confirm: bool, env_var: str 
                     what: str = "the key file") -> str:
     """``--passphrase-file`` (first line), else ``env_var`` (``PPDP_PASSPHRASE``), else a prompt (twice to seal)."""
     if passphrase_file:
-        try:
-            lines = Path(passphrase_file).read_text(encoding="utf-8-sig").splitlines()  # Notepad's BOM
+        try:  # at most 64 KiB: /dev/zero or /dev/urandom given by mistake never ends (a pipe, <(...), is fine)
+            with open(passphrase_file, "rb") as handle:
+                raw = handle.read(PASSPHRASE_FILE_BYTES + 1)
+            if len(raw) > PASSPHRASE_FILE_BYTES:
+                raise ParameterError(f"The passphrase file {passphrase_file} is longer than {PASSPHRASE_FILE_BYTES >> 10} "
+                                     "KiB; give a file whose first line is the passphrase.")
+            lines = raw.decode("utf-8-sig").splitlines()  # Notepad's BOM
         except (OSError, UnicodeDecodeError) as exc:
             raise ParameterError(f"Cannot read the passphrase file {passphrase_file}: {exc}.") from exc
         if not lines or not lines[0]:

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from ppdp_desktop.cli.commands import FOLDER, SECRET, _emit_released, _warn_seed, open_signer, print_summary
+from ppdp_desktop.cli.commands import FOLDER, SECRET, _emit_released, _other_files, _warn_seed, open_signer, print_summary
 from ppdp_desktop.cli.passphrase import read_new_passphrase
 from ppdp_desktop.cli.streams import refuse_stdio
 from ppdp_desktop.core.errors import ParameterError
@@ -60,7 +60,8 @@ def run_project_file(args: argparse.Namespace) -> int:
     key, key_note = chosen_key(args, project)
     if not out:
         raise ParameterError(f"{Path(args.project).name} names no release folder; give --out DIR.")
-    check_destination(release_target(out, args.zip), key, args.overwrite, [args.project, project.data_path])
+    check_destination(release_target(out, args.zip), key, args.overwrite, [args.project, project.data_path],
+                      _other_files(args))
     from ppdp_desktop.core.release.provenance import current_provenance, file_sha256
     from ppdp_desktop.core.release.provenance_compare import PreviousRelease
 

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.loading import LoadOptions
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError
@@ -219,7 +220,7 @@ class Project:
 
     @classmethod
     def load(cls, path: str | Path) -> Project:
-        path = Path(path)
+        path = check_regular(path, "project file (.ppdp)")  # /dev/zero or a FIFO would never end or hang
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -75,8 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from ppdp_desktop.core.release.leftovers import sweep
     from ppdp_desktop.gui.main_window import MainWindow
 
+    for line in sweep():  # what a killed job left: an old release it had moved aside is put back, the rest removed
+        print(f"ppdp-desktop: note: {line}.", file=sys.stderr)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("PPDP Desktop")
     window = MainWindow()

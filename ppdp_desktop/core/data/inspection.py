@@ -20,6 +20,7 @@ import pandas as pd
 
 from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.encoding_guess import Candidate, EncodingUnclear, label
+from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.loading import FORMATS, SUPPORTED, read_sheet, sheet_names
 from ppdp_desktop.core.errors import InputError, setting_ref
 
@@ -91,8 +92,9 @@ def inspect_file(path: str | Path, *, sep: str | None = None, encoding: str | No
     if fmt is None:
         raise InputError(f"{source.name}: unsupported file type {source.suffix or '(no extension)'!r}; "
                          f"use one of {SUPPORTED}.")
-    if not source.is_file():
+    if not source.exists():
         raise InputError(f"{source.name}: file not found ({source}); check the path.")
+    check_regular(source, f"data file ({SUPPORTED})")  # a FIFO would hang the first look, a device never end
     facts = FileFacts(source, fmt)
     if fmt == "csv":
         _inspect_text(source, facts, sep, encoding, header_row)

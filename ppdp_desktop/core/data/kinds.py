@@ -26,6 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ppdp_desktop.core.data.cell_limit import check_cells
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.schema import Attribute, Kind, Schema, parse_kind
@@ -160,9 +161,11 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
     ------
     InputError
         Naming the file, the column, the first value that is not a number (numeric) or not a date (date),
-        its row or line in the file (``rows``; else its data row), and what to change.
+        or a cell longer than :data:`~.cell_limit.MAX_CELL_CHARS`, its row or line in the file (``rows``; else its
+        data row), and what to change.
     """
     values = _strings(values)
+    check_cells(values, column, source)
     if kind is Kind.NUMERIC:
         numbers = _numbers(pc.drop_null(values), decimal) if numbers is None else numbers
         if numbers is None:

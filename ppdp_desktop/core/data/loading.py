@@ -19,6 +19,7 @@ import pyarrow as pa
 from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.dataset import Dataset, TableLabels
 from ppdp_desktop.core.data.digest import FileDigest, digest_file, digest_of_bytes
+from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.kinds import type_text_columns, type_typed_frame
 from ppdp_desktop.core.data.schema import Attribute, Role, Schema
 from ppdp_desktop.core.data.source_rows import SourceRows, text_rows
@@ -101,8 +102,7 @@ def load_table(
         raise InputError(f"{name}: unsupported file type {suffix or '(no extension)'!r}; use one of {SUPPORTED}.")
     if not source.exists():
         raise InputError(f"{name}: file not found ({source}); check the path.")
-    if not source.is_file():
-        raise InputError(f"{name}: is a folder, not a data file; give the path of a file ({SUPPORTED}).")
+    check_regular(source, f"data file ({SUPPORTED})")  # a folder, a device or a FIFO (which would hang) is refused
     fmt = FORMATS[suffix]
     mark = _decimal_mark(decimal, name)
     first = _header_row(header_row, name)

@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ppdp_desktop.core.data import sniffing
+from ppdp_desktop.core.data.cell_limit import check_cells
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.digest import FileDigest, HashingReader
 from ppdp_desktop.core.data.kinds import convert, type_typed_frame
@@ -172,6 +173,7 @@ class StreamedFile:
             columns = {}
             for c in wanted:
                 values = batch.column(names[positions[c]])
+                check_cells(values, c, self.name, first_row=first + 1)  # a cell of millions of characters: refused
                 try:
                     columns[c] = convert(values, kinds[c], c, self.name, decimal).reset_index(drop=True)
                 except InputError as exc:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.errors import InputError
 
 
 def read_value_choices(path: str) -> dict[str, int]:
     """A CSV ``value,choice`` (header optional) of per-value default choices."""
+    check_regular(path, "value-choices file (CSV value,choice)")
     try:
         table = pd.read_csv(path, header=None, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     except (OSError, ValueError, pd.errors.ParserError) as exc:

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ppdp_desktop.core.data.domain import CategoricalDomain, label_text
+from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.errors import InputError, ParameterError
 
 #: the largest amplification bound used (10^6 is no protection to speak of, yet keeps the matrix entries
@@ -104,6 +105,7 @@ def theta_rule(domain: CategoricalDomain, theta: float) -> SensitivityRequiremen
 
 def read_pairs_file(path: Path) -> dict[str, tuple[float, float]]:
     """Read a CSV ``value,rho1,rho2`` (header optional) into ``{value text: (rho1, rho2)}``."""
+    check_regular(path, "pairs file (CSV value,rho1,rho2)")
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

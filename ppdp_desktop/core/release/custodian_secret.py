@@ -3,7 +3,8 @@
 It is made once per project (:func:`create_secret`) and kept on the custodian's computer, sealed under a passphrase
 exactly like a signing key (:mod:`.signing`): scrypt and authenticated encryption (:mod:`.keyfile`), bound to a
 purpose hash of the project's id instead of a release, so that one project's secret cannot be taken for another's,
-nor a release's key or a signing key for a secret. Its place: ``custodian.secret`` in the project's folder of the
+nor a release's key or a signing key for a secret; its magic bytes are its own (``PPDPSEC\\0``, since issue 32), so
+no ``--overwrite`` of a key replaces it (:mod:`.keykinds`). Its place: ``custodian.secret`` in the project's folder of the
 application-data folder (:func:`~ppdp_desktop.core.repeat.appdata.project_folder`).
 
 It never enters a release or its key file. Whoever holds the ledger but not the secret cannot test a guessed
@@ -21,6 +22,8 @@ from pathlib import Path
 
 from ppdp_desktop.core.errors import KeyFileError
 from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.release.keyheader import SECRET_MAGIC, SIGNING_MAGIC
+from ppdp_desktop.core.release.keykinds import SECRET, describe, kind_of
 from ppdp_desktop.core.release.signing import PURPOSE as SIGNING_PURPOSE
 from ppdp_desktop.core.repeat.appdata import project_folder, project_folder_name
 
@@ -77,9 +80,12 @@ def create_secret(project_id: str, passphrase: str, path: str | Path | None = No
         raise KeyFileError(f"Project {project_id!r} already has a custodian secret ({target}); open it with its "
                            "passphrase. Replacing it would make the next release independent of the earlier ones.",
                            file=str(target))
+    if target.exists() and kind_of(target) != SECRET:
+        raise KeyFileError(f"{target} is {describe(kind_of(target))}, not a custodian secret; it is never replaced by "
+                           "one. Choose another file.", file=str(target))
     key = os.urandom(SECRET_BYTES)
     payload = {"kind": KIND, "project": project_id, "secret": base64.b64encode(key).decode("ascii")}
-    keyfile.seal(payload, passphrase, purpose(project_id), target, overwrite=overwrite)
+    keyfile.seal(payload, passphrase, purpose(project_id), target, overwrite=overwrite, magic=SECRET_MAGIC)
     return CustodianSecret(key, project_id)
 
 
@@ -95,14 +101,15 @@ def open_secret(project_id: str, passphrase: str, path: str | Path | None = None
     target = Path(path) if path is not None else secret_path(project_id)
     if not target.exists():
         raise KeyFileError(f"Project {project_id!r} has no custodian secret at {target}.", file=str(target))
-    sealed_for = keyfile.read_header(target).manifest_sha256
-    if sealed_for == SIGNING_PURPOSE:
+    magic, header = keyfile.peek(target)
+    sealed_for = header.manifest_sha256
+    if sealed_for == SIGNING_PURPOSE or magic == SIGNING_MAGIC:
         raise KeyFileError(f"{target} is a signing key, not a custodian secret; give project {project_id!r}'s "
                            "custodian secret.", file=str(target))
     if sealed_for != purpose(project_id):
         raise KeyFileError(f"{target} is not project {project_id!r}'s custodian secret: it is sealed for something "
                            "else (another project's secret, or a release's key file).", file=str(target))
-    payload = keyfile.open_key(target, passphrase, sealed_for)
+    payload = keyfile.open_key(target, passphrase, sealed_for, magic=SECRET_MAGIC)
     if payload.get("kind") != KIND or payload.get("project") != project_id:
         raise KeyFileError(f"{target} is not a custodian secret file.", file=str(target))
     try:

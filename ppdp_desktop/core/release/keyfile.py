@@ -2,7 +2,8 @@
 
 Layout (format 2)::
 
-    b"PPDPKEY\\x00"        8 bytes, magic
+    magic                  8 bytes: b"PPDPKEY\\x00" (a release's key), b"PPDPSIG\\x00" (a signing key) or
+                           b"PPDPSEC\\x00" (a custodian secret); before issue 32 all three began with the first
     header length          4 bytes, unsigned big-endian
     header                 UTF-8 JSON, keys sorted (the fields of :class:`KeyHeader`)
     segments               the plaintext below, sealed segment by segment (:mod:`.keystream`, STREAM over
@@ -42,11 +43,15 @@ from ppdp_desktop.core.release.keyheader import (
     FORMAT_V1,
     FORMAT_VERSION,
     HEX64,
+    KIND_NAMES,
     MAGIC,
+    MAGICS,
     MAX_HEADER_BYTES,
     MAX_SEGMENT_BYTES,
     MIN_SEGMENT_BYTES,
     SEGMENT_BYTES,
+    SIGNING_MAGIC,
+    SIGNING_PURPOSE,
     KdfParams,
     KeyHeader,
     parse_header,
@@ -80,10 +85,11 @@ def _opened(path: str | Path) -> Iterator[tuple[BinaryIO, KeyHeader, bytes, int]
     label = str(path)
     truncated = KeyFileError(f"{label} is truncated or damaged")
     try:
+        _check_regular(path, label)
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             prefix = f.read(_PREFIX.size)
-            if prefix[: len(MAGIC)] != MAGIC[: len(prefix)]:
+            if not any(prefix[: len(m)] == m[: len(prefix)] for m in MAGICS):
                 raise KeyFileError(f"{label} is not a PPDP key file")
             if len(prefix) < _PREFIX.size:
                 raise truncated
@@ -105,14 +111,32 @@ def _opened(path: str | Path) -> Iterator[tuple[BinaryIO, KeyHeader, bytes, int]
         raise KeyFileError(f"Cannot read {label}: {exc.strerror or exc}") from None
 
 
+def _check_regular(path: str | Path, label: str) -> None:
+    """A key is read from a regular file only: a FIFO or a device would block or never end."""
+    import stat
+
+    if not stat.S_ISREG(os.stat(path).st_mode):  # a missing file: the OSError of the caller says so
+        raise KeyFileError(f"Cannot read {label}: it is not a regular file (a folder, a device or a pipe); give the key "
+                           "file itself.")
+
+
 def read_header(path: str | Path) -> KeyHeader:
     """Read and check a key file's clear-text header (no passphrase needed); KeyFileError if malformed."""
-    with _opened(path) as (_, header, _, _):
-        return header
+    return peek(path)[1]
 
 
-def open_key(path: str | Path, passphrase: str, manifest_sha256: str) -> dict[str, Any]:
+def peek(path: str | Path) -> tuple[bytes, KeyHeader]:
+    """A sealed file's magic (which kind of file it is: :data:`~.keyheader.MAGICS`) and checked header, read
+    without the passphrase; KeyFileError if it is not a well-formed sealed file."""
+    with _opened(path) as (_, header, aad, _):
+        return aad[: len(MAGIC)], header
+
+
+def open_key(path: str | Path, passphrase: str, manifest_sha256: str, *, magic: bytes = MAGIC) -> dict[str, Any]:
     """Decrypt the payload of a key file sealed for the release whose manifest hash is `manifest_sha256`.
+
+    ``magic``: the kind of file expected (a signing key or a custodian secret gives its own); one of another kind is
+    refused by name (a file of the first, shared magic is checked by its binding, as before issue 32).
 
     Returns
     -------
@@ -130,6 +154,11 @@ def open_key(path: str | Path, passphrase: str, manifest_sha256: str) -> dict[st
         raise TypeError("the passphrase must be a str")
     expected = _check_manifest(manifest_sha256)
     with _opened(path) as (f, header, aad, rest):
+        found = aad[: len(MAGIC)]
+        if found == MAGIC and header.manifest_sha256 == SIGNING_PURPOSE:  # a signing key made before issue 32
+            found = SIGNING_MAGIC
+        if found not in (magic, MAGIC):
+            raise KeyFileError(f"{path} is {KIND_NAMES[found]}, not {KIND_NAMES[magic]}")
         if header.manifest_sha256 != expected:
             raise KeyFileError(
                 f"{path} belongs to another release (its manifest is {header.manifest_sha256[:12]}…, "
@@ -240,6 +269,7 @@ def _plain(value: Any) -> str:
 def seal(
     payload: dict[str, Any], passphrase: str, manifest_sha256: str, path: str | Path, records: Records | None = None,
     *, kdf: KdfParams | None = None, overwrite: bool = False, segment_bytes: int = SEGMENT_BYTES,
+    magic: bytes = MAGIC,
 ) -> Path:
     """Encrypt `payload` (JSON-serializable) and `records` under `passphrase` into `path`, bound to one release.
 
@@ -260,6 +290,9 @@ def seal(
         Defaults to ``KdfParams()`` (fresh salt).
     segment_bytes : int
         Plaintext bytes per sealed segment (tests use small ones).
+    magic : bytes
+        The kind of file (:data:`~.keyheader.MAGICS`): a release's key by default; a signing key and a custodian
+        secret give their own, so that ``--overwrite`` can tell them apart (:mod:`.keykinds`).
 
     Returns
     -------
@@ -279,6 +312,8 @@ def seal(
             f"segment_bytes must be from {MIN_SEGMENT_BYTES} to {MAX_SEGMENT_BYTES}; got {segment_bytes!r}")
     if len(passphrase) < MIN_PASSPHRASE:
         raise KeyFileError(f"The passphrase must have at least {MIN_PASSPHRASE} characters (it has {len(passphrase)})")
+    if magic not in MAGICS:
+        raise ParameterError(f"magic must be one of {MAGICS}; got {magic!r}")
     if RECORDS in payload:
         raise KeyFileError(f"The key contents may not have an entry {RECORDS!r}: it is the record table's name")
     manifest, target = _check_manifest(manifest_sha256), Path(path)
@@ -295,7 +330,7 @@ def seal(
     now = datetime.now(UTC).replace(microsecond=0)
     prefix = os.urandom(PREFIX_BYTES)
     header = KeyHeader(FORMAT_VERSION, kdf, CIPHER, prefix, manifest, now, segment_bytes=segment_bytes)
-    aad = _PREFIX.pack(MAGIC, len(raw := header.to_bytes())) + raw
+    aad = _PREFIX.pack(magic, len(raw := header.to_bytes())) + raw
     key = segment_key(_derive(passphrase, kdf), header.nonce)
 
     def write(f: BinaryIO) -> None:

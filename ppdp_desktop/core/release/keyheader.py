@@ -7,6 +7,7 @@ checks the KDF parameters before anything is derived from them (no huge scrypt f
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -17,9 +18,19 @@ from typing import Any
 from ppdp_desktop.core.errors import KeyFileError, ParameterError
 from ppdp_desktop.core.release.keystream import PREFIX_BYTES, TAG_BYTES
 
-__all__ = ["CIPHER", "FORMAT_VERSION", "MAGIC", "KdfParams", "KeyHeader", "parse_header"]
+__all__ = ["CIPHER", "FORMAT_VERSION", "KIND_NAMES", "MAGIC", "MAGICS", "SECRET_MAGIC", "SIGNING_MAGIC",
+           "SIGNING_PURPOSE", "KdfParams", "KeyHeader", "parse_header"]
 
+#: the magic bytes of each kind of sealed file. A release's key file keeps the first one; before issue 32 signing
+#: keys and custodian secrets began with it too (such a file is told apart by its header: :mod:`.keykinds`)
 MAGIC = b"PPDPKEY\x00"
+SIGNING_MAGIC = b"PPDPSIG\x00"
+SECRET_MAGIC = b"PPDPSEC\x00"
+MAGICS = (MAGIC, SIGNING_MAGIC, SECRET_MAGIC)
+#: what a signing key file is sealed to, in place of a release's manifest hash (it belongs to no release)
+SIGNING_PURPOSE = hashlib.sha256(b"PPDP Desktop release signing key").hexdigest()
+#: what a file of each magic is, in messages
+KIND_NAMES = {MAGIC: "a release's key file", SIGNING_MAGIC: "a signing key file", SECRET_MAGIC: "a custodian secret"}
 FORMAT_VERSION = 2
 CIPHER = "AES-256-GCM-STREAM"
 SEGMENT_BYTES = 4 << 20  # plaintext bytes per sealed segment

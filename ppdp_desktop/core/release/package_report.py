@@ -152,17 +152,46 @@ def write_custodian_report(result: Anonymization, reports: list, path: Path, fin
     full per-value table with the original counts (``NAME.custodian-report-values.csv``). An appendix left by
     an earlier export goes when this report has no per-value table (:func:`check_custodian_report` has made
     sure it may be replaced)."""
-    from ppdp_desktop.core.report.files import write_html, write_values_csv
-
-    values = custodian_values_path(path)
-    context = context_of(result, fingerprint)
-    context.values_file = f"{values.name} (beside this report)"
-    written = write_values_csv(reports, values)
-    if not written and _is_values_csv(values):
-        values.unlink()
+    staged = StagedCustodianReport(path)
     try:
-        write_html(reports, context, path)
-    except BaseException:
-        if written:  # both or neither
-            values.unlink(missing_ok=True)
-        raise
+        staged.write(result, reports, fingerprint)
+        staged.commit()
+    finally:
+        staged.discard()
+
+
+class StagedCustodianReport:
+    """The custodian's report written under hidden names beside its place (:meth:`write`) before the release is
+    published, and renamed into place after it (:meth:`commit`): writing it is what can fail (a full disk), so a
+    failure comes while nothing is published yet, and the renames after the publish need no space."""
+
+    def __init__(self, path: Path) -> None:
+        from ppdp_desktop.core.release.publish import temp_beside
+
+        self.path, self.values = Path(path), custodian_values_path(Path(path))
+        self.tmp_html, self.tmp_values = temp_beside(self.path), temp_beside(self.values)
+        self.has_values = False
+
+    def write(self, result: Anonymization, reports: list, fingerprint: str = "") -> None:
+        from ppdp_desktop.core.report.files import write_html, write_values_csv
+
+        context = context_of(result, fingerprint)
+        context.values_file = f"{self.values.name} (beside this report)"
+        self.has_values = write_values_csv(reports, self.tmp_values)
+        write_html(reports, context, self.tmp_html)
+
+    def commit(self) -> None:
+        """Rename the report (and its appendix) into place; an appendix of an earlier report goes when this one has
+        none."""
+        import os
+
+        if self.has_values:
+            os.replace(self.tmp_values, self.values)
+        elif _is_values_csv(self.values):
+            self.values.unlink()
+        os.replace(self.tmp_html, self.path)
+
+    def discard(self) -> None:
+        """Remove what :meth:`write` left under the hidden names (nothing after :meth:`commit`)."""
+        for tmp in (self.tmp_html, self.tmp_values):
+            tmp.unlink(missing_ok=True)

@@ -14,11 +14,16 @@ the same for both:
 5. ``SHA256SUMS`` and the signature are written, and the guarantee is re-checked on the files as written
    (fail closed: :func:`verify_written`);
 6. the key is sealed; with ``zip_file`` the folder is zipped, each file streamed into the archive;
-7. release and key are renamed into place as a pair (:mod:`.publish`); the custodian's report goes beside them.
-   With a ledger entry, the release's row of the release ledger (:mod:`ppdp_desktop.core.repeat.ledger`) is
-   committed pending just before the rename and published just after.
+7. the custodian's report is written under hidden names beside its place (what can fail, a full disk, fails while
+   nothing is published);
+8. release and key are renamed into place as a pair (:mod:`.publish`); the custodian's report is renamed beside
+   them (a failure there says that the release and its key are published and complete). With a ledger entry, the
+   release's row of the release ledger (:mod:`ppdp_desktop.core.repeat.ledger`) is committed pending just before
+   the rename and published just after.
 
-A failure or a cancel at any step leaves nothing under the final names.
+A failure or a cancel at any step before 8 leaves nothing under the final names. While the job runs its destinations
+are kept in the application-data folder, so that what a killed job leaves is removed at the next start of the app
+(:mod:`.leftovers`).
 """
 from __future__ import annotations
 
@@ -41,17 +46,18 @@ from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, Re
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress, subrange
 from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.release.leftovers import registered
 from ppdp_desktop.core.release.metadata import data_file_name, release_metadata
 from ppdp_desktop.core.release.package_report import (
+    StagedCustodianReport,
     check_custodian_report,
     custodian_report_path,
     start_report,
-    write_custodian_report,
     write_package_report,
 )
 from ppdp_desktop.core.release.provenance import KEY as PROVENANCE
 from ppdp_desktop.core.release.provenance import current_provenance, file_sha256
-from ppdp_desktop.core.release.publish import Hook, check_destination, clean_stale, publish, release_target, temp_beside
+from ppdp_desktop.core.release.publish import Hook, check_destination, publish, release_target, temp_beside
 from ppdp_desktop.core.release.readme import recipient_readme
 from ppdp_desktop.core.release.signing import ALGORITHM, SigningKey, sign_folder
 from ppdp_desktop.core.repeat.ledger import Ledger, LedgerEntry
@@ -190,7 +196,8 @@ def publish_release(
     cancel = cancel or CancelToken()
     out = release_target(out_dir, zip_file)
     key = Path(key_path) if key_path is not None else None
-    check_destination(out, key, overwrite, [*source.inputs(), *inputs])
+    check_destination(out, key, overwrite, [*source.inputs(), *inputs],
+                      others={"sign": signer.path if signer is not None else None})  # settles a killed run's leftovers
     if len(sep) != 1 or sep in "\"\r\n":
         raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
     if key is not None and not passphrase:
@@ -200,12 +207,26 @@ def publish_release(
     custodian = custodian_report_path(out, key)
     if include_report:
         check_custodian_report(custodian, overwrite)
-    clean_stale(out, key)  # what a killed run left behind
+    with registered(out, key, custodian if include_report else None):  # settled at the next start if killed
+        _publish_release(source, out, key, passphrase, cancel, progress, name=name, sep=sep, fmt=fmt, bom=bom,
+                         zip_file=zip_file, reports=reports, include_report=include_report, hook=hook, signer=signer,
+                         model_target=model_target, project_file=project_file, ledger_entry=ledger_entry,
+                         custodian=custodian)
+    progress(1.0, "Exported")
+    return out
+
+
+def _publish_release(source: RecordSource, out: Path, key: Path | None, passphrase: str | None, cancel: CancelToken,
+                     progress: Progress, *, name: str, sep: str, fmt: str, bom: bool, zip_file: bool,
+                     reports: list | None, include_report: bool, hook: Hook | None, signer: SigningKey | None,
+                     model_target: str | None, project_file: str | Path | None, ledger_entry: LedgerEntry | None,
+                     custodian: Path) -> None:
+    """Steps 2-8 of :func:`publish_release` (its checks done)."""
     project_sha256 = file_sha256(project_file) if project_file else None
     prepared, data_done = source.shares
     after = lambda x: data_done + (1.0 - data_done) * x  # noqa: E731 - the pipeline's share of the progress
     tmp = tmp_key = tmp_zip = None
-    drawing = None
+    drawing = staged = None
     ledger = Ledger() if ledger_entry is not None else None  # a ledger that cannot be read is refused before any work
     try:
         source.prepare(subrange(progress, 0.0, prepared), cancel)
@@ -255,10 +276,22 @@ def publish_release(
         if tmp_zip is not None:
             progress(after(0.95), "Zipping the package")
             zip_folder(tmp, tmp_zip)
-        _publish_recorded(tmp_zip or tmp, out, tmp_key, key, hook, ledger, ledger_entry, manifest, signer)
         if subject is not None:  # the custodian's report, with the original figures, stays outside the package
-            write_custodian_report(subject, full_reports, custodian, fingerprint)
+            progress(after(0.97), "Writing the custodian's report")
+            staged = StagedCustodianReport(custodian)
+            staged.write(subject, full_reports, fingerprint)
+        cancel.check()
+        _publish_recorded(tmp_zip or tmp, out, tmp_key, key, hook, ledger, ledger_entry, manifest, signer)
+        if staged is not None:
+            try:
+                staged.commit()
+            except OSError as exc:
+                done = f"The release {out} and its key {key} are" if key is not None else f"The release {out} is"
+                raise ReleaseError(f"{done} published and complete, but the custodian's report could not be put at "
+                                   f"{custodian} ({exc.strerror or exc}).", file=str(custodian)) from None
     finally:
+        if staged is not None:
+            staged.discard()
         if drawing is not None:
             drawing.exception()  # wait for it (it stops at the user's cancel too), so nothing outlives the call
         source.close()
@@ -267,8 +300,6 @@ def publish_release(
         for partial in (tmp, tmp_key, tmp_zip):
             if partial is not None and partial.exists():
                 shutil.rmtree(partial, ignore_errors=True) if partial.is_dir() else partial.unlink(missing_ok=True)
-    progress(1.0, "Exported")
-    return out
 
 
 def _publish_recorded(new_release: Path, out: Path, new_key: Path | None, key: Path | None, hook: Hook | None,

@@ -2,8 +2,10 @@
 
 Destinations are checked before any work (:func:`check_destination`): ``--overwrite`` replaces only a
 release folder or ``.zip`` of ours (recognised by its ``release.json`` and ``SHA256SUMS``), an empty
-folder, and a key file of ours (recognised by its magic bytes); a destination that is, contains or lies inside an input
-file is refused by name, whatever the flags.
+folder, and a release's key file of ours (recognised by its magic bytes and header: never a signing key or a
+custodian secret, :mod:`.keykinds`); a destination that is, contains or lies inside an input file, or a file another
+setting of the job names (the signing key), is refused by name, whatever the flags. Before that, what a killed run
+left beside the destinations is put back or removed (:func:`~.leftovers.settle`).
 
 Publication (:func:`publish`) keeps one invariant at every instant: **a release visible under its final
 name has its own key under the key's final name.** Both are written completely under hidden temporary
@@ -15,26 +17,37 @@ names beside their destinations and flushed to disk first; then, in this order:
 4. the backups are removed.
 
 A failure in 1–3 renames the backups back, so the old pair returns whole. Temporary and backup names
-carry the writing process's id (``.NAME.PID.RANDOM.partial`` / ``.NAME.PID.old``); :func:`clean_stale`
-removes those of processes that no longer run (a killed run), so nothing is left behind for long.
+carry the writing process's id (``.NAME.PID.RANDOM.partial`` / ``.NAME.PID.old``); when that process is gone
+(killed), the next run into the same place, or the next start of the app, puts an old pair it had moved aside back
+before anything else and removes the rest (:mod:`.leftovers`).
 """
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE
 from ppdp_desktop.core.data.released import META_FILE
 from ppdp_desktop.core.errors import ReleaseError, setting_ref
-from ppdp_desktop.core.release.keyfile import MAGIC
+from ppdp_desktop.core.release.keykinds import RELEASE_KEY, describe, kind_of, looks_sealed
+from ppdp_desktop.core.release.leftovers import clean_stale, settle
+
+__all__ = ["Hook", "check_destination", "clean_stale", "flush", "is_our_key", "is_our_release", "publish",
+           "published", "release_target", "temp_beside"]
 
 #: called with the name of each step of :func:`publish` (tests inject delays and checks here)
 Hook = Callable[[str], None]
-_OURS = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.(?:[^.]+\.partial|old)$")
+#: every release (and key) this process has put in place, in order: an error after that must not say "nothing was
+#: published" (the command line reads it: :func:`published`)
+_PUBLISHED: list[tuple[Path, Path | None]] = []
+
+
+def published() -> list[tuple[Path, Path | None]]:
+    """The releases (with their keys) this process has put in place so far, in order."""
+    return list(_PUBLISHED)
 
 
 def is_our_release(path: Path) -> bool:
@@ -52,12 +65,8 @@ def is_our_release(path: Path) -> bool:
 
 
 def is_our_key(path: Path) -> bool:
-    """A sealed key file of this app (it starts with the key file's magic bytes)."""
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
+    """A sealed file of this app of any kind (a release's key, a signing key, a custodian secret; damaged or not)."""
+    return looks_sealed(path)
 
 
 def _overlaps(target: Path, source: Path) -> bool:
@@ -73,11 +82,26 @@ def release_target(out: str | Path, zip_file: bool) -> Path:
 
 
 def check_destination(out: Path, key_path: str | Path | None, overwrite: bool,
-                      inputs: Iterable[str | Path | None] = ()) -> None:
+                      inputs: Iterable[str | Path | None] = (),
+                      others: Mapping[str, str | Path | None] | None = None) -> None:
     """Refuse, before any work: an existing release or key without ``overwrite``; with it, anything that is
-    not a release or key of ours; a key inside the release; a destination that is or holds an input."""
+    not a release or a release's key of ours; a key inside the release; a destination that is or holds an input,
+    or a file another setting names (``others``: setting -> path, e.g. ``{"sign": "custodian.ppdpsign"}``).
+
+    What a killed run left beside the destinations is settled first (:func:`~.leftovers.settle`): an old release
+    and key it had moved aside are back under their names before they are checked."""
     out = Path(out)
     key = Path(key_path) if key_path is not None else None
+    settle(out, key)
+    for setting, other in (others or {}).items():
+        if not other:
+            continue
+        if _overlaps(out, Path(other)) or (key is not None and _overlaps(key, Path(other))):
+            flag = "out" if _overlaps(out, Path(other)) else "key"
+            raise ReleaseError(f"The {'release' if flag == 'out' else 'key file'} {out if flag == 'out' else key} "
+                               f"would replace {other}, the file given to {setting_ref(setting)}; a file another "
+                               f"setting names is never written over. Choose another {setting_ref(flag)}.",
+                               setting=flag, value=str(out if flag == "out" else key), file=str(other))
     for source in (Path(i) for i in inputs if i):
         if _overlaps(out, source):
             raise ReleaseError(f"The release {out} would replace or delete the input file {source}; choose a release "
@@ -109,46 +133,23 @@ def check_destination(out: Path, key_path: str | Path | None, overwrite: bool,
         if not overwrite:
             raise ReleaseError(f"The key file {key_path} already exists; choose another key file ({setting_ref('key')}) "
                                f"or allow replacing it ({setting_ref('overwrite')}).", setting="key", value=str(key_path))
-        if key.is_symlink() or not key.is_file() or not is_our_key(key):
+        if key.is_symlink() or not key.is_file() or not looks_sealed(key):
             raise ReleaseError(f"{key_path} exists and is not a key file written by PPDP Desktop; "
                                f"{setting_ref('overwrite')} replaces only those. Choose another key file "
+                               f"({setting_ref('key')}).", setting="key", value=str(key_path))
+        kind = kind_of(key)
+        if kind != RELEASE_KEY:
+            raise ReleaseError(f"{key_path} is {describe(kind)}, not a release's key file; {setting_ref('overwrite')} "
+                               f"replaces a key file only with one of the same kind. Choose another key file "
                                f"({setting_ref('key')}).", setting="key", value=str(key_path))
     if not key.resolve().parent.is_dir():
         raise ReleaseError(f"The folder {key.resolve().parent} for the key file does not exist; create it first.")
 
 
 def temp_beside(final: Path, kind: str = "partial") -> Path:
-    """A hidden name beside ``final`` that :func:`clean_stale` recognises (``kind``: partial or old)."""
+    """A hidden name beside ``final`` that :mod:`.leftovers` recognises (``kind``: partial or old)."""
     tag = os.urandom(4).hex() + ".partial" if kind == "partial" else "old"
     return final.with_name(f".{final.name}.{os.getpid()}.{tag}")
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # someone else's process: leave its files alone
-    return True
-
-
-def clean_stale(*finals: Path | None) -> list[Path]:
-    """Remove the hidden temporary and backup files of ours beside each final path whose process is gone."""
-    removed = []
-    for final in (Path(f) for f in finals if f is not None):
-        parent = final.resolve().parent
-        if not parent.is_dir():
-            continue
-        for entry in parent.iterdir():
-            match = _OURS.match(entry.name)
-            if not match or match["name"] != final.name or _alive(int(match["pid"])):
-                continue
-            _remove(entry)
-            removed.append(entry)
-    return removed
 
 
 def _remove(path: Path) -> None:
@@ -198,6 +199,7 @@ def publish(new_release: Path, out: Path, new_key: Path | None, key: Path | None
             os.replace(new_key, key)
             step("new key in place")
         os.replace(new_release, out)
+        _PUBLISHED.append((out, key if new_key is not None else None))
         step("new release in place")
     except BaseException:
         if new_release.exists():  # the new release never went in: bring the old pair back whole

@@ -1,7 +1,9 @@
 """Signed releases: the custodian's Ed25519 key pair, so a recipient can check who made a release.
 
 The private key lives in a file sealed exactly like a release's key file (scrypt + authenticated
-encryption, :mod:`.keyfile`), bound to a fixed purpose hash instead of a release. A signed release holds
+encryption, :mod:`.keyfile`), bound to a fixed purpose hash instead of a release, under magic bytes of its own
+(``PPDPSIG\\0``; one made before issue 32 has the release key's and is told apart by its purpose hash), so that
+``--overwrite`` never writes one kind over the other (:mod:`.keykinds`). A signed release holds
 ``SIGNATURE`` (JSON: algorithm, public key, fingerprint, signature) beside ``SHA256SUMS``; the signature
 covers the manifest's bytes, and the manifest covers every other file, so one check vouches for all of
 them. ``release.json`` and README.txt name the signer's fingerprint; ``ppdp verify --signer FINGERPRINT``
@@ -23,11 +25,12 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE
 from ppdp_desktop.core.errors import KeyFileError, ReleaseError, setting_ref
 from ppdp_desktop.core.release import keyfile
+from ppdp_desktop.core.release.keyheader import SIGNING_MAGIC
+from ppdp_desktop.core.release.keyheader import SIGNING_PURPOSE as PURPOSE  # what the file is sealed to
+from ppdp_desktop.core.release.keykinds import SIGNING_KEY, describe, kind_of
 
 SIGNATURE_FILE = "SIGNATURE"
 ALGORITHM = "Ed25519"
-#: what the signing key file is sealed to (it belongs to no release)
-PURPOSE = hashlib.sha256(b"PPDP Desktop release signing key").hexdigest()
 _CONTEXT = b"PPDP Desktop release manifest\n"  # signed before the manifest, so the signature means one thing
 
 
@@ -47,9 +50,11 @@ def normalize_fingerprint(text: str) -> str:
 
 @dataclass(frozen=True)
 class SigningKey:
-    """An opened signing key (the private key is in memory only)."""
+    """An opened signing key (the private key is in memory only) and the file it came from (so that no release
+    or key is written over it)."""
 
     private: Ed25519PrivateKey
+    path: Path | None = None
 
     @property
     def public_bytes(self) -> bytes:
@@ -60,24 +65,43 @@ class SigningKey:
         return fingerprint(self.public_bytes)
 
 
+def check_signing_key_target(path: str | Path, overwrite: bool) -> None:
+    """Refuse, before a signing key is made, a ``path`` that exists unless ``overwrite`` is given and it is a
+    signing key itself (a release's key or a custodian secret is never replaced by one)."""
+    target = Path(path)
+    if not (target.exists() or target.is_symlink()):
+        return
+    if not overwrite:
+        raise KeyFileError(f"{target} already exists; choose another file ({setting_ref('overwrite')} replaces only "
+                           "a signing key file).", file=str(target))
+    kind = kind_of(target) if target.is_file() and not target.is_symlink() else None
+    if kind != SIGNING_KEY:
+        raise KeyFileError(f"{target} is {describe(kind)}, not a signing key file; {setting_ref('overwrite')} "
+                           "replaces only a signing key file. Choose another file.", file=str(target))
+
+
 def new_signing_key(path: str | Path, passphrase: str, overwrite: bool = False) -> SigningKey:
-    """Make a key pair and seal its private key into ``path`` under ``passphrase``."""
+    """Make a key pair and seal its private key into ``path`` under ``passphrase`` (``overwrite``: replacing a
+    signing key there, never a file of another kind: :func:`check_signing_key_target`)."""
+    check_signing_key_target(path, overwrite)
     private = Ed25519PrivateKey.generate()
     raw = private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
     keyfile.seal({"kind": "ppdp-signing-key", "algorithm": ALGORITHM, "private": base64.b64encode(raw).decode()},
-                 passphrase, PURPOSE, path, overwrite=overwrite)
-    return SigningKey(private)
+                 passphrase, PURPOSE, path, overwrite=overwrite, magic=SIGNING_MAGIC)
+    return SigningKey(private, Path(path))
 
 
 def open_signing_key(path: str | Path, passphrase: str) -> SigningKey:
-    """Open a signing key file (refused with the key file's own messages, or if it is a release's key)."""
-    if keyfile.read_header(path).manifest_sha256 != PURPOSE:
-        raise KeyFileError(f"{Path(path).name} is a release's key file, not a signing key; make one with "
+    """Open a signing key file (refused with the key file's own messages, or if it is of another kind)."""
+    keyfile.read_header(path)  # a damaged or foreign file says so in the key file's words
+    kind = kind_of(path)
+    if kind != SIGNING_KEY:
+        raise KeyFileError(f"{Path(path).name} is {describe(kind)}, not a signing key; make one with "
                            "ppdp signing-key FILE.")
-    payload = keyfile.open_key(path, passphrase, PURPOSE)
+    payload = keyfile.open_key(path, passphrase, PURPOSE, magic=SIGNING_MAGIC)
     if payload.get("kind") != "ppdp-signing-key" or payload.get("algorithm") != ALGORITHM:
         raise KeyFileError(f"{Path(path).name} is not a signing key file.")
-    return SigningKey(Ed25519PrivateKey.from_private_bytes(base64.b64decode(payload["private"])))
+    return SigningKey(Ed25519PrivateKey.from_private_bytes(base64.b64decode(payload["private"])), Path(path))
 
 
 def sign_folder(folder: Path, key: SigningKey) -> None:

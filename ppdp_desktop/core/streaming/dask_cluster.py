@@ -9,12 +9,13 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ppdp_desktop.core.errors import ParameterError, ReleaseError, setting_ref
 from ppdp_desktop.core.progress import CancelToken
+from ppdp_desktop.core.streaming.dask_quiet import as_app_error, quiet_loggers, workers_speak_nowhere
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -26,6 +27,39 @@ CONNECT_TIMEOUT = 60
 #: seconds to wait, after a cancel or an error, for the job's tasks still running on the workers to end
 STOP_TIMEOUT = 600
 MISSING = f"{setting_ref('engine', 'dask')} needs Dask: pip install ppdp-desktop[cluster]"
+#: worker processes a LocalCluster may have per core: more only share the cores, and each costs memory and files
+WORKERS_PER_CORE = 4
+#: open files a worker process costs its parent (pipes, sockets), with room for the job's own
+_FILES_PER_WORKER, _FILES_KEPT = 32, 256
+
+
+def max_workers() -> tuple[int, str]:
+    """The most worker processes a LocalCluster may start here, and why (cores, or the open-file limit)."""
+    cores = os.cpu_count() or 1
+    limit, why = WORKERS_PER_CORE * cores, f"{WORKERS_PER_CORE} per core, {cores} core{'s' * (cores != 1)} here"
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        soft = -1
+    if soft > 0:
+        files = max(1, (soft - _FILES_KEPT) // _FILES_PER_WORKER)
+        if files < limit:
+            limit, why = files, f"this process may open {soft:,} files, about {_FILES_PER_WORKER} a worker"
+    return limit, why
+
+
+def check_worker_count(workers: int | None) -> None:
+    """Refuse, before any work, a LocalCluster of more workers than :func:`max_workers` (``--workers 10000`` made
+    the cluster spin on "Too many open files")."""
+    if workers is None:
+        return
+    limit, why = max_workers()
+    if workers > limit:
+        raise ParameterError(f"{setting_ref('workers')} {workers:,} is more worker processes than this computer can "
+                             f"run: at most {limit:,} ({why}). Give a smaller number, or leave it out (one a core).",
+                             setting="workers", value=workers, allowed=f"1 to {limit}")
 
 
 def distributed_module():
@@ -41,35 +75,59 @@ def distributed_module():
 def open_client(scheduler: str | None, workers: int | None) -> Iterator[Client]:
     """A client of the scheduler at ``scheduler``, or of a LocalCluster of ``workers`` single-threaded worker
     processes on this machine (one a core by default); what is opened here is closed on leaving, also on error."""
-    distributed = distributed_module()
     if scheduler and workers:
         raise ParameterError(f"{setting_ref('workers')} sets the size of the LocalCluster started on this machine; "
                              f"a cluster given with {setting_ref('scheduler')} runs on its own workers. Give one of "
                              "the two.", setting="workers", value=workers)
+    check_worker_count(workers)
+    distributed = distributed_module()
     cluster = None
-    try:
-        if scheduler:
-            try:
-                client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
-            except OSError as exc:
-                raise ReleaseError(f"Cannot reach the Dask scheduler at {scheduler} ({exc}).") from None
-        else:
-            cluster = distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                               processes=True, dashboard_address=None, silence_logs=logging.ERROR,
-                                               scheduler_kwargs={"dashboard_address": ":0"})  # no fixed port
-            client = distributed.Client(cluster, set_as_default=False)
+    with quiet_loggers():  # Dask prints nothing of its own: a failure is one line, as elsewhere (.dask_quiet)
         try:
+            if scheduler:
+                try:
+                    client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+                except OSError as exc:
+                    raise ReleaseError(f"Cannot reach the Dask scheduler at {scheduler} ({exc}).") from None
+            else:
+                cluster = _local_cluster(distributed, workers or os.cpu_count() or 1)
+                client = distributed.Client(cluster, set_as_default=False)
             try:
-                client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
-            except TimeoutError:
-                raise ReleaseError(f"The Dask scheduler at {scheduler} has no workers (none joined within "
-                                   f"{CONNECT_TIMEOUT} s).") from None
-            yield client
+                try:
+                    client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+                except TimeoutError:
+                    raise ReleaseError(f"The Dask scheduler at {scheduler} has no workers (none joined within "
+                                       f"{CONNECT_TIMEOUT} s).") from None
+                yield client
+            finally:
+                client.close()
         finally:
-            client.close()
-    finally:
-        if cluster is not None:
-            cluster.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def _local_cluster(distributed: Any, workers: int) -> Any:
+    """A LocalCluster of ``workers`` single-threaded processes, started quietly (:mod:`.dask_quiet`). Interrupted
+    while it starts (Ctrl+C), the half-started cluster is closed here, so that Dask's own exit handler does not
+    print a traceback trying again."""
+    import dask
+    from distributed.deploy.spec import SpecCluster
+
+    before = set(SpecCluster._instances)
+    try:
+        # the workers never spill task data to their scratch folder on disk (pass 1 brings the plan's columns,
+        # identifiers included, in clear): what they spill is the job's own, sealed (.sealed_spill)
+        with workers_speak_nowhere(), dask.config.set({"distributed.worker.memory.target": False,
+                                                       "distributed.worker.memory.spill": False}):
+            return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.CRITICAL,
+                                            scheduler_kwargs={"dashboard_address": ":0"})  # no fixed port
+    except BaseException:
+        for half in set(SpecCluster._instances) - before:
+            with suppress(Exception):
+                half.close(timeout=10)
+            half.shutdown_on_close = False  # closed (or as closed as it gets): not again at exit
+        raise
 
 
 def n_workers(client: Client) -> int:
@@ -134,7 +192,13 @@ def run_tasks(client: Client, calls: Iterable[Call], *, window: int, cancel: Can
                     pass
             for number, future in list(running.items()):
                 if future.status == "error":
-                    future.result()  # raises the task's error (its own type and message)
+                    try:
+                        future.result()  # raises the task's error (its own type and message)
+                    except Exception as exc:  # noqa: BLE001 - Dask's own errors become the app's (.dask_quiet)
+                        mapped = as_app_error(exc)
+                        if mapped is exc:
+                            raise
+                        raise mapped from None
                 if future.status == "cancelled":
                     raise ReleaseError("The Dask cluster dropped a task of the job (was it shut down?); nothing was "
                                        "published.")

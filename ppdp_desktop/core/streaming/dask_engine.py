@@ -43,6 +43,7 @@ from ppdp_desktop.core.streaming.dask_tasks import bound_records, read_partition
 from ppdp_desktop.core.streaming.job import CHUNK_SIZE, StreamedData
 from ppdp_desktop.core.streaming.passes import join_compact
 from ppdp_desktop.core.streaming.release import StreamedRelease, write_streamed_release
+from ppdp_desktop.core.streaming.sealed_spill import SealedBatchWriter, SpillKey, read_sealed_batches, read_sealed_bytes
 
 #: the most records a bucket of the release's order holds (one bucket is sorted in a worker's memory)
 BUCKET_ROWS = 1_000_000
@@ -138,10 +139,14 @@ def write_dask_release(source: StreamedFile, settings: AnonymizationSettings, ou
 
 def write_cluster_data(source: ClusterFile, job, bound, target: Path, spill: Path, *, sep: str, bom: bool,
                        chunk_size: int, n_records: int, progress: Progress = no_progress,
-                       cancel: CancelToken | None = None, sample: Any = None) -> StreamedData:
+                       cancel: CancelToken | None = None, sample: Any = None,
+                       spill_key: SpillKey | None = None) -> StreamedData:
     """Pass 2 on the cluster (a :data:`~ppdp_desktop.core.streaming.job.DataWriter`): the data file ``target``
-    in the release's order, as :func:`~ppdp_desktop.core.streaming.job.write_streamed_data` writes it."""
+    in the release's order, as :func:`~ppdp_desktop.core.streaming.job.write_streamed_data` writes it. Every
+    file the workers spill (their buckets, their parts of the key's record table and of the data file) is sealed
+    under ``spill_key`` (:mod:`.sealed_spill`), sent to them with the job."""
     cancel = cancel or CancelToken()
+    spill_key = spill_key if spill_key is not None else SpillKey()
     client, layout = source.client, source.partitions()
     counts = [source.counts.get(k, 0) for k in range(layout.n_partitions)]
     if sum(counts) != n_records:
@@ -153,7 +158,7 @@ def write_cluster_data(source: ClusterFile, job, bound, target: Path, spill: Pat
     job_on_workers = client.scatter(job, broadcast=True, hash=False)
     offsets = [0, *accumulate(counts)]
     common = dict(spill=str(spill), n_records=n_records, run_rows=run_rows, chunk_size=chunk_size,
-                  floats=frozenset(source.floats), sample=sample)
+                  floats=frozenset(source.floats), sample=sample, key=spill_key)
     calls: Iterator[Call] = ((release_partition, (layout, k, offsets[k], counts[k], job_on_workers,
                                   bound_records(bound, offsets[k], offsets[k + 1], n_records)), common)
              for k in range(len(counts)) if counts[k])
@@ -165,7 +170,7 @@ def write_cluster_data(source: ClusterFile, job, bound, target: Path, spill: Pat
     parts = [done[k] for k in sorted(done)]
     digest, written = _write_buckets(client, parts, target, spill, sep, bom, 2 * workers, cancel,
                                      lambda rows: progress(0.8 + 0.2 * rows / max(1, n_records),
-                                                           f"Wrote {rows:,} of {n_records:,} records"))
+                                                           f"Wrote {rows:,} of {n_records:,} records"), spill_key)
     if written != n_records:
         raise ReleaseError(f"{written:,} records were written but {n_records:,} were read; nothing was published.")
     if sample is not None:
@@ -173,18 +178,18 @@ def write_cluster_data(source: ClusterFile, job, bound, target: Path, spill: Pat
             _absorb(sample, part.sample)
     columns = parts[0].columns
     guarded = set().union(*(part.guarded for part in parts))
-    records, secrets = _record_table(parts, spill)
+    records, secrets = _record_table(parts, spill, spill_key)
     ledger = [part.ledger for part in parts if part.ledger is not None]  # partition order: record order
     if ledger and sum(len(part) for part in ledger) != n_records:
         raise ReleaseError(f"The partitions gave the ledger {sum(len(part) for part in ledger):,} records of the "
                            f"{n_records:,} released; nothing was published.")
     return StreamedData(digest, written, columns, [c for c in columns if c in guarded],
                         join_compact([q for part in parts for q in part.quasi], written), records, sample=sample,
-                        secrets=secrets, ledger=ledger)
+                        secrets=secrets, ledger=ledger, spill_key=spill_key)
 
 
 def _write_buckets(client: Any, parts: list, target: Path, spill: Path, sep: str, bom: bool, window: int,
-                   cancel: CancelToken, wrote) -> tuple[str, int]:
+                   cancel: CancelToken, wrote, key: SpillKey) -> tuple[str, int]:
     """One task a bucket writes it as a part of the CSV (the first with the header); the parts are joined here in
     bucket order into ``target`` (after the byte-order mark if ``bom``): its SHA-256 and the records written."""
     buckets: dict[int, list[str]] = {}
@@ -192,15 +197,15 @@ def _write_buckets(client: Any, parts: list, target: Path, spill: Path, sep: str
         for bucket, paths in part.buckets.items():
             buckets.setdefault(bucket, []).extend(paths)
     order = sorted(buckets)
-    merges: Iterator[Call] = ((write_bucket, (buckets[b], str(spill / f"bucket-{b:05d}.csv"), i == 0, sep), {})
-              for i, b in enumerate(order))
+    merges: Iterator[Call] = ((write_bucket, (buckets[b], str(spill / f"bucket-{b:05d}.csv.sealed"), i == 0, sep),
+                               {"key": key}) for i, b in enumerate(order))
     digest, written = hashlib.sha256(), 0
     with open(target, "wb") as handle:
         if bom:
             digest.update(b"\xef\xbb\xbf")
             handle.write(b"\xef\xbb\xbf")
         for i, rows in run_tasks(client, merges, window=window, cancel=cancel, ordered=True):
-            _append(spill / f"bucket-{order[i]:05d}.csv", handle, digest)
+            _append(spill / f"bucket-{order[i]:05d}.csv.sealed", handle, digest, key)
             for path in buckets[order[i]]:
                 Path(path).unlink(missing_ok=True)
             written += rows
@@ -208,11 +213,10 @@ def _write_buckets(client: Any, parts: list, target: Path, spill: Path, sep: str
     return digest.hexdigest(), written
 
 
-def _append(part: Path, handle, digest) -> None:
-    with open(part, "rb") as source:
-        while block := source.read(_COPY):
-            digest.update(block)
-            handle.write(block)
+def _append(part: Path, handle, digest, key: SpillKey) -> None:
+    for block in read_sealed_bytes(part, key):
+        digest.update(block)
+        handle.write(block)
     part.unlink()
 
 
@@ -223,23 +227,23 @@ def _absorb(sample: Any, part: Any) -> None:
             getattr(sample, name).extend(value)
 
 
-def _record_table(parts: list, spill: Path) -> tuple[Path | None, list[str]]:
+def _record_table(parts: list, spill: Path, key: SpillKey) -> tuple[Path | None, list[str]]:
     """The partitions' parts of the key's record table joined in record order, in the types of the first (as
-    ``write_streamed_data`` gives it); None without one. Also the record secrets among its columns."""
+    ``write_streamed_data`` gives it), sealed under ``key``; None without one. Also the record secrets among its
+    columns."""
     path, writer, schema, secrets = None, None, None, []
     try:
         for part in parts:
             if part.records is None:
                 continue
-            with pa.ipc.open_stream(part.records) as reader:
-                for batch in reader:
-                    if writer is None or schema is None:  # the first batch: both set together
-                        path, schema, secrets = spill / "key-records.arrows", batch.schema, part.secrets
-                        writer = pa.ipc.new_stream(str(path), schema)
-                    if batch.schema != schema:  # a partition whose first records held other types
-                        batch = pa.RecordBatch.from_arrays([c.cast(f.type) for c, f in zip(batch.columns, schema)],
-                                                           schema=schema)
-                    writer.write_batch(batch)
+            for batch in read_sealed_batches(part.records, key):
+                if writer is None or schema is None:  # the first batch: both set together
+                    path, schema, secrets = spill / "key-records.sealed", batch.schema, part.secrets
+                    writer = SealedBatchWriter(path, schema, key)
+                if batch.schema != schema:  # a partition whose first records held other types
+                    batch = pa.RecordBatch.from_arrays([c.cast(f.type) for c, f in zip(batch.columns, schema)],
+                                                       schema=schema)
+                writer.write_batch(batch)
     finally:
         if writer is not None:
             writer.close()

@@ -26,6 +26,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ppdp_desktop.core.data import sniffing
+from ppdp_desktop.core.data.cell_limit import check_cells
 from ppdp_desktop.core.data.kinds import convert, type_typed_frame
 from ppdp_desktop.core.data.schema import Kind
 from ppdp_desktop.core.data.streamed import StreamedFile
@@ -84,6 +85,7 @@ class CsvLayout:
                 )
             except pa.ArrowInvalid as exc:
                 raise InputError(f"{self.name}: cannot be read as delimited text ({exc}); check the file.") from None
+            seen = 0
             while True:
                 try:
                     batch = reader.read_next_batch()
@@ -93,6 +95,10 @@ class CsvLayout:
                     raise InputError(f"{self.name}: in the part from byte {first:,}: {str(exc).splitlines()[0]}; fix "
                                      "that row (quote values that contain the delimiter) or check the delimiter "
                                      f"({setting_ref('sep')}).", setting="sep", file=self.name) from None
+                for c in columns:  # a cell of millions of characters: refused, as when the file is read whole
+                    check_cells(batch.column(names[self.positions[c]]), c, self.name, first_row=seen + 1,
+                                where=f" of the part of the file from byte {first:,}")
+                seen += batch.num_rows
                 if batch.num_rows:
                     yield pd.DataFrame({c: self._typed(batch.column(names[self.positions[c]]), c, first)
                                         for c in columns}, columns=columns)

@@ -4,7 +4,8 @@
 index where the partition begins, a chunk at a time) and spills the released rows with their keyed sort keys to
 bucket files of its own (:class:`~ppdp_desktop.core.streaming.shuffle.ExternalShuffle`, whose buckets are the
 same key ranges in every partition). :func:`write_bucket` sorts one bucket's rows by (key, record index) and
-writes them as a part of the CSV. Both write only their own files, so a task the scheduler runs again (its
+writes them as a part of the CSV. Every file they write is sealed under the job's spill key (:mod:`.sealed_spill`),
+which they get with the task. Both write only their own files, so a task the scheduler runs again (its
 worker died) starts afresh. Nothing here imports Dask.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ppdp_desktop.core.repetition import concatenate
 from ppdp_desktop.core.streaming.dask_partitions import Layout, settled
 from ppdp_desktop.core.streaming.job import RecordTableSpill
 from ppdp_desktop.core.streaming.passes import compact_frame
+from ppdp_desktop.core.streaming.sealed_spill import SpillKey, read_sealed_batches, write_sealed_bytes
 from ppdp_desktop.core.streaming.shuffle import KEY_COLUMN, ExternalShuffle
 
 
@@ -89,15 +91,15 @@ class PartitionRelease:
 
 def release_partition(layout: Layout, index: int, offset: int, expected: int, job: JobPlan, bound: Bound, *,
                       spill: str, n_records: int, run_rows: int, chunk_size: int, floats: frozenset[str],
-                      sample: Any = None) -> PartitionRelease:
+                      key: SpillKey, sample: Any = None) -> PartitionRelease:
     """Pass 2 of partition ``index`` (records ``offset .. offset + expected - 1``), spilled to ``spill``."""
     folder = Path(spill) / f"part-{index:05d}"
     shutil.rmtree(folder, ignore_errors=True)  # what an earlier try of this task left (its worker died)
     folder.mkdir()  # not its parents: when the job has ended and removed ``spill``, this task stops here
-    shuffle = ExternalShuffle(folder / "shuffle", n_records, run_rows=run_rows)
+    shuffle = ExternalShuffle(folder / "shuffle", n_records, run_rows=run_rows, key=key)
     order_keys = job.randomness.keyed.stream(ROW_ORDER_STREAM, "order")
     result = PartitionRelease(index, 0, [], set(), sample=sample)
-    records = RecordTableSpill(folder / "key-records.arrows")
+    records = RecordTableSpill(folder / "key-records.sealed", key)
     ledger: list[ReleaseRecords] = []
     start = offset
     try:
@@ -132,18 +134,18 @@ def release_partition(layout: Layout, index: int, offset: int, expected: int, jo
     return result
 
 
-def write_bucket(paths: list[str], target: str, header: bool, sep: str) -> int:
+def write_bucket(paths: list[str], target: str, header: bool, sep: str, key: SpillKey) -> int:
     """Sort one bucket's spilled rows (``paths`` in record order) by (key, record index) and write them to
-    ``target`` as CSV, as :func:`~ppdp_desktop.core.streaming.job.write_streamed_data` writes a bucket."""
-    parts = []
-    for path in paths:
-        with pa.ipc.open_stream(path) as reader:
-            parts.append(reader.read_all())
+    ``target`` as CSV, sealed under ``key``, as :func:`~ppdp_desktop.core.streaming.job.write_streamed_data`
+    writes a bucket."""
+    parts = [pa.Table.from_batches(list(read_sealed_batches(path, key))) for path in paths]
     table = parts[0] if len(parts) == 1 else pa.concat_tables(parts, promote_options="permissive")
     order = np.argsort(table.column(KEY_COLUMN).to_numpy(), kind="stable")
     table = table.drop_columns([KEY_COLUMN]).take(pa.array(order))
     options = pacsv.WriteOptions(include_header=header, delimiter=sep, quoting_style="needed")
-    pacsv.write_csv(table, target, write_options=options)
+    sink = pa.BufferOutputStream()
+    pacsv.write_csv(table, sink, write_options=options)
+    write_sealed_bytes(target, sink.getvalue(), key)
     return table.num_rows
 
 

@@ -38,6 +38,7 @@ from ppdp_desktop.core.repetition import concatenate, repeat_outcome
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.core.streaming.passes import compact_frame, gather_plan_columns, join_compact, release_chunks
 from ppdp_desktop.core.streaming.sample import ReportSample
+from ppdp_desktop.core.streaming.sealed_spill import SealedBatchWriter, SpillKey
 from ppdp_desktop.core.streaming.shuffle import ExternalShuffle
 
 #: records a chunk holds by default (about 100-200 MB of a 10-column table in memory)
@@ -58,10 +59,12 @@ class StreamedData:
     sample: ReportSample | None = None
     secrets: list[str] = field(default_factory=list)  # the record secrets among its columns
     ledger: list[ReleaseRecords] = field(default_factory=list)  # the records as the release ledger keeps them, by chunk
+    spill_key: SpillKey | None = None  # what ``identifiers`` is sealed under (:mod:`.sealed_spill`)
 
 
-#: ``writer(source, job, bound, target, spill, *, sep, bom, chunk_size, n_records, progress, cancel) -> StreamedData``:
-#: pass 2, writing the data file ``target`` in the release's order (:func:`write_streamed_data`, or the Dask engine's)
+#: ``writer(source, job, bound, target, spill, *, sep, bom, chunk_size, n_records, progress, cancel, sample,
+#: spill_key) -> StreamedData``: pass 2, writing the data file ``target`` in the release's order
+#: (:func:`write_streamed_data`, or the Dask engine's), its spill sealed under ``spill_key``
 DataWriter = Callable[..., "StreamedData"]
 
 
@@ -113,11 +116,12 @@ def plan_from_file(source: StreamedFile, settings: AnonymizationSettings, chunk_
 
 class RecordTableSpill:
     """The key's record table (identifiers and record secrets of each record, in record order) spilled as Arrow
-    IPC while pass 2 runs, to be sealed into the key a batch at a time."""
+    IPC, sealed under the job's spill key (:mod:`.sealed_spill`: a crash leaves no identifier in clear), while
+    pass 2 runs, to be sealed into the key a batch at a time."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.writer: pa.ipc.RecordBatchStreamWriter | None = None
+    def __init__(self, path: Path, key: SpillKey) -> None:
+        self.path, self.key = path, key
+        self.writer: SealedBatchWriter | None = None
         self.schema: pa.Schema | None = None
         self.secrets: list[str] = []
 
@@ -131,7 +135,7 @@ class RecordTableSpill:
             self.schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f
                                      for f in batch.schema])
             self.secrets = list(secrets)
-            self.writer = pa.ipc.new_stream(str(self.path), self.schema)
+            self.writer = SealedBatchWriter(self.path, self.schema, self.key)
         self.writer.write_table(batch.cast(self.schema))
 
     def close(self) -> Path | None:
@@ -165,11 +169,14 @@ def write_sorted_csv(tables, target: Path, *, sep: str, bom: bool, n_records: in
 
 def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target: Path, spill: Path, *, sep: str,
                         bom: bool, chunk_size: int, n_records: int, progress: Progress = no_progress,
-                        cancel: CancelToken | None = None, sample: ReportSample | None = None) -> StreamedData:
-    """Pass 2 and the external shuffle: write the release's data file ``target`` (CSV) in its keyed order."""
+                        cancel: CancelToken | None = None, sample: ReportSample | None = None,
+                        spill_key: SpillKey | None = None) -> StreamedData:
+    """Pass 2 and the external shuffle: write the release's data file ``target`` (CSV) in its keyed order (the
+    spill sealed under ``spill_key``, a fresh one when None)."""
     cancel = cancel or CancelToken()
-    shuffle = ExternalShuffle(spill / "shuffle", n_records, run_rows=max(chunk_size, 1_000_000))
-    records = RecordTableSpill(spill / "key-records.arrows")
+    spill_key = spill_key if spill_key is not None else SpillKey()
+    shuffle = ExternalShuffle(spill / "shuffle", n_records, run_rows=max(chunk_size, 1_000_000), key=spill_key)
+    records = RecordTableSpill(spill / "key-records.sealed", spill_key)
     order_keys = job.randomness.keyed.stream(ROW_ORDER_STREAM, "order")
     quasi_parts: list[pd.DataFrame] = []
     ledger: list[ReleaseRecords] = []
@@ -202,7 +209,7 @@ def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target
     if written != n_records:
         raise ReleaseError(f"{written:,} records were written but {n_records:,} were read; nothing was published.")
     return StreamedData(digest, written, columns, [c for c in columns if c in guarded],
-                        join_compact(quasi_parts, written), table_path, sample, records.secrets, ledger)
+                        join_compact(quasi_parts, written), table_path, sample, records.secrets, ledger, spill_key)
 
 
 def streamed_outcome(job, dataset: Dataset, frame: pd.DataFrame, data: StreamedData) -> Anonymization:

@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
-
 from ppdp_desktop.core.anonymize import measure_released
 from ppdp_desktop.core.data.digest import BackgroundDigest
 from ppdp_desktop.core.data.released import LoadedRelease
@@ -40,6 +38,7 @@ from ppdp_desktop.core.streaming.job import (
 )
 from ppdp_desktop.core.streaming.readback import _batches, read_back
 from ppdp_desktop.core.streaming.sample import ReportSample, SampledAnonymization
+from ppdp_desktop.core.streaming.sealed_spill import SpillKey, open_sealed
 
 DATA_NAME = "release.csv"
 
@@ -99,11 +98,11 @@ class StreamedSource(RecordSource):
         """Pass 2: the data file written in the release's order (the report's sample kept), read back as written
         for the risk measure (dp-microagg: the records its other columns single out)."""
         job, target = self.job, folder / name
-        self.spill = temp_folder_beside(final)  # the shuffle's runs: hidden beside the output, cleaned like it
-        sample = ReportSample(len(self.frame)) if report else None
+        self.spill = temp_folder_beside(final)  # the shuffle's runs: hidden beside the output, cleaned like it,
+        sample = ReportSample(len(self.frame)) if report else None  # and sealed under a key held in memory only
         data = self.writer(self.source, job, self.bound, target, self.spill, sep=sep, bom=bom,
                            chunk_size=self.chunk_size, n_records=len(self.frame), progress=progress, cancel=cancel,
-                           sample=sample)
+                           sample=sample, spill_key=SpillKey())
         measure_released(job, lambda cols: (b.to_pandas() for b in _batches(target, sep, data.columns, cols)),
                          data.columns)
         self.data, self.result = data, streamed_outcome(job, self.dataset, self.frame, data)
@@ -134,9 +133,9 @@ class StreamedSource(RecordSource):
             payload["pseudonyms"] = pseudonym_entry(job.pseudonym_column, job.pseudonym_key, data.n_records,
                                                     job.schema.identifiers, data.secrets)
         records = None
-        if data.identifiers is not None:
-            reader = pa.ipc.open_stream(str(data.identifiers))
-            records = (reader.schema, iter(reader))
+        if data.identifiers is not None and data.spill_key is not None:
+            spilled = open_sealed(data.identifiers, data.spill_key)
+            records = (spilled.schema, spilled.batches)
         keyfile.seal(payload, passphrase, manifest, target, records=records)
 
     def close(self) -> None:

@@ -1,7 +1,8 @@
 """The release's row order for a table larger than memory: an external sort by each record's keyed sort key.
 
 Records arrive in chunks (in any order of chunks), each with its random 64-bit sort key. They are spilled to
-``2**bits`` bucket files by the top bits of the key (Arrow IPC, in a temporary folder beside the output), so
+``2**bits`` bucket files by the top bits of the key (Arrow IPC, sealed under the job's spill key:
+:mod:`.sealed_spill`, in a temporary folder beside the output), so
 bucket ``b`` holds exactly the keys of one range, in the order the records arrived. Reading the buckets in order
 and sorting each by (key, arrival) gives the records sorted by (key, record index) — the order the in-memory job
 uses (``np.argsort(keys, kind="stable")``) — while holding one bucket at a time. The keys are uniform, so the
@@ -17,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from ppdp_desktop.core.streaming.sealed_spill import SealedBatchWriter, SpillKey, read_sealed_batches
 
 #: records a bucket holds on average (one bucket is in memory at a time)
 RUN_ROWS = 1_000_000
@@ -52,12 +55,13 @@ def _take(column: pa.ChunkedArray, order: pa.Array) -> pa.ChunkedArray:
 class ExternalShuffle:
     """Spill chunks of records with their sort keys; read them back sorted by (key, arrival), a bucket at a time."""
 
-    def __init__(self, folder: Path, n_records: int, run_rows: int = RUN_ROWS) -> None:
+    def __init__(self, folder: Path, n_records: int, run_rows: int = RUN_ROWS, key: SpillKey | None = None) -> None:
         self.folder = Path(folder)
+        self.key = key if key is not None else SpillKey()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.bits = max(0, math.ceil(math.log2(max(1, n_records) / run_rows))) if n_records > run_rows else 0
         self.bits = min(self.bits, 16)
-        self._writers: dict[tuple[int, int], pa.ipc.RecordBatchStreamWriter] = {}
+        self._writers: dict[tuple[int, int], SealedBatchWriter] = {}
         self._segments: dict[int, list[tuple[int, Path]]] = {}
         self._schemas: dict[int, pa.Schema] = {}
         self.n_spilled = 0
@@ -88,7 +92,7 @@ class ExternalShuffle:
             number = len(self._schemas)
             path = self.folder / f"bucket-{bucket:05d}-{number:06d}.arrows"
             self._schemas[number] = table.schema
-            self._writers[(bucket, number)] = pa.ipc.new_stream(str(path), table.schema)
+            self._writers[(bucket, number)] = SealedBatchWriter(path, table.schema, self.key)
             segments.append((number, path))
         number = segments[-1][0]
         self._writers[(bucket, number)].write_table(table)
@@ -103,9 +107,8 @@ class ExternalShuffle:
         self.close_writers()
         for bucket in range(self.n_buckets):
             parts = []
-            for _number, path in self._segments.get(bucket, []):
-                with pa.ipc.open_stream(str(path)) as reader:
-                    parts.append(reader.read_all())
+            for number, path in self._segments.get(bucket, []):
+                parts.append(pa.Table.from_batches(list(read_sealed_batches(path, self.key)), schema=self._schemas[number]))
                 path.unlink()
             if not parts:
                 continue

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.sniffing import decode_unset
 from ppdp_desktop.core.errors import InputError, TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
@@ -202,7 +203,7 @@ _CSV_SUFFIXES = (".csv", ".txt")
 
 def load_taxonomy(path: str | os.PathLike[str], attribute: str) -> Taxonomy:
     """Read a taxonomy by extension: ``.json`` (ours) or ``.csv`` / ``.txt`` (ARX hierarchy)."""
-    path = Path(path)
+    path = check_regular(path, "taxonomy file (.json, or an ARX hierarchy .csv)")
     suffix = path.suffix.lower()
     if suffix == ".json":
         return load_json(path, attribute)

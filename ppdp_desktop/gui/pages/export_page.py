@@ -312,7 +312,8 @@ class ExportPage(WizardPage):
         zip_file = self.zip_check.isChecked()
         bom = self.bom_check.isChecked()
         try:
-            check_destination(release_target(folder, zip_file), key, overwrite, [self.state.project.data_path])
+            check_destination(release_target(folder, zip_file), key, overwrite, [self.state.project.data_path],
+                              others={"sign": self.signing.key_edit.text().strip() or None})
         except ReleaseError as exc:
             self.error_label.setText(exc.phrase(window_name))
             return False

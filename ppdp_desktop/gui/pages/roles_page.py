@@ -6,7 +6,7 @@ values as now read (:mod:`~ppdp_desktop.core.taxonomy.kind_change`); what cannot
 with Cancel before anything changes."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
@@ -88,7 +88,7 @@ class RolesPage(WizardPage):
         left_layout.addWidget(self.status)
         self.risk = RiskPanel(state)
         left_layout.addWidget(self.risk)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        self.split = split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(self.editor_box)
         split.setStretchFactor(1, 1)
@@ -115,6 +115,7 @@ class RolesPage(WizardPage):
         self.table.setRowCount(len(dataset.frame.columns))
         for row, name in enumerate(dataset.frame.columns):
             item = QTableWidgetItem(name)
+            item.setToolTip(name)  # whole, where a small window shortens the column
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.table.setItem(row, 0, item)
             kind = kind_combo(dataset.schema.attributes[name].kind)
@@ -143,6 +144,32 @@ class RolesPage(WizardPage):
             self._clear_editor()
         self._update_status()
         self.risk.schedule()
+        QTimer.singleShot(0, self._give_the_table_room)  # once the table's columns have their widths
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        QTimer.singleShot(0, self._give_the_table_room)  # once the splitter has its size
+
+    def _give_the_table_room(self) -> None:
+        """Widen the table to show every column's name, kind and role, up to 55 % of the page, and in a small window
+        (800x600, where the taxonomy side keeps the room its buttons need) shorten the names' column so that the
+        kinds stay in view, each name whole in its tooltip: the names had scrolled out of sight."""
+        total = sum(self.split.sizes())
+        if total <= 0 or self.table.rowCount() == 0:
+            return
+        header = self.table.horizontalHeader()
+        chrome = self.table.verticalScrollBar().sizeHint().width() + 2 * self.table.frameWidth()
+        names, kinds = self.table.sizeHintForColumn(0), self.table.sizeHintForColumn(1)
+        left = min(names + kinds + self.table.sizeHintForColumn(2) + chrome, int(total * 0.55))
+        if self.split.sizes()[0] < left:
+            self.split.setSizes([left, total - left])
+        room = self.split.sizes()[0] - kinds - chrome
+        if names > room:
+            header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(0, max(60, room))
+        else:
+            header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalScrollBar().setValue(0)
 
     def set_role(self, column: str, role: Role) -> None:
         """Set a column's role (as the user would with its combo box)."""

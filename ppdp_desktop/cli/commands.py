@@ -447,7 +447,7 @@ def run_verify(args: argparse.Namespace) -> int:
     """``ppdp verify``: exit 0 if every check passes, 1 if one fails (altered, wrongly signed, guarantee broken),
     3 if there is no release at that path."""
     _existing_release(args.release)
-    if args.signer:  # a mistyped fingerprint is the command line's fault, not the release's
+    if args.signer is not None:  # a mistyped (or empty) fingerprint is the command line's fault, not the release's
         from ppdp_desktop.core.errors import ReleaseError
         from ppdp_desktop.core.release.signing import normalize_fingerprint
 

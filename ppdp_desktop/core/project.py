@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ppdp_desktop.core.data.bounded_json import read_json
 from ppdp_desktop.core.data.loading import LoadOptions
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
 
 PROJECT_VERSION = 5
+#: the largest project file read (its taxonomies take most of it)
+MAX_PROJECT_BYTES = 64 * 1024 ** 2
 DP_DEFAULTS: dict[str, Any] = {"dp_attributes": [], "dp_epsilon": 1.0, "dp_k": 10, "dp_domains": {}}
 
 
@@ -65,6 +68,9 @@ class Project:
     #: largest cumulative epsilon a patient may reach over its releases (None: no budget)
     project_id: str | None = None
     budget: float | None = None
+    #: the custodian's rule that every release of this project is signed: an unsigned export is refused, in the
+    #: window and by ``ppdp run`` (:func:`check_signing`)
+    require_signing: bool = False
 
     def repeat_project_id(self, path: str | Path | None) -> str:
         """The project's name in the release ledger: :attr:`project_id`, else the project file's name."""
@@ -198,15 +204,13 @@ class Project:
     @classmethod
     def load(cls, path: str | Path) -> Project:
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path.name} is not a readable project file: {exc}.") from exc
+        data = read_json(path, error=InputError, max_bytes=MAX_PROJECT_BYTES,
+                         hint=" Open the right project file, or save the project again from the window.")
         if not isinstance(data, dict) or data.get("format") != "ppdp-project":
             raise InputError(f"{path.name} is not a PPDP Desktop project file.")
         data = migrate(data, path.name)
-        check_project_data(data, path.name)
-        known = {f for f in cls.__dataclass_fields__}
+        known = list(cls.__dataclass_fields__)
+        check_project_data(data, path.name, known)
         try:
             return cls(**{k: v for k, v in data.items() if k in known})
         except TypeError as exc:

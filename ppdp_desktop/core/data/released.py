@@ -6,7 +6,6 @@ part of a release), so none of them needs the package writer to read one.
 from __future__ import annotations
 
 import atexit
-import json
 import re
 import shutil
 import struct
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.data.bounded_json import read_json
 from ppdp_desktop.core.data.domain import _indexer, label_text
 from ppdp_desktop.core.errors import ReleaseError
 
@@ -29,6 +29,8 @@ READABLE_VERSIONS = (1, 2)
 DATA_FILE = "release.csv"
 README_FILE = "README.txt"
 META_FILE = "release.json"
+#: the largest release.json read (a 70,000-value domain's parameters take a few tens of MB)
+MAX_META_BYTES = 512 * 1024 ** 2
 
 
 @dataclass
@@ -143,10 +145,7 @@ def _read_metadata(folder: Path, path: str | Path) -> dict:
     meta_path = folder / META_FILE
     if not meta_path.is_file():
         raise ReleaseError(f"{path} is not a release: {META_FILE} is missing.")
-    try:
-        metadata = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReleaseError(f"{meta_path} cannot be read: {exc}.") from exc
+    metadata = read_json(meta_path, str(meta_path), error=ReleaseError, max_bytes=MAX_META_BYTES)
     check_shape(metadata, meta_path.name)
     if metadata.get("format_version") not in READABLE_VERSIONS:
         raise ReleaseError(f"{meta_path} has format_version {metadata.get('format_version')!r}; this app reads "

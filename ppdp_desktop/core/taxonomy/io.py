@@ -23,12 +23,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ppdp_desktop.core.data.bounded_json import parse_json, read_json
 from ppdp_desktop.core.data.domain import label_text
 from ppdp_desktop.core.data.sniffing import decode_unset
 from ppdp_desktop.core.errors import InputError, TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
 
 FORMAT_VERSION = 1
+#: the largest taxonomy JSON read
+MAX_TAXONOMY_BYTES = 64 * 1024 ** 2
 
 
 # --- JSON -----------------------------------------------------------------------------------------
@@ -97,14 +100,7 @@ def from_dict(data: object, attribute: str | None = None, source: str = "the tax
 
 def from_json(text: str | bytes, attribute: str | None = None, source: str = "the taxonomy JSON") -> Taxonomy:
     """Parse JSON text (or UTF-8 bytes) into a taxonomy; see :func:`from_dict`."""
-    try:
-        if isinstance(text, bytes):
-            text = text.decode("utf-8-sig")
-        data = json.loads(text)
-    except UnicodeDecodeError as exc:
-        raise TaxonomyError(f"{source}: not UTF-8 text (byte offset {exc.start}); save it as UTF-8.") from None
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise TaxonomyError(f"{source}: not valid JSON ({str(exc)[:200] or 'nested too deeply'}).") from None
+    data = parse_json(text, source, error=TaxonomyError, max_bytes=MAX_TAXONOMY_BYTES)
     return from_dict(data, attribute, source)
 
 
@@ -116,7 +112,7 @@ def save_json(taxonomy: Taxonomy, path: str | os.PathLike[str]) -> None:
 def load_json(path: str | os.PathLike[str], attribute: str | None = None) -> Taxonomy:
     """Read a taxonomy JSON file; ``attribute`` (if given) replaces the one in the file."""
     path = Path(path)
-    return from_json(_read_bytes(path), attribute, source=path.name)
+    return from_dict(read_json(path, error=TaxonomyError, max_bytes=MAX_TAXONOMY_BYTES), attribute, path.name)
 
 
 # --- ARX hierarchy CSV ----------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def fill_marked_table(table: QTableWidget, row: LookedUp) -> None:
         for j, text in enumerate(texts):
             item = QTableWidgetItem(visible(text))  # the release's and the key's text, every hidden character spelt
             if mark is not None:  # a tooltip reads text that looks like HTML as HTML: escaped, shown as it is
-                item.setToolTip(f"<qt>{html.escape(visible(f'{name}: {mark.what}'))}</qt>")
+                item.setToolTip(f"<qt>{html.escape(visible(f'{name}: {mark.what}'), quote=False)}</qt>")
                 if not mark.is_original and mark.status != "pseudonym":
                     item.setBackground(QBrush(NOT_ORIGINAL_BACKGROUND))
                     item.setForeground(QBrush(NOT_ORIGINAL_TEXT))

@@ -124,6 +124,9 @@ def _unguard_text(value: str) -> str:
     return value
 
 
+#: one cell's guard and its removal (a taxonomy's ARX CSV is written cell by cell)
+guard_text, unguard_text = _guard_text, _unguard_text
+
 _STARTS = np.zeros(256, dtype=bool)
 _STARTS[[ord(c) for c in FORMULA_STARTS]] = True
 _AFTER_GUARD = _STARTS.copy()
@@ -236,7 +239,7 @@ def write_table(
         raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
     try:
         if fmt == "csv":
-            write_csv(_arrow_ready(guard_formulas(table)[0]), path, sep, bom=bom)
+            write_csv(_arrow_ready(guard_formulas(table)[0]), path, sep, bom=bom, guarded=True)
         elif fmt == "xlsx":
             _write_xlsx(table, path)
         elif fmt == "sav":

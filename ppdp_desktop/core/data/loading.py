@@ -185,6 +185,9 @@ def _read_text(
     if found is None:
         raise InputError(f"{name}: has no row {header_row} to take the column names from; choose a smaller header row.")
     header, skip = found
+    if sep is not None:
+        sniffing.check_given_sep(sample, delimiter, header, name)
+    sniffing.check_decimal(delimiter, decimal, name)
     payload = data if codec in ("utf-8", "utf-8-sig") else text.encode("utf-8")
     if codec not in ("utf-8", "utf-8-sig"):
         del text
@@ -340,8 +343,9 @@ def read_sheet(source: Path, sheet: str | int, fmt: str, nrows: int | None) -> p
         chosen = book.get_sheet_by_index(sheet) if isinstance(sheet, int) else book.get_sheet_by_name(sheet)
         cells = chosen.to_python(nrows=nrows) if nrows is not None else chosen.to_python()
         return pd.DataFrame(cells, dtype=object).replace("", None).infer_objects()
-    return pd.read_excel(source, sheet_name=sheet, header=None, engine="openpyxl", keep_default_na=False,
-                         na_values=[""], nrows=nrows)
+    with open(source, "rb") as handle:  # a handle: pandas would open a path such as "file:x.xlsx" as a URL
+        return pd.read_excel(handle, sheet_name=sheet, header=None, engine="openpyxl", keep_default_na=False,
+                             na_values=[""], nrows=nrows)
 
 
 def _read_excel(
@@ -406,11 +410,18 @@ def _integral_to_int(frame: pd.DataFrame) -> None:
             frame[column] = values.astype(np.int64)
 
 
+def _parquet_frame(source: Path) -> pd.DataFrame:
+    """The whole Parquet file, read from an open handle (pandas would open "file:x.parquet" or "http:..." as a URL)."""
+    with open(source, "rb") as handle:
+        return pd.read_parquet(handle, engine="pyarrow")
+
+
 def _read_parquet(source: Path, name: str, rows: int | None) -> tuple[pd.DataFrame, dict[str, str]]:
     import pyarrow.parquet as pq
 
     try:
-        schema = pq.read_schema(source)
+        with open(source, "rb") as handle:  # a handle: pyarrow would read "file:x.parquet" as a URI
+            schema = pq.read_schema(handle)
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others
         raise _library_error(name, "a Parquet file", exc) from None
     for field in schema:
@@ -419,12 +430,13 @@ def _read_parquet(source: Path, name: str, rows: int | None) -> tuple[pd.DataFra
                              "one plain value per cell: flatten or drop that column before loading.")
     try:
         if rows is None:
-            frame = pd.read_parquet(source, engine="pyarrow")
+            frame = _parquet_frame(source)
         else:
             import pyarrow.parquet as pq
 
-            batch = next(pq.ParquetFile(source).iter_batches(batch_size=rows), None)
-            frame = batch.to_pandas() if batch is not None else pd.read_parquet(source, engine="pyarrow")
+            with open(source, "rb") as handle:
+                batch = next(pq.ParquetFile(handle).iter_batches(batch_size=rows), None)
+            frame = batch.to_pandas() if batch is not None else _parquet_frame(source)
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others
         raise _library_error(name, "a Parquet file", exc) from None
     if not isinstance(frame.index, pd.RangeIndex):

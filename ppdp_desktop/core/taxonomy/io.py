@@ -25,6 +25,7 @@ from typing import Any
 
 from ppdp_desktop.core.data.bounded_json import parse_json, read_json
 from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.formats import guard_text, unguard_text
 from ppdp_desktop.core.data.sniffing import decode_unset
 from ppdp_desktop.core.errors import InputError, TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
@@ -119,13 +120,15 @@ def load_json(path: str | os.PathLike[str], attribute: str | None = None) -> Tax
 
 
 def to_arx_csv(taxonomy: Taxonomy, sep: str = ";") -> str:
-    """One row per leaf: the leaf, its ancestors, the root; shallow leaves padded with their own label."""
+    """One row per leaf: the leaf, its ancestors, the root; shallow leaves padded with their own label. A label a
+    spreadsheet would run as a formula (starting ``= + - @``, tab or CR) gets the release's guard, a leading ``'``
+    (every CSV the app writes has it; :func:`from_arx_csv` removes it again)."""
     width = taxonomy.depth + 1
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=sep, lineterminator="\n")
     for leaf in taxonomy.leaves():
         path = [node.label for node in leaf.path()]
-        writer.writerow([leaf.label] * (width - len(path)) + path)
+        writer.writerow([guard_text(label) for label in [leaf.label] * (width - len(path)) + path])
     return buffer.getvalue()
 
 
@@ -245,7 +248,7 @@ def _arx_rows(text: str, source: str) -> list[tuple[int, list[str]]]:
     try:
         for row in reader:
             if any(cell.strip() for cell in row):
-                rows.append((reader.line_num, row))
+                rows.append((reader.line_num, [unguard_text(cell) for cell in row]))  # as to_arx_csv wrote them
     except csv.Error as exc:
         raise TaxonomyError(f"{source}, line {reader.line_num}: {exc}.") from None
     if not rows:

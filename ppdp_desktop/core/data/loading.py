@@ -198,6 +198,11 @@ def _read_text(
     else:
         table = table.slice(0, rows)
     if table.num_rows == 0:
+        read = _head_size(rows + header_row) if rows is not None else None
+        if read is not None and source.stat().st_size > read:  # the preview stopped inside the first record
+            raise InputError(f"{name}: the record after the header (line {skip + 1}) is longer than the "
+                             f"{read / 1024 ** 2:,.0f} MiB read to preview the file; a table's record is not that long. "
+                             "Check that the file is a table with one record per line (its separator, its quotes).")
         raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.")
     names = _finish_names([c.strip() for c in header], table, name)
     named = [(i, n) for i, n in enumerate(names) if n is not None]
@@ -207,10 +212,15 @@ def _read_text(
     return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, digest
 
 
+def _head_size(records: int) -> int:
+    """How many bytes a preview of ``records`` lines reads."""
+    return max(sniffing.SAMPLE_BYTES, 512 * records)
+
+
 def _head_bytes(source: Path, records: int) -> bytes:
     """The start of a file for a preview: about ``records`` lines (at least 64 KiB), cut after a line break."""
     with source.open("rb") as handle:
-        data = handle.read(max(sniffing.SAMPLE_BYTES, 512 * records))
+        data = handle.read(_head_size(records))
         more = handle.read(1)
     if not more:
         return data

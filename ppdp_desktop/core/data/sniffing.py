@@ -187,12 +187,16 @@ def _refuse_mixed(data: bytes, name: str) -> None:
 
 
 def sample_of(text: str) -> str:
-    """The first ~64 KiB of ``text``, cut after its last complete line."""
+    """The first ~64 KiB of ``text``, cut after its last complete line; at least the whole first line (a header
+    of 100,000 columns is longer than the sample, and cut short it would be counted as fewer columns)."""
     if len(text) <= SAMPLE_BYTES:
         return text
     sample = text[:SAMPLE_BYTES]
     cut = max(sample.rfind("\n"), sample.rfind("\r"))
-    return sample[: cut + 1] if cut > 0 else sample
+    if cut > 0:
+        return sample[: cut + 1]
+    end = _LINE_BREAK.search(text, SAMPLE_BYTES)
+    return text if end is None else text[: end.end()]
 
 
 def _record_counts(sample: str) -> list[dict[str, int]]:

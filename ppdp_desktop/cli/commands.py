@@ -424,6 +424,7 @@ def run_project_file(args: argparse.Namespace) -> int:
     refuse_stdio(args.out, "--out", FOLDER)
     refuse_stdio(args.key, "--key", SECRET)
     project = Project.load(args.project)
+    project.check_signing(args.sign)  # the project's rule (require_signing), before any passphrase is asked
     out = args.out or project.release_folder
     key = args.key or project.key_path
     if not out:

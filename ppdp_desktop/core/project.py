@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ppdp_desktop.core.data.bounded_json import read_json
 from ppdp_desktop.core.data.loading import LoadOptions
 from ppdp_desktop.core.data.schema import Role
-from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError
+from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError, setting_ref
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
 from ppdp_desktop.core.project_check import check_project_data
 from ppdp_desktop.core.settings import (
@@ -143,6 +143,16 @@ class Project:
         if not chosen.needs_sensitive and sensitive not in protected:
             sensitive = None
         return replace(settings, sensitive=sensitive or "", quasi=quasi)
+
+    # --- the custodian's rules -------------------------------------------------------------------
+    def check_signing(self, signer: object | None) -> None:
+        """Refuse an unsigned export (``signer`` None) of a project that requires signing (:attr:`require_signing`),
+        before any work: an unsigned release can be altered together with its checksums by anyone."""
+        if self.require_signing and signer is None:
+            raise ParameterError("This project requires every release to be signed (its file sets require_signing), "
+                                 "so an unsigned export is refused: sign it with "
+                                 f"{setting_ref('sign', 'KEYFILE')} (a key made once with ppdp signing-key).",
+                                 setting="sign")
 
     # --- against the data ------------------------------------------------------------------------
     def check_data(self, dataset: Dataset) -> None:

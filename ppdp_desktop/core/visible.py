@@ -34,3 +34,10 @@ def visible_lines(text: object) -> str:
     """``text`` with its line breaks kept and every other hidden character spelt (for a message of several lines
     written by the app, each of which may quote a release)."""
     return "\n".join(visible(line) for line in str(text).split("\n"))
+
+
+def shortened(text: object, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, the cut said ("…"): a value of ten million characters cannot
+    be drawn as a figure's label (the font rasterizer overflows) nor wrapped into a report's table cell."""
+    text = str(text)
+    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"

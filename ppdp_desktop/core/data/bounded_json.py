@@ -57,11 +57,12 @@ def _depth_over(value: Any, limit: int) -> bool:
 
 
 def parse_json(data: str | bytes, source: str, *, error: type[PPDPError] = InputError, hint: str = "",
-               max_bytes: int | None = DEFAULT_MAX_BYTES) -> Any:
+               max_bytes: int | None = DEFAULT_MAX_BYTES, constants: bool = False) -> Any:
     """The JSON value of ``data`` (text, or UTF-8 bytes with or without a byte-order mark), within the bounds of
     the module docstring; ``error(f"{source} ...{hint}")`` naming the first bound crossed. ``hint`` says what to
     do (e.g. " Save the project again from the window."); ``max_bytes`` None: no size limit (a payload whose size
-    is bounded already)."""
+    is bounded already); ``constants``: ``NaN`` and ``Infinity`` are read (Python's own JSON, as the release
+    ledger writes an unbounded epsilon)."""
     size = len(data)
     if max_bytes is not None and size > max_bytes:
         raise error(f"{source}: {size:,} bytes, more than the {max_bytes:,} a file of its kind may have.{hint}")
@@ -73,7 +74,8 @@ def parse_json(data: str | bytes, source: str, *, error: type[PPDPError] = Input
     elif data.startswith("\ufeff"):
         data = data[1:]
     try:
-        value = json.loads(data, parse_int=_number(int), parse_float=_number(float), parse_constant=_constant)
+        value = json.loads(data, parse_int=_number(int), parse_float=_number(float),
+                           parse_constant=float if constants else _constant)
     except _Refused as exc:
         raise error(f"{source}: {exc}.{hint}") from None
     except RecursionError:

@@ -1,10 +1,7 @@
 """Writing a table as UTF-8 CSV with pyarrow's fast writer, directly or atomically (temporary file, rename).
 
-Every CSV the app writes goes through :func:`write_csv`, and so through the one formula guard
-(:func:`~ppdp_desktop.core.data.formats.guard_formulas`, OWASP's advice): a text cell or header that a spreadsheet
-would run as a formula (starting ``= + - @``, tab or CR) gets a leading ``'``. A caller that guarded the table
-itself, to record which columns changed (the release's ``csv.formula_guard``), says so with ``guarded=True``; the
-streamed writers guard each batch with the same function.
+The raw writer: every CSV the app writes goes through :func:`ppdp_desktop.core.data.formats.write_csv` (or its
+``write_csv_atomic``), which puts the one formula guard in front of it.
 """
 from __future__ import annotations
 
@@ -27,18 +24,13 @@ def csv_encoding(bom: bool) -> str:
     return ENCODING_WITH_BOM if bom else "utf-8"
 
 
-def write_csv(table: pd.DataFrame, path: Path, sep: str, *, bom: bool = False, guarded: bool = False) -> None:
-    """UTF-8 CSV with a header, text cells quoted, missing values as empty cells (pyarrow's fast writer), no cell a
-    spreadsheet would run as a formula (guarded here unless ``guarded``: the caller did it).
+def write_csv(table: pd.DataFrame, path: Path, sep: str, *, bom: bool = False) -> None:
+    """UTF-8 CSV with a header, text cells quoted, missing values as empty cells (pyarrow's fast writer).
 
     With ``bom`` the file starts with the UTF-8 byte-order mark (``EF BB BF``), which Excel needs to
     read the file as UTF-8 (else "Besançon" shows as "BesanÃ§on"). The mark goes into the same
     output stream before the writer streams the rows, so the file is written once.
     """
-    if not guarded:
-        from ppdp_desktop.core.data.formats import guard_formulas  # formats writes through this module
-
-        table = guard_formulas(table)[0]
     arrow = pa.Table.from_pandas(table, preserve_index=False)
     options = pacsv.WriteOptions(delimiter=sep, quoting_style="needed")
     with pa.OSFile(str(path), "wb") as sink:
@@ -47,16 +39,14 @@ def write_csv(table: pd.DataFrame, path: Path, sep: str, *, bom: bool = False, g
         pacsv.write_csv(arrow, sink, write_options=options)
 
 
-def write_csv_atomic(table: pd.DataFrame, path: Path, sep: str = ",", *, bom: bool = False,
-                     guarded: bool = False) -> None:
-    """Write a CSV (:func:`write_csv`) through a temporary file in the same folder, renamed into place when
-    complete."""
+def write_csv_atomic(table: pd.DataFrame, path: Path, sep: str = ",", *, bom: bool = False) -> None:
+    """Write a CSV through a temporary file in the same folder, renamed into place when complete."""
     path = Path(path)
     if not path.resolve().parent.is_dir():
         raise ReleaseError(f"The folder {path.resolve().parent} does not exist.")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        write_csv(table, tmp, sep, bom=bom, guarded=guarded)
+        write_csv(table, tmp, sep, bom=bom)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ppdp_desktop.core.data.csv_writer import write_csv
+from ppdp_desktop.core.data.formats import write_csv
 from ppdp_desktop.core.errors import ReleaseError, setting_ref
 from ppdp_desktop.core.release.publish import is_our_key, is_our_release, temp_beside
 

@@ -185,9 +185,9 @@ def _read_text(
     if found is None:
         raise InputError(f"{name}: has no row {header_row} to take the column names from; choose a smaller header row.")
     header, skip = found
-    if sep is not None:
+    if sep is not None:  # the user's separator (a sniffed ',' with quoted "1,5" numbers is a file's own choice)
         sniffing.check_given_sep(sample, delimiter, header, name)
-    sniffing.check_decimal(delimiter, decimal, name)
+        sniffing.check_decimal(delimiter, decimal, name)
     payload = data if codec in ("utf-8", "utf-8-sig") else text.encode("utf-8")
     if codec not in ("utf-8", "utf-8-sig"):
         del text

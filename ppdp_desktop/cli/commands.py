@@ -451,7 +451,7 @@ def run_project_file(args: argparse.Namespace) -> int:
     print_summary(result, folder, key, time.perf_counter() - start, False, signer)
     run = current_provenance(result.dataset.digest, file_sha256(args.project))  # the plain digests: never published
     for line in previous.compare(run, input_path=project.data_path):  # versions, input or project that differ
-        print(f"ppdp: note: {line}", file=sys.stderr)
+        print(f"ppdp: note: {visible(line)}", file=sys.stderr)
     _emit_released(args, result, folder, key, time.perf_counter() - start, False, signer)
     return 0
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import codecs
+import csv
 import json
 from pathlib import Path
 
@@ -370,3 +371,13 @@ def test_fuzz_arx_text(text: str) -> None:
     except TaxonomyError:
         return
     assert same_tree(from_arx_csv(to_arx_csv(t), "v"), t)
+
+
+def test_the_arx_export_has_no_live_formula_and_reads_back_exactly() -> None:
+    """Issue 32, point 4: every CSV the app writes is formula-guarded, a taxonomy's ARX export too."""
+    labels = ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=already quoted", "plain"]
+    taxonomy = Taxonomy.flat("x", labels)
+    text = to_arx_csv(taxonomy)
+    cells = [cell for line in text.splitlines() for cell in next(csv.reader([line], delimiter=";"))]
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], cells
+    assert from_arx_csv(text, "x").leaf_labels() == labels

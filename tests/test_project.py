@@ -213,11 +213,40 @@ def test_migration_hook_upgrades_old_files(tmp_path, monkeypatch):
     assert json.loads(path.read_text(encoding="utf-8"))["version"] == PROJECT_VERSION + 1
 
 
-def test_unknown_fields_are_ignored(tmp_path):
+def test_unknown_fields_are_refused_by_name(tmp_path):
+    """Issue 32, point 14: a field or setting the app does not know would be dropped silently (a misspelt
+    "protection.thresold" would release with the default threshold): refused, naming it."""
     data = Project(method="uniform").to_json()
     data["a_field_from_a_plugin"] = 1
     path = tmp_path / "p.json"
     path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match="p.json: unknown field 'a_field_from_a_plugin'"):
+        Project.load(path)
+    data = Project(method="rr").to_json()
+    data["protection"] = {"thresold": 0.1}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match="field 'protection' has an unknown setting 'thresold'"):
+        Project.load(path)
+    data["protection"], data["options"] = {}, {"rr": {"l": 2, "ell": 3}}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match="field 'options.rr' has an unknown setting 'ell'"):
+        Project.load(path)
+
+
+def test_a_second_sensitive_column_is_refused_by_name(tmp_path):
+    """Issue 32, point 14: the second sensitive column was released unchanged, relabelled insensitive."""
+    data = Project(method="uniform", roles={"diagnosis": "sensitive", "ward": "sensitive"}).to_json()
+    path = tmp_path / "two.ppdp"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match="two.ppdp: field 'roles' marks 'ward' sensitive besides 'diagnosis'"):
+        Project.load(path)
+
+
+def test_a_project_file_with_a_byte_order_mark_is_read(tmp_path):
+    """Issue 32, point 15: Notepad saves UTF-8 with a byte-order mark; the passphrase file accepted one, the project
+    file did not."""
+    path = tmp_path / "bom.ppdp"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(Project(method="uniform").to_json()).encode("utf-8"))
     assert Project.load(path).method == "uniform"
 
 

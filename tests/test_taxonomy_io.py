@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import codecs
+import csv
 import json
 from pathlib import Path
 
@@ -142,7 +143,8 @@ def test_json_without_format_version_and_with_numeric_labels() -> None:
         ),
         ('{"attribute": "a", "format_version": 2, "root": {"label": "*"}}', "newer version"),
         ('{"attribute": "a", "format_version": "1", "root": {"label": "*"}}', "'format_version' must be"),
-        ("[" * 100_000, "not valid JSON"),
+        ("[" * 100_000, "nested more than 256 levels"),
+        ("1" * 5_000, "a number of 5,000 characters"),
     ],
 )
 def test_bad_json_is_refused_with_a_clear_message(text: str, match: str) -> None:
@@ -155,7 +157,7 @@ def test_bad_json_message_names_the_file(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe{")
     with pytest.raises(TaxonomyError, match="mine.json: not UTF-8"):
         load_json(path)
-    with pytest.raises(TaxonomyError, match="Cannot read the taxonomy file .*missing.json"):
+    with pytest.raises(TaxonomyError, match="missing.json: cannot be read"):
         load_json(tmp_path / "missing.json")
 
 
@@ -369,3 +371,13 @@ def test_fuzz_arx_text(text: str) -> None:
     except TaxonomyError:
         return
     assert same_tree(from_arx_csv(to_arx_csv(t), "v"), t)
+
+
+def test_the_arx_export_has_no_live_formula_and_reads_back_exactly() -> None:
+    """Issue 32, point 4: every CSV the app writes is formula-guarded, a taxonomy's ARX export too."""
+    labels = ["=HYPERLINK(\"http://evil.example\")", "+1", "-2", "@SUM(A1)", "'=already quoted", "plain"]
+    taxonomy = Taxonomy.flat("x", labels)
+    text = to_arx_csv(taxonomy)
+    cells = [cell for line in text.splitlines() for cell in next(csv.reader([line], delimiter=";"))]
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], cells
+    assert from_arx_csv(text, "x").leaf_labels() == labels

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
-from ppdp_desktop.core.data import released
+from ppdp_desktop.core.data import release_zip
 from ppdp_desktop.core.data.checksums import write_checksums
 from ppdp_desktop.core.errors import KeyFileError, ReleaseError
 from ppdp_desktop.core.release.signing import fingerprint, new_signing_key, normalize_fingerprint, open_signing_key
@@ -115,7 +115,7 @@ def test_a_zip_bomb_stops_at_the_cap_and_leaves_no_folder(made, tmp_path, capsys
     import tempfile
 
     archive = _zip(made[0] / "plain", tmp_path / "big.zip")
-    monkeypatch.setattr(released, "MAX_UNZIPPED_BYTES", 1000)
+    monkeypatch.setattr(release_zip, "MAX_UNZIPPED_BYTES", 1000)
     before = set(Path(tempfile.gettempdir()).glob("ppdp-release-*"))
     code, err = _verify(archive, capsys)
     assert code == 1 and "unpacks to more than" in err

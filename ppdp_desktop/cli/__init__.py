@@ -15,6 +15,7 @@ from ppdp_desktop.cli.output import console
 from ppdp_desktop.cli.parser import build_parser
 from ppdp_desktop.core.errors import PPDPError, os_error_message
 from ppdp_desktop.core.release.publish import published
+from ppdp_desktop.core.visible import visible
 
 EXIT_USER_ERROR = ExitCode.USAGE  # the former names, kept for callers
 EXIT_INTERNAL = ExitCode.INTERNAL
@@ -122,11 +123,12 @@ def _name(code: int) -> str:
 
 def _error(args, code: int, message: str) -> None:
     detail = f" [exit {int(code)}: {_name(code)}]" if args.verbose else ""
-    print(f"ppdp: error: {message}{detail}", file=sys.stderr)
+    print(f"ppdp: error: {visible(message)}{detail}", file=sys.stderr)  # a release's text can quote anything
 
 
 def _internal(args, exc: BaseException) -> int:
     if args.debug:
         raise exc
-    print(f"ppdp: internal error: {type(exc).__name__}: {exc} (run with --debug and report it)", file=sys.stderr)
+    print(f"ppdp: internal error: {type(exc).__name__}: {visible(exc)} (run with --debug and report it)",
+          file=sys.stderr)
     return ExitCode.INTERNAL

@@ -11,7 +11,8 @@ from ppdp_desktop.cli.output import binary_stdout_of, emit_json, wants_json
 from ppdp_desktop.cli.passphrase import read_new_passphrase, read_passphrase
 from ppdp_desktop.cli.reading import load_data, load_options, open_data_streamed  # noqa: F401 - load_options: callers import it from here
 from ppdp_desktop.cli.streams import input_path, is_stdio, output_path, refuse_stdio
-from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.errors import InputError, ParameterError, phrase
+from ppdp_desktop.core.visible import visible
 
 FOLDER = "a release package is a folder (or a .zip with --zip), not a stream"
 SECRET = "a key file is a secret kept in a file of its own, never sent down a pipe"
@@ -106,7 +107,7 @@ def run_risk(args: argparse.Namespace) -> int:
 
 
 def _risk(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.released import META_FILE, read_release
+    from ppdp_desktop.core.data.released import META_FILE
     from ppdp_desktop.core.data.schema import parse_column_list
     from ppdp_desktop.core.privacy.risk import analyse_risk, suppressed_records
     from ppdp_desktop.core.privacy.verdict import risk_verdict
@@ -115,7 +116,10 @@ def _risk(args: argparse.Namespace) -> int:
     quasi = parse_column_list(args.quasi)
     k, threshold, claimed = args.k, args.threshold, None
     if path.is_dir() or (path.suffix.lower() == ".zip" and path.is_file()):
-        release = read_release(path)
+        from ppdp_desktop.core.release.analysis import read_verified
+
+        with checking():  # the figures of a release verify refuses would be about altered data (exit 1)
+            release = read_verified(path)
         frame, label = release.table, f"the release {path.name}"
         entry = release.metadata.get("reidentification") or {}
         named = entry.get("quasi_identifiers") or [
@@ -144,9 +148,9 @@ def _risk(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(args, {**analysis.to_json(), "verdict": verdict.code, "suppressed_left_out": int(suppressed.sum())})
     else:
-        print(f"Re-identification risk of {label} on {', '.join(quasi)} (records alone or in small groups):")
+        print(visible(f"Re-identification risk of {label} on {', '.join(quasi)} (records alone or in small groups):"))
         for line in [verdict.text, *(line for line in analysis.lines() if line not in verdict.text)]:
-            print(f"  {line}")
+            print(f"  {visible(line)}")
         if suppressed.any():
             print(f"  {int(suppressed.sum()):,} suppressed records (every quasi-identifier '*') are left out: nobody "
                   "can be singled out by them.")
@@ -368,7 +372,7 @@ def run_verify(args: argparse.Namespace) -> int:
     """``ppdp verify``: exit 0 if every check passes, 1 if one fails (altered, wrongly signed, guarantee broken),
     3 if there is no release at that path."""
     _existing_release(args.release)
-    if args.signer:  # a mistyped fingerprint is the command line's fault, not the release's
+    if args.signer is not None:  # a mistyped (or empty) fingerprint is the command line's fault, not the release's
         from ppdp_desktop.core.errors import ReleaseError
         from ppdp_desktop.core.release.signing import normalize_fingerprint
 
@@ -385,12 +389,16 @@ def run_verify(args: argparse.Namespace) -> int:
 
             emit_json(args, verify_document(args.release, [], None, str(exc)))
         raise
-    for line in lines:
-        print(f"OK {line}")
+    from ppdp_desktop.core.release.analysis import UNSIGNED_WARNING, is_signed
+
+    if not is_signed(metadata):  # first: what the OK lines below cannot vouch for
+        print(phrase(UNSIGNED_WARNING))
+    for line in lines:  # every string of a release spelt visibly: a forged field cannot print a line of its own
+        print(f"OK {visible(line)}")
     from ppdp_desktop.core.release.provenance import oracle_warning
 
     if (warning := oracle_warning(metadata)) is not None:  # an earlier version's release: verifies, but say it
-        print(f"ppdp: warning: {warning}", file=sys.stderr)
+        print(f"ppdp: warning: {visible(warning)}", file=sys.stderr)
     if wants_json(args):
         from ppdp_desktop.cli.documents import verify_document
 
@@ -473,14 +481,11 @@ def _other_files(args: argparse.Namespace) -> dict[str, str | None]:
 
 
 def run_estimate(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.data.checksums import check_checksums
-    from ppdp_desktop.core.release.analysis import estimate_counts, parse_where
-    from ppdp_desktop.core.release.package import read_release
+    from ppdp_desktop.core.release.analysis import estimate_counts, parse_where, read_verified
 
     _existing_release(args.release)
-    with checking():  # estimates from altered files would be silently wrong: an altered release fails (exit 1)
-        release = read_release(args.release)
-        check_checksums(release.folder)
+    with checking():  # estimates from altered files would be silently wrong: a release verify refuses fails (exit 1)
+        release = read_verified(args.release)
     if args.table:
         from ppdp_desktop.core.data.schema import parse_column_list
         from ppdp_desktop.core.errors import PPDPError, ReleaseError
@@ -499,8 +504,13 @@ def run_estimate(args: argparse.Namespace) -> int:
         raise ParameterError("Say what to estimate: --sensitive COL, or --table COLS for a randomized-response release.")
     if args.json:
         emit_json(args, table.to_dict(orient="records"))
-    else:
-        print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+    else:  # the release's values and column names spelt visibly (a value cannot break the table's lines)
+        from pandas.api.types import is_numeric_dtype
+
+        shown = table.rename(columns=visible)
+        for name in [c for c in shown.columns if not is_numeric_dtype(shown[c])]:
+            shown[name] = shown[name].map(visible)
+        print(shown.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     return 0
 
 
@@ -529,14 +539,14 @@ def run_lookup(args: argparse.Namespace) -> int:
     with checking():  # an altered release fails (exit 1); a key that does not open is an input error (exit 3)
         ring = KeyRing.open(args.release, args.key, passphrase)
     for line in ring.provenance_notes():  # made with other versions than this app's
-        print(f"ppdp: note: {line}", file=sys.stderr)
+        print(f"ppdp: note: {visible(line)}", file=sys.stderr)
     if args.value is not None:
         decoded = ring.decode_value(args.attribute, args.value)
         if wants_json(args):
             emit_json(args, {"release": str(args.release), "attribute": args.attribute, "value": args.value,
                              "stands_for": decoded, "exact": len(decoded) == 1})
         else:
-            print(decoded[0] if len(decoded) == 1 else "one of: " + ", ".join(decoded))
+            print(visible(decoded[0]) if len(decoded) == 1 else "one of: " + ", ".join(map(visible, decoded)))
     elif args.pseudonym is not None:
         _print_looked_up(args, ring.lookup_pseudonym(args.pseudonym))
     else:
@@ -552,7 +562,8 @@ def run_lookup(args: argparse.Namespace) -> int:
         released = [n for n, m in decoded.marks.items() if not m.is_original and m.status != "pseudonym"]
         if released:
             print("The release's values, not the patients': " + "; ".join(
-                f"{n}: {decoded.marks[n].what}" for n in released), file=sys.stderr if is_stdio(args.out) else sys.stdout)
+                visible(f"{n}: {decoded.marks[n].what}") for n in released),
+                file=sys.stderr if is_stdio(args.out) else sys.stdout)
         if wants_json(args):
             emit_json(args, {"release": str(args.release), "file": str(args.file), "out": str(args.out),
                              "rows": len(decoded.table),
@@ -571,13 +582,13 @@ def _print_looked_up(args: argparse.Namespace, row) -> None:
                                                                {"status": None, "is_original": None, "what": None})}
                                      for name, value in row.items()}})
         return
-    for name, value in row.items():
+    for name, value in row.items():  # names and values spelt visibly: a value cannot print a line of its own
         mark = row.marks[name]
-        print(f"{name}: {'' if value is None else value}" + (f"  [{mark.label}]" if mark is not None else ""))
+        print(visible(f"{name}: {'' if value is None else value}" + (f"  [{mark.label}]" if mark is not None else "")))
     if not_original:
         print("\nThe release's values, not the patient's (check the patient's file before acting on them):")
         for name in not_original:
-            print(f"  {name}: {row.marks[name].what}")
+            print(f"  {visible(f'{name}: {row.marks[name].what}')}")
 
 
 def _read_results(path: str):

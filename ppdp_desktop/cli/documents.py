@@ -45,12 +45,17 @@ def released_document(command: str, result, folder, key: str | None, seconds: fl
 
 def verify_document(release: str, checks: list[str], metadata: dict | None, error: str | None) -> dict[str, Any]:
     """``verify``: whether the release passed, each check that passed, and what the release says of itself."""
+    from ppdp_desktop.core.errors import phrase
+    from ppdp_desktop.core.release.analysis import UNSIGNED_WARNING, is_signed
+
     meta = metadata or {}
     signer = meta.get("signer")
     return {
         "release": release,
         "verified": error is None,
         "error": error,
+        "signed": is_signed(meta) if error is None else None,
+        "warning": phrase(UNSIGNED_WARNING) if error is None and not is_signed(meta) else None,
         "checks": list(checks),
         "n_records": meta.get("n_records"),
         "method": meta.get("method"),

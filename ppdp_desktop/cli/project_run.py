@@ -17,6 +17,7 @@ from ppdp_desktop.cli.commands import FOLDER, SECRET, _emit_released, _other_fil
 from ppdp_desktop.cli.passphrase import read_new_passphrase
 from ppdp_desktop.cli.streams import refuse_stdio
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.visible import visible
 
 KEY_SUFFIX = ".ppdpkey"
 
@@ -56,6 +57,7 @@ def run_project_file(args: argparse.Namespace) -> int:
     refuse_stdio(args.out, "--out", FOLDER)
     refuse_stdio(args.key, "--key", SECRET)
     project = Project.load(args.project)
+    project.check_signing(args.sign)  # the project's rule (require_signing), before any passphrase is asked
     out = args.out or project.release_folder
     key, key_note = chosen_key(args, project)
     if not out:
@@ -83,6 +85,6 @@ def run_project_file(args: argparse.Namespace) -> int:
     print_summary(result, folder, key, time.perf_counter() - start, False, signer, key_note=key_note)
     run = current_provenance(result.dataset.digest, file_sha256(args.project))  # the plain digests: never published
     for line in previous.compare(run, input_path=project.data_path):  # versions, input or project that differ
-        print(f"ppdp: note: {line}", file=sys.stderr)
+        print(f"ppdp: note: {visible(line)}", file=sys.stderr)
     _emit_released(args, result, folder, key, time.perf_counter() - start, False, signer)
     return 0

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ppdp_desktop.core.errors import InputError, phrase
+from ppdp_desktop.core.errors import InputError, ParameterError, phrase
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
@@ -26,7 +26,15 @@ def load_options(args: argparse.Namespace) -> dict[str, object]:
     """How to read the input data (``--sep --encoding --sheet --decimal --header-row --kind``) as
     keyword arguments of :func:`~ppdp_desktop.core.data.loading.load_table`."""
     from ppdp_desktop.core.data.schema import parse_column_list, parse_kind_assignments
+    from ppdp_desktop.core.data.sniffing import check_decimal, codec_name, normalize_sep
 
+    try:  # the command line's values: a usage error (2) before any file is read
+        if args.encoding is not None:
+            codec_name(args.encoding, "--encoding")
+        if args.sep is not None and getattr(args, "decimal", None):
+            check_decimal(normalize_sep(args.sep, "--sep"), args.decimal, "--sep and --decimal")
+    except InputError as exc:
+        raise ParameterError(str(exc)) from None
     options = {"sep": args.sep, "encoding": args.encoding, "sheet": getattr(args, "sheet", None),
                "decimal": getattr(args, "decimal", None), "header_row": getattr(args, "header_row", None),
                "kinds": parse_kind_assignments(getattr(args, "kind", None)) or None}

@@ -8,6 +8,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from ppdp_desktop.cli.commands import _stdin_data
+from ppdp_desktop.cli.exit_codes import checking
 from ppdp_desktop.cli.output import binary_stdout_of, emit_json, wants_json
 from ppdp_desktop.cli.reading import load_data
 from ppdp_desktop.cli.streams import is_stdio, output_path, refuse_stdio
@@ -37,7 +38,7 @@ def _check_targets(args: argparse.Namespace, appendix: Path | None) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ppdp_desktop.core.release.package import read_release
+    from ppdp_desktop.core.release.analysis import read_verified
     from ppdp_desktop.core.report.document import ReportContext
     from ppdp_desktop.core.report.files import write_html, write_pdf, write_values_csv
     from ppdp_desktop.core.report.from_release import reports_from_release
@@ -46,8 +47,11 @@ def _report(args: argparse.Namespace) -> int:
     appendix = None if is_stdio(args.out) else out.with_name(
         (out.name[: -len(out.suffix)] if out.suffix else out.name) + "-values.csv")
     _check_targets(args, appendix)
+    if not Path(args.release).exists():
+        raise InputError(f"{args.release} is not a release: no such folder or .zip file; check the path.")
+    with checking():  # a report states a release's figures: never those of one that verify refuses (exit 1)
+        release = read_verified(args.release)
     dataset = load_data(args)
-    release = read_release(args.release)
     reports = reports_from_release(dataset.frame, release)
     meta = release.metadata
     sensitive = ", ".join(e["attribute"] for e in meta.get("sensitive", []) + meta.get("recoded", []))

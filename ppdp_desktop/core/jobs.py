@@ -166,6 +166,7 @@ def run_project(
 ) -> tuple[Anonymization, Path]:
     """A saved project headless, through the window's own steps: load its data, check that the data still
     matches it, run the chosen method with its report (:func:`run_job`), export (:func:`export_job`)."""
+    project.check_signing(signer)  # the custodian's rule, before any work
     if not project.data_path:
         raise InputError("The project names no data file; open the data in the window and save the project again.")
     dataset = load_job(project.data_path, project.load_options.copy(), subrange(progress, 0.0, 0.2), cancel)

@@ -13,10 +13,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ppdp_desktop.core.data.bounded_json import read_json
 from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.loading import LoadOptions
 from ppdp_desktop.core.data.schema import Role
-from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError
+from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError, setting_ref
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
 from ppdp_desktop.core.project_check import check_project_data
 from ppdp_desktop.core.settings import (
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
 
 PROJECT_VERSION = 5
+#: the largest project file read (its taxonomies take most of it)
+MAX_PROJECT_BYTES = 64 * 1024 ** 2
 DP_DEFAULTS: dict[str, Any] = {"dp_attributes": [], "dp_epsilon": 1.0, "dp_k": 10, "dp_domains": {}}
 
 
@@ -66,6 +69,9 @@ class Project:
     #: largest cumulative epsilon a patient may reach over its releases (None: no budget)
     project_id: str | None = None
     budget: float | None = None
+    #: the custodian's rule that every release of this project is signed: an unsigned export is refused, in the
+    #: window and by ``ppdp run`` (:func:`check_signing`)
+    require_signing: bool = False
 
     def repeat_project_id(self, path: str | Path | None) -> str:
         """The project's name in the release ledger: :attr:`project_id`, else the project file's name."""
@@ -161,6 +167,16 @@ class Project:
             sensitive = None
         return replace(settings, sensitive=sensitive or "", quasi=quasi)
 
+    # --- the custodian's rules -------------------------------------------------------------------
+    def check_signing(self, signer: object | None) -> None:
+        """Refuse an unsigned export (``signer`` None) of a project that requires signing (:attr:`require_signing`),
+        before any work: an unsigned release can be altered together with its checksums by anyone."""
+        if self.require_signing and signer is None:
+            raise ParameterError("This project requires every release to be signed (its file sets require_signing), "
+                                 "so an unsigned export is refused: sign it with "
+                                 f"{setting_ref('sign', 'KEYFILE')} (a key made once with ppdp signing-key).",
+                                 setting="sign")
+
     # --- against the data ------------------------------------------------------------------------
     def check_data(self, dataset: Dataset) -> None:
         """Refuse, in one line naming what changed, data that no longer matches the project: a column the
@@ -221,15 +237,13 @@ class Project:
     @classmethod
     def load(cls, path: str | Path) -> Project:
         path = check_regular(path, "project file (.ppdp)")  # /dev/zero or a FIFO would never end or hang
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path.name} is not a readable project file: {exc}.") from exc
+        data = read_json(path, error=InputError, max_bytes=MAX_PROJECT_BYTES,
+                         hint=" Open the right project file, or save the project again from the window.")
         if not isinstance(data, dict) or data.get("format") != "ppdp-project":
             raise InputError(f"{path.name} is not a PPDP Desktop project file.")
         data = migrate(data, path.name)
-        check_project_data(data, path.name)
-        known = {f for f in cls.__dataclass_fields__}
+        known = list(cls.__dataclass_fields__)
+        check_project_data(data, path.name, known)
         try:
             return cls(**{k: v for k, v in data.items() if k in known})
         except TypeError as exc:

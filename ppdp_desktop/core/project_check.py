@@ -7,9 +7,10 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ppdp_desktop.core.data.bounded_json import check_path_text
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.errors import InputError, PPDPError
@@ -99,9 +100,16 @@ def _json_hints(settings_type: type[MethodSettings]) -> dict[str, Any]:
 
 
 def _check_settings(settings_type: type[MethodSettings], options: Any, name: str, where: str) -> None:
-    """A method's (or re-identification's) settings: each field's shape and declared limits, by name."""
+    """A method's (or re-identification's) settings: no unknown key, each field's shape and declared limits, by
+    name."""
     if not isinstance(options, dict):
         raise _fail(name, where, "an object", options)
+    hints = _json_hints(settings_type)
+    unknown = [k for k in options if k not in hints]
+    if unknown:  # dropped silently, the release would be made without the setting the file asks for
+        raise InputError(f"{name}: field {where!r} has an unknown setting {unknown[0]!r}; its settings are "
+                         f"{', '.join(hints) or 'none'}. Correct or remove it, or save the project again from the "
+                         "window.")
     _check_shape(options, _json_hints(settings_type), name, where)
     for key, constraint in settings_type.constraints.items():
         if key in options and not constraint.allows(options[key]):
@@ -115,14 +123,25 @@ def _check_settings(settings_type: type[MethodSettings], options: Any, name: str
                          "from the window.") from None
 
 
-def check_project_data(data: dict[str, Any], name: str) -> None:
-    """Raise :class:`InputError` naming the first field of a (migrated) project that has the wrong shape."""
+def check_project_data(data: dict[str, Any], name: str, fields: Iterable[str] | None = None) -> None:
+    """Raise :class:`InputError` naming the first field of a (migrated) project that is unknown (not one of
+    ``fields``, the project's own, nor ``format`` or ``version``; None: not checked) or has the wrong shape."""
+    known = list(fields) if fields is not None else list(data)
     def optional_text(field: str) -> None:
         if data.get(field) is not None and not isinstance(data[field], str):
             raise _fail(name, field, "text", data[field])
 
+    unknown = [k for k in data if k not in known and k not in ("format", "version")]
+    if unknown:  # a misspelt or foreign setting would be dropped silently, and the release made without it
+        raise InputError(f"{name}: unknown field {unknown[0]!r}; a project file has the fields {', '.join(known)}. "
+                         "Correct or remove it, or save the project again from the window.")
     for field in ("data_path", "choice_column", "release_folder", "key_path", "project_id"):
         optional_text(field)
+    for field in ("data_path", "release_folder", "key_path"):
+        if data.get(field):
+            check_path_text(data[field], f"{name}: field {field!r}")
+    if not isinstance(data.get("require_signing", False), bool):
+        raise _fail(name, "require_signing", "true or false", data["require_signing"])
     budget = data.get("budget")
     if budget is not None and not (_number(budget) and budget > 0):
         raise _fail(name, "budget", "a positive number (the largest cumulative epsilon) or null", budget)
@@ -137,6 +156,11 @@ def check_project_data(data: dict[str, Any], name: str) -> None:
     roles = data.get("roles", {})
     if not isinstance(roles, dict) or not all(isinstance(v, str) and v in ROLES for v in roles.values()):
         raise _fail(name, "roles", f"an object of column -> one of {', '.join(sorted(ROLES))}", roles)
+    sensitive = [c for c, r in roles.items() if r == Role.SENSITIVE.value]
+    if len(sensitive) > 1:  # else the second would be released unchanged, relabelled insensitive
+        raise InputError(f"{name}: field 'roles' marks {sensitive[1]!r} sensitive besides {sensitive[0]!r}; a release "
+                         "protects one sensitive column. Give one of them another role (step 2), or release them "
+                         "separately.")
     method = data.get("method")
     if not isinstance(method, str) or method not in REGISTRY:
         raise _fail(name, "method", f"one of {', '.join(REGISTRY)}", method)

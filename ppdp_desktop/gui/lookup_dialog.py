@@ -5,6 +5,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -29,6 +30,7 @@ from ppdp_desktop.core.progress import CancelToken, no_progress
 from ppdp_desktop.core.release.decoded import write_decoded
 from ppdp_desktop.core.release.lookup import KeyRing, LookedUp
 from ppdp_desktop.core.release.lookup_marks import Decoded
+from ppdp_desktop.core.visible import visible, visible_lines
 from ppdp_desktop.gui.marked_row import COLUMNS as PSEUDONYM_COLUMNS
 from ppdp_desktop.gui.marked_row import WARNING_STYLE, fill_marked_table, note_text
 from ppdp_desktop.gui.wording import window_name
@@ -132,6 +134,8 @@ class LookupDialog(QDialog):
         for button in self.findChildren(QPushButton):
             button.setAutoDefault(False)
             button.setDefault(False)
+        for label in (self.opened_label, self.message, self.value_result, self.pseudonym_note, self.file_result):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # they quote the release: never read as HTML
         if worker is not None:
             worker.finished.connect(self._on_finished)
             worker.errored.connect(self._on_errored)
@@ -223,7 +227,7 @@ class LookupDialog(QDialog):
             self.value_result.clear()
             self._show_error(exc.phrase(window_name))
             return
-        self.value_result.setText(values[0] if len(values) == 1 else "one of: " + ", ".join(values))
+        self.value_result.setText(visible(values[0]) if len(values) == 1 else "one of: " + ", ".join(map(visible, values)))
         self._show_info("")
 
     def decode_pseudonym(self) -> None:
@@ -275,8 +279,8 @@ class LookupDialog(QDialog):
         self.attribute_combo.clear()
         self.attribute_combo.addItems(names)
         self.tabs.setEnabled(True)
-        self.opened_label.setText(f"Opened the key of {ring.release.folder} ({len(ring.release.table):,} records).")
-        notes = ring.provenance_notes()  # made with other versions than this app's: say so
+        self.opened_label.setText(visible(f"Opened the key of {ring.release.folder} ({len(ring.release.table):,} records)."))
+        notes = [visible(note) for note in ring.provenance_notes()]  # made with other versions than this app's
         self._show_info("\n".join(note[0].upper() + note[1:] for note in notes))
 
     def _file_done(self, decoded: Decoded) -> None:
@@ -287,7 +291,7 @@ class LookupDialog(QDialog):
         if released:
             text += " Not the patients' values (the release's): " + ", ".join(
                 f"{n} ({decoded.marks[n].status})" for n in released) + "."
-        self.file_result.setText(text)
+        self.file_result.setText(visible(text))
         self.file_result.setStyleSheet(WARNING_STYLE if released else "")
         self._show_info("")
 
@@ -323,8 +327,8 @@ class LookupDialog(QDialog):
 
     def _show_error(self, text: str) -> None:
         self.message.setStyleSheet(ERROR_STYLE)
-        self.message.setText(text)
+        self.message.setText(visible_lines(text))  # an error may quote the release: its own lines, nothing hidden
 
     def _show_info(self, text: str) -> None:
         self.message.setStyleSheet("")
-        self.message.setText(text)
+        self.message.setText(visible_lines(text))

@@ -7,10 +7,13 @@ description as tooltip; :func:`note_text` names them again for a note below the 
 """
 from __future__ import annotations
 
+import html
+
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
 from ppdp_desktop.core.release.lookup import LookedUp
+from ppdp_desktop.core.visible import visible
 
 #: a value that is the release's, not the patient's
 NOT_ORIGINAL_BACKGROUND, NOT_ORIGINAL_TEXT = QColor("#fff4e0"), QColor("#7a4a00")
@@ -27,9 +30,9 @@ def fill_marked_table(table: QTableWidget, row: LookedUp) -> None:
         mark = row.marks.get(name)
         texts = [str(name), "" if value is None else str(value), "" if mark is None else mark.label]
         for j, text in enumerate(texts):
-            item = QTableWidgetItem(text)
-            if mark is not None:
-                item.setToolTip(f"{name}: {mark.what}")
+            item = QTableWidgetItem(visible(text))  # the release's and the key's text, every hidden character spelt
+            if mark is not None:  # a tooltip reads text that looks like HTML as HTML: escaped, shown as it is
+                item.setToolTip(f"<qt>{html.escape(visible(f'{name}: {mark.what}'), quote=False)}</qt>")
                 if not mark.is_original and mark.status != "pseudonym":
                     item.setBackground(QBrush(NOT_ORIGINAL_BACKGROUND))
                     item.setForeground(QBrush(NOT_ORIGINAL_TEXT))
@@ -44,5 +47,5 @@ def note_text(row: LookedUp) -> str:
     released = row.not_original()
     if not released:
         return ""
-    return ("Not the patient's values — " + "; ".join(f"{name}: {row.marks[name].what}" for name in released)
+    return ("Not the patient's values — " + "; ".join(visible(f"{name}: {row.marks[name].what}") for name in released)
             + ". Check the patient's file before acting on them.")

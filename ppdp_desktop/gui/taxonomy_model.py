@@ -21,7 +21,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QMimeData, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QUndoStack
 
-from ppdp_desktop.core.errors import TaxonomyError
+from ppdp_desktop.core.data.bounded_json import parse_json
+from ppdp_desktop.core.errors import PPDPError, TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
 from ppdp_desktop.gui.taxonomy_commands import (
     MoveCommand,
@@ -356,9 +357,9 @@ class TaxonomyModel(QAbstractItemModel):
         if self._taxonomy is None or not data.hasFormat(MIME_TYPE):
             return None
         try:
-            payload = json.loads(bytes(data.data(MIME_TYPE).data()).decode("utf-8"))
+            payload = parse_json(bytes(data.data(MIME_TYPE).data()), "the dragged labels", max_bytes=None)
             labels = payload["labels"] if payload.get("model") == id(self) else []
-        except (ValueError, TypeError, KeyError, AttributeError):
+        except (PPDPError, TypeError, KeyError, AttributeError):
             return None
         nodes = [self._taxonomy.find(label) if isinstance(label, str) else None for label in labels]
         return nodes if nodes and all(node is not None for node in nodes) else None

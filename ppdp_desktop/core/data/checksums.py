@@ -16,6 +16,13 @@ UNLISTED = frozenset({CHECKSUMS_FILE, "SIGNATURE"})
 #: the report files of a package (its CSV appendix, the full per-value table, included): they describe the
 #: release, so its fingerprint leaves them out
 REPORT_FILES = ("report.html", "report.pdf", "report-values.csv")
+#: the names a release's data file can have (one of them, by its format: ``release.json``'s ``data_file``)
+DATA_FILES = ("release.csv", "release.xlsx", "release.sav", "release.parquet")
+#: every file a release may hold, and nothing else (docs/release-format.md): its data file, ``release.json``,
+#: ``README.txt``, the reports, ``SHA256SUMS`` and a signature
+RELEASE_FILES = frozenset({*DATA_FILES, "release.json", "README.txt", *REPORT_FILES, *UNLISTED})
+ALLOWED = (f"its data file ({', '.join(DATA_FILES)}), release.json, README.txt, {', '.join(REPORT_FILES)}, "
+           f"{CHECKSUMS_FILE} and SIGNATURE")
 
 
 def file_digests(folder: Path, names: list[str]) -> dict[str, str]:
@@ -81,11 +88,29 @@ def read_manifest(folder: Path) -> dict[str, str]:
     return listed
 
 
+def check_layout(folder: Path) -> None:
+    """The release holds only plain files of :data:`RELEASE_FILES`, one data file among them: no other file, no
+    folder, no link, whatever ``SHA256SUMS`` lists (an unsigned release's manifest can be rewritten to list
+    anything). The refusal names the entry."""
+    folder = Path(folder)
+    entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    for entry in entries:
+        kind = "link" if entry.is_symlink() else "folder" if entry.is_dir() else "file" if entry.is_file() else "entry"
+        if entry.name not in RELEASE_FILES or kind != "file":
+            raise ReleaseError(f"The {kind} {entry.name!r} is in the release, which may hold only {ALLOWED}: the "
+                               f"release was altered; do not open that {kind}.")
+    data = [e.name for e in entries if e.name in DATA_FILES]
+    if len(data) > 1:
+        raise ReleaseError(f"The release holds two data files, {data[0]} and {data[1]}, where it has one: the "
+                           "release was altered.")
+
+
 def check_checksums(folder: Path) -> None:
-    """Every file listed in ``SHA256SUMS`` exists with that hash, and nothing else is in the folder (no
-    other file, no folder), but the signature."""
+    """The release's layout (:func:`check_layout`); every file listed in ``SHA256SUMS`` exists with that hash, and
+    nothing else is in the folder (no other file, no folder), but the signature."""
     folder = Path(folder)
     manifest_sha256(folder)
+    check_layout(folder)
     listed = read_manifest(folder)
     for name, digest in listed.items():
         path = folder / name

@@ -1,4 +1,8 @@
-"""Writing a table as UTF-8 CSV with pyarrow's fast writer, directly or atomically (temporary file, rename)."""
+"""Writing a table as UTF-8 CSV with pyarrow's fast writer, directly or atomically (temporary file, rename).
+
+The raw writer: every CSV the app writes goes through :func:`ppdp_desktop.core.data.formats.write_csv` (or its
+``write_csv_atomic``), which puts the one formula guard in front of it.
+"""
 from __future__ import annotations
 
 import codecs

@@ -40,7 +40,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ppdp_desktop.core.data.csv_writer import csv_encoding, write_csv, write_csv_atomic  # noqa: F401 - re-exported
+from ppdp_desktop.core.data import csv_writer
+from ppdp_desktop.core.data.csv_writer import csv_encoding  # noqa: F401 - re-exported
 from ppdp_desktop.core.data.dataset import TableLabels
 from ppdp_desktop.core.data.schema import Kind, infer_kind
 from ppdp_desktop.core.errors import ReleaseError
@@ -124,6 +125,9 @@ def _unguard_text(value: str) -> str:
     return value
 
 
+#: one cell's guard and its removal (a taxonomy's ARX CSV is written cell by cell)
+guard_text, unguard_text = _guard_text, _unguard_text
+
 _STARTS = np.zeros(256, dtype=bool)
 _STARTS[[ord(c) for c in FORMULA_STARTS]] = True
 _AFTER_GUARD = _STARTS.copy()
@@ -169,6 +173,19 @@ def _needs_guard(text: pd.Series) -> np.ndarray:
         second = text.str.slice(1, 2).isin([*FORMULA_STARTS, FORMULA_GUARD]).to_numpy(dtype=bool)
         starts |= guarded & second
     return starts
+
+
+def write_csv(table: pd.DataFrame, path: Path, sep: str, *, bom: bool = False, guarded: bool = False) -> None:
+    """Every CSV the app writes: UTF-8 with a header (:func:`~ppdp_desktop.core.data.csv_writer.write_csv`), and no
+    cell a spreadsheet would run as a formula (:func:`guard_formulas`, here unless ``guarded``: the caller guarded
+    the table to record which columns changed, as the release's ``csv.formula_guard`` does)."""
+    csv_writer.write_csv(table if guarded else guard_formulas(table)[0], path, sep, bom=bom)
+
+
+def write_csv_atomic(table: pd.DataFrame, path: Path, sep: str = ",", *, bom: bool = False,
+                     guarded: bool = False) -> None:
+    """:func:`write_csv` through a temporary file in the same folder, renamed into place when complete."""
+    csv_writer.write_csv_atomic(table if guarded else guard_formulas(table)[0], path, sep, bom=bom)
 
 
 def guard_formulas(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -236,7 +253,7 @@ def write_table(
         raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
     try:
         if fmt == "csv":
-            write_csv(_arrow_ready(guard_formulas(table)[0]), path, sep, bom=bom)
+            write_csv(_arrow_ready(guard_formulas(table)[0]), path, sep, bom=bom, guarded=True)
         elif fmt == "xlsx":
             _write_xlsx(table, path)
         elif fmt == "sav":

@@ -31,7 +31,7 @@ from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.schema import Attribute, Kind, Schema, parse_kind
 from ppdp_desktop.core.data.source_rows import SourceRows
-from ppdp_desktop.core.errors import InputError
+from ppdp_desktop.core.errors import InputError, setting_ref
 
 #: words in a column name that mark a column of digits as a code, not a quantity
 CODE_WORDS = frozenset({"id", "zip", "zipcode", "postcode", "postal", "plz", "code", "phone", "tel", "telephone",
@@ -282,5 +282,6 @@ def _text_array(series: pd.Series) -> pa.ChunkedArray:
 def _check_known(kinds: Mapping[str, str], names: list[str], source: str) -> None:
     unknown = [c for c in kinds if c not in names]
     if unknown:
-        raise InputError(f"{source}: a kind is given for column {unknown[0]!r}, which the file does not have; "
-                         f"its columns are: {', '.join(names)}.")
+        raise InputError(f"{source}: a kind is given for column {unknown[0]!r} (with {setting_ref('kind')}, or as an "
+                         f"identifier, read as text), which the file does not have; its columns are: "
+                         f"{', '.join(names)}.")

@@ -189,6 +189,9 @@ def _read_text(
     if found is None:
         raise InputError(f"{name}: has no row {header_row} to take the column names from; choose a smaller header row.")
     header, skip = found
+    if sep is not None:  # the user's separator (a sniffed ',' with quoted "1,5" numbers is a file's own choice)
+        sniffing.check_given_sep(sample, delimiter, header, name)
+        sniffing.check_decimal(delimiter, decimal, name)
     payload = data if codec in ("utf-8", "utf-8-sig") else text.encode("utf-8")
     if codec not in ("utf-8", "utf-8-sig"):
         del text
@@ -201,6 +204,11 @@ def _read_text(
         table = table.slice(0, rows)
         lines = lines.head(rows) if lines is not None else None
     if table.num_rows == 0:
+        read = _head_size(rows + header_row) if rows is not None else None
+        if read is not None and source.stat().st_size > read:  # the preview stopped inside the first record
+            raise InputError(f"{name}: the record after the header (line {skip + 1}) is longer than the "
+                             f"{read / 1024 ** 2:,.0f} MiB read to preview the file; a table's record is not that long. "
+                             "Check that the file is a table with one record per line (its separator, its quotes).")
         raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.")
     names = _finish_names([c.strip() for c in header], table, name)
     named = [(i, n) for i, n in enumerate(names) if n is not None]
@@ -223,10 +231,15 @@ def _record_lines(payload: bytes, skip: int, records: int, sep: str) -> SourceRo
     return SourceRows.of(starts, "line") if starts is not None else None
 
 
+def _head_size(records: int) -> int:
+    """How many bytes a preview of ``records`` lines reads."""
+    return max(sniffing.SAMPLE_BYTES, 512 * records)
+
+
 def _head_bytes(source: Path, records: int) -> bytes:
     """The start of a file for a preview: about ``records`` lines (at least 64 KiB), cut after a line break."""
     with source.open("rb") as handle:
-        data = handle.read(max(sniffing.SAMPLE_BYTES, 512 * records))
+        data = handle.read(_head_size(records))
         more = handle.read(1)
     if not more:
         return data
@@ -362,8 +375,9 @@ def read_sheet(source: Path, sheet: str | int, fmt: str, nrows: int | None) -> p
         start = getattr(chosen, "start", None)  # (row, column) of the first used cell: calamine starts there
         top = int(start[0]) if start else 0
         return frame.set_axis(pd.RangeIndex(top, top + len(frame)))
-    return pd.read_excel(source, sheet_name=sheet, header=None, engine="openpyxl", keep_default_na=False,
-                         na_values=[""], nrows=nrows)
+    with open(source, "rb") as handle:  # a handle: pandas would open a path such as "file:x.xlsx" as a URL
+        return pd.read_excel(handle, sheet_name=sheet, header=None, engine="openpyxl", keep_default_na=False,
+                             na_values=[""], nrows=nrows)
 
 
 def _read_excel(
@@ -431,11 +445,18 @@ def _integral_to_int(frame: pd.DataFrame) -> None:
             frame[column] = values.astype(np.int64)
 
 
+def _parquet_frame(source: Path) -> pd.DataFrame:
+    """The whole Parquet file, read from an open handle (pandas would open "file:x.parquet" or "http:..." as a URL)."""
+    with open(source, "rb") as handle:
+        return pd.read_parquet(handle, engine="pyarrow")
+
+
 def _read_parquet(source: Path, name: str, rows: int | None) -> tuple[pd.DataFrame, dict[str, str]]:
     import pyarrow.parquet as pq
 
     try:
-        schema = pq.read_schema(source)
+        with open(source, "rb") as handle:  # a handle: pyarrow would read "file:x.parquet" as a URI
+            schema = pq.read_schema(handle)
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others
         raise _library_error(name, "a Parquet file", exc) from None
     for field in schema:
@@ -444,12 +465,13 @@ def _read_parquet(source: Path, name: str, rows: int | None) -> tuple[pd.DataFra
                              "one plain value per cell: flatten or drop that column before loading.")
     try:
         if rows is None:
-            frame = pd.read_parquet(source, engine="pyarrow")
+            frame = _parquet_frame(source)
         else:
             import pyarrow.parquet as pq
 
-            batch = next(pq.ParquetFile(source).iter_batches(batch_size=rows), None)
-            frame = batch.to_pandas() if batch is not None else pd.read_parquet(source, engine="pyarrow")
+            with open(source, "rb") as handle:
+                batch = next(pq.ParquetFile(handle).iter_batches(batch_size=rows), None)
+            frame = batch.to_pandas() if batch is not None else _parquet_frame(source)
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others
         raise _library_error(name, "a Parquet file", exc) from None
     if not isinstance(frame.index, pd.RangeIndex):

@@ -6,12 +6,7 @@ part of a release), so none of them needs the package writer to read one.
 from __future__ import annotations
 
 import atexit
-import json
-import re
 import shutil
-import struct
-import tempfile
-import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.data.bounded_json import read_json
+from ppdp_desktop.core.data.checksums import DATA_FILES
 from ppdp_desktop.core.data.domain import _indexer, label_text
+from ppdp_desktop.core.data.release_zip import extract
 from ppdp_desktop.core.errors import ReleaseError
 
 #: format 2 (issue 18): perturbation matrices are published by their parameters (a retention per value or per
@@ -29,6 +27,8 @@ READABLE_VERSIONS = (1, 2)
 DATA_FILE = "release.csv"
 README_FILE = "README.txt"
 META_FILE = "release.json"
+#: the largest release.json read (a 70,000-value domain's parameters take a few tens of MB)
+MAX_META_BYTES = 512 * 1024 ** 2
 
 
 @dataclass
@@ -109,6 +109,11 @@ def check_shape(metadata: object, name: str = META_FILE) -> None:
     for key, kind in OPTIONAL_SHAPE.items():
         if key in metadata and metadata[key] is not None and not isinstance(metadata[key], kind):
             raise ReleaseError(f"{name}: field {key!r} is not {_KIND_WORDS[kind]}; the release is damaged.")
+    data_file = metadata.get("data_file")
+    if data_file is not None and data_file not in DATA_FILES:  # never a path: nothing outside the release is read
+        shown = repr(data_file) if len(repr(data_file)) <= 80 else repr(data_file)[:77] + "..."
+        raise ReleaseError(f"{name}: field 'data_file' is {shown}, not one of {', '.join(DATA_FILES)}; the release "
+                           "is damaged or altered.")
     for key in ("sensitive", "recoded"):
         if any(not isinstance(entry, dict) for entry in metadata.get(key) or []):
             raise ReleaseError(f"{name}: an entry of {key!r} is not an object; the release is damaged.")
@@ -120,7 +125,8 @@ def read_release(path: str | Path) -> LoadedRelease:
     """Read ``release.json`` and the data file (any format, or a ``.zip`` package), all cells as text."""
     folder = Path(path)
     if folder.is_file() and zipfile.is_zipfile(folder):
-        folder = _extract(folder)
+        folder = extract(folder)
+        _EXTRACTED.append(folder)
     try:
         metadata = _read_metadata(folder, path)
     except BaseException:
@@ -143,10 +149,7 @@ def _read_metadata(folder: Path, path: str | Path) -> dict:
     meta_path = folder / META_FILE
     if not meta_path.is_file():
         raise ReleaseError(f"{path} is not a release: {META_FILE} is missing.")
-    try:
-        metadata = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReleaseError(f"{meta_path} cannot be read: {exc}.") from exc
+    metadata = read_json(meta_path, str(meta_path), error=ReleaseError, max_bytes=MAX_META_BYTES)
     check_shape(metadata, meta_path.name)
     if metadata.get("format_version") not in READABLE_VERSIONS:
         raise ReleaseError(f"{meta_path} has format_version {metadata.get('format_version')!r}; this app reads "
@@ -154,89 +157,8 @@ def _read_metadata(folder: Path, path: str | Path) -> dict:
     return metadata
 
 
-#: a zipped release is unpacked only up to this size (a zip bomb stops here)
-MAX_UNZIPPED_BYTES = 4 * 1024 ** 3
+#: the private folders zipped releases were unpacked into, removed when closed or when the process ends
 _EXTRACTED: list[Path] = []
-
-
-def _extract(archive: Path) -> Path:
-    """Unpack a zipped release into a private temporary folder (0700), refusing folders, hidden names,
-    duplicate names (two tools could show two different files) and more than :data:`MAX_UNZIPPED_BYTES`.
-    The folder is removed when the process ends (and at once on a refusal)."""
-    target = Path(tempfile.mkdtemp(prefix="ppdp-release-"))
-    try:
-        with zipfile.ZipFile(archive) as zipped:
-            infos = zipped.infolist()
-            names = [info.filename for info in infos]
-            for name in names:  # what this app writes; no folder, no name Windows would change (trailing dot, ':')
-                if not _PLAIN_NAME.fullmatch(name) or name.endswith("."):
-                    raise ReleaseError(f"{archive.name} holds {name!r}; a release zip holds plain files only.")
-            for info in infos:
-                if info.flag_bits & 0x1:
-                    raise ReleaseError(f"{archive.name}: {info.filename} is encrypted; a release zip is not.")
-            _check_layout(archive, zipped, infos)
-            # two names that one file system keeps apart and another merges (case, Unicode composition) are
-            # two files to one tool and one to the next: refused like exact duplicates
-            folded = [unicodedata.normalize("NFC", n).casefold() for n in names]
-            duplicate = next((n for n, f in zip(names, folded) if folded.count(f) > 1), None)
-            if duplicate is not None:
-                raise ReleaseError(f"{archive.name} holds {duplicate!r} twice; a release zip holds each file once.")
-            declared = sum(info.file_size for info in infos)
-            if declared > MAX_UNZIPPED_BYTES:  # said before anything is written (the count below is what binds)
-                raise ReleaseError(f"{archive.name} unpacks to more than {_size(MAX_UNZIPPED_BYTES)}; "
-                                   "it is not a release this app wrote.")
-            total = 0
-            for info in infos:
-                with zipped.open(info) as source, (target / info.filename).open("wb") as sink:
-                    while block := source.read(1 << 20):
-                        total += len(block)
-                        if total > MAX_UNZIPPED_BYTES:
-                            raise ReleaseError(f"{archive.name} unpacks to more than {_size(MAX_UNZIPPED_BYTES)}; "
-                                               "it is not a release this app wrote.")
-                        sink.write(block)
-    except (zipfile.BadZipFile, NotImplementedError, struct.error) as exc:  # NotImplementedError: a compression
-        shutil.rmtree(target, ignore_errors=True)                           # method zipfile cannot read
-        raise ReleaseError(f"{archive.name} is not a readable zip file: {exc}.") from exc
-    except BaseException:
-        shutil.rmtree(target, ignore_errors=True)
-        raise
-    _EXTRACTED.append(target)
-    return target
-
-
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-_DESCRIPTOR = b"PK\x07\x08"
-#: a zip's local file header (APPNOTE 4.3.7) as :mod:`zipfile` reads it: 30 bytes; the lengths of the file's
-#: name and of its extra field are its fields 10 and 11
-_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
-_NAME_LENGTH, _EXTRA_LENGTH = 10, 11
-
-
-def _check_layout(archive: Path, zipped: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> None:
-    """The files follow one another from the first byte to the central directory, nothing before, between
-    or hidden: a tool that reads the local headers in turn (streaming) then sees exactly the files a tool
-    that reads the central directory sees (two zips glued together, or a file hidden in a gap, are refused)."""
-    position = 0
-    with open(archive, "rb") as raw:
-        for info in sorted(infos, key=lambda i: i.header_offset):
-            if info.header_offset != position:
-                break
-            raw.seek(position)
-            fields = _LOCAL_HEADER.unpack(raw.read(_LOCAL_HEADER.size))
-            position += _LOCAL_HEADER.size + fields[_NAME_LENGTH] + fields[_EXTRA_LENGTH] + info.compress_size
-            if info.flag_bits & 0x08:  # a data descriptor follows the data: [signature] crc, sizes
-                raw.seek(position)
-                position += 4 if raw.read(4) == _DESCRIPTOR else 0
-                position += 20 if max(info.compress_size, info.file_size) >= 0xFFFFFFFF else 12
-        else:
-            if position == zipped.start_dir:
-                return
-    raise ReleaseError(f"{archive.name} holds bytes before, between or after its files that other tools could read "
-                       "as other files; it is not a release this app wrote.")
-
-
-def _size(n: int) -> str:
-    return f"{n / 1024 ** 3:g} GiB" if n >= 1024 ** 3 else f"{n:,} bytes"
 
 
 @atexit.register

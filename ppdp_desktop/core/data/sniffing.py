@@ -46,14 +46,22 @@ def normalize_sep(sep: str, name: str) -> str:
     return value
 
 
+#: codecs Python counts as text encodings that do not read a file's bytes as its characters: domain-name and
+#: escape codecs (their errors are not decoding errors) and the codec that refuses everything
+NOT_FILE_ENCODINGS = frozenset({"punycode", "idna", "unicode-escape", "raw-unicode-escape", "undefined"})
+
+
 def codec_name(encoding: str, name: str) -> str:
-    """Python's canonical name of ``encoding`` (``"latin1"`` -> ``"iso8859-1"``)."""
+    """Python's canonical name of ``encoding`` (``"latin1"`` -> ``"iso8859-1"``); a codec that is not a text
+    encoding of files (rot13, base64, punycode, idna, ...) or a name with a NUL is refused like an unknown one."""
     try:
         info = codecs.lookup(encoding)
         if not getattr(info, "_is_text_encoding", True):  # rot13, hex, base64: codecs, but not text encodings
             raise LookupError(encoding)
+        if info.name.replace("_", "-") in NOT_FILE_ENCODINGS:
+            raise LookupError(encoding)
         return info.name
-    except LookupError:
+    except (LookupError, ValueError, TypeError):  # ValueError: a NUL in the name
         raise InputError(
             f"{name}: {encoding!r} is not a known text encoding; try utf-8, cp1252 or latin-1."
         ) from None
@@ -179,12 +187,16 @@ def _refuse_mixed(data: bytes, name: str) -> None:
 
 
 def sample_of(text: str) -> str:
-    """The first ~64 KiB of ``text``, cut after its last complete line."""
+    """The first ~64 KiB of ``text``, cut after its last complete line; at least the whole first line (a header
+    of 100,000 columns is longer than the sample, and cut short it would be counted as fewer columns)."""
     if len(text) <= SAMPLE_BYTES:
         return text
     sample = text[:SAMPLE_BYTES]
     cut = max(sample.rfind("\n"), sample.rfind("\r"))
-    return sample[: cut + 1] if cut > 0 else sample
+    if cut > 0:
+        return sample[: cut + 1]
+    end = _LINE_BREAK.search(text, SAMPLE_BYTES)
+    return text if end is None else text[: end.end()]
 
 
 def _record_counts(sample: str) -> list[dict[str, int]]:
@@ -208,6 +220,29 @@ def _record_counts(sample: str) -> list[dict[str, int]]:
         if len(records) >= SAMPLE_RECORDS:
             break
     return records
+
+
+def check_given_sep(sample: str, delimiter: str, header: list[str], name: str) -> None:
+    """Refuse a delimiter given by the user under which the header is one column while another delimiter splits
+    the file into consistent records: the file is separated by that one (else every later message would speak of
+    a column 'a,b,c' that the file "lacks")."""
+    if len(header) != 1:
+        return
+    found = sniff_delimiter(sample)
+    if found is None or found == delimiter or found not in header[0]:
+        return
+    shown = header[0] if len(header[0]) <= 60 else header[0][:57] + "..."
+    raise InputError(f"{name}: split by {delimiter!r}, the header is one column ({shown!r}); the file is separated by "
+                     f"{found!r}. Give {setting_ref('sep', repr(found))}, or leave the separator out to detect it.",
+                     setting="sep", value=delimiter)
+
+
+def check_decimal(delimiter: str, decimal: str, name: str) -> None:
+    """Refuse a decimal mark that is also the separator ("1,5" would be two fields, never one and a half)."""
+    if decimal == delimiter:
+        raise InputError(f"{name}: the decimal mark {decimal!r} is also the separator between fields; a number "
+                         f"'1{decimal}5' would be two fields. Give another {setting_ref('sep')} (the file's real one) or "
+                         f"{setting_ref('decimal', repr('.'))}.", setting="decimal", value=decimal)
 
 
 def sniff_delimiter(sample: str) -> str | None:

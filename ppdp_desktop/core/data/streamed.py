@@ -71,7 +71,8 @@ class StreamedFile:
         if self.preview.details.get("format") == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.ParquetFile(self.source).metadata.num_rows
+            with self.source.open("rb") as parquet:  # a handle: pyarrow would read "file:x.parquet" as a URI
+                return pq.ParquetFile(parquet).metadata.num_rows
         with self.source.open("rb") as handle:
             head = handle.read(1 << 20)
         lines = max(1, head.count(b"\n"))
@@ -191,10 +192,11 @@ class StreamedFile:
 
         kinds = {c: self.kinds[c].value for c in wanted}
         decimal = self.preview.details.get("decimal", ".")
-        for batch in pq.ParquetFile(self.source).iter_batches(batch_size=65_536, columns=wanted):
-            frame = batch.to_pandas()
-            frame, _ = type_typed_frame(frame, kinds, self.name, decimal)
-            yield frame.reset_index(drop=True)
+        with self.source.open("rb") as handle:  # a handle: pyarrow would read "file:x.parquet" as a URI
+            for batch in pq.ParquetFile(handle).iter_batches(batch_size=65_536, columns=wanted):
+                frame = batch.to_pandas()
+                frame, _ = type_typed_frame(frame, kinds, self.name, decimal)
+                yield frame.reset_index(drop=True)
 
 
 def _rebatch(frames: Iterator[pd.DataFrame], size: int) -> Iterator[pd.DataFrame]:

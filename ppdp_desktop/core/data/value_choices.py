@@ -15,8 +15,9 @@ from ppdp_desktop.core.errors import InputError
 def read_value_choices(path: str) -> dict[str, int]:
     """A CSV ``value,choice`` (header optional) of per-value default choices."""
     check_regular(path, "value-choices file (CSV value,choice)")
-    try:
-        table = pd.read_csv(path, header=None, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    try:  # from an open handle: pandas would fetch a path such as "http://..." or "file:..." as a URL
+        with open(path, "rb") as handle:
+            table = pd.read_csv(handle, header=None, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     except (OSError, ValueError, pd.errors.ParserError) as exc:
         raise InputError(f"Cannot read the value-choices file {path}: {exc}.") from exc
     if table.shape[1] != 2:

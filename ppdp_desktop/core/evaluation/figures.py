@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ppdp_desktop.core.visible import shortened, visible
+
 # A value in a script the bundled fonts lack (CJK, emoji) is drawn as a box; matplotlib's warning about it
 # would reach stderr on a run that succeeded, so it is silenced (the value is still in the tables as text).
 warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from (current )?font", category=UserWarning)
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
 MAX_BARS = 40  # larger domains show their 40 most frequent values
+MAX_LABEL = 60  # a value's label is cut to this many characters (the tables give it whole)
 
 
 def _figure(**kwargs: Any) -> Figure:
@@ -48,7 +51,7 @@ def _shown(weight: np.ndarray, what: str) -> tuple[np.ndarray, str]:
 
 def _value_axis(ax: Any, values: list[str], idx: np.ndarray) -> np.ndarray:
     y = np.arange(len(idx))
-    labels = [values[i] for i in idx]
+    labels = [shortened(visible(values[i]), MAX_LABEL) for i in idx]  # a label is a few words, on one line
     ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()  # the first (most frequent) value on top
     width, height = ax.figure.get_size_inches()

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE, check_checksums, release_fingerprint
-from ppdp_desktop.core.data.released import LoadedRelease
+from ppdp_desktop.core.data.released import LoadedRelease, read_release
 from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, ReleaseError, setting_ref
 from ppdp_desktop.core.generalization import check_k_anonymity
 from ppdp_desktop.core.methods import get_method
@@ -20,6 +20,19 @@ from ppdp_desktop.core.release.provenance import check_provenance
 from ppdp_desktop.core.release.signing import SIGNATURE_FILE, check_signature
 from ppdp_desktop.core.release.structure import check_columns, recheck_reidentification
 from ppdp_desktop.core.report.group_check import recheck_group_disclosure
+
+#: what ``ppdp verify`` says first of a verified release without a signature: its checks show that it is consistent
+#: with itself, and an unsigned release's checksums can be rewritten with the files (docs/release-format.md)
+UNSIGNED_WARNING = ("NOT SIGNED: anyone could have altered this release together with its checksums; the checks "
+                    "below show only that it is consistent with itself, not who made it. Ask the custodian for a "
+                    f"signed release and check it with {setting_ref('signer', 'FINGERPRINT')}.")
+
+
+def is_signed(metadata: dict) -> bool:
+    """Whether a release that passed :func:`verify_release` is signed (it then names the signer whose
+    ``SIGNATURE`` was checked; an unsigned one names none)."""
+    signer = metadata.get("signer")
+    return isinstance(signer, dict) and bool(signer.get("fingerprint"))
 
 
 def fingerprint_line(folder: Path) -> str:
@@ -76,6 +89,22 @@ def verify_release(release: LoadedRelease, signer: str | None = None, plan: obje
     own = exact(release, plan) if exact is not None else method.verify_release(release)
     return (lines + own + _verify_k_anonymity(release) + recheck_reidentification(release)
             + recheck_group_disclosure(release))
+
+
+def read_verified(path: str | Path, signer: str | None = None) -> LoadedRelease:
+    """The release at ``path`` (a folder or a ``.zip``), read only once it passes every check of ``ppdp verify``
+    (:func:`verify_release`): a command that reads a release states nothing from one that ``verify`` refuses. A
+    folder's checksums and layout are checked before its files are read (altered, not "damaged"); a refusal removes
+    a zip's unpacked copy at once. Close the release when done (it is a context manager)."""
+    if Path(path).is_dir():
+        check_checksums(Path(path))
+    release = read_release(path)
+    try:
+        verify_release(release, signer=signer)
+    except BaseException:
+        release.close()
+        raise
+    return release
 
 
 def _verify_k_anonymity(release: LoadedRelease) -> list[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ppdp_desktop.core.data.csv_writer import write_csv
+from ppdp_desktop.core.data.formats import write_csv
 from ppdp_desktop.core.errors import ReleaseError, setting_ref
 from ppdp_desktop.core.release.publish import is_our_key, is_our_release, temp_beside
 
@@ -65,7 +65,7 @@ def write_decoded(table: pd.DataFrame, out: str | Path, *, overwrite: bool,
     tmp = temp_beside(out)
     try:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE))
-        write_csv(table, tmp, ",")  # the file keeps its 0600 mode when written over
+        write_csv(table, tmp, ",")  # formula-guarded there; the file keeps its 0600 mode when written over
         os.chmod(tmp, PRIVATE)
         os.replace(tmp, out)
     except BaseException:

@@ -37,6 +37,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
+from ppdp_desktop.core.data.bounded_json import parse_json
 from ppdp_desktop.core.errors import KeyFileError, ParameterError
 from ppdp_desktop.core.release.keyheader import (
     CIPHER,
@@ -180,8 +181,8 @@ def _unreadable(label: str) -> KeyFileError:
 
 def _load_payload(packed: bytes, label: str) -> dict[str, Any]:
     try:
-        payload = json.loads(zlib.decompress(packed).decode("utf-8"))
-    except (zlib.error, ValueError, RecursionError):
+        payload = parse_json(zlib.decompress(packed), label, error=KeyFileError, max_bytes=None)
+    except (zlib.error, KeyFileError):
         payload = None
     if not isinstance(payload, dict):
         raise _unreadable(label)

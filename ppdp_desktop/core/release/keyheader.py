@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ppdp_desktop.core.data.bounded_json import parse_json
 from ppdp_desktop.core.errors import KeyFileError, ParameterError
 from ppdp_desktop.core.release.keystream import PREFIX_BYTES, TAG_BYTES
 
@@ -128,8 +129,8 @@ def parse_header(label: str, raw: bytes) -> KeyHeader:
         return KeyFileError(f"{label} is damaged (its header {detail})")
 
     try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
+        doc = parse_json(raw, label, error=KeyFileError, max_bytes=None)
+    except KeyFileError:
         raise bad("is not valid JSON") from None
     if not isinstance(doc, dict):
         raise bad("is not a JSON object")

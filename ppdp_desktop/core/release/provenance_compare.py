@@ -8,13 +8,13 @@ on another computer gets "cannot tell". The key-opening paths compare the key's 
 """
 from __future__ import annotations
 
-import json
 import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ppdp_desktop.core.data.bounded_json import parse_json, read_json
 from ppdp_desktop.core.data.digest import digest_file
-from ppdp_desktop.core.data.released import META_FILE
+from ppdp_desktop.core.data.released import MAX_META_BYTES, META_FILE
 from ppdp_desktop.core.errors import PPDPError, ReleaseError
 from ppdp_desktop.core.release.provenance import KEY, LIBRARIES, Provenance
 from ppdp_desktop.core.release.provenance import recorded as recorded_block
@@ -79,14 +79,15 @@ def release_provenance(path: str | Path) -> Provenance | None:
     source = Path(path)
     try:
         if source.is_dir():
-            text = (source / META_FILE).read_text(encoding="utf-8")
+            meta = read_json(source / META_FILE, error=ReleaseError, max_bytes=MAX_META_BYTES)
         elif source.is_file() and zipfile.is_zipfile(source):
             with zipfile.ZipFile(source) as archive:
-                text = archive.read(META_FILE).decode("utf-8")
+                if archive.getinfo(META_FILE).file_size > MAX_META_BYTES:
+                    return None
+                meta = parse_json(archive.read(META_FILE), META_FILE, error=ReleaseError, max_bytes=MAX_META_BYTES)
         else:
             return None
-        meta = json.loads(text)
-    except (OSError, KeyError, UnicodeDecodeError, ValueError, zipfile.BadZipFile):
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, ReleaseError):
         return None
     return recorded_block(meta.get(KEY), f"{source.name}/{META_FILE}") if isinstance(meta, dict) else None
 

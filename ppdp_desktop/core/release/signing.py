@@ -22,6 +22,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
+from ppdp_desktop.core.data.bounded_json import read_json
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE
 from ppdp_desktop.core.errors import KeyFileError, ReleaseError, setting_ref
 from ppdp_desktop.core.release import keyfile
@@ -30,6 +31,8 @@ from ppdp_desktop.core.release.keyheader import SIGNING_PURPOSE as PURPOSE  # wh
 from ppdp_desktop.core.release.keykinds import SIGNING_KEY, describe, kind_of
 
 SIGNATURE_FILE = "SIGNATURE"
+#: a signature file is a few hundred bytes; more is not one this app wrote
+MAX_SIGNATURE_BYTES = 64 * 1024
 ALGORITHM = "Ed25519"
 _CONTEXT = b"PPDP Desktop release manifest\n"  # signed before the manifest, so the signature means one thing
 
@@ -122,14 +125,18 @@ def check_signature(folder: Path, signer: str | None = None) -> str | None:
         A damaged or wrong signature, or (with ``signer``) a release unsigned or signed by another key.
     """
     path = Path(folder) / SIGNATURE_FILE
-    expected = normalize_fingerprint(signer) if signer else None
-    if not path.is_file():
+    expected = normalize_fingerprint(signer) if signer is not None else None  # "" is malformed, never "no check"
+    if not path.exists() and not path.is_symlink():
         if expected:
             raise ReleaseError(f"The release is not signed, but {setting_ref('signer', expected)} was asked for; "
                                "refuse it.", setting="signer", value=expected)
         return None
+    if path.is_symlink() or not path.is_file():
+        raise ReleaseError(f"{SIGNATURE_FILE} is not a plain file (a folder or a link): the release was altered.")
     try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
+        entry = read_json(path, SIGNATURE_FILE, error=ReleaseError, max_bytes=MAX_SIGNATURE_BYTES)
+        if not isinstance(entry, dict):
+            raise ValueError("not a JSON object")
         public = base64.b64decode(entry["public_key"], validate=True)
         signature = base64.b64decode(entry["signature"], validate=True)
         if entry.get("algorithm") != ALGORITHM:

@@ -27,7 +27,6 @@ naming the file and what to do. What a row holds, and how a pending one is judge
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import os
 import re
@@ -38,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ppdp_desktop.core.data.bounded_json import parse_json
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.repeat.appdata import DATA_VARIABLE, ledger_path, private_folder
 from ppdp_desktop.core.repeat.ledger_rows import LedgerEntry, LedgerRelease, dumps, manifest_of, writer_alive
@@ -215,9 +215,13 @@ class Ledger:
     def _release(self, row: tuple) -> LedgerRelease:
         (release_id, created, project, method, parameters, ordinal, folder, manifest, signer, persistent, stable,
          cumulative, budget, reason, node, n_records) = row
-        return LedgerRelease(release_id, created, project, method, json.loads(parameters), ordinal, folder, manifest,
-                             signer, bool(persistent), bool(stable), json.loads(cumulative), budget, reason,
-                             None if node is None else json.loads(node), n_records, self.records_of)
+        def read(text: str) -> Any:  # within the bounds of every JSON the app reads (a damaged ledger is refused)
+            return parse_json(text, f"The release ledger {self.path}, release {release_id}", error=ReleaseError,
+                              max_bytes=None, constants=True)
+
+        return LedgerRelease(release_id, created, project, method, read(parameters), ordinal, folder, manifest,
+                             signer, bool(persistent), bool(stable), read(cumulative), budget, reason,
+                             None if node is None else read(node), n_records, self.records_of)
 
     def records_of(self, release_id: int) -> ReleaseRecords:
         """The records of release ``release_id`` (opening the file again if this ledger was closed)."""

@@ -40,7 +40,7 @@ def write_values_csv(reports: list[MethodReport], path: str | Path) -> bool:
     spreadsheet would run as a formula (a value starting with = + - @ gets the release's guard). With several
     methods a first column names each row's method. Returns False (writing nothing) when no report has a
     per-value table."""
-    from ppdp_desktop.core.data.formats import guard_formulas, write_csv_atomic
+    from ppdp_desktop.core.data.formats import write_csv_atomic
 
     tables = [r for r in reports if has_value_table(r)]
     if not tables:
@@ -49,7 +49,7 @@ def write_values_csv(reports: list[MethodReport], path: str | Path) -> bool:
     if len(frames) > 1:
         frames = [frame.assign(Method=r.title)[["Method", *frame.columns]] for r, frame in zip(tables, frames)]
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-    write_csv_atomic(guard_formulas(frame)[0], Path(path), ",", bom=True)
+    write_csv_atomic(frame, Path(path), ",", bom=True)  # guarded there, as every CSV the app writes
     return True
 
 

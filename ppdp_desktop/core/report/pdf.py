@@ -20,6 +20,7 @@ from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.progress import Progress
 from ppdp_desktop.core.report.document import ReportContext
 from ppdp_desktop.core.report.outline import Block, Bullets, Heading, Image, Paragraph, Table, build_outline
+from ppdp_desktop.core.visible import shortened
 
 FONT = "DejaVu"
 COLORS = {"ok": ((232, 244, 234), (46, 125, 50)), "warning": ((255, 244, 224), (199, 120, 0)),
@@ -158,6 +159,11 @@ def _bullets(pdf: ReportPDF, block: Bullets) -> None:
     pdf.ln(1.5)
 
 
+#: a table cell of the PDF shows at most this many characters (a row must fit on a page; the HTML report and the
+#: values CSV give the whole value)
+MAX_CELL = 300
+
+
 def _table(pdf: ReportPDF, block: Table) -> None:
     """A table drawn cell by cell: each cell's text wrapped to its column, a row never split, and the header
     drawn again at the top of every page the table reaches. (fpdf2's own table does the same with a general
@@ -170,7 +176,7 @@ def _table(pdf: ReportPDF, block: Table) -> None:
 
     def draw(cells: tuple[str, ...], bold: bool) -> None:
         pdf.set_font(FONT, "B" if bold else "", size)
-        wrapped = [_wrap(pdf, str(c), w - 1.6) for c, w in zip(cells, widths)]
+        wrapped = [_wrap(pdf, shortened(c, MAX_CELL), w - 1.6) for c, w in zip(cells, widths)]
         height = max(len(w) for w in wrapped) * line + 1.2
         if pdf.get_y() + height > pdf.page_break_trigger:
             pdf.add_page()

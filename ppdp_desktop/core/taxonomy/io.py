@@ -23,13 +23,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ppdp_desktop.core.data.bounded_json import parse_json, read_json
 from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.formats import guard_text, unguard_text
 from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.sniffing import decode_unset
 from ppdp_desktop.core.errors import InputError, TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
 
 FORMAT_VERSION = 1
+#: the largest taxonomy JSON read
+MAX_TAXONOMY_BYTES = 64 * 1024 ** 2
 
 
 # --- JSON -----------------------------------------------------------------------------------------
@@ -98,14 +102,7 @@ def from_dict(data: object, attribute: str | None = None, source: str = "the tax
 
 def from_json(text: str | bytes, attribute: str | None = None, source: str = "the taxonomy JSON") -> Taxonomy:
     """Parse JSON text (or UTF-8 bytes) into a taxonomy; see :func:`from_dict`."""
-    try:
-        if isinstance(text, bytes):
-            text = text.decode("utf-8-sig")
-        data = json.loads(text)
-    except UnicodeDecodeError as exc:
-        raise TaxonomyError(f"{source}: not UTF-8 text (byte offset {exc.start}); save it as UTF-8.") from None
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise TaxonomyError(f"{source}: not valid JSON ({str(exc)[:200] or 'nested too deeply'}).") from None
+    data = parse_json(text, source, error=TaxonomyError, max_bytes=MAX_TAXONOMY_BYTES)
     return from_dict(data, attribute, source)
 
 
@@ -117,20 +114,22 @@ def save_json(taxonomy: Taxonomy, path: str | os.PathLike[str]) -> None:
 def load_json(path: str | os.PathLike[str], attribute: str | None = None) -> Taxonomy:
     """Read a taxonomy JSON file; ``attribute`` (if given) replaces the one in the file."""
     path = Path(path)
-    return from_json(_read_bytes(path), attribute, source=path.name)
+    return from_dict(read_json(path, error=TaxonomyError, max_bytes=MAX_TAXONOMY_BYTES), attribute, path.name)
 
 
 # --- ARX hierarchy CSV ----------------------------------------------------------------------------
 
 
 def to_arx_csv(taxonomy: Taxonomy, sep: str = ";") -> str:
-    """One row per leaf: the leaf, its ancestors, the root; shallow leaves padded with their own label."""
+    """One row per leaf: the leaf, its ancestors, the root; shallow leaves padded with their own label. A label a
+    spreadsheet would run as a formula (starting ``= + - @``, tab or CR) gets the release's guard, a leading ``'``
+    (every CSV the app writes has it; :func:`from_arx_csv` removes it again)."""
     width = taxonomy.depth + 1
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=sep, lineterminator="\n")
     for leaf in taxonomy.leaves():
         path = [node.label for node in leaf.path()]
-        writer.writerow([leaf.label] * (width - len(path)) + path)
+        writer.writerow([guard_text(label) for label in [leaf.label] * (width - len(path)) + path])
     return buffer.getvalue()
 
 
@@ -250,7 +249,7 @@ def _arx_rows(text: str, source: str) -> list[tuple[int, list[str]]]:
     try:
         for row in reader:
             if any(cell.strip() for cell in row):
-                rows.append((reader.line_num, row))
+                rows.append((reader.line_num, [unguard_text(cell) for cell in row]))  # as to_arx_csv wrote them
     except csv.Error as exc:
         raise TaxonomyError(f"{source}, line {reader.line_num}: {exc}.") from None
     if not rows:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ppdp_desktop.core.errors import PPDPError, ReleaseError
+from ppdp_desktop.core.errors import ParameterError, PPDPError, ReleaseError
 from ppdp_desktop.core.outcome import Anonymization
 from ppdp_desktop.core.progress import CancelToken, Progress
 from ppdp_desktop.core.release.package import check_destination, key_description, key_parts, release_target
@@ -324,6 +324,11 @@ class ExportPage(WizardPage):
             self.error_label.setText(self.signing.problem())
             return False
         open_signer = self.signing.opener()
+        try:  # the project's rule (require_signing): refused here, before the job, in the window's words
+            self.state.project.check_signing(open_signer)
+        except ParameterError as exc:
+            self.error_label.setText(exc.phrase(window_name))
+            return False
         # the project open in the window, when its file holds the settings run (recorded in the provenance)
         project_file = getattr(self.window(), "project_path", None)
         project_file = project_file if self.state.sync_project().is_saved_in(project_file) else None

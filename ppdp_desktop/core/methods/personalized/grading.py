@@ -69,6 +69,8 @@ class Grading:
     def ungrade(self, grades: np.ndarray) -> np.ndarray:
         """The original values back from published grades (authorized reverse lookup)."""
         grades = np.asarray(grades, dtype=float)
+        if not np.isfinite(grades).all():  # nan or inf names no category (and would not cast to one quietly)
+            raise ParameterError(f"A grade of {self.attribute!r} must be a finite number.")
         c = np.floor(grades).astype(int) - 1
         if np.any((c < 0) | (c >= self.k)):
             raise ParameterError(f"A grade of {self.attribute!r} names a category that does not exist.")

@@ -165,6 +165,11 @@ class RandomizedResponse(Method[RRPlan, RRSettings]):
             qi.append(domain)
             codes.append(c)
         sensitive, s_codes = encode_column(frame[settings.sensitive], settings.sensitive, dataset.label)
+        if rr.l > sensitive.m:  # l-diversity's l: at most one per value; a larger l promises what no release can keep
+            raise ParameterError(f"{setting_ref('l')} {rr.l:g} is more than the {sensitive.m} values of "
+                                 f"{settings.sensitive!r}: l counts the sensitive values an attacker must choose among "
+                                 f"(as in l-diversity), so it is at most their number; choose l of at most "
+                                 f"{sensitive.m}.", setting="l", value=rr.l, allowed=f"at most {sensitive.m}")
         dims = [d.m for d in qi] + [sensitive.m]
         names = [*settings.quasi, settings.sensitive]
         attributes = dataset.schema.attributes

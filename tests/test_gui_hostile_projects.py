@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path  # noqa: E402
 from ppdp_desktop.core.demo import DEMO_ROLES  # noqa: E402
 from ppdp_desktop.core.project import Project  # noqa: E402
-from ppdp_desktop.gui import main_window as main_window_module  # noqa: E402
+from ppdp_desktop.gui import project_files as main_window_module  # noqa: E402 - the window's project dialogs
 
 PASSPHRASE = "correct horse battery staple 16"
 EXPORT_STEP = 6
@@ -114,6 +114,8 @@ def test_a_project_that_requires_signing_refuses_an_unsigned_export(window, qtbo
     qtbot.mouseClick(page.export_button, Qt.MouseButton.LeftButton)
     assert "requires every release to be signed" in page.error_label.text(), page.error_label.text()
     assert "Sign with" in page.error_label.text()
+    assert page.error_box is not None and page.error_box.isVisible()  # a dialog, as every refusal of the window
+    assert "requires every release to be signed" in page.error_box.text()
     assert not out.exists() and not window.state.worker.is_running()
 
 

@@ -50,6 +50,7 @@ def test_the_release_key_is_never_written_over_the_signing_key(qtbot, page, stat
     qtbot.keyClicks(page.signing.passphrase_edit, SIGNING)
     qtbot.mouseClick(page.export_button, Qt.MouseButton.LeftButton)
     assert "'Sign with'" in page.error_label.text() and str(signing) in page.error_label.text()
+    assert page.error_box is not None and page.error_box.isVisible() and "'Sign with'" in page.error_box.text()
     assert not state.worker.is_running() and signing.read_bytes() == before and not (tmp_path / "release").exists()
     page.key_edit.setText(str(tmp_path / "release.ppdpkey"))  # another key file: the export goes ahead
     with qtbot.waitSignal(state.exported, timeout=TIMEOUT):

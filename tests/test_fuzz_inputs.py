@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_fuzz_releases import _refused, _run  # one CLI runner and one-line refusal check for both batteries
 
 from ppdp_desktop.cli import main
 from ppdp_desktop.core.project import Project
@@ -47,16 +48,6 @@ def work(base: Path, tmp_path: Path, monkeypatch) -> Path:
     return tmp_path
 
 
-def _run(capsys, argv: list) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def _refused(code: int, err: str, fragment: str, codes=(1, 2, 3)) -> None:
-    assert code in codes, err
-    assert len(err.splitlines()) == 1 and err.startswith("ppdp: error:") and "Traceback" not in err, err
-    assert fragment in err, err
 
 
 def _project(work: Path, **fields) -> str:

@@ -1,6 +1,6 @@
 """Blank cells of the columns ticked for differential privacy, where they are chosen (step 4): how many each column
 has and where the file holds them (its rows, title and header rows counted), and what to do with them: a value of
-their own, leave their records out, or impute (:mod:`~ppdp_desktop.core.methods.dp.blanks` says why each keeps the
+their own, leave their records out, or impute (differential privacy's blank handling, through its method, says why each keeps the
 guarantee). A column with blank cells needs a choice before the job can run; the release says which was used.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ put in (imputed); the chosen treatment is applied to the table before the job an
 can say which was used (:class:`BlankTreatment`, :func:`treat_blanks`).
 
 Which treatment suits which column, and which value is put in, is the method's business
-(:mod:`~ppdp_desktop.core.methods.dp.blanks` for differential privacy); this module only finds blanks and applies
+(differential privacy's, through its method's ``job_dataset`` hook); this module only finds blanks and applies
 a decision, the same way to the table of a job and to an original table compared with its release later.
 """
 from __future__ import annotations

@@ -245,9 +245,9 @@ class ProtectionSettings(MethodSettings):
         super().check()
         if not isinstance(self.require_group_bound, bool):
             raise ParameterError(f"require_group_bound must be true or false; got {self.require_group_bound!r}.")
-        for key, table in (("weight", self.weights), ("min-level", self.min_levels), ("max-level", self.max_levels)):
-            if not isinstance(table, dict):
-                raise ParameterError(f"{setting_ref(key)} must map columns to numbers; got {table!r}.", setting=key)
+        for option, given in (("weight", self.weights), ("min-level", self.min_levels), ("max-level", self.max_levels)):
+            if not isinstance(given, dict):
+                raise ParameterError(f"{setting_ref(option)} must map columns to numbers; got {given!r}.", setting=option)
         widths = {column: [[w] for w in ws] for column, ws in self.intervals.items()}  # one level per width
         for key, table in (("intervals", widths), ("cuts", self.cuts)):
             for column, levels in table.items():

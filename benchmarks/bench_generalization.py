@@ -7,6 +7,9 @@ k = 50 at suppression 0.05: the search "well under a second". Reported: best of 
 their distinct level-0 combinations) and search (the lattice walk over that table), nodes checked, the
 chosen node, and peak memory (RSS of the process, and the Python-allocation peak of one run).
 
+``--metrics [ROWS]`` (issue 33): each utility metric on ROWS (default 1,000,000) x 8 quasi-identifiers, exhaustive
+and greedy, with the lattice size, the nodes checked and whether the result is proven optimal.
+
 Two synthetic data sets, Zipf-like skew (real quasi-identifiers are skewed), n = 1,000,000. Both have
 age 0-99 (normal, mean 42, sd 17) with interval widths 5, 10, 50 (levels: value, 3 interval levels, ``*``;
 the widths 5, 10, 20, 50 would not nest, as 50 is not a multiple of 20, and are refused); region from a
@@ -121,7 +124,44 @@ def run(frame: pd.DataFrame, hierarchies: dict[str, Hierarchy], k: int, suppress
     }
 
 
+def eight_qis(n: int, seed: int = 1) -> tuple[pd.DataFrame, dict[str, Hierarchy]]:
+    """``sparse`` plus three quasi-identifiers (sex; a 6-valued status with 2 levels; a 10-valued class with 2
+    levels): 8 QIs, the shape of issue 33's target."""
+    frame, hierarchies = make_data("sparse", n, seed)
+    rng = np.random.default_rng(seed + 1)
+    extra = {"sex": (2, lambda v: [v]), "status": (6, lambda v: [v, f"s{int(v[1:]) // 3}"]),
+             "klass": (10, lambda v: [v, f"k{int(v[1:]) // 5}"])}
+    for name, (m, up) in extra.items():
+        values = [f"{name[0]}{i}" for i in range(m)]
+        frame[name] = pd.Categorical.from_codes(zipf(rng, m, n), values)
+        hierarchies[name] = Hierarchy.from_rows(name, [up(v) for v in values])
+    return frame, hierarchies
+
+
+def run_metrics(n: int) -> dict[str, object]:
+    """Each utility metric on ``n`` rows x 8 QIs, k = 5, suppression 0.05, exhaustive and greedy (one run each)."""
+    from ppdp_desktop.core.generalization.metrics import METRICS, Utility
+
+    frame, hierarchies = eight_qis(n)
+    table = aggregate_records(frame, hierarchies)
+    runs = []
+    for metric in METRICS:
+        for search in ("exhaustive", "heuristic"):
+            start = time.perf_counter()
+            g = search_lattice(table, list(hierarchies.values()), 5, 0.05, utility=Utility(metric), search=search)
+            runs.append({"metric": metric, "search": search, "search_s": round(time.perf_counter() - start, 3),
+                         "nodes_checked": g.n_nodes_checked, "levels": g.levels, "suppressed": g.suppressed,
+                         "metric_value": round(g.metric_value, 6), "proven_optimal": g.proven_optimal})
+            print(f"metrics: {metric} {search} {runs[-1]['search_s']} s", file=sys.stderr)
+    return {"n": n, "lattice_nodes": int(np.prod([h.height + 1 for h in hierarchies.values()])),
+            "distinct_combinations": len(table), "k": 5, "suppression": 0.05, "runs": runs}
+
+
 def main() -> int:
+    if "--metrics" in sys.argv:  # issue 33: python benchmarks/bench_generalization.py --metrics [ROWS]
+        rest = sys.argv[sys.argv.index("--metrics") + 1:]
+        print(json.dumps(run_metrics(int(rest[0]) if rest else 1_000_000), indent=2))
+        return 0
     out: dict[str, object] = {}
     for scenario in SCENARIOS:
         start = time.perf_counter()

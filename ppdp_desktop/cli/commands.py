@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -95,10 +96,33 @@ def _protection(args: argparse.Namespace):
         except ValueError:
             raise ParameterError(f"--cuts {item!r} must look like COL=C1,C2,.../C1,..., e.g. age=18,40,65/40.") from None
     protection = ProtectionSettings(args.k_anonymity, args.suppression, args.threshold, hierarchies, intervals, cuts)
+    protection.metric, protection.search = getattr(args, "metric", "precision"), getattr(args, "search", "auto")
+    protection.weights = _column_numbers(getattr(args, "weight", []), "--weight", "age=5", float)
+    protection.min_levels = _column_numbers(getattr(args, "min_level", []), "--min-level", "age=1", int)
+    protection.max_levels = _column_numbers(getattr(args, "max_level", []), "--max-level", "age=2", int)
     given = getattr(args, "group_bound", None)  # --group-bound [SHARE]: True when given without SHARE
     protection.require_group_bound, protection.group_bound = given is not None, None if given in (None, True) else given
     protection.check()
     return protection
+
+
+def _column_numbers(items: list[str], flag: str, example: str, kind: type) -> dict:
+    """``COL=NUMBER`` options as a dict; a malformed one is a :class:`ParameterError` naming it and an example."""
+    out = {}
+    for item in items:
+        column, eq, number = item.partition("=")
+        try:
+            if not (eq and column and number):
+                raise ValueError
+            value = kind(number)
+            if kind is float and not math.isfinite(value):
+                raise ValueError
+        except ValueError:
+            what = "a whole number" if kind is int else "a number"
+            raise ParameterError(f"{flag} {item!r} must look like COL={what.split()[-1].upper()} ({what}), "
+                                 f"e.g. {flag} {example}.") from None
+        out[column] = value
+    return out
 
 
 def run_risk(args: argparse.Namespace) -> int:

@@ -101,7 +101,8 @@ def _protection_args(p: argparse.ArgumentParser) -> None:
     ``require_group_bound``, and the COL=... options are parsed by the command: ``commands._protection``)."""
     g = p.add_argument_group("re-identification: protect the quasi-identifiers (--quasi) by generalization")
     add_declared_arguments(g, ProtectionSettings, only=("k", "suppression", "hierarchies", "intervals", "cuts",
-                                                        "threshold", "group_bound"))
+                                                        "threshold", "group_bound", "metric", "weights",
+                                                        "min_levels", "max_levels", "search"))
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:

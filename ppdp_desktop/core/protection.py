@@ -29,6 +29,7 @@ from ppdp_desktop.core.generalization import (
     node_generalization,
     optimal_generalization,
 )
+from ppdp_desktop.core.generalization.metrics import Utility
 from ppdp_desktop.core.privacy.risk import analyse_risk, naive_linkage
 from ppdp_desktop.core.settings import ProtectionSettings
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
@@ -144,7 +145,9 @@ def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: P
         kept = node_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression), node)
         if kept is not None:
             return kept
-    return optimal_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression))
+    utility = Utility(protection.metric, dict(protection.weights), dict(protection.min_levels), dict(protection.max_levels))
+    return optimal_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression),
+                                  utility=utility, search=protection.search)
 
 
 def released_quasi(frame: pd.DataFrame, quasi: list[str], generalization: Generalization | None,

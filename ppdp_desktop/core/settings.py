@@ -216,12 +216,38 @@ class ProtectionSettings(MethodSettings):
              "value holds more than SHARE of the group (checked exactly on the original data before anything is "
              f"written); without SHARE: 1/l for rr, else {setting_ref('threshold')}")
 
+    # what "best" means among the k-anonymous generalizations (core/generalization/metrics.py, issue 33)
+    metric: str = setting(
+        "precision", OneOf(("precision", "loss", "entropy", "discernibility", "aecs")), flag="--metric",
+        label="Utility metric",
+        help="what the generalization keeps best: precision (fewest generalization steps), loss (ARX's loss), entropy "
+             "(non-uniform entropy), discernibility or aecs (average class size)")
+    weights: dict[str, float] = setting(
+        default_factory=dict, flag="--weight", metavar="COL=W", repeat=True, label="Weights",
+        help="weight of a quasi-identifier in precision, loss and entropy (default 1; higher keeps it finer), "
+             "e.g. age=5 (repeat)")
+    min_levels: dict[str, int] = setting(
+        default_factory=dict, flag="--min-level", metavar="COL=LEVEL", repeat=True, label="Lowest levels",
+        help="lowest generalization level of a quasi-identifier, e.g. age=1: age is always at least in its level-1 "
+             "bands (repeat)")
+    max_levels: dict[str, int] = setting(
+        default_factory=dict, flag="--max-level", metavar="COL=LEVEL", repeat=True, label="Highest levels",
+        help="highest generalization level of a quasi-identifier, e.g. age=2: age is never coarser than its level-2 "
+             "bands, so it is kept (repeat)")
+    search: str = setting(
+        "auto", OneOf(("auto", "exhaustive", "heuristic")), flag="--search", label="Search",
+        help="auto: every node of lattices up to 2,000,000 nodes (proven optimal), a greedy search beyond; "
+             "heuristic: the greedy search always (not proven optimal)")
+
     def check(self) -> None:
         """The declared limits, and at most :data:`MAX_LEVELS` levels of at most :data:`MAX_CUTS` finite
         numbers per column (checked before any hierarchy is built)."""
         super().check()
         if not isinstance(self.require_group_bound, bool):
             raise ParameterError(f"require_group_bound must be true or false; got {self.require_group_bound!r}.")
+        for option, given in (("weight", self.weights), ("min-level", self.min_levels), ("max-level", self.max_levels)):
+            if not isinstance(given, dict):
+                raise ParameterError(f"{setting_ref(option)} must map columns to numbers; got {given!r}.", setting=option)
         widths = {column: [[w] for w in ws] for column, ws in self.intervals.items()}  # one level per width
         for key, table in (("intervals", widths), ("cuts", self.cuts)):
             for column, levels in table.items():

@@ -2,14 +2,14 @@
 
 A node of the lattice is one level per quasi-identifier. At a node, records are grouped by their
 generalized combination; every class smaller than ``k`` is suppressed, and the node is *feasible* if at
-most ``floor(suppression * n)`` records are. Among feasible nodes the one with the highest precision
-(Sweeney's Prec)::
+most ``floor(suppression * n)`` records are. Among feasible nodes within the custodian's level bounds the
+one with the lowest loss under the chosen utility metric wins (:mod:`.metrics`; the default is Sweeney's
+precision, ``Prec = 1 - (sum over records and QIs of h / H) / (n * |QI|)``, a suppressed record counting 1 on
+every QI); ties go to the metric's second measure (fewer suppressed records, then discernibility), and only
+then to the lexicographically smallest level vector.
 
-    Prec = 1 - (sum over records and QIs of h / H) / (n * |QI|)
-
-wins, a suppressed record counting 1 on every QI (a QI of height 0 contributes 0 otherwise); ties go to
-fewer suppressed records, then to the lexicographically smallest level vector. Precision is computed as
-an exact fraction, so ties are real ties.
+Lattices beyond :data:`~.search.MAX_NODES` nodes are searched greedily (:mod:`.heuristic`); the result says
+whether it is proven optimal.
 
 Speed: the records are first aggregated to their distinct level-0 combinations with counts
 (:func:`~ppdp_desktop.core.generalization.table.aggregate_records`); the walk over the lattice
@@ -29,11 +29,15 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.generalization.heuristic import GreedyWalk
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
-from ppdp_desktop.core.generalization.result import Generalization
-from ppdp_desktop.core.generalization.search import LatticeWalk
+from ppdp_desktop.core.generalization.metrics import Score, Scorer, Utility
+from ppdp_desktop.core.generalization.result import ConstraintCost, Generalization
+from ppdp_desktop.core.generalization.search import MAX_NODES, LatticeWalk, lattice_size
 from ppdp_desktop.core.generalization.table import ClassTable, aggregate_records, checked_qis, encode_frame
 from ppdp_desktop.core.progress import CancelToken, Progress, no_progress
+
+SEARCHES = ("auto", "exhaustive", "heuristic")
 
 
 def optimal_generalization(
@@ -42,10 +46,12 @@ def optimal_generalization(
     k: int,
     suppression: float = 0.05,
     *,
+    utility: Utility | None = None,
+    search: str = "auto",
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> Generalization:
-    """The most precise k-anonymous full-domain generalization of ``frame``'s quasi-identifiers.
+    """The best k-anonymous full-domain generalization of ``frame``'s quasi-identifiers.
 
     Parameters
     ----------
@@ -57,20 +63,25 @@ def optimal_generalization(
         Every released combination of quasi-identifier values is shared by at least ``k`` records.
     suppression : float, default 0.05
         The largest share of records that may be suppressed (``0 <= suppression < 1``).
+    utility : Utility, optional
+        The metric, weights and level bounds (default: precision, every level allowed).
+    search : {"auto", "exhaustive", "heuristic"}
+        ``auto``: the exhaustive walk up to :data:`~.search.MAX_NODES` nodes, the greedy search beyond.
     progress, cancel : optional
         A progress callback and a cancel token, checked every few dozen nodes.
 
     Raises
     ------
     ParameterError
-        For a bad ``k`` or ``suppression``, or if no node reaches ``k`` within the limit.
+        For a bad ``k``, ``suppression`` or utility, or if no node reaches ``k`` within the limit.
     InputError, TaxonomyError
         For a missing column, an empty table, or a value missing from its hierarchy.
     """
     k, suppression = check_parameters(k, suppression)
     names = checked_qis(frame, hierarchies)
     base = aggregate_records(frame, hierarchies)
-    return search_lattice(base, [hierarchies[a] for a in names], k, suppression, progress=progress, cancel=cancel)
+    return search_lattice(base, [hierarchies[a] for a in names], k, suppression, utility=utility, search=search,
+                          progress=progress, cancel=cancel)
 
 
 def search_lattice(
@@ -79,23 +90,49 @@ def search_lattice(
     k: int,
     suppression: float,
     *,
+    utility: Utility | None = None,
+    search: str = "auto",
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> Generalization:
-    """:func:`optimal_generalization` on records already aggregated by :func:`aggregate_records`."""
+    """:func:`optimal_generalization` on records already aggregated by :func:`aggregate_records`; with weights
+    or level bounds, the plain metric's optimum is searched too, to say what the constraints cost."""
+    best, checked, proven = _search(base, hierarchies, k, suppression, utility or Utility(), search, progress, cancel)
+    cost = None
+    if utility is not None and utility.constrained:
+        plain, more, plain_proven = _search(base, hierarchies, k, suppression, utility.plain(), search, None, cancel)
+        checked += more
+        scorer = Scorer(base, hierarchies, utility.plain())
+        chosen = scorer.score(base.rollup(best.levels, hierarchies), k)
+        cost = ConstraintCost(levels={h.attribute: lv for h, lv in zip(hierarchies, plain.levels)},
+                              value=scorer.per_cell(plain.value), chosen_value=scorer.per_cell(chosen.value),
+                              suppressed=plain.suppressed, proven_optimal=plain_proven)
+    (progress or no_progress)(1.0, "")
+    return _result(hierarchies, best, k, suppression, base.n_records, checked, utility or Utility(),
+                   Scorer(base, hierarchies, utility or Utility()).per_cell(best.value), proven, cost)
+
+
+def _search(base: ClassTable, hierarchies: list[Hierarchy], k: int, suppression: float, utility: Utility, search: str,
+            progress: Progress | None, cancel: CancelToken | None) -> tuple[Score, int, bool]:
+    """The best node's score, the nodes checked, and whether it is proven optimal."""
     n = base.n_records
     if n == 0:
         raise InputError("The table has no records; there is nothing to generalize.")
+    if search not in SEARCHES:
+        raise ParameterError(f"Unknown search {search!r}; choose one of {', '.join(SEARCHES)}.", setting="search")
+    low, high = utility.box(hierarchies)
     limit = suppression_count(suppression, n)
-    scale, weights = _weights([h.height for h in hierarchies])
-    walk = LatticeWalk(base, hierarchies, k, limit, weights, scale)
-    top = len(walk.grid) - 1
-    if walk.evaluate(top) > limit:
-        raise infeasible(k, suppression, limit, walk.cache[walk.levels(top)])
-    best = walk.run(progress or no_progress, cancel)
+    scorer = Scorer(base, hierarchies, utility)
+    top = base.rollup(high, hierarchies)
+    if top.suppressed(k) > limit:
+        raise infeasible(k, suppression, limit, top, bounded=high != [h.height for h in hierarchies])
+    if search == "heuristic" or (search == "auto" and lattice_size(low, high) > MAX_NODES):
+        walk = GreedyWalk(base, hierarchies, k, limit, scorer, low, high)
+        return walk.run(progress or no_progress, cancel), walk.checked + 1, False
+    lattice = LatticeWalk(base, hierarchies, k, limit, scorer, low, high)
+    best = lattice.run(progress or no_progress, cancel)
     assert best is not None  # the top node is feasible
-    (progress or no_progress)(1.0, "")
-    return _result(hierarchies, best, k, suppression, n, scale, walk.checked)
+    return best, lattice.checked + 1, True
 
 
 def node_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy], k: int, suppression: float,
@@ -123,13 +160,13 @@ def node_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy
     if len(frame) == 0:
         raise InputError("The table has no records; there is nothing to generalize.")
     base = aggregate_records(frame, hierarchies)
-    n = base.n_records
-    suppressed = base.rollup(node, hiers).suppressed(k)
-    if suppressed > suppression_count(suppression, n):
+    table = base.rollup(node, hiers)
+    if table.suppressed(k) > suppression_count(suppression, base.n_records):
         return None
-    scale, weights = _weights([h.height for h in hiers])
-    loss = (n - suppressed) * sum(w * level for w, level in zip(weights, node)) + suppressed * len(hiers) * scale
-    return _result(hiers, (loss, suppressed, node), k, suppression, n, scale, 1)
+    utility = Utility()
+    scorer = Scorer(base, hiers, utility)
+    score = scorer.score(table, k)
+    return _result(hiers, score, k, suppression, base.n_records, 1, utility, scorer.per_cell(score.value), True, None)
 
 
 def exhaustive_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy], k: int,
@@ -145,19 +182,22 @@ def exhaustive_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hie
     counts = combos.to_numpy()
     n, q, heights = len(frame), len(names), [h.height for h in hiers]
     limit = suppression_count(suppression, n)
-    scale, weights = _weights(heights)
     best = None
     for levels in itertools.product(*(range(h + 1) for h in heights)):
         generalized = [h.generalize(c, lv) for c, h, lv in zip(codes, hiers, levels)]
-        sizes = pd.Series(counts).groupby(generalized).transform("sum").to_numpy()
-        s = int(counts[sizes < k].sum())
+        sizes = pd.Series(counts).groupby(generalized).sum().to_numpy()
+        s = int(sizes[sizes < k].sum())
         if s <= limit:
-            loss = (n - s) * sum(w * lv for w, lv in zip(weights, levels)) + s * q * scale
-            best = min(best, (loss, s, levels)) if best is not None else (loss, s, levels)
+            loss = (n - s) * sum(Fraction(lv, h or 1) for lv, h in zip(levels, heights)) + s * q
+            dm = int(sum(int(c) ** 2 for c in sizes[sizes >= k])) + s * n
+            key = (loss, s, dm, levels)
+            best = min(best, key) if best is not None else key
     if best is None:
         raise infeasible(k, suppression, limit, aggregate_records(frame, hierarchies).rollup(heights, hiers))
+    loss, s, dm, levels = best
+    score = Score("precision", loss, s, dm, loss, levels)
     total = math.prod(h + 1 for h in heights)
-    return _result(hiers, best, k, suppression, n, scale, total)
+    return _result(hiers, score, k, suppression, n, total, Utility(), float(loss / (n * q)), True, None)
 
 
 def check_parameters(k: object, suppression: object) -> tuple[int, float]:
@@ -183,10 +223,15 @@ def suppression_count(suppression: float, n: int) -> int:
     return math.floor(Fraction(repr(float(suppression))) * n)
 
 
-def infeasible(k: int, suppression: float, limit: int, top: ClassTable) -> ParameterError:
-    """The error for a ``k`` that even the top of the lattice misses, naming the largest ``k`` possible."""
+def infeasible(k: int, suppression: float, limit: int, top: ClassTable, bounded: bool = False) -> ParameterError:
+    """The error for a ``k`` that even the top of the lattice misses, naming the largest ``k`` possible
+    (``bounded``: the top is that of the highest levels the custodian allows)."""
     sizes = np.sort(top.counts)
     largest = int(sizes[np.argmax(np.cumsum(sizes) > limit)])
+    if bounded:
+        return ParameterError(f"k = {k} is impossible within the highest levels allowed (--max-level) with at most "
+                              f"{limit} records suppressed: the largest k possible there is {largest}; raise or drop a "
+                              "max-level, lower k or raise the suppression limit.", setting="max-level")
     if len(sizes) == 1:
         return ParameterError(f"k = {k} is impossible: the table has only {top.n_records} records, so the largest k "
                               f"possible is {largest}.")
@@ -194,20 +239,15 @@ def infeasible(k: int, suppression: float, limit: int, top: ClassTable) -> Param
                           f"the largest k possible at this limit is {largest}; lower k or raise the suppression limit.")
 
 
-def _weights(heights: list[int]) -> tuple[int, list[int]]:
-    """A common denominator of ``h / H`` over the QIs and each QI's weight ``scale / H`` (0 for H = 0)."""
-    scale = math.lcm(*(h for h in heights if h > 0)) if any(heights) else 1
-    return scale, [scale // h if h else 0 for h in heights]
-
-
-def _result(hierarchies: list[Hierarchy], best: tuple[int, int, tuple[int, ...]], k: int, suppression: float,
-            n: int, scale: int, checked: int) -> Generalization:
-    loss, s, levels = best
-    q = len(hierarchies)
+def _result(hierarchies: list[Hierarchy], best: Score, k: int, suppression: float, n: int, checked: int,
+            utility: Utility, value: float, proven: bool, cost: ConstraintCost | None) -> Generalization:
+    q, s = len(hierarchies), best.suppressed
+    loss = (n - s) * sum(Fraction(lv, h.height or 1) for h, lv in zip(hierarchies, best.levels)) + s * q
     return Generalization(
-        levels={h.attribute: lv for h, lv in zip(hierarchies, levels)},
+        levels={h.attribute: lv for h, lv in zip(hierarchies, best.levels)},
         heights={h.attribute: h.height for h in hierarchies},
         k=k, suppression_limit=suppression, n_records=n, suppressed=s,
-        precision=float(1 - Fraction(loss, n * q * scale)), n_nodes_checked=checked,
+        precision=float(1 - loss / (n * q)), n_nodes_checked=checked,
         hierarchies={h.attribute: h for h in hierarchies},
+        utility=utility, metric_value=value, proven_optimal=proven, cost=cost,
     )

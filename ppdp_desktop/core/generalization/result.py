@@ -7,7 +7,24 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.generalization.hierarchy import ROOT, Hierarchy
+from ppdp_desktop.core.generalization.metrics import METRIC_WORDS, Utility
 from ppdp_desktop.core.generalization.table import encode_frame, row_class_sizes
+
+
+@dataclass(frozen=True)
+class ConstraintCost:
+    """What weights and level bounds cost: the plain metric's optimum against the chosen node, both in the
+    plain metric (per cell for the cell metrics)."""
+
+    levels: dict[str, int]
+    value: float
+    chosen_value: float
+    suppressed: int
+    proven_optimal: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {"levels": dict(self.levels), "value": round(self.value, 6), "chosen_value": round(self.chosen_value, 6),
+                "suppressed": self.suppressed, "proven_optimal": self.proven_optimal}
 
 
 @dataclass(frozen=True)
@@ -29,6 +46,14 @@ class Generalization:
         Lattice nodes whose classes were computed (a measure of the search's work).
     hierarchies : dict of str to Hierarchy
         The hierarchies the levels refer to.
+    utility : Utility
+        The metric, weights and level bounds the node was chosen by.
+    metric_value : float
+        The node's value of that metric (per cell for precision, loss and entropy; see :mod:`.metrics`).
+    proven_optimal : bool
+        False when a lattice too large for the exhaustive walk was searched greedily.
+    cost : ConstraintCost or None
+        With weights or level bounds: the plain metric's optimum, to say what they cost.
     """
 
     levels: dict[str, int]
@@ -40,6 +65,10 @@ class Generalization:
     precision: float
     n_nodes_checked: int
     hierarchies: dict[str, Hierarchy] = field(repr=False, compare=False)
+    utility: Utility = field(default_factory=Utility)
+    metric_value: float = 0.0
+    proven_optimal: bool = True
+    cost: ConstraintCost | None = None
 
     def suppressed_mask(self, frame: pd.DataFrame) -> np.ndarray:
         """True for each record of ``frame`` whose class at this node is smaller than ``k``."""
@@ -64,8 +93,9 @@ class Generalization:
         return pd.DataFrame(columns, index=frame.index)
 
     def to_json(self) -> dict[str, object]:
-        """The public figures: levels and heights per quasi-identifier, k, the limit, suppression, precision."""
-        return {
+        """The public figures: levels and heights per quasi-identifier, k, the limit, suppression, precision, and,
+        when they are not the default (precision, no weights or bounds, proven optimal), the utility's figures."""
+        out: dict[str, object] = {
             "levels": dict(self.levels),
             "heights": dict(self.heights),
             "k": self.k,
@@ -74,6 +104,12 @@ class Generalization:
             "suppressed": self.suppressed,
             "precision": round(self.precision, 6),
         }
+        if self.utility.metric != "precision" or self.utility.constrained or not self.proven_optimal:
+            out.update(utility=self.utility.to_json(), metric_value=round(self.metric_value, 6),
+                       proven_optimal=self.proven_optimal)
+        if self.cost is not None:
+            out["constraint_cost"] = self.cost.to_json()
+        return out
 
     def lines(self) -> list[str]:
         """The generalization in plain words, one line per quasi-identifier and a few for the figures."""
@@ -101,6 +137,33 @@ class Generalization:
                        "who knows a person's quasi-identifiers and finds no released group matching them learns that the "
                        f"person is {'one of these records' if s > 1 else 'this record'} (a risk of {1 / s:.0%}).")
         out.append(f"Precision {self.precision:.3f} (1 means nothing generalized, 0 everything).")
+        out.extend(self.utility_lines())
+        return out
+
+    def utility_lines(self) -> list[str]:
+        """How the node was chosen: the metric, weights, level bounds, what they cost, and whether it is proven best."""
+        u, out = self.utility, []
+        if u.metric != "precision" or u.constrained:
+            out.append(f"Chosen for the lowest {METRIC_WORDS[u.metric]}: {self.metric_value:.4g}.")
+        if u.weights:
+            out.append("Weights: " + ", ".join(f"{a} {w:g}" for a, w in u.weights.items()) + ".")
+        bounds = [f"{a} {u.min_levels.get(a, 0)}-{u.max_levels.get(a, self.heights[a])}"
+                  for a in self.levels if a in u.min_levels or a in u.max_levels]
+        if bounds:
+            out.append("Levels allowed: " + ", ".join(bounds) + ".")
+        if self.cost is not None:
+            c = self.cost
+            plain = ", ".join(f"{a} {lv}" for a, lv in c.levels.items())
+            if c.levels == self.levels:
+                out.append(f"These choices cost nothing: without them the same node is best ({METRIC_WORDS[u.metric]} "
+                           f"{c.value:.4g}).")
+            else:
+                out.append(f"What these choices cost: {METRIC_WORDS[u.metric]} {c.chosen_value:.4g} against {c.value:.4g} "
+                           f"at the best node without them (levels {plain}; {c.suppressed:,} records suppressed)"
+                           f"{'' if c.proven_optimal else ', found greedily'}.")
+        if not self.proven_optimal:
+            out.append("The lattice was too large to search exhaustively: this node was found by a greedy search and is "
+                       "k-anonymous, but it is not proven to be the best one.")
         return out
 
     def _generalized(self, frame: pd.DataFrame) -> tuple[list[np.ndarray], np.ndarray]:

@@ -1,28 +1,33 @@
 """The walk over the generalization lattice that finds the optimal node (see :mod:`.lattice` for the goal).
 
-Order and stop: the loss of a node is at least its bound ``sum(h_i / H_i) / |QI|`` (its loss with nothing
-suppressed), so nodes are visited in increasing bound (then level vector) and the walk stops at the first
-node whose bound is above the best loss found; losses are exact integers (in units of
-``1 / (n * |QI| * lcm(H))``), so ties are real ties.
+The lattice is the box of level vectors between each quasi-identifier's lowest and highest allowed level
+(:class:`~ppdp_desktop.core.generalization.metrics.Utility`).
+
+Order and stop: for the cell metrics (precision, loss, entropy) a node's loss is at least its bound, its loss
+with nothing suppressed (:meth:`~ppdp_desktop.core.generalization.metrics.Scorer.bounds`), which grows with
+the levels; nodes are visited in increasing bound (then level vector) and the walk stops at the first node
+whose bound is above the best loss found (by a float margin, so exact ties are still compared on their second
+measure). Discernibility and AECS have no such bound: every node not tagged infeasible is scored.
 
 Monotonicity (levels nest, so classes only merge as levels rise): every generalization of a feasible node
-is feasible and suppresses no more; every specialization of an infeasible node is infeasible. Each node
-checked tags the lattice accordingly; a tagged-infeasible node is skipped, and one below a node that
-suppresses nothing is known to suppress nothing. When a node turns out infeasible, the walk also
-binary-searches the chain from it to the top for the highest infeasible node on it, whose tag then covers
-a large part of the nodes still to come (on sparse data most nodes below the optimum are infeasible).
+is feasible; every specialization of an infeasible node is infeasible. Each node checked tags the lattice
+accordingly (predictive tagging) and a tagged-infeasible node is skipped. When a node turns out infeasible,
+the walk also binary-searches the chain from it to the top for the highest infeasible node on it, whose tag
+then covers a large part of the nodes still to come (on sparse data most nodes below the optimum are infeasible).
 
 Cost: a node's classes are rolled up from the smallest cached table of a node below it (the aggregated
 records at worst); cached tables are bounded to a few times the aggregated table and dropped oldest first.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
+from ppdp_desktop.core.generalization.metrics import Score, Scorer
 from ppdp_desktop.core.generalization.table import ClassTable
 from ppdp_desktop.core.progress import CancelToken, Progress
 
@@ -42,62 +47,70 @@ class LatticeWalk:
         One per quasi-identifier, in the order of the level vectors.
     k, limit : int
         The class size required and the largest number of records that may be suppressed.
-    weights : sequence of int
-        Each QI's loss per level, ``scale / H_i`` (0 for a height of 0).
-    scale : int
-        ``lcm`` of the heights: losses are integers in units of ``1 / (n * |QI| * scale)``.
+    scorer : Scorer
+        The metric: bounds and scores of nodes.
+    low, high : sequence of int, optional
+        The lowest and highest level of each quasi-identifier (default: the whole hierarchy).
     """
 
-    def __init__(self, base: ClassTable, hierarchies: Sequence[Hierarchy], k: int, limit: int,
-                 weights: Sequence[int], scale: int) -> None:
-        heights = [h.height for h in hierarchies]
-        shape = [h + 1 for h in heights]
-        if int(np.prod(shape, dtype=np.float64)) > MAX_NODES:
-            raise ParameterError(f"The lattice has {int(np.prod(shape, dtype=np.float64)):,} nodes (levels "
+    def __init__(self, base: ClassTable, hierarchies: Sequence[Hierarchy], k: int, limit: int, scorer: Scorer,
+                 low: Sequence[int] | None = None, high: Sequence[int] | None = None) -> None:
+        low = [0] * len(hierarchies) if low is None else list(low)
+        high = [h.height for h in hierarchies] if high is None else list(high)
+        shape = [b - a + 1 for a, b in zip(low, high)]
+        if lattice_size(low, high) > MAX_NODES:
+            raise ParameterError(f"The lattice has {lattice_size(low, high):,} nodes (levels "
                                  f"{' x '.join(map(str, shape))}); use fewer quasi-identifiers or levels "
                                  f"(at most {MAX_NODES:,} nodes).")
-        self.base, self.hierarchies, self.k, self.limit = base, list(hierarchies), k, limit
-        self.n, self.q, self.scale, self.shape = base.n_records, len(heights), scale, shape
-        self.grid: np.ndarray = np.indices(shape, dtype=np.int16).reshape(self.q, -1).T
-        self.bound: np.ndarray = self.grid.astype(np.int64) @ np.array(weights, dtype=np.int64)
+        self.base, self.hierarchies, self.k, self.limit, self.scorer = base, list(hierarchies), k, limit, scorer
+        self.n, self.q, self.shape, self.low = base.n_records, len(hierarchies), shape, np.array(low, dtype=np.int16)
+        self.grid: np.ndarray = np.indices(shape, dtype=np.int16).reshape(self.q, -1).T + self.low
+        self.bound: np.ndarray = scorer.bounds(self.grid)
         self.suppressed = np.full(len(self.grid), -1, dtype=np.int64)  # exact, where computed
         self.infeasible = np.zeros(len(self.grid), dtype=bool)  # tagged or computed
         self.feasible = np.zeros(len(self.grid), dtype=bool)
-        self.nothing = np.zeros(len(self.grid), dtype=bool)  # known to suppress nothing
         self.cache: dict[tuple[int, ...], ClassTable] = {base.levels: base}
         self._base_columns: dict[tuple[int, int], np.ndarray] = {}
         self.checked = 0
-        self.best: tuple[int, int, tuple[int, ...]] | None = None
+        self.best: Score | None = None
 
-    def run(self, progress: Progress, cancel: CancelToken | None) -> tuple[int, int, tuple[int, ...]] | None:
-        """Visit the nodes in bound order; the best ``(loss, suppressed, levels)`` (None if none is feasible)."""
+    def run(self, progress: Progress, cancel: CancelToken | None) -> Score | None:
+        """Visit the nodes in bound order; the best node's :class:`Score` (None if none is feasible)."""
         order = np.lexsort((*(self.grid[:, j] for j in reversed(range(self.q))), self.bound))
         for visited, node in enumerate(order.tolist()):
-            b = int(self.bound[node])
-            if self.best is not None and (self.n * b > self.best[0] or (self.n * b == self.best[0] and self.best[1] == 0)):
-                break  # bounds only grow from here; an equal bound with nothing suppressed loses on order
+            b = float(self.bound[node])
+            if self.best is not None:
+                best = float(self.best.value)
+                if b > best + 1e-9 * max(1.0, abs(best)):
+                    break  # bounds only grow from here (a float margin: exact ties are still visited)
             if visited % _PROGRESS_EVERY == 0:
                 if cancel is not None:
                     cancel.check()
                 progress(visited / len(order), "searching the generalization lattice")
             if self.infeasible[node]:
                 continue
-            s = 0 if self.nothing[node] else self.evaluate(node)
+            s, table = self.evaluate(node)
             if s > self.limit:
                 self._climb(node)
                 continue
-            candidate = ((self.n - s) * b + s * self.q * self.scale, s, self.levels(node))
-            self.best = candidate if self.best is None or candidate < self.best else self.best
+            assert table is not None
+            candidate = self.scorer.score(table, self.k)
+            self.best = candidate if self.best is None or candidate.key < self.best.key else self.best
         return self.best
+
+    def top(self) -> int:
+        """The index of the highest node of the box."""
+        return len(self.grid) - 1
 
     def levels(self, node: int) -> tuple[int, ...]:
         return tuple(int(h) for h in self.grid[node])
 
-    def evaluate(self, node: int) -> int:
-        """The records suppressed at ``node``, rolled up from the smallest cached table below it; tags."""
-        if self.suppressed[node] >= 0:
-            return int(self.suppressed[node])
+    def evaluate(self, node: int) -> tuple[int, ClassTable | None]:
+        """The records suppressed at ``node`` and its class table (rolled up from the smallest cached table
+        below it; None if the count was known and the table is no longer cached); tags the lattice."""
         levels = self.levels(node)
+        if self.suppressed[node] >= 0 and levels in self.cache:
+            return int(self.suppressed[node]), self.cache[levels]
         below = [t for lv, t in self.cache.items() if all(a <= b for a, b in zip(lv, levels))]
         source = min(below, key=len)
         columns = [self._base_column(i, h) for i, h in enumerate(levels)] if source is self.base else None
@@ -108,11 +121,8 @@ class LatticeWalk:
         if s > self.limit:
             self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
         else:
-            up = (self.grid >= self.grid[node]).all(axis=1)
-            self.feasible |= up
-            if s == 0:
-                self.nothing |= up
-        return int(s)
+            self.feasible |= (self.grid >= self.grid[node]).all(axis=1)
+        return int(s), table
 
     def _base_column(self, i: int, level: int) -> np.ndarray:
         """The aggregated records' codes of QI ``i`` at ``level``, kept: the base is the most used source."""
@@ -124,7 +134,7 @@ class LatticeWalk:
     def _climb(self, node: int) -> None:
         """Binary-search the chain from infeasible ``node`` to the top (raising the QI with the most levels
         left, first one on ties) for its highest infeasible node; evaluating it tags everything below."""
-        chain, levels = [node], [int(h) for h in self.grid[node]]
+        chain, levels = [node], [int(h) - int(a) for h, a in zip(self.grid[node], self.low)]  # within the box
         while any(h < size - 1 for h, size in zip(levels, self.shape)):
             i = max(range(self.q), key=lambda j: (self.shape[j] - 1 - levels[j], -j))
             levels[i] += 1
@@ -132,7 +142,7 @@ class LatticeWalk:
         lo, hi = 0, len(chain) - 1  # chain[lo] infeasible; chain[hi] (the top) feasible
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if self.infeasible[chain[mid]] or (not self.feasible[chain[mid]] and self.evaluate(chain[mid]) > self.limit):
+            if self.infeasible[chain[mid]] or (not self.feasible[chain[mid]] and self.evaluate(chain[mid])[0] > self.limit):
                 lo = mid
             else:
                 hi = mid
@@ -145,3 +155,8 @@ class LatticeWalk:
                 break
             if levels != self.base.levels and levels != table.levels:
                 del self.cache[levels]
+
+
+def lattice_size(low: Sequence[int], high: Sequence[int]) -> int:
+    """The number of nodes between the levels ``low`` and ``high``."""
+    return math.prod(b - a + 1 for a, b in zip(low, high))

@@ -23,13 +23,16 @@ import itertools
 import math
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.generalization.criteria import Criteria
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
+from ppdp_desktop.core.generalization.judge import Judge
 from ppdp_desktop.core.generalization.result import Generalization
 from ppdp_desktop.core.generalization.search import LatticeWalk
 from ppdp_desktop.core.generalization.table import ClassTable, aggregate_records, checked_qis, encode_frame
@@ -44,6 +47,8 @@ def optimal_generalization(
     *,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    criteria: Criteria | None = None,
+    sensitive: Hierarchy | None = None,
 ) -> Generalization:
     """The most precise k-anonymous full-domain generalization of ``frame``'s quasi-identifiers.
 
@@ -59,6 +64,11 @@ def optimal_generalization(
         The largest share of records that may be suppressed (``0 <= suppression < 1``).
     progress, cancel : optional
         A progress callback and a cancel token, checked every few dozen nodes.
+    criteria : Criteria, optional
+        Criteria beyond k (:mod:`.criteria`; their ``k`` replaces ``k``): a class that fails them is suppressed.
+    sensitive : Hierarchy, optional
+        The sensitive column's hierarchy (its ``attribute`` names the column of ``frame``), needed when a criterion
+        reads the sensitive values (l-diversity, t-closeness).
 
     Raises
     ------
@@ -69,8 +79,17 @@ def optimal_generalization(
     """
     k, suppression = check_parameters(k, suppression)
     names = checked_qis(frame, hierarchies)
-    base = aggregate_records(frame, hierarchies)
-    return search_lattice(base, [hierarchies[a] for a in names], k, suppression, progress=progress, cancel=cancel)
+    if criteria is None:
+        base = aggregate_records(frame, hierarchies)
+        return search_lattice(base, [hierarchies[a] for a in names], k, suppression, progress=progress, cancel=cancel)
+    carried = sensitive if criteria.needs_sensitive else None
+    if criteria.needs_sensitive and (sensitive is None or sensitive.attribute in names):
+        raise ParameterError("l-diversity and t-closeness need a sensitive column that is not a quasi-identifier.")
+    if carried is not None and carried.attribute not in frame.columns:
+        raise InputError(f"The table has no sensitive column {carried.attribute!r}.")
+    base = aggregate_records(frame, {**hierarchies, **({carried.attribute: carried} if carried is not None else {})})
+    return search_lattice(base, [hierarchies[a] for a in names], criteria.k, suppression, progress=progress,
+                          cancel=cancel, criteria=criteria, carried=carried)
 
 
 def search_lattice(
@@ -81,21 +100,44 @@ def search_lattice(
     *,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    criteria: Criteria | None = None,
+    carried: Hierarchy | None = None,
 ) -> Generalization:
-    """:func:`optimal_generalization` on records already aggregated by :func:`aggregate_records`."""
+    """:func:`optimal_generalization` on records already aggregated by :func:`aggregate_records` (with the sensitive
+    column ``carried`` last when a criterion reads it)."""
     n = base.n_records
     if n == 0:
         raise InputError("The table has no records; there is nothing to generalize.")
     limit = suppression_count(suppression, n)
     scale, weights = _weights([h.height for h in hierarchies])
-    walk = LatticeWalk(base, hierarchies, k, limit, weights, scale)
+    judge, monotone = None, True
+    if criteria is not None:
+        totals = None
+        if carried is not None:
+            totals = np.bincount(base.codes[-1], weights=base.counts, minlength=len(carried.values))
+        judge, monotone = Judge(criteria, carried, totals), criteria.monotone(limit)
+    walk = LatticeWalk(base, hierarchies, k, limit, weights, scale, judge, carried, monotone)
     top = len(walk.grid) - 1
-    if walk.evaluate(top) > limit:
-        raise infeasible(k, suppression, limit, walk.cache[walk.levels(top)])
+    if walk.evaluate(top) > limit and (judge is None or monotone):
+        if judge is None:
+            raise infeasible(k, suppression, limit, walk.cache[walk.levels(top)])
+        raise unmet(criteria, suppression, limit)
     best = walk.run(progress or no_progress, cancel)
-    assert best is not None  # the top node is feasible
+    if best is None:
+        raise unmet(criteria, suppression, limit)
     (progress or no_progress)(1.0, "")
-    return _result(hierarchies, best, k, suppression, n, scale, walk.checked)
+    result = _result(hierarchies, best, k, suppression, n, scale, walk.checked)
+    if criteria is None:
+        return result
+    return replace(result, criteria=criteria, sensitive=carried)
+
+
+def unmet(criteria: Criteria | None, suppression: float, limit: int) -> ParameterError:
+    """The error when no node meets the criteria within the suppression limit."""
+    asked = " ".join(criteria.lines()) if criteria is not None else ""
+    return ParameterError(f"No generalization meets the criteria with at most {limit:,} records suppressed (suppression "
+                          f"{suppression:g}): {asked} Relax a criterion, raise the suppression limit, or give coarser "
+                          "hierarchies.")
 
 
 def node_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy], k: int, suppression: float,

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.generalization.criteria import Criteria
 from ppdp_desktop.core.generalization.hierarchy import ROOT, Hierarchy
-from ppdp_desktop.core.generalization.table import encode_frame, row_class_sizes
+from ppdp_desktop.core.generalization.judge import Judge
+from ppdp_desktop.core.generalization.table import encode_frame, mixed_key, row_class_sizes
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,10 @@ class Generalization:
         Lattice nodes whose classes were computed (a measure of the search's work).
     hierarchies : dict of str to Hierarchy
         The hierarchies the levels refer to.
+    criteria : Criteria or None
+        Criteria beyond k (None: k alone); a class failing them is suppressed.
+    sensitive : Hierarchy or None
+        The sensitive column's hierarchy when a criterion reads it; then :meth:`apply` needs that column too.
     """
 
     levels: dict[str, int]
@@ -40,6 +46,8 @@ class Generalization:
     precision: float
     n_nodes_checked: int
     hierarchies: dict[str, Hierarchy] = field(repr=False, compare=False)
+    criteria: Criteria | None = None
+    sensitive: Hierarchy | None = field(default=None, repr=False, compare=False)
 
     def suppressed_mask(self, frame: pd.DataFrame) -> np.ndarray:
         """True for each record of ``frame`` whose class at this node is smaller than ``k``."""
@@ -73,6 +81,8 @@ class Generalization:
             "n_records": self.n_records,
             "suppressed": self.suppressed,
             "precision": round(self.precision, 6),
+            **({"criteria": self.criteria.to_json()} if self.criteria is not None else {}),
+            **({"sensitive": self.sensitive.attribute} if self.sensitive is not None else {}),
         }
 
     def lines(self) -> list[str]:
@@ -93,6 +103,8 @@ class Generalization:
         few = 0 < self.suppressed < self.k  # the suppressed records are a group of their own, smaller than k
         out.append(f"Every released combination of {', '.join(self.levels)}"
                    f"{' apart from the suppressed records' if few else ''} is shared by at least {self.k} records.")
+        if self.criteria is not None:
+            out.extend(self.criteria.lines(self.sensitive.attribute if self.sensitive is not None else None)[1:])
         out.append(f"{self.suppressed:,} of {self.n_records:,} records suppressed ({share:.2%}; at most "
                    f"{self.suppression_limit:.2%} allowed): their quasi-identifiers are all '*'.")
         if few:
@@ -111,4 +123,15 @@ class Generalization:
             radixes.append(len(hierarchy.labels(self.levels[name])))
         if not len(frame):
             return codes, np.zeros(0, dtype=bool)
-        return codes, row_class_sizes(codes, radixes) < self.k
+        if self.criteria is None:
+            return codes, row_class_sizes(codes, radixes) < self.k
+        key, _, _ = mixed_key(codes, radixes)
+        classes, uniques = pd.factorize(key)
+        values: np.ndarray | None = None
+        totals: np.ndarray | None = None
+        if self.sensitive is not None:
+            values = self.sensitive.encode(frame[self.sensitive.attribute])
+            totals = np.bincount(values, minlength=len(self.sensitive.values))
+        judge = Judge(self.criteria, self.sensitive, totals)
+        fail = judge.suppressed_classes(classes, len(uniques), np.ones(len(classes)), values)
+        return codes, fail[classes]

@@ -12,6 +12,11 @@ suppresses nothing is known to suppress nothing. When a node turns out infeasibl
 binary-searches the chain from it to the top for the highest infeasible node on it, whose tag then covers
 a large part of the nodes still to come (on sparse data most nodes below the optimum are infeasible).
 
+Criteria (:mod:`.criteria`): with a :class:`~.judge.Judge`, a node's suppressed records are those of the classes
+the criteria fail, and the aggregated table carries the sensitive column as a last column kept at level 0 (its
+classes are then grouped by the quasi-identifiers only). The tags above are used only when the criteria are
+monotone with suppression (:meth:`~.criteria.Criteria.monotone`); otherwise every node within the bound is checked.
+
 Cost: a node's classes are rolled up from the smallest cached table of a node below it (the aggregated
 records at worst); cached tables are bounded to a few times the aggregated table and dropped oldest first.
 """
@@ -20,10 +25,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
-from ppdp_desktop.core.generalization.table import ClassTable
+from ppdp_desktop.core.generalization.judge import Judge
+from ppdp_desktop.core.generalization.table import ClassTable, mixed_key
 from ppdp_desktop.core.progress import CancelToken, Progress
 
 MAX_NODES = 2_000_000  # lattices beyond this would need too much memory for the tags
@@ -46,10 +53,14 @@ class LatticeWalk:
         Each QI's loss per level, ``scale / H_i`` (0 for a height of 0).
     scale : int
         ``lcm`` of the heights: losses are integers in units of ``1 / (n * |QI| * scale)``.
+    judge : Judge, optional
+        Criteria beyond k (then ``k`` is not used); ``carried`` is the sensitive column's hierarchy when ``base``
+        carries that column last, and ``monotone`` whether the criteria allow tagging.
     """
 
     def __init__(self, base: ClassTable, hierarchies: Sequence[Hierarchy], k: int, limit: int,
-                 weights: Sequence[int], scale: int) -> None:
+                 weights: Sequence[int], scale: int, judge: Judge | None = None, carried: Hierarchy | None = None,
+                 monotone: bool = True) -> None:
         heights = [h.height for h in hierarchies]
         shape = [h + 1 for h in heights]
         if int(np.prod(shape, dtype=np.float64)) > MAX_NODES:
@@ -64,6 +75,9 @@ class LatticeWalk:
         self.infeasible = np.zeros(len(self.grid), dtype=bool)  # tagged or computed
         self.feasible = np.zeros(len(self.grid), dtype=bool)
         self.nothing = np.zeros(len(self.grid), dtype=bool)  # known to suppress nothing
+        self.judge, self.monotone = judge, monotone
+        self.tail: tuple[int, ...] = (0,) if carried is not None else ()
+        self.table_hierarchies = [*hierarchies, *([carried] if carried is not None else [])]
         self.cache: dict[tuple[int, ...], ClassTable] = {base.levels: base}
         self._base_columns: dict[tuple[int, int], np.ndarray] = {}
         self.checked = 0
@@ -84,7 +98,8 @@ class LatticeWalk:
                 continue
             s = 0 if self.nothing[node] else self.evaluate(node)
             if s > self.limit:
-                self._climb(node)
+                if self.monotone:
+                    self._climb(node)
                 continue
             candidate = ((self.n - s) * b + s * self.q * self.scale, s, self.levels(node))
             self.best = candidate if self.best is None or candidate < self.best else self.best
@@ -97,28 +112,41 @@ class LatticeWalk:
         """The records suppressed at ``node``, rolled up from the smallest cached table below it; tags."""
         if self.suppressed[node] >= 0:
             return int(self.suppressed[node])
-        levels = self.levels(node)
+        levels = self.levels(node) + self.tail
         below = [t for lv, t in self.cache.items() if all(a <= b for a, b in zip(lv, levels))]
         source = min(below, key=len)
         columns = [self._base_column(i, h) for i, h in enumerate(levels)] if source is self.base else None
-        table = source.rollup(levels, self.hierarchies, columns)
+        table = source.rollup(levels, self.table_hierarchies, columns)
         self.checked += 1
-        s = self.suppressed[node] = table.suppressed(self.k)
+        s = self.suppressed[node] = self._suppressed(table)
         self._remember(table)
         if s > self.limit:
-            self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
+            if self.monotone:
+                self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
         else:
             up = (self.grid >= self.grid[node]).all(axis=1)
-            self.feasible |= up
-            if s == 0:
+            if self.monotone:
+                self.feasible |= up
+            if s == 0:  # every class passes; merged classes pass too (every criterion is monotone without suppression)
                 self.nothing |= up
         return int(s)
+
+    def _suppressed(self, table: ClassTable) -> int:
+        """The records the criteria suppress at ``table``'s node (k alone: those of classes smaller than k)."""
+        if self.judge is None:
+            return table.suppressed(self.k)
+        radixes = [len(h.labels(lv)) for h, lv in zip(self.hierarchies, table.levels)]
+        key, _, _ = mixed_key(table.codes[: self.q], radixes)
+        classes, uniques = pd.factorize(key)
+        values = table.codes[self.q] if self.tail else None
+        fail = self.judge.suppressed_classes(classes, len(uniques), table.counts.astype(np.float64), values)
+        return int(table.counts[fail[classes]].sum())
 
     def _base_column(self, i: int, level: int) -> np.ndarray:
         """The aggregated records' codes of QI ``i`` at ``level``, kept: the base is the most used source."""
         key = (i, level)
         if key not in self._base_columns:
-            self._base_columns[key] = self.base.generalized(i, level, self.hierarchies[i])
+            self._base_columns[key] = self.base.generalized(i, level, self.table_hierarchies[i])
         return self._base_columns[key]
 
     def _climb(self, node: int) -> None:

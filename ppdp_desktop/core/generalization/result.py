@@ -127,11 +127,11 @@ class Generalization:
             return codes, row_class_sizes(codes, radixes) < self.k
         key, _, _ = mixed_key(codes, radixes)
         classes, uniques = pd.factorize(key)
-        values: np.ndarray | None = None
+        sensitive: np.ndarray | None = None
         totals: np.ndarray | None = None
         if self.sensitive is not None:
-            values = self.sensitive.encode(frame[self.sensitive.attribute])
-            totals = np.bincount(values, minlength=len(self.sensitive.values))
+            sensitive = self.sensitive.encode(frame[self.sensitive.attribute])
+            totals = np.bincount(sensitive, minlength=len(self.sensitive.values))
         judge = Judge(self.criteria, self.sensitive, totals)
-        fail = judge.suppressed_classes(classes, len(uniques), np.ones(len(classes)), values)
+        fail = judge.suppressed_classes(classes, len(uniques), np.ones(len(classes)), sensitive)
         return codes, fail[classes]

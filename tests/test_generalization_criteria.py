@@ -19,6 +19,7 @@ import pytest
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.generalization import Hierarchy, optimal_generalization
+from ppdp_desktop.core.generalization.check_criteria import check_criteria
 from ppdp_desktop.core.generalization.criteria import Criteria
 from tests.conftest import shared_adult
 
@@ -190,3 +191,27 @@ def test_bad_criteria_are_refused(bad):
 def test_criteria_round_trip_through_json():
     c = Criteria(k=4, entropy_l=2.0, t=0.2, hierarchical_t=True, average_risk=0.05)
     assert Criteria.from_json(c.to_json()) == c
+
+
+def _chains(rows: dict[str, list[str]]) -> dict[str, list[str]]:
+    return {value: list(chain) for value, chain in rows.items()}
+
+
+@pytest.mark.parametrize("criteria", CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.to_json().items()))
+def test_the_verifier_passes_the_release_and_catches_a_homogeneous_group(sample, criteria):
+    """check_criteria (released text only) accepts what the search released, and refuses it once one released group's
+    sensitive values are all made the same (k still holds, so only a diversity or closeness check can see it)."""
+    frame, result = _search(sample, criteria, 0.1)
+    released = result.apply(frame[[*QUASI, SENSITIVE]]).assign(**{SENSITIVE: frame[SENSITIVE].to_numpy()})
+    chains = _chains(sample[1][SENSITIVE])
+    ok, suppressed, problems = check_criteria(released, QUASI, SENSITIVE, criteria, 0.1, chains)
+    assert (ok, suppressed, problems) == (True, result.suppressed, [])
+    if not criteria.needs_sensitive:
+        return
+    kept = released[~released[QUASI].eq("*").all(axis=1)]
+    largest = kept.groupby(QUASI, observed=True).size().idxmax()
+    group = (released[QUASI] == pd.Series(largest, index=QUASI)).all(axis=1)
+    tampered = released.copy()
+    tampered.loc[group, SENSITIVE] = "Armed-Forces"
+    ok, _, problems = check_criteria(tampered, QUASI, SENSITIVE, criteria, 0.1, chains)
+    assert not ok and "fail" in problems[0]

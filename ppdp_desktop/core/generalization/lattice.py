@@ -23,14 +23,17 @@ import itertools
 import math
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.generalization.criteria import Criteria
 from ppdp_desktop.core.generalization.heuristic import GreedyWalk
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
+from ppdp_desktop.core.generalization.judge import Judge, NodeCheck
 from ppdp_desktop.core.generalization.metrics import Score, Scorer, Utility
 from ppdp_desktop.core.generalization.result import ConstraintCost, Generalization
 from ppdp_desktop.core.generalization.search import MAX_NODES, LatticeWalk, lattice_size
@@ -50,6 +53,8 @@ def optimal_generalization(
     search: str = "auto",
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    criteria: Criteria | None = None,
+    sensitive: Hierarchy | None = None,
 ) -> Generalization:
     """The best k-anonymous full-domain generalization of ``frame``'s quasi-identifiers.
 
@@ -69,19 +74,38 @@ def optimal_generalization(
         ``auto``: the exhaustive walk up to :data:`~.search.MAX_NODES` nodes, the greedy search beyond.
     progress, cancel : optional
         A progress callback and a cancel token, checked every few dozen nodes.
+    criteria : Criteria, optional
+        Criteria beyond k (:mod:`.criteria`; their ``k`` replaces ``k``): a class that fails them is suppressed.
+    sensitive : Hierarchy, optional
+        The sensitive column's hierarchy (its ``attribute`` names the column of ``frame``), needed when a criterion
+        reads the sensitive values (l-diversity, t-closeness).
 
     Raises
     ------
     ParameterError
-        For a bad ``k``, ``suppression`` or utility, or if no node reaches ``k`` within the limit.
+        For a bad ``k``, ``suppression`` or utility, or if no node meets ``k`` and the criteria within the limit.
     InputError, TaxonomyError
         For a missing column, an empty table, or a value missing from its hierarchy.
     """
     k, suppression = check_parameters(k, suppression)
     names = checked_qis(frame, hierarchies)
-    base = aggregate_records(frame, hierarchies)
-    return search_lattice(base, [hierarchies[a] for a in names], k, suppression, utility=utility, search=search,
-                          progress=progress, cancel=cancel)
+    carried = carried_column(frame, names, criteria, sensitive)
+    base = aggregate_records(frame, {**hierarchies, **({carried.attribute: carried} if carried is not None else {})})
+    return search_lattice(base, [hierarchies[a] for a in names], criteria.k if criteria is not None else k,
+                          suppression, utility=utility, search=search, progress=progress, cancel=cancel,
+                          criteria=criteria, carried=carried)
+
+
+def carried_column(frame: pd.DataFrame, names: Sequence[str], criteria: Criteria | None,
+                   sensitive: Hierarchy | None) -> Hierarchy | None:
+    """The sensitive column's hierarchy when a criterion reads it (checked against ``frame``), else None."""
+    if criteria is None or not criteria.needs_sensitive:
+        return None
+    if sensitive is None or sensitive.attribute in names:
+        raise ParameterError("l-diversity and t-closeness need a sensitive column that is not a quasi-identifier.")
+    if sensitive.attribute not in frame.columns:
+        raise InputError(f"The table has no sensitive column {sensitive.attribute!r}.")
+    return sensitive
 
 
 def search_lattice(
@@ -94,45 +118,77 @@ def search_lattice(
     search: str = "auto",
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    criteria: Criteria | None = None,
+    carried: Hierarchy | None = None,
 ) -> Generalization:
-    """:func:`optimal_generalization` on records already aggregated by :func:`aggregate_records`; with weights
-    or level bounds, the plain metric's optimum is searched too, to say what the constraints cost."""
-    best, checked, proven = _search(base, hierarchies, k, suppression, utility or Utility(), search, progress, cancel)
+    """:func:`optimal_generalization` on records already aggregated by :func:`aggregate_records` (with the sensitive
+    column ``carried`` last when a criterion reads it); with weights or level bounds, the plain metric's optimum is
+    searched too, to say what the constraints cost."""
+    if base.n_records == 0:
+        raise InputError("The table has no records; there is nothing to generalize.")
+    limit = suppression_count(suppression, base.n_records)
+    check, monotone = node_check(base, hierarchies, k, limit, criteria, carried)
+    best, checked, proven = _search(base, check, monotone, suppression, utility or Utility(), search, progress, cancel)
     cost = None
     if utility is not None and utility.constrained:
-        plain, more, plain_proven = _search(base, hierarchies, k, suppression, utility.plain(), search, None, cancel)
+        plain, more, plain_proven = _search(base, check, monotone, suppression, utility.plain(), search, None, cancel)
         checked += more
         scorer = Scorer(base, hierarchies, utility.plain())
-        chosen = scorer.score(base.rollup(best.levels, hierarchies), k)
+        chosen_table = base.rollup(best.levels + check.tail, check.table_hierarchies)
+        chosen = scorer.score(chosen_table, check.verdict(chosen_table))
         cost = ConstraintCost(levels={h.attribute: lv for h, lv in zip(hierarchies, plain.levels)},
                               value=scorer.per_cell(plain.value), chosen_value=scorer.per_cell(chosen.value),
                               suppressed=plain.suppressed, proven_optimal=plain_proven)
     (progress or no_progress)(1.0, "")
-    return _result(hierarchies, best, k, suppression, base.n_records, checked, utility or Utility(),
-                   Scorer(base, hierarchies, utility or Utility()).per_cell(best.value), proven, cost)
+    result = _result(hierarchies, best, k, suppression, base.n_records, checked, utility or Utility(),
+                     Scorer(base, hierarchies, utility or Utility()).per_cell(best.value), proven, cost)
+    return replace(result, criteria=criteria, sensitive=carried) if criteria is not None else result
 
 
-def _search(base: ClassTable, hierarchies: list[Hierarchy], k: int, suppression: float, utility: Utility, search: str,
+def node_check(base: ClassTable, hierarchies: list[Hierarchy], k: int, limit: int, criteria: Criteria | None,
+               carried: Hierarchy | None) -> tuple[NodeCheck, bool]:
+    """What a node of this search suppresses, and whether the lattice may be tagged (the criteria are monotone)."""
+    if criteria is None:
+        return NodeCheck(hierarchies, k), True
+    totals = None
+    if carried is not None:
+        totals = np.bincount(base.codes[-1], weights=base.counts, minlength=len(carried.values))
+    return NodeCheck(hierarchies, k, Judge(criteria, carried, totals), carried), criteria.monotone(limit)
+
+
+def _search(base: ClassTable, check: NodeCheck, monotone: bool, suppression: float, utility: Utility, search: str,
             progress: Progress | None, cancel: CancelToken | None) -> tuple[Score, int, bool]:
     """The best node's score, the nodes checked, and whether it is proven optimal."""
-    n = base.n_records
-    if n == 0:
-        raise InputError("The table has no records; there is nothing to generalize.")
+    hierarchies, k, n = check.hierarchies, check.k, base.n_records
     if search not in SEARCHES:
         raise ParameterError(f"Unknown search {search!r}; choose one of {', '.join(SEARCHES)}.", setting="search")
     low, high = utility.box(hierarchies)
     limit = suppression_count(suppression, n)
     scorer = Scorer(base, hierarchies, utility)
-    top = base.rollup(high, hierarchies)
-    if top.suppressed(k) > limit:
-        raise infeasible(k, suppression, limit, top, bounded=high != [h.height for h in hierarchies])
+    top = base.rollup(tuple(high) + check.tail, check.table_hierarchies)
+    criteria = check.judge.criteria if check.judge is not None else None
+    if check.suppressed(top) > limit and monotone:
+        if criteria is None:
+            raise infeasible(k, suppression, limit, top, bounded=high != [h.height for h in hierarchies])
+        raise unmet(criteria, suppression, limit)
+    best: Score | None
     if search == "heuristic" or (search == "auto" and lattice_size(low, high) > MAX_NODES):
-        walk = GreedyWalk(base, hierarchies, k, limit, scorer, low, high)
-        return walk.run(progress or no_progress, cancel), walk.checked + 1, False
-    lattice = LatticeWalk(base, hierarchies, k, limit, scorer, low, high)
-    best = lattice.run(progress or no_progress, cancel)
-    assert best is not None  # the top node is feasible
-    return best, lattice.checked + 1, True
+        walk = GreedyWalk(base, check, limit, scorer, low, high)
+        best, checked, proven = walk.run(progress or no_progress, cancel), walk.checked + 1, False
+    else:
+        lattice = LatticeWalk(base, check, limit, scorer, low, high, monotone)
+        best, checked, proven = lattice.run(progress or no_progress, cancel), lattice.checked + 1, True
+    if best is None:
+        raise unmet(criteria, suppression, limit)
+    return best, checked, proven
+
+
+def unmet(criteria: Criteria | None, suppression: float, limit: int) -> ParameterError:
+    """The error when no node meets the criteria within the suppression limit."""
+    asked = " ".join(criteria.lines()) if criteria is not None else ""
+    return ParameterError(f"No generalization meets the criteria with at most {limit:,} records suppressed (suppression "
+                          f"{suppression:g}): {asked} Relax a criterion, raise the suppression limit, or give coarser "
+                          "hierarchies.")
 
 
 def node_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy], k: int, suppression: float,
@@ -161,11 +217,12 @@ def node_generalization(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy
         raise InputError("The table has no records; there is nothing to generalize.")
     base = aggregate_records(frame, hierarchies)
     table = base.rollup(node, hiers)
-    if table.suppressed(k) > suppression_count(suppression, base.n_records):
+    check = NodeCheck(hiers, k)
+    if check.suppressed(table) > suppression_count(suppression, base.n_records):
         return None
     utility = Utility()
     scorer = Scorer(base, hiers, utility)
-    score = scorer.score(table, k)
+    score = scorer.score(table, check.verdict(table))
     return _result(hiers, score, k, suppression, base.n_records, 1, utility, scorer.per_cell(score.value), True, None)
 
 

@@ -39,6 +39,7 @@ import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
+from ppdp_desktop.core.generalization.judge import Verdict
 from ppdp_desktop.core.generalization.table import ClassTable
 
 METRICS = ("precision", "loss", "entropy", "discernibility", "aecs")
@@ -165,11 +166,10 @@ class Scorer:
         """:meth:`bounds` of a few nodes."""
         return self.bounds(np.array(nodes, dtype=np.int64).reshape(len(nodes), self.q)).tolist()
 
-    def score(self, table: ClassTable, k: int) -> Score:
-        """The figures of the node of ``table`` (classes smaller than ``k`` suppressed)."""
-        small = table.counts < k
-        s = int(table.counts[small].sum())
-        kept = table.counts[~small]
+    def score(self, table: ClassTable, verdict: Verdict) -> Score:
+        """The figures of the node of ``table``, whose suppressed rows and released classes ``verdict`` gives
+        (:class:`~.judge.NodeCheck`)."""
+        small, s, kept = verdict.rows, verdict.suppressed, verdict.kept_sizes
         dm = int((kept.astype(object) ** 2).sum()) + s * self.n if len(kept) else s * self.n
         prec = self._cell_total(self._prec, table, small)
         if self.metric == "precision":
@@ -180,7 +180,7 @@ class Scorer:
             value = Fraction(dm)
         else:
             value = Fraction(self.n, len(kept) + (1 if s else 0))
-        return Score(self.metric, value, s, dm, prec, table.levels)
+        return Score(self.metric, value, s, dm, prec, table.levels[: self.q])
 
     def _cell_total(self, costs: list, table: ClassTable, small: np.ndarray) -> Fraction | float:
         exact = costs is self._prec or self.metric != "entropy"

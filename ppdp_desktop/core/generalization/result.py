@@ -6,9 +6,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.generalization.criteria import Criteria
 from ppdp_desktop.core.generalization.hierarchy import ROOT, Hierarchy
+from ppdp_desktop.core.generalization.judge import Judge
 from ppdp_desktop.core.generalization.metrics import METRIC_WORDS, Utility
-from ppdp_desktop.core.generalization.table import encode_frame, row_class_sizes
+from ppdp_desktop.core.generalization.table import encode_frame, mixed_key, row_class_sizes
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,10 @@ class Generalization:
         False when a lattice too large for the exhaustive walk was searched greedily.
     cost : ConstraintCost or None
         With weights or level bounds: the plain metric's optimum, to say what they cost.
+    criteria : Criteria or None
+        Criteria beyond k (None: k alone); a class failing them is suppressed.
+    sensitive : Hierarchy or None
+        The sensitive column's hierarchy when a criterion reads it; then :meth:`apply` needs that column too.
     """
 
     levels: dict[str, int]
@@ -69,6 +75,8 @@ class Generalization:
     metric_value: float = 0.0
     proven_optimal: bool = True
     cost: ConstraintCost | None = None
+    criteria: Criteria | None = None
+    sensitive: Hierarchy | None = field(default=None, repr=False, compare=False)
 
     def suppressed_mask(self, frame: pd.DataFrame) -> np.ndarray:
         """True for each record of ``frame`` whose class at this node is smaller than ``k``."""
@@ -103,6 +111,8 @@ class Generalization:
             "n_records": self.n_records,
             "suppressed": self.suppressed,
             "precision": round(self.precision, 6),
+            **({"criteria": self.criteria.to_json()} if self.criteria is not None else {}),
+            **({"sensitive": self.sensitive.attribute} if self.sensitive is not None else {}),
         }
         if self.utility.metric != "precision" or self.utility.constrained or not self.proven_optimal:
             out.update(utility=self.utility.to_json(), metric_value=round(self.metric_value, 6),
@@ -129,6 +139,8 @@ class Generalization:
         few = 0 < self.suppressed < self.k  # the suppressed records are a group of their own, smaller than k
         out.append(f"Every released combination of {', '.join(self.levels)}"
                    f"{' apart from the suppressed records' if few else ''} is shared by at least {self.k} records.")
+        if self.criteria is not None:
+            out.extend(self.criteria.lines(self.sensitive.attribute if self.sensitive is not None else None)[1:])
         out.append(f"{self.suppressed:,} of {self.n_records:,} records suppressed ({share:.2%}; at most "
                    f"{self.suppression_limit:.2%} allowed): their quasi-identifiers are all '*'.")
         if few:
@@ -162,8 +174,8 @@ class Generalization:
                            f"at the best node without them (levels {plain}; {c.suppressed:,} records suppressed)"
                            f"{'' if c.proven_optimal else ', found greedily'}.")
         if not self.proven_optimal:
-            out.append("The lattice was too large to search exhaustively: this node was found by a greedy search and is "
-                       "k-anonymous, but it is not proven to be the best one.")
+            out.append("The lattice was too large to search exhaustively: this node was found by a greedy search and "
+                       "meets every criterion asked, but it is not proven to be the best one.")
         return out
 
     def _generalized(self, frame: pd.DataFrame) -> tuple[list[np.ndarray], np.ndarray]:
@@ -174,4 +186,15 @@ class Generalization:
             radixes.append(len(hierarchy.labels(self.levels[name])))
         if not len(frame):
             return codes, np.zeros(0, dtype=bool)
-        return codes, row_class_sizes(codes, radixes) < self.k
+        if self.criteria is None:
+            return codes, row_class_sizes(codes, radixes) < self.k
+        key, _, _ = mixed_key(codes, radixes)
+        classes, uniques = pd.factorize(key)
+        sensitive: np.ndarray | None = None
+        totals: np.ndarray | None = None
+        if self.sensitive is not None:
+            sensitive = self.sensitive.encode(frame[self.sensitive.attribute])
+            totals = np.bincount(sensitive, minlength=len(self.sensitive.values))
+        judge = Judge(self.criteria, self.sensitive, totals)
+        fail = judge.suppressed_classes(classes, len(uniques), np.ones(len(classes)), sensitive)
+        return codes, fail[classes]

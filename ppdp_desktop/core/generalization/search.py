@@ -15,6 +15,11 @@ accordingly (predictive tagging) and a tagged-infeasible node is skipped. When a
 the walk also binary-searches the chain from it to the top for the highest infeasible node on it, whose tag
 then covers a large part of the nodes still to come (on sparse data most nodes below the optimum are infeasible).
 
+Criteria (:mod:`.criteria`): a node's suppressed records are those :class:`~.judge.NodeCheck` says (classes
+smaller than k, or failing the criteria, whose class tables then carry the sensitive column last). The tags above
+are used only when the criteria are monotone with suppression (:meth:`~.criteria.Criteria.monotone`); otherwise
+every node within the bound is checked.
+
 Cost: a node's classes are rolled up from the smallest cached table of a node below it (the aggregated
 records at worst); cached tables are bounded to a few times the aggregated table and dropped oldest first.
 """
@@ -26,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.generalization.hierarchy import Hierarchy
+from ppdp_desktop.core.generalization.judge import NodeCheck
 from ppdp_desktop.core.generalization.metrics import Score, Scorer
 from ppdp_desktop.core.generalization.table import ClassTable
 from ppdp_desktop.core.progress import CancelToken, Progress
@@ -43,18 +48,21 @@ class LatticeWalk:
     ----------
     base : ClassTable
         The aggregated records (the bottom node).
-    hierarchies : sequence of Hierarchy
-        One per quasi-identifier, in the order of the level vectors.
-    k, limit : int
-        The class size required and the largest number of records that may be suppressed.
+    check : NodeCheck
+        The quasi-identifiers' hierarchies (in the order of the level vectors) and what a node suppresses.
+    limit : int
+        The largest number of records that may be suppressed.
     scorer : Scorer
         The metric: bounds and scores of nodes.
     low, high : sequence of int, optional
         The lowest and highest level of each quasi-identifier (default: the whole hierarchy).
+    monotone : bool, default True
+        Whether feasibility only grows with the levels, so that the lattice may be tagged.
     """
 
-    def __init__(self, base: ClassTable, hierarchies: Sequence[Hierarchy], k: int, limit: int, scorer: Scorer,
-                 low: Sequence[int] | None = None, high: Sequence[int] | None = None) -> None:
+    def __init__(self, base: ClassTable, check: NodeCheck, limit: int, scorer: Scorer,
+                 low: Sequence[int] | None = None, high: Sequence[int] | None = None, monotone: bool = True) -> None:
+        hierarchies = check.hierarchies
         low = [0] * len(hierarchies) if low is None else list(low)
         high = [h.height for h in hierarchies] if high is None else list(high)
         shape = [b - a + 1 for a, b in zip(low, high)]
@@ -62,7 +70,8 @@ class LatticeWalk:
             raise ParameterError(f"The lattice has {lattice_size(low, high):,} nodes (levels "
                                  f"{' x '.join(map(str, shape))}); use fewer quasi-identifiers or levels "
                                  f"(at most {MAX_NODES:,} nodes).")
-        self.base, self.hierarchies, self.k, self.limit, self.scorer = base, list(hierarchies), k, limit, scorer
+        self.base, self.hierarchies, self.check, self.limit, self.scorer = base, list(hierarchies), check, limit, scorer
+        self.monotone = monotone
         self.n, self.q, self.shape, self.low = base.n_records, len(hierarchies), shape, np.array(low, dtype=np.int16)
         self.grid: np.ndarray = np.indices(shape, dtype=np.int16).reshape(self.q, -1).T + self.low
         self.bound: np.ndarray = scorer.bounds(self.grid)
@@ -91,10 +100,10 @@ class LatticeWalk:
                 continue
             s, table = self.evaluate(node)
             if s > self.limit:
-                self._climb(node)
+                if self.monotone:
+                    self._climb(node)
                 continue
-            assert table is not None
-            candidate = self.scorer.score(table, self.k)
+            candidate = self.scorer.score(table, self.check.verdict(table))
             self.best = candidate if self.best is None or candidate.key < self.best.key else self.best
         return self.best
 
@@ -105,22 +114,24 @@ class LatticeWalk:
     def levels(self, node: int) -> tuple[int, ...]:
         return tuple(int(h) for h in self.grid[node])
 
-    def evaluate(self, node: int) -> tuple[int, ClassTable | None]:
+    def evaluate(self, node: int) -> tuple[int, ClassTable]:
         """The records suppressed at ``node`` and its class table (rolled up from the smallest cached table
-        below it; None if the count was known and the table is no longer cached); tags the lattice."""
-        levels = self.levels(node)
+        below it); tags the lattice."""
+        levels = self.levels(node) + self.check.tail
         if self.suppressed[node] >= 0 and levels in self.cache:
             return int(self.suppressed[node]), self.cache[levels]
         below = [t for lv, t in self.cache.items() if all(a <= b for a, b in zip(lv, levels))]
         source = min(below, key=len)
-        columns = [self._base_column(i, h) for i, h in enumerate(levels)] if source is self.base else None
-        table = source.rollup(levels, self.hierarchies, columns)
+        columns = [self._base_column(i, h) for i, h in enumerate(levels[: self.q])] if source is self.base else None
+        if columns is not None and self.check.tail:
+            columns.append(self.base.codes[self.q])
+        table = source.rollup(levels, self.check.table_hierarchies, columns)
         self.checked += 1
-        s = self.suppressed[node] = table.suppressed(self.k)
+        s = self.suppressed[node] = self.check.suppressed(table)
         self._remember(table)
-        if s > self.limit:
+        if self.monotone and s > self.limit:
             self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
-        else:
+        elif self.monotone:
             self.feasible |= (self.grid >= self.grid[node]).all(axis=1)
         return int(s), table
 

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.sniffing import decode_unset, sniff_delimiter
 from ppdp_desktop.core.errors import InputError
 from ppdp_desktop.core.privacy.verdict import _pct, _records
@@ -65,7 +66,7 @@ def read_population(path: str | Path, quasi: Sequence[str]) -> PopulationTable:
         Naming the file and line: a missing column, a count that is not a whole number of at least 1, or a
         combination given twice.
     """
-    path = Path(path)
+    path = check_regular(path, "population table (CSV)")
     try:
         if path.stat().st_size > MAX_BYTES:
             raise InputError(f"{path.name}: the population table is larger than {MAX_BYTES >> 20} MiB; "

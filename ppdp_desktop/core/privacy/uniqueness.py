@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.privacy.verdict import _pct
 
 PITMAN, ZAYATZ, SNB = "Pitman", "Zayatz", "SNB"
@@ -43,8 +43,9 @@ def check_sampling_fraction(fraction: float) -> float:
     except (TypeError, ValueError):
         value = math.nan
     if isinstance(fraction, bool) or not 0.0 < value <= 1.0:  # NaN fails too
-        raise ParameterError(f"The 'sampling-fraction' parameter must be the share of the population the data holds, "
-                             f"in (0, 1], e.g. 0.01 for a 1 % sample; got {fraction!r}.")
+        raise ParameterError(f"The sampling fraction ({setting_ref('sampling-fraction', 'F')}) must be the share of the "
+                             f"population the data holds, in (0, 1], e.g. 0.01 for a 1 % sample; got {fraction!r}.",
+                             setting="sampling-fraction", value=fraction, allowed="(0, 1]")
     return value
 
 

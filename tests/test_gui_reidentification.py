@@ -83,3 +83,29 @@ def test_cut_points_for_a_numeric_quasi_identifier(window, qtbot):
     assert window.pages[METHOD_STEP].is_complete()
     settings = window.state.project.settings()
     assert settings.protection.cuts == {"age": [[18.0, 40.0, 65.0], [40.0]]} and settings.protection.k == 5
+
+
+def test_stating_the_share_of_the_population_estimates_population_uniques(window, qtbot):
+    """Typed like a person: 2 % into the roles page's share box; the live figure adds the population estimate,
+    equal to the core's on the demo's class sizes, and clearing the box takes it away."""
+    from ppdp_desktop.core.privacy.uniqueness import estimate_uniqueness
+
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    window.go_to(ROLES_STEP)
+    panel = window.pages[ROLES_STEP].risk
+    qtbot.waitUntil(lambda: panel.analysis is not None, timeout=10_000)
+    assert "Population uniqueness" not in panel.label.text()
+    panel.fraction.lineEdit().selectAll()
+    qtbot.keyClicks(panel.fraction.lineEdit(), "2")
+    qtbot.keyClick(panel.fraction.lineEdit(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.uniqueness is not None, timeout=10_000)
+    sizes = window.state.dataset.frame.groupby(["age", "sex", "postcode"], dropna=False).size().value_counts().to_dict()
+    expected = estimate_uniqueness(sizes, 0.02)
+    assert panel.uniqueness.uniques == pytest.approx(expected.uniques, rel=1e-9)
+    assert f"about {round(expected.uniques):,} people" in panel.label.text() and "Population uniqueness" in panel.label.text()
+    panel.fraction.lineEdit().selectAll()
+    qtbot.keyClicks(panel.fraction.lineEdit(), "0")
+    qtbot.keyClick(panel.fraction.lineEdit(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.analysis is not None, timeout=10_000)
+    assert panel.uniqueness is None and "Population uniqueness" not in panel.label.text()

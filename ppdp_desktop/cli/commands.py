@@ -131,11 +131,13 @@ def run_risk(args: argparse.Namespace) -> int:
 
 
 def _risk(args: argparse.Namespace) -> int:
+    from ppdp_desktop.cli.population_args import check_population_arguments, population_figures
     from ppdp_desktop.core.data.released import META_FILE
     from ppdp_desktop.core.data.schema import parse_column_list
     from ppdp_desktop.core.privacy.risk import analyse_risk, suppressed_records
     from ppdp_desktop.core.privacy.verdict import risk_verdict
 
+    check_population_arguments(args)
     path = Path(args.data)
     quasi = parse_column_list(args.quasi)
     k, threshold, claimed = args.k, args.threshold, None
@@ -169,11 +171,15 @@ def _risk(args: argparse.Namespace) -> int:
 
         checked = check_k_anonymity(frame[quasi], k, float(claimed.get("suppression_limit", 0.0)))[0]
     verdict = risk_verdict(analysis, k_checked=checked, suppressed=int(suppressed.sum()) if k is not None else None)
+    sizes = {size: records // size for size, records in analysis.class_size_histogram.items()}
+    population, population_lines = population_figures(args, frame.loc[~suppressed, quasi], quasi, sizes,
+                                                      analysis.threshold)
     if args.json:
-        emit_json(args, {**analysis.to_json(), "verdict": verdict.code, "suppressed_left_out": int(suppressed.sum())})
+        emit_json(args, {**analysis.to_json(), "verdict": verdict.code, "suppressed_left_out": int(suppressed.sum()),
+                         **population})
     else:
         print(visible(f"Re-identification risk of {label} on {', '.join(quasi)} (records alone or in small groups):"))
-        for line in [verdict.text, *(line for line in analysis.lines() if line not in verdict.text)]:
+        for line in [verdict.text, *(line for line in analysis.lines() if line not in verdict.text), *population_lines]:
             print(f"  {visible(line)}")
         if suppressed.any():
             print(f"  {int(suppressed.sum()):,} suppressed records (every quasi-identifier '*') are left out: nobody "

@@ -7,6 +7,7 @@ from ppdp_desktop import __version__
 from ppdp_desktop.cli.exit_codes import EPILOG, ExitCode
 from ppdp_desktop.cli.history import add_parser as add_history_parser
 from ppdp_desktop.cli.passphrase import add_allow_weak_argument
+from ppdp_desktop.cli.population_args import add_population_arguments
 from ppdp_desktop.cli.repeat_args import add_repeat_arguments
 from ppdp_desktop.cli.streams import INPUT_FORMATS
 from ppdp_desktop.core.declarations import add_arguments as add_declared_arguments
@@ -268,7 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("--json", action="store_true", help="print one JSON document instead of sentences: model, "
                     "quasi_identifiers, n_records, n_classes, threshold, k, highest_risk, average_risk, "
                     "records_above_threshold, share_above_threshold, sample_uniques, share_sample_uniques, "
-                    "records_below_k, marketer_risk, class_size_histogram, missing_as_value, verdict, suppressed_left_out")
+                    "records_below_k, marketer_risk, class_size_histogram, missing_as_value, verdict, suppressed_left_out "
+                    "(and population_uniqueness, journalist with the options below)")
+    add_population_arguments(rk)
     _input_args(rk)
 
     sub.add_parser("selftest", help="run the demo job end to end in a temporary folder (load, plan, verify, apply, "

@@ -109,3 +109,66 @@ def test_stating_the_share_of_the_population_estimates_population_uniques(window
     qtbot.keyClick(panel.fraction.lineEdit(), Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: panel.analysis is not None, timeout=10_000)
     assert panel.uniqueness is None and "Population uniqueness" not in panel.label.text()
+
+
+def test_a_population_table_chosen_with_the_button_gives_the_journalist_risk(window, qtbot, monkeypatch, tmp_path):
+    """Clicked like a person: the roles page's Population table… button, the file dialog answering. A table that
+    does not fit (a missing column, a negative count, a count smaller than the data's own) is refused in a dialog
+    naming the file, the line and the value, and not kept; one that fits puts the journalist risk beside the
+    sample's, equal to a recount, and the project keeps it for the release (step 4's edits leave it alone)."""
+    from test_gui_kind_change import answer_question
+
+    from ppdp_desktop.gui import risk_panel
+
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    window.go_to(ROLES_STEP)
+    panel = window.pages[ROLES_STEP].risk
+    qtbot.waitUntil(lambda: panel.analysis is not None, timeout=10_000)
+    quasi = ["age", "sex", "postcode"]
+    frame = window.state.dataset.frame
+    census = frame[quasi].astype(str).groupby(quasi, sort=True).size().reset_index(name="n")
+    census["count"] = census["n"] * 30
+    census.loc[census.index[census["n"] == 1][0], "count"] = 7  # a record alone in the data, among 7 people
+    census.drop(columns="n").to_csv(tmp_path / "census.csv", sep=";", index=False)
+    shared = int(census.index[census["n"] > 1][0])  # a combination several records of the data have
+    table = census.drop(columns="n")
+    bad = {"nosex.csv": table.drop(columns="sex"), "negative.csv": table.assign(count=table["count"].where(
+        table.index != 4, -3)), "small.csv": table.assign(count=table["count"].where(
+            table.index != shared, census["n"] - 1))}
+    for name, rows in bad.items():
+        rows.to_csv(tmp_path / name, sep=";", index=False)
+    combination = ", ".join(f"{q}={census.loc[shared, q]!r}" for q in quasi)
+    n = int(census.loc[shared, "n"])
+    expected = {"nosex.csv": "nosex.csv: the population table has no column 'sex'",
+                "negative.csv": "negative.csv, line 6: the count '-3' is not a whole number of at least 1.",
+                "small.csv": (f"small.csv, line {shared + 2}: {n - 1:,} people have {combination}, but the data alone "
+                              f"holds {n:,} such records")}
+    for name, message in expected.items():
+        monkeypatch.setattr(risk_panel.QFileDialog, "getOpenFileName", lambda *a, n=name, **k: (str(tmp_path / n), ""))
+        seen: list[str] = []
+        answer_question(qtbot, "OK", seen)
+        qtbot.mouseClick(panel.choose_table, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda seen=seen: bool(seen), timeout=10_000)
+        assert message in seen[0], (message, seen[0])
+        assert panel.population is None and not window.state.project.protection.get("population")
+        assert panel.table_name.text().startswith("none")
+    monkeypatch.setattr(risk_panel.QFileDialog, "getOpenFileName", lambda *a, **k: (str(tmp_path / "census.csv"), ""))
+    qtbot.mouseClick(panel.choose_table, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.journalist is not None, timeout=10_000)
+    counts = frame[quasi].astype(str).merge(census, on=quasi, how="left")["count"].to_numpy()
+    assert panel.journalist.highest_risk == pytest.approx(1 / 7) and panel.journalist.average_risk == pytest.approx(
+        (1.0 / counts).mean())
+    text = panel.label.text()
+    assert "are the only one with their age, sex and postcode" in text  # the sample's risk, and beside it:
+    assert f"Against the population table census.csv ({census['count'].sum():,} people): the highest risk is 14.3 %" in text
+    assert panel.table_name.text() == "census.csv"
+    window.go_to(METHOD_STEP)
+    section = window.pages[METHOD_STEP].protection
+    section.enabled.click()  # an edit on step 4 keeps the table
+    assert window.state.project.settings().protection.population == str(tmp_path / "census.csv")
+    window.go_to(ROLES_STEP)
+    qtbot.mouseClick(panel.forget_table, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.analysis is not None, timeout=10_000)
+    assert panel.journalist is None and "Against the population" not in panel.label.text()
+    assert window.state.project.settings().protection.population is None

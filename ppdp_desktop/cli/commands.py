@@ -102,8 +102,22 @@ def _protection(args: argparse.Namespace):
     protection.max_levels = _column_numbers(getattr(args, "max_level", []), "--max-level", "age=2", int)
     given = getattr(args, "group_bound", None)  # --group-bound [SHARE]: True when given without SHARE
     protection.require_group_bound, protection.group_bound = given is not None, None if given in (None, True) else given
+    if getattr(args, "sampling_fraction", None) is not None or getattr(args, "population", None):  # issue 33
+        from ppdp_desktop.cli.population_args import check_population_arguments
+
+        check_population_arguments(args)  # before the data is read: a missing table or a bad fraction
+        protection.sampling_fraction, protection.population = args.sampling_fraction, args.population or None
     protection.check()
     return protection
+
+
+def population_lines(reidentification) -> list[str]:
+    """The release's "Risk in the population" in sentences (none when the custodian stated neither figure)."""
+    if reidentification.population is None:
+        return []
+    from ppdp_desktop.core.privacy.population import TITLE
+
+    return [f"{TITLE}:", *(f"  {line}" for line in reidentification.population.lines())]
 
 
 def _column_numbers(items: list[str], flag: str, example: str, kind: type) -> dict:
@@ -283,6 +297,7 @@ def _finish_streamed(settings, args: argparse.Namespace, passphrase: str | None)
         lines.append(f"  {guarantee['not_covered']}")  # e.g. what perturbation's parameters reveal
     if result.reidentification is not None:
         lines += [f"  {line}" for line in result.reidentification.lines()]
+        lines += [f"  {line}" for line in population_lines(result.reidentification)]
     if args.key:
         lines.append(f"  sealed key: {args.key} (keep it apart from the release)")
     from ppdp_desktop.core.release.package_report import custodian_report_path
@@ -375,6 +390,7 @@ def print_summary(result, folder: Path, key: str | None, seconds: float, utility
         lines.append("  Sensitive values: no formal guarantee (see the release's statement)")
     if result.reidentification is not None:
         lines += [f"  {line}" for line in result.reidentification.lines()]
+        lines += [f"  {line}" for line in population_lines(result.reidentification)]
     if result.repeat is not None:  # this release among its project's releases (ppdp history lists them)
         lines += [f"  {line}" for line in result.repeat.custodian_lines()]
         for warning in result.repeat.warnings:

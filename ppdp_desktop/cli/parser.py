@@ -104,6 +104,7 @@ def _protection_args(p: argparse.ArgumentParser) -> None:
     add_declared_arguments(g, ProtectionSettings, only=("k", "suppression", "hierarchies", "intervals", "cuts",
                                                         "threshold", "group_bound", "metric", "weights",
                                                         "min_levels", "max_levels", "search"))
+    add_population_arguments(p)
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:

@@ -9,23 +9,20 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ppdp_desktop.core.settings import finite_float
+from ppdp_desktop.core.declarations import add_arguments as add_declared_arguments
+from ppdp_desktop.core.settings import ProtectionSettings
+
+POPULATION_SETTINGS = ("sampling_fraction", "population")
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
 def add_population_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the population options to ``parser`` (in a group of their own)."""
+    """Add the population options to ``parser`` (in a group of their own), as :class:`ProtectionSettings` declares
+    them (``ppdp anonymize`` takes them with the other re-identification options)."""
     group = parser.add_argument_group("risk in the population the data was drawn from")
-    group.add_argument("--sampling-fraction", type=finite_float, metavar="F",
-                       help="the share of the population the data holds, in (0, 1] (e.g. 0.01 for a 1 %% sample): "
-                            "estimates how many people in the population are unique on the quasi-identifiers "
-                            "(Pitman, Zayatz and SNB models, chosen by Dankar et al.'s rule as in ARX)")
-    group.add_argument("--population", metavar="FILE",
-                       help="a population table (CSV: each quasi-identifier and 'count', one row per combination, "
-                            "e.g. from a census): the journalist risk, 1 / the number of people sharing a record's "
-                            "quasi-identifiers")
+    add_declared_arguments(group, ProtectionSettings, only=POPULATION_SETTINGS)
 
 
 def check_population_arguments(args: argparse.Namespace) -> None:

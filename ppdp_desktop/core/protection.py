@@ -30,6 +30,7 @@ from ppdp_desktop.core.generalization import (
     optimal_generalization,
 )
 from ppdp_desktop.core.generalization.metrics import Utility
+from ppdp_desktop.core.privacy.population import population_risk
 from ppdp_desktop.core.privacy.risk import analyse_risk, naive_linkage
 from ppdp_desktop.core.settings import ProtectionSettings
 from ppdp_desktop.core.taxonomy.io import load_taxonomy
@@ -177,7 +178,11 @@ def measure(frame: pd.DataFrame, released: pd.DataFrame, written: pd.DataFrame, 
                 f"({suppressed:,} records suppressed); nothing was written."
             )
     linkage = naive_linkage(frame[quasi], released[quasi], quasi) if randomized and quasi else None
-    return Reidentification(list(quasi), before, after, generalization, linkage)
+    population = None
+    if quasi and (protection.sampling_fraction is not None or protection.population):  # issue 33: stated by the custodian
+        population = population_risk(released.loc[kept, quasi], quasi, len(frame), protection.threshold,
+                                     protection.sampling_fraction, protection.population or None, generalization)
+    return Reidentification(list(quasi), before, after, generalization, linkage, population=population)
 
 
 def check_group_bound(frame: pd.DataFrame, quasi: list[str], sensitive: str, generalization: Generalization | None,

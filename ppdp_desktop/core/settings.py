@@ -239,6 +239,18 @@ class ProtectionSettings(MethodSettings):
         help="auto: every node of lattices up to 2,000,000 nodes (proven optimal), a greedy search beyond; "
              "heuristic: the greedy search always (not proven optimal)")
 
+    # the population the data was drawn from (issue 33): release.json and the report state the risk in it
+    sampling_fraction: float | None = setting(
+        None, Interval(low=0.0, high=1.0, open_low=True, optional=True), flag="--sampling-fraction", metavar="F",
+        label="Share of the population in this file",
+        help="the share of the population the data holds, in (0, 1] (e.g. 0.01 when it holds one person in a "
+             "hundred): estimates how many people in the population are unique on the quasi-identifiers (Pitman, "
+             "Zayatz and SNB models, chosen by Dankar et al.'s rule as in ARX)")
+    population: str | None = setting(
+        None, flag="--population", metavar="FILE", label="Population table",
+        help="a population table (CSV: each quasi-identifier and 'count', one row per combination, e.g. from a "
+             "census): the journalist risk, 1 / the number of people sharing a record's quasi-identifiers")
+
     def check(self) -> None:
         """The declared limits, and at most :data:`MAX_LEVELS` levels of at most :data:`MAX_CUTS` finite
         numbers per column (checked before any hierarchy is built)."""

@@ -127,7 +127,10 @@ class ProtectionSection(QGroupBox):
                 cuts[name] = levels
             elif widths := row.widths():
                 intervals[name] = widths
+        kept = {key: value for key, value in self.state.project.protection.items()
+                if key in ("sampling_fraction", "population")}  # set on the roles page's risk panel
         self.state.project.protection = {
+            **kept,
             "k": self.k.value() if self.enabled.isChecked() else None,
             "suppression": self.suppression.value() / 100.0,
             "threshold": self.threshold.value() / 100.0,

@@ -14,6 +14,7 @@ from ppdp_desktop.core.privacy.verdict import RiskVerdict, risk_verdict
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.generalization import Generalization
+    from ppdp_desktop.core.privacy.population import PopulationRisk
     from ppdp_desktop.core.privacy.risk import NaiveLinkage
 
 __all__ = ["SUPPRESSED", "Reidentification", "entry_verdict"]
@@ -32,6 +33,8 @@ class Reidentification:
     generalization: Generalization | None = None
     linkage: NaiveLinkage | None = None
     claimed: dict[str, Any] | None = None  # a written release's generalization (release.json), re-checked by verify
+    #: the risk in the population the data was drawn from, when the custodian stated it (computed on the release)
+    population: PopulationRisk | None = None
 
     @property
     def protected(self) -> bool:
@@ -98,6 +101,7 @@ class Reidentification:
             "release": {**self.after.to_json(), "verdict": self.verdict},  # with the suppressed records' group
             "generalization": self.claimed if self.generalization is None else self.generalization.to_json(),
             "naive_linkage": None if self.linkage is None else self.linkage.to_json(),
+            **({"population": self.population.to_json()} if self.population is not None else {}),
         }
 
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ppdp_desktop.core.evaluation.report_model import MethodReport
+from ppdp_desktop.core.privacy.population import MEANING as POPULATION_MEANING
+from ppdp_desktop.core.privacy.population import TITLE as POPULATION_TITLE
 from ppdp_desktop.core.report import groups, repeated
 from ppdp_desktop.core.report.document import (
     VALUE_HEADER,
@@ -136,6 +138,7 @@ def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
             Paragraph(verdict[0], r.risk_level)]
     if len(verdict) > 1:
         out.append(Bullets(tuple(verdict[1:])))
+    out += population_blocks(r)
     out += group_blocks(r)
     out += value_blocks(r, values_file)
     analysis = getattr(r, "analysis", None)
@@ -155,6 +158,15 @@ def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
         out += [Image(name, r, caption(name, r)) for name in r.figures]
     out += [Heading("Method and parameters"), Paragraph(MEANINGS["method"], "meaning"), Bullets(tuple(r.lines))]
     return out
+
+
+def population_blocks(r: MethodReport) -> list[Block]:
+    """The "Risk in the population" section, when the custodian stated a sampling fraction or a population table:
+    the attacker, each model's estimate and the rule's choice, and the journalist risk."""
+    population = r.reidentification.population if r.reidentification is not None else None
+    if population is None:
+        return []
+    return [Heading(POPULATION_TITLE), Paragraph(POPULATION_MEANING, "meaning"), Bullets(tuple(population.lines()))]
 
 
 def first_page_groups(reports: list[MethodReport]) -> list[Block]:

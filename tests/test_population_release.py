@@ -86,8 +86,9 @@ def test_journalist_risk_is_measured_on_the_released_bands(generalized):
         f"{int((~known).sum()):,} rows of the population table hold a value the release's hierarchies do not know and "
         "were left out: that can only make the stated risk higher than it is.",
     ]
+    readme = flat(faces.readme)
     for sentence in expected:
-        assert sentence in report and sentence in cli, sentence
+        assert sentence in report and sentence in cli and sentence in readme, sentence
     # with k = 5 no released record is alone: population uniqueness is 0 and says why
     u = entry["population_uniqueness"]
     assert u["model"] == "none" and u["population_uniques"] == 0 and u["population_size"] == pytest.approx(N / FRACTION)
@@ -169,3 +170,30 @@ def test_the_project_keeps_the_population_settings(adult):
     code, out, _ = run_cli(["anonymize", "--help"])
     assert code == 0 and "--sampling-fraction F" in out and "--population FILE" in out
     assert ADULT_DIR.is_dir()
+
+
+def test_verify_estimates_the_stated_population_uniqueness_again(adult, tmp_path):
+    """ppdp verify re-estimates the population uniqueness from the released records and the stated fraction, says it
+    cannot re-measure the journalist risk (the population table is not in the release), and refuses a release.json
+    whose stated estimate was changed."""
+    import hashlib
+    import json
+    import shutil
+
+    folder, data, _ = adult
+    source = folder / "plain"
+    if not source.is_dir():
+        anonymize_faces(data, source, [*COMMON, "--quasi", "age,sex,race,education", "--sampling-fraction", str(FRACTION)])
+    code, out, err = run_cli(["verify", source])
+    assert code == 0, err
+    assert "population uniqueness: estimated again from the released records" in out + err
+    altered = tmp_path / "altered"
+    shutil.copytree(source, altered)
+    meta = json.loads((altered / "release.json").read_text(encoding="utf-8"))
+    meta["reidentification"]["population"]["population_uniqueness"]["population_uniques"] *= 0.5
+    (altered / "release.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    names = sorted(p.name for p in altered.iterdir() if p.name not in ("SHA256SUMS", "SIGNATURE"))
+    (altered / "SHA256SUMS").write_text("".join(
+        f"{hashlib.sha256((altered / n).read_bytes()).hexdigest()}  {n}\n" for n in names), encoding="utf-8")
+    code, out, err = run_cli(["verify", altered])
+    assert code != 0 and "population uniques" in err and "the release was altered" in err, err

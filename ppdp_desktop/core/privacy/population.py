@@ -63,6 +63,7 @@ class PopulationRisk:
             "journalist": None if self.journalist is None else {
                 **self.journalist.to_json(), "generalized_to_release": self.generalized_table,
                 "rows_left_out": self.rows_left_out},
+            "statement": self.lines(),  # README.txt prints these
         }
 
     def lines(self) -> list[str]:

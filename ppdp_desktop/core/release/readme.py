@@ -46,7 +46,8 @@ def recipient_readme(metadata: dict[str, Any]) -> str:
         text += (f"Signed\n  The manifest (SHA256SUMS) is signed ({signer.get('algorithm', 'Ed25519')}) by the key with\n"
                  f"  fingerprint {signer['fingerprint']}. Ask the custodian for that fingerprint by another\n"
                  f"  channel, then check:  ppdp verify THIS_FOLDER {shell_option('--signer', str(signer['fingerprint']))}\n\n")
-    text += _verdicts(metadata) + _groups(metadata) + _repeated(metadata) + column_treatments(metadata)
+    text += (_verdicts(metadata) + _groups(metadata) + _population(metadata) + _repeated(metadata)
+             + column_treatments(metadata))
     return text + get_method(str(metadata.get("method", ""))).readme_text(metadata)
 
 
@@ -60,6 +61,15 @@ def _repeated(metadata: dict[str, Any]) -> str:
     if not isinstance(statement, list) or not statement:
         return ""
     return "Repeated releases\n" + "".join(_fill(str(line), "  ", "  ") + "\n" for line in statement) + "\n"
+
+
+def _population(metadata: dict[str, Any]) -> str:
+    """The risk in the population the custodian asked for (release.json's ``reidentification.population``)."""
+    block = _dict_at(_dict_at(metadata, "reidentification"), "population")
+    statement = block.get("statement")
+    if not isinstance(statement, list) or not statement:
+        return ""
+    return "Risk in the population\n" + "".join(_fill(str(line), "  ", "  ") + "\n" for line in statement) + "\n"
 
 
 def _format(metadata: dict[str, Any]) -> tuple[str, str]:

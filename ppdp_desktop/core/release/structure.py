@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+
 from ppdp_desktop.core.data.released import LoadedRelease
 from ppdp_desktop.core.errors import PPDPError, PrivacyError, ReleaseError
 from ppdp_desktop.core.evaluation.reidentification import check_stated_verdict
 from ppdp_desktop.core.generalization.verify import SUPPRESSED
+from ppdp_desktop.core.privacy.population import population_risk
 from ppdp_desktop.core.privacy.risk import analyse_risk
 
 #: the figures of the release's risk that are compared with the stated ones
@@ -75,4 +78,33 @@ def recheck_reidentification(release: LoadedRelease) -> list[str]:
     suppressed = int(len(released) - released.loc[kept].shape[0]) if claimed else None  # all '*', found in the data
     verdict = check_stated_verdict(entry, analysis, suppressed)  # the one rule; k-anonymity is re-checked on its own
     return [f"re-identification: measured again on {', '.join(quasi)}: {measured['sample_uniques']:,} of "
-            f"{measured['n_records']:,} records alone in their group, as stated", verdict]
+            f"{measured['n_records']:,} records alone in their group, as stated", verdict,
+            *recheck_population(entry.get("population"), released.loc[kept], quasi, len(released), threshold)]
+
+
+def recheck_population(entry: object, kept: pd.DataFrame, quasi: list[str], n_records: int,
+                       threshold: float) -> list[str]:
+    """The stated population uniqueness, estimated again from the released records and the stated sampling fraction;
+    the journalist risk cannot be (the custodian's population table is not part of the release), which is said."""
+    if not isinstance(entry, dict):
+        return []
+    out = []
+    stated = entry.get("population_uniqueness")
+    if isinstance(stated, dict):
+        try:
+            fraction = float(entry["stated_sampling_fraction"])
+            said = float(stated["population_uniques"]), str(stated["model"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReleaseError(f"release.json: the population entry is malformed ({exc}).") from None
+        found = population_risk(kept, quasi, n_records, threshold, fraction).uniqueness
+        if found is None or found.model != said[1] or not math.isclose(found.uniques, said[0], rel_tol=1e-6, abs_tol=1e-9):
+            raise PrivacyError(f"release.json states {said[0]:,.1f} population uniques ({said[1]}) for the release's "
+                               f"{', '.join(quasi)}, but the released data gives "
+                               f"{'none' if found is None else f'{found.uniques:,.1f} ({found.model})'}: the release "
+                               "was altered.")
+        out.append(f"population uniqueness: estimated again from the released records and the stated sampling fraction "
+                   f"{fraction:g}: about {found.uniques:,.0f} ({found.model}), as stated")
+    if isinstance(entry.get("journalist"), dict):
+        out.append("journalist risk: stated against the custodian's population table, which is not part of the "
+                   "release, so it is not measured again")
+    return out

@@ -38,8 +38,8 @@ class LocalRecoding:
         The node of each round after the global one (one level per quasi-identifier), in order.
     recoded : tuple of int
         The records released at each round's node.
-    cells : int
-        Records released with one quasi-identifier cell suppressed (``cell_suppression`` on).
+    cells : tuple of int
+        Per quasi-identifier, the records released with that one cell suppressed (``cell_suppression`` on).
     cell_suppression : bool
         Whether single cells were offered after the rounds.
     global_suppressed : int
@@ -52,7 +52,7 @@ class LocalRecoding:
 
     rounds: tuple[tuple[int, ...], ...]
     recoded: tuple[int, ...]
-    cells: int
+    cells: tuple[int, ...]
     cell_suppression: bool
     global_suppressed: int
     suppressed: int
@@ -61,7 +61,7 @@ class LocalRecoding:
     def to_json(self, names: Sequence[str]) -> dict[str, object]:
         """The plan for ``release.json`` (levels by quasi-identifier name)."""
         return {"rounds": [{"levels": dict(zip(names, node)), "records": r} for node, r in zip(self.rounds, self.recoded)],
-                "cells_suppressed": self.cells, "cell_suppression": self.cell_suppression,
+                "cells_suppressed": dict(zip(names, self.cells)), "cell_suppression": self.cell_suppression,
                 "global_suppressed": self.global_suppressed, "suppressed": self.suppressed,
                 "precision": round(self.precision, 6), "method": "greedy"}
 
@@ -70,13 +70,14 @@ class LocalRecoding:
         if not self.global_suppressed:
             return ["Local recoding: the chosen node suppresses no record, so there was nothing to recode."]
         out = [f"Local recoding: of the {self.global_suppressed:,} records the chosen node alone would suppress whole, "
-               f"{sum(self.recoded) + self.cells:,} are released instead."]
+               f"{sum(self.recoded) + sum(self.cells):,} are released instead."]
         for node, records in zip(self.rounds, self.recoded):
             out.append(f"{records:,} records released at the coarser levels " + ", ".join(
                 f"{a} {lv}" for a, lv in zip(names, node)) + ".")
         if self.cell_suppression:
-            out.append(f"{self.cells:,} records released with a single quasi-identifier cell suppressed to '*' (the "
-                       "others at a node's levels).")
+            where = ", ".join(f"{a} {c:,}" for a, c in zip(names, self.cells) if c)
+            out.append(f"{sum(self.cells):,} records released with a single quasi-identifier cell suppressed to '*' (the "
+                       f"others at a node's levels){': ' + where if where else ''}.")
         out.append(f"{self.suppressed:,} records remain suppressed whole (every quasi-identifier '*'). The recoding is "
                    "greedy, not proven to keep the most: it never suppresses more records than whole-record suppression "
                    "alone, and every released group was checked on the released text.")
@@ -126,7 +127,7 @@ class Recoder:
         self.loss = np.full(self.n, float(self.q))  # precision loss per record (suppressed: 1 per column)
         self.outlier = np.ones(self.n, dtype=bool)
         self.ids[:] = np.array(self.star, dtype=np.int32)[:, None]
-        self.cells = 0
+        self.cells = np.zeros(self.q, dtype=np.int64)
         # the global node: its classes, judged with every criterion (the average risk too), as the search did
         everyone = np.ones(self.n, dtype=bool)
         text = self._text(everyone, self.node, None)
@@ -177,7 +178,7 @@ class Recoder:
         for node in [self.node, *map(tuple, rounds)]:
             for j in range(self.q):
                 if self.outlier.any():
-                    self.cells += self.offer(node, j)
+                    self.cells[j] += self.offer(node, j)
 
     def precision(self) -> float:
         """Sweeney's precision of the records as released now."""

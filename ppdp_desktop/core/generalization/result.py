@@ -145,7 +145,7 @@ class Generalization:
     def lines(self) -> list[str]:
         """The generalization in plain words, one line per quasi-identifier and a few for the figures."""
         out = []
-        if self.local is not None and (self.local.recoded or self.local.cells):
+        if self.local is not None and (self.local.recoded or any(self.local.cells)):
             out.append("The levels of the records the chosen node releases (local recoding released others at other "
                        "levels, said below):")
         for name, hierarchy in self.hierarchies.items():

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.generalization.verify import SUPPRESSED
+from ppdp_desktop.core.release.recoding_words import highest_levels
 from ppdp_desktop.core.methods import REGISTRY
 
 __all__ = ["Decoded", "Mark", "STATUSES", "column_marks", "describes_its_columns", "suppressed_cells"]
@@ -182,7 +183,7 @@ def _generalization(metadata: dict[str, Any]) -> tuple[dict[str, int], dict[str,
     if entry is None:
         return {}, {}, 0
     try:
-        levels = {str(k): int(v) for k, v in (entry.get("levels") or {}).items()}
+        levels = highest_levels(entry)  # with local recoding some records are coarser than the node
         heights = {str(k): int(v) for k, v in (entry.get("heights") or {}).items()}
         return levels, heights, int(entry.get("suppressed") or 0)
     except (TypeError, ValueError, AttributeError):
@@ -241,7 +242,9 @@ class Decoded:
 def suppressed_cells(metadata: dict[str, Any], table: pd.DataFrame) -> dict[str, np.ndarray]:
     """The cells ('*') of each generalized quasi-identifier that were suppressed, where records were."""
     generalization = _generalization(metadata)
-    if not generalization or not generalization[2]:
+    entry = (metadata.get("reidentification") or {}).get("generalization") or {}
+    cells = (entry.get("local_recoding") or {}).get("cells_suppressed") if isinstance(entry, dict) else None
+    if not generalization or not (generalization[2] or (isinstance(cells, dict) and any(cells.values()))):
         return {}
     return {name: (table[name].astype(object) == SUPPRESSED).to_numpy(dtype=bool)
             for name in generalization[0] if name in table.columns}

@@ -80,8 +80,8 @@ def recode_locally(frame: pd.DataFrame, generalization: Generalization, *, utili
         recoded.append(released)
     if cells:
         recoder.offer_cells(rounds)
-    plan = LocalRecoding(tuple(rounds), tuple(recoded), tuple(int(c) for c in recoder.cells), cells, g.suppressed, recoder.suppressed,
-                         recoder.precision())
+    plan = LocalRecoding(tuple(rounds), tuple(recoded), tuple(int(c) for c in recoder.cells), cells, g.suppressed,
+                         recoder.suppressed, recoder.precision())
     result = replace(g, local=plan, suppressed=recoder.suppressed)
     return result if passes(result, frame) else g
 

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.generalization.verify import SUPPRESSED
-from ppdp_desktop.core.release.recoding_words import highest_levels
 from ppdp_desktop.core.methods import REGISTRY
+from ppdp_desktop.core.release.recoding_words import highest_levels
 
 __all__ = ["Decoded", "Mark", "STATUSES", "column_marks", "describes_its_columns", "suppressed_cells"]
 

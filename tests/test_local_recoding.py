@@ -20,6 +20,7 @@ from ppdp_desktop.core.generalization.check_criteria import check_criteria
 from ppdp_desktop.core.generalization.criteria import Criteria
 from ppdp_desktop.core.generalization.local_recoding import recode_locally
 from ppdp_desktop.core.generalization.recoding import LocalRecoding
+from ppdp_desktop.core.release.lookup_marks import column_marks
 from ppdp_desktop.core.settings import ProtectionSettings
 from tests.conftest import shared_adult
 
@@ -181,3 +182,5 @@ def test_cli_local_recoding_release_verifies(adult, tmp_path, capsys):
     assert_text_ok(text[ADULT_QIS], 5, 0.05, 0)
     readme = (out / "README.txt").read_text()
     assert "local recoding: 58 records at level 1" in readme  # race: no longer called unchanged
+    marks = column_marks(meta, ADULT_QIS)  # a decoded file's marks: race is not the patient's value in every record
+    assert marks["race"].status == "generalized" and "up to level 1 of 1" in marks["race"].what

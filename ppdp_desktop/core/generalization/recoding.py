@@ -72,7 +72,7 @@ class LocalRecoding:
         out = [f"Local recoding: of the {self.global_suppressed:,} records the chosen node alone would suppress whole, "
                f"{sum(self.recoded) + sum(self.cells):,} are released instead."]
         for node, records in zip(self.rounds, self.recoded):
-            out.append(f"{records:,} records released at the coarser levels " + ", ".join(
+            out.append(f"{records:,} records released at the levels " + ", ".join(
                 f"{a} {lv}" for a, lv in zip(names, node)) + ".")
         if self.cell_suppression:
             where = ", ".join(f"{a} {c:,}" for a, c in zip(names, self.cells) if c)

@@ -97,6 +97,7 @@ def _protection(args: argparse.Namespace):
             raise ParameterError(f"--cuts {item!r} must look like COL=C1,C2,.../C1,..., e.g. age=18,40,65/40.") from None
     protection = ProtectionSettings(args.k_anonymity, args.suppression, args.threshold, hierarchies, intervals, cuts)
     protection.metric, protection.search = getattr(args, "metric", "precision"), getattr(args, "search", "auto")
+    protection.local_recoding = bool(getattr(args, "local_recoding", False))
     protection.weights = _column_numbers(getattr(args, "weight", []), "--weight", "age=5", float)
     protection.min_levels = _column_numbers(getattr(args, "min_level", []), "--min-level", "age=1", int)
     protection.max_levels = _column_numbers(getattr(args, "max_level", []), "--max-level", "age=2", int)

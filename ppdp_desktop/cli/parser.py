@@ -103,7 +103,7 @@ def _protection_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("re-identification: protect the quasi-identifiers (--quasi) by generalization")
     add_declared_arguments(g, ProtectionSettings, only=("k", "suppression", "hierarchies", "intervals", "cuts",
                                                         "threshold", "group_bound", "metric", "weights",
-                                                        "min_levels", "max_levels", "search"))
+                                                        "min_levels", "max_levels", "search", "local_recoding"))
     add_population_arguments(p)
 
 

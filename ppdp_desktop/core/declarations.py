@@ -199,6 +199,9 @@ def add_arguments(group: argparse._ArgumentGroup, settings_type: type, only: Ite
         if d.flag is None or d.flag in group._option_string_actions:
             continue
         kwargs: dict[str, Any] = {"dest": d.dest, "help": d.cli_help()}
+        if d.default is False and d.constraint is None:  # a switch: the option alone turns it on
+            group.add_argument(d.flag, action="store_true", **kwargs)
+            continue
         if d.metavar is not None:
             kwargs["metavar"] = d.metavar
         if isinstance(d.constraint, OneOf) and d.parse is None:

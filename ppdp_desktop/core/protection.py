@@ -29,6 +29,7 @@ from ppdp_desktop.core.generalization import (
     node_generalization,
     optimal_generalization,
 )
+from ppdp_desktop.core.generalization.local_recoding import recode_locally
 from ppdp_desktop.core.generalization.metrics import Utility
 from ppdp_desktop.core.privacy.population import population_risk
 from ppdp_desktop.core.privacy.risk import analyse_risk, naive_linkage
@@ -145,10 +146,20 @@ def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: P
     if node is not None:
         kept = node_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression), node)
         if kept is not None:
-            return kept
+            return locally_recoded(frame, quasi, protection, kept)
     utility = Utility(protection.metric, dict(protection.weights), dict(protection.min_levels), dict(protection.max_levels))
-    return optimal_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression),
-                                  utility=utility, search=protection.search)
+    found = optimal_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression),
+                                   utility=utility, search=protection.search)
+    return locally_recoded(frame, quasi, protection, found, utility)
+
+
+def locally_recoded(frame: pd.DataFrame, quasi: list[str], protection: ProtectionSettings, found: Generalization,
+                    utility: Utility | None = None) -> Generalization:
+    """``found`` with local recoding when the custodian asked for it (``--local-recoding``), else as it is."""
+    if not protection.local_recoding:
+        return found
+    columns = [*quasi, *([found.sensitive.attribute] if found.sensitive is not None else [])]
+    return recode_locally(frame[columns], found, utility=utility, search=protection.search)
 
 
 def released_quasi(frame: pd.DataFrame, quasi: list[str], generalization: Generalization | None,

@@ -238,6 +238,12 @@ class ProtectionSettings(MethodSettings):
         "auto", OneOf(("auto", "exhaustive", "heuristic")), flag="--search", label="Search",
         help="auto: every node of lattices up to 2,000,000 nodes (proven optimal), a greedy search beyond; "
              "heuristic: the greedy search always (not proven optimal)")
+    # local recoding instead of whole-record suppression (core/generalization/local_recoding.py, issue 33)
+    local_recoding: bool = setting(
+        False, flag="--local-recoding", label="Local recoding",
+        help="release the records the generalization would suppress whole at coarser levels, or with one "
+             "quasi-identifier cell suppressed, where their group then meets k and the criteria (greedy; never "
+             "suppresses more records than without it)")
 
     # the population the data was drawn from (issue 33): release.json and the report state the risk in it
     sampling_fraction: float | None = setting(
@@ -255,6 +261,9 @@ class ProtectionSettings(MethodSettings):
         """The declared limits, and at most :data:`MAX_LEVELS` levels of at most :data:`MAX_CUTS` finite
         numbers per column (checked before any hierarchy is built)."""
         super().check()
+        if not isinstance(self.local_recoding, bool):
+            raise ParameterError(f"{setting_ref('local-recoding')} must be true or false; got {self.local_recoding!r}.",
+                                 setting="local-recoding")
         if not isinstance(self.require_group_bound, bool):
             raise ParameterError(f"require_group_bound must be true or false; got {self.require_group_bound!r}.")
         for option, given in (("weight", self.weights), ("min-level", self.min_levels), ("max-level", self.max_levels)):

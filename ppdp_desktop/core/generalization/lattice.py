@@ -120,14 +120,16 @@ def search_lattice(
     cancel: CancelToken | None = None,
     criteria: Criteria | None = None,
     carried: Hierarchy | None = None,
+    totals: np.ndarray | None = None,
 ) -> Generalization:
     """:func:`optimal_generalization` on records already aggregated by :func:`aggregate_records` (with the sensitive
     column ``carried`` last when a criterion reads it); with weights or level bounds, the plain metric's optimum is
-    searched too, to say what the constraints cost."""
+    searched too, to say what the constraints cost. ``totals``: the sensitive values' counts that t-closeness compares
+    with (default: those of ``base``; local recoding searches a part of the table against the whole one's)."""
     if base.n_records == 0:
         raise InputError("The table has no records; there is nothing to generalize.")
     limit = suppression_count(suppression, base.n_records)
-    check, monotone = node_check(base, hierarchies, k, limit, criteria, carried)
+    check, monotone = node_check(base, hierarchies, k, limit, criteria, carried, totals)
     best, checked, proven = _search(base, check, monotone, suppression, utility or Utility(), search, progress, cancel)
     cost = None
     if utility is not None and utility.constrained:
@@ -146,12 +148,11 @@ def search_lattice(
 
 
 def node_check(base: ClassTable, hierarchies: list[Hierarchy], k: int, limit: int, criteria: Criteria | None,
-               carried: Hierarchy | None) -> tuple[NodeCheck, bool]:
+               carried: Hierarchy | None, totals: np.ndarray | None = None) -> tuple[NodeCheck, bool]:
     """What a node of this search suppresses, and whether the lattice may be tagged (the criteria are monotone)."""
     if criteria is None:
         return NodeCheck(hierarchies, k), True
-    totals = None
-    if carried is not None:
+    if carried is not None and totals is None:
         totals = np.bincount(base.codes[-1], weights=base.counts, minlength=len(carried.values))
     return NodeCheck(hierarchies, k, Judge(criteria, carried, totals), carried), criteria.monotone(limit)
 

@@ -10,6 +10,7 @@ from ppdp_desktop.core.generalization.criteria import Criteria
 from ppdp_desktop.core.generalization.hierarchy import ROOT, Hierarchy
 from ppdp_desktop.core.generalization.judge import Judge
 from ppdp_desktop.core.generalization.metrics import METRIC_WORDS, Utility
+from ppdp_desktop.core.generalization.recoding import LocalRecoding, Recoder
 from ppdp_desktop.core.generalization.table import encode_frame, mixed_key, row_class_sizes
 
 
@@ -60,6 +61,9 @@ class Generalization:
         Criteria beyond k (None: k alone); a class failing them is suppressed.
     sensitive : Hierarchy or None
         The sensitive column's hierarchy when a criterion reads it; then :meth:`apply` needs that column too.
+    local : LocalRecoding or None
+        With local recoding (:mod:`.local_recoding`): its plan and figures; ``suppressed`` is then the records still
+        suppressed whole, and ``levels`` the node of the records the global search keeps.
     """
 
     levels: dict[str, int]
@@ -77,10 +81,23 @@ class Generalization:
     cost: ConstraintCost | None = None
     criteria: Criteria | None = None
     sensitive: Hierarchy | None = field(default=None, repr=False, compare=False)
+    local: LocalRecoding | None = None
 
     def suppressed_mask(self, frame: pd.DataFrame) -> np.ndarray:
-        """True for each record of ``frame`` whose class at this node is smaller than ``k``."""
+        """True for each record of ``frame`` suppressed whole (its class at this node fails ``k`` or the criteria,
+        and local recoding, if asked, released it nowhere)."""
+        if self.local is not None:
+            return self._recoder(frame).outlier
         return self._generalized(frame)[1]
+
+    def _recoder(self, frame: pd.DataFrame) -> Recoder:
+        """Local recoding's plan replayed on ``frame``."""
+        assert self.local is not None
+        criteria = self.criteria if self.criteria is not None else Criteria(k=self.k)
+        recoder = Recoder(frame, self.hierarchies, tuple(self.levels.values()), criteria,
+                          self.sensitive if criteria.needs_sensitive else None)
+        recoder.replay(self.local.rounds, self.local.cell_suppression)
+        return recoder
 
     def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The quasi-identifier columns of ``frame`` as their labels at the chosen levels (text), with
@@ -89,6 +106,8 @@ class Generalization:
         Classes are recomputed on ``frame``: on other records than the search saw, check the result
         with :func:`~ppdp_desktop.core.generalization.verify.check_k_anonymity` before releasing it.
         """
+        if self.local is not None:
+            return self._recoder(frame).frame(frame.index)
         codes, mask = self._generalized(frame)
         columns = {}
         for (name, hierarchy), generalized in zip(self.hierarchies.items(), codes):
@@ -119,11 +138,16 @@ class Generalization:
                        proven_optimal=self.proven_optimal)
         if self.cost is not None:
             out["constraint_cost"] = self.cost.to_json()
+        if self.local is not None:
+            out["local_recoding"] = self.local.to_json(list(self.levels))
         return out
 
     def lines(self) -> list[str]:
         """The generalization in plain words, one line per quasi-identifier and a few for the figures."""
         out = []
+        if self.local is not None and (self.local.recoded or any(self.local.cells)):
+            out.append("The levels of the records the chosen node releases (local recoding released others at other "
+                       "levels, said below):")
         for name, hierarchy in self.hierarchies.items():
             level, height = self.levels[name], self.heights[name]
             if level == 0:
@@ -149,6 +173,8 @@ class Generalization:
                        "who knows a person's quasi-identifiers and finds no released group matching them learns that the "
                        f"person is {'one of these records' if s > 1 else 'this record'} (a risk of {1 / s:.0%}).")
         out.append(f"Precision {self.precision:.3f} (1 means nothing generalized, 0 everything).")
+        if self.local is not None:
+            out.extend(self.local.lines(list(self.levels), self.precision))
         out.extend(self.utility_lines())
         return out
 

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ppdp_desktop.core.generalization.verify import SUPPRESSED
 from ppdp_desktop.core.methods import REGISTRY
+from ppdp_desktop.core.release.recoding_words import highest_levels, recoded_columns
 
 __all__ = ["Decoded", "Mark", "STATUSES", "column_marks", "describes_its_columns", "suppressed_cells"]
 
@@ -112,6 +113,8 @@ def column_marks(metadata: dict[str, Any], columns: list[str]) -> dict[str, Mark
     treated = _treatments(metadata, method)
     generalization = _generalization(metadata)
     levels, heights, suppressed = generalization or ({}, {}, 0)
+    entry = (metadata.get("reidentification") or {}).get("generalization")
+    varied = recoded_columns(entry) if isinstance(entry, dict) else {}  # local recoding: records at several levels
     marks: dict[str, Mark] = {}
     for name in columns:
         role = str((attributes.get(name) or {}).get("role", ""))
@@ -120,7 +123,7 @@ def column_marks(metadata: dict[str, Any], columns: list[str]) -> dict[str, Mark
         elif name in treated:
             mark = treated[name]
             if levels.get(name, 0) > 0 and not mark.is_original:
-                mark = Mark(mark.status, False, f"generalized ({_level(name, levels, heights)}) and "
+                mark = Mark(mark.status, False, f"generalized ({_level(name, levels, heights, name in varied)}) and "
                                                 f"{mark.what[0].lower()}{mark.what[1:]}")
             marks[name] = mark
         elif name in attributes:
@@ -131,7 +134,8 @@ def column_marks(metadata: dict[str, Any], columns: list[str]) -> dict[str, Mark
                 marks[name] = Mark("unknown", False, "release.json's generalization entry cannot be read: this "
                                                      "quasi-identifier may have been generalized or suppressed")
             elif levels.get(name, 0) > 0:
-                marks[name] = Mark("generalized", False, f"generalized in the release ({_level(name, levels, heights)}):"
+                level = _level(name, levels, heights, name in varied)
+                marks[name] = Mark("generalized", False, f"generalized in the release ({level}):"
                                                          f" a range or group holding the patient's value; {NOT_IN_KEY}")
             elif not describes_its_columns(method):
                 marks[name] = Mark("unknown", False, f"released by the method {method!r}, whose release.json does not "
@@ -182,16 +186,16 @@ def _generalization(metadata: dict[str, Any]) -> tuple[dict[str, int], dict[str,
     if entry is None:
         return {}, {}, 0
     try:
-        levels = {str(k): int(v) for k, v in (entry.get("levels") or {}).items()}
+        levels = highest_levels(entry)  # with local recoding some records are coarser than the node
         heights = {str(k): int(v) for k, v in (entry.get("heights") or {}).items()}
         return levels, heights, int(entry.get("suppressed") or 0)
     except (TypeError, ValueError, AttributeError):
         return None
 
 
-def _level(name: str, levels: dict[str, int], heights: dict[str, int]) -> str:
+def _level(name: str, levels: dict[str, int], heights: dict[str, int], varied: bool = False) -> str:
     height = heights.get(name)
-    return f"level {levels[name]}" + (f" of {height}" if height else "") + " of its hierarchy"
+    return f"{'up to ' if varied else ''}level {levels[name]}" + (f" of {height}" if height else "") + " of its hierarchy"
 
 
 @dataclass
@@ -241,7 +245,9 @@ class Decoded:
 def suppressed_cells(metadata: dict[str, Any], table: pd.DataFrame) -> dict[str, np.ndarray]:
     """The cells ('*') of each generalized quasi-identifier that were suppressed, where records were."""
     generalization = _generalization(metadata)
-    if not generalization or not generalization[2]:
+    entry = (metadata.get("reidentification") or {}).get("generalization") or {}
+    cells = (entry.get("local_recoding") or {}).get("cells_suppressed") if isinstance(entry, dict) else None
+    if not generalization or not (generalization[2] or (isinstance(cells, dict) and any(cells.values()))):
         return {}
     return {name: (table[name].astype(object) == SUPPRESSED).to_numpy(dtype=bool)
             for name in generalization[0] if name in table.columns}

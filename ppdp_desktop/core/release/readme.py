@@ -13,6 +13,7 @@ from ppdp_desktop.core.data.sentences import full_stop
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.evaluation.reidentification import entry_verdict
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.core.release.recoding_words import recoded_columns
 from ppdp_desktop.core.shell_words import shell_option
 
 WIDTH = 100  # README lines wrap here
@@ -243,9 +244,13 @@ def _generalized(metadata: dict[str, Any]) -> tuple[dict[str, str], int]:
     g = _dict_at(_dict_at(metadata, "reidentification"), "generalization")
     levels, heights, suppressed = g.get("levels") or {}, g.get("heights") or {}, int(g.get("suppressed", 0) or 0)
     out = {}
+    recoded = recoded_columns(g)
     for name, level in levels.items():
         level, height = int(level), int(heights.get(name, level))
-        if level == 0:
+        if name in recoded:
+            out[name] = (f"level {level} of {height} of its hierarchy for the records the chosen generalization keeps "
+                         f"(level 0 is the value itself); {recoded[name]}")
+        elif level == 0:
             out[name] = "unchanged (level 0 of its hierarchy: the values themselves)"
         elif level >= height:
             out[name] = (f"generalized to level {level} of {height}, the top of its hierarchy: one label for every "

@@ -178,10 +178,14 @@ class NodeCheck:
             rows = table.counts < self.k
             out = Verdict(int(table.counts[rows].sum()), rows, table.counts[~rows])
         else:
-            radixes = [len(h.labels(lv)) for h, lv in zip(self.hierarchies, table.levels)]
-            key, _, _ = mixed_key(table.codes[: self.q], radixes)
+            values: np.ndarray | None
+            if table.key is not None and self.carried is not None:  # the key's last digit is the carried value
+                key, values = np.divmod(table.key, len(self.carried.labels(0)))
+            else:
+                radixes = [len(h.labels(lv)) for h, lv in zip(self.hierarchies, table.levels)]
+                key, _, _ = mixed_key(table.codes[: self.q], radixes)
+                values = table.codes[self.q] if self.tail else None
             classes, uniques = pd.factorize(key)
-            values = table.codes[self.q] if self.tail else None
             fail = self.judge.suppressed_classes(classes, len(uniques), table.counts.astype(np.float64), values,
                                                  distinct_rows=True)
             rows = fail[classes]

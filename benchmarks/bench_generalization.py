@@ -30,6 +30,7 @@ import resource
 import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -157,7 +158,99 @@ def run_metrics(n: int) -> dict[str, object]:
             "distinct_combinations": len(table), "k": 5, "suppression": 0.05, "runs": runs}
 
 
+ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
+ADULT_DIR = Path("/work/shared/data/adult")
+
+
+def adult_eight(n: int, seed: int = 0) -> tuple[pd.DataFrame, dict[str, Hierarchy], Hierarchy]:
+    """``n`` rows of adult.csv drawn with replacement (fixed seed), its 8 usual QIs with ARX's hierarchies, and the
+    hierarchy of occupation (the sensitive column of the criteria)."""
+    adult = pd.read_csv(ADULT_DIR / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    frame = adult.iloc[np.random.default_rng(seed).integers(0, len(adult), n)].reset_index(drop=True)
+    for column in frame.columns:
+        frame[column] = frame[column].astype("category")
+
+    def load(name: str) -> Hierarchy:
+        return Hierarchy.from_arx_csv(ADULT_DIR / f"adult_hierarchy_{name}.csv", name, frame[name])
+    return frame, {a: load(a) for a in ADULT_QIS}, load("occupation")
+
+
+def cpu_wall(fn) -> tuple[float, float, object]:  # type: ignore[no-untyped-def]
+    """CPU seconds (``time.process_time``), wall seconds and the result of one call, after ``gc.collect()``."""
+    gc.collect()
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = fn()
+    return time.process_time() - cpu, time.perf_counter() - wall, result
+
+
+def run_search(n: int) -> dict[str, object]:
+    """k-only precision search (k = 5, suppression 0.05) on the synthetic ``n`` x 8 QIs, twice. Positional arguments
+    only, so that the code before issue 33 (f333c00) runs it too."""
+    frame, hierarchies = eight_qis(n)
+    table, hiers = aggregate_records(frame, hierarchies), list(hierarchies.values())
+    runs, g = [], None
+    for _ in range(2):
+        cpu, wall, g = cpu_wall(lambda: search_lattice(table, hiers, 5, 0.05))
+        runs.append({"cpu_s": round(cpu, 3), "wall_s": round(wall, 3)})
+        print(f"search: {runs[-1]}", file=sys.stderr)
+    return {"n": n, "distinct_combinations": len(table), "nodes_checked": g.n_nodes_checked, "levels": g.levels,
+            "suppressed": g.suppressed, "precision": round(g.precision, 6), "runs": runs}
+
+
+def synthetic_eight(n: int) -> tuple[pd.DataFrame, dict[str, Hierarchy], Hierarchy]:
+    """``eight_qis`` with a sensitive column ``diag``: 30 Zipf values under 3 chapters."""
+    frame, hierarchies = eight_qis(n)
+    values = [f"d{i:02d}" for i in range(30)]
+    frame["diag"] = pd.Categorical.from_codes(zipf(np.random.default_rng(7), 30, n, 0.8), values)
+    return frame, hierarchies, Hierarchy.from_rows("diag", [[v, f"chapter{int(v[1:]) // 10}"] for v in values])
+
+
+def criteria_list() -> dict[str, object]:
+    """The criteria of ``--criteria``, each with k = 5 (None: today's k-only search)."""
+    from ppdp_desktop.core.generalization.criteria import Criteria
+
+    return {"k": None, "k+distinct-3": Criteria(k=5, distinct_l=3), "k+entropy-3": Criteria(k=5, entropy_l=3.0),
+            "k+recursive-(4,3)": Criteria(k=5, recursive_c=4.0, recursive_l=3),
+            "k+t-0.2-equal": Criteria(k=5, t=0.2), "k+t-0.2-hierarchical": Criteria(k=5, t=0.2, hierarchical_t=True),
+            "k+average-risk-0.05": Criteria(k=5, average_risk=0.05), "k+highest-risk-0.05": Criteria(k=5, highest_risk=0.05)}
+
+
+def run_criteria(n: int, data: str) -> dict[str, object]:
+    """Each criterion (k = 5, suppression 0.05) on ``n`` rows x 8 QIs, exhaustive and heuristic, twice each:
+    the search alone (``search_lattice`` on the aggregated records), CPU and wall seconds."""
+    frame, hierarchies, sensitive = adult_eight(n) if data == "adult" else synthetic_eight(n)
+    hiers = list(hierarchies.values())
+    plain = aggregate_records(frame, hierarchies)
+    carried = aggregate_records(frame, {**hierarchies, sensitive.attribute: sensitive})
+    runs = []
+    for name, criteria in criteria_list().items():
+        for search in ("exhaustive", "heuristic"):
+            table = carried if criteria is not None and criteria.needs_sensitive else plain
+            extra = {"criteria": criteria, "carried": sensitive if table is carried else None} if criteria else {}
+            figures = []
+            for _ in range(2):
+                cpu, wall, g = cpu_wall(lambda t=table, s=search, e=extra: search_lattice(t, hiers, 5, 0.05, search=s, **e))
+                figures.append((round(cpu, 3), round(wall, 3)))
+            runs.append({"criteria": name, "search": search, "cpu_s": [f[0] for f in figures],
+                         "wall_s": [f[1] for f in figures], "nodes_checked": g.n_nodes_checked,
+                         "proven_optimal": g.proven_optimal, "suppressed": g.suppressed, "levels": g.levels,
+                         "precision": round(g.precision, 6)})
+            print(f"criteria: {data} {name} {search} cpu {runs[-1]['cpu_s']}", file=sys.stderr)
+    return {"data": data, "n": n, "sensitive": sensitive.attribute, "k": 5, "suppression": 0.05,
+            "lattice_nodes": int(np.prod([h.height + 1 for h in hiers])), "distinct_combinations": len(plain),
+            "distinct_with_sensitive": len(carried), "runs": runs}
+
+
 def main() -> int:
+    if "--search" in sys.argv:  # python benchmarks/bench_generalization.py --search [ROWS]
+        rest = sys.argv[sys.argv.index("--search") + 1:]
+        print(json.dumps(run_search(int(rest[0]) if rest else 1_000_000), indent=2))
+        return 0
+    if "--criteria" in sys.argv:  # python benchmarks/bench_generalization.py --criteria [ROWS] [--synthetic]
+        rest = [a for a in sys.argv[sys.argv.index("--criteria") + 1:] if a.isdigit()]
+        data = "synthetic" if "--synthetic" in sys.argv else "adult"
+        print(json.dumps(run_criteria(int(rest[0]) if rest else 1_000_000, data), indent=2))
+        return 0
     if "--metrics" in sys.argv:  # issue 33: python benchmarks/bench_generalization.py --metrics [ROWS]
         rest = sys.argv[sys.argv.index("--metrics") + 1:]
         print(json.dumps(run_metrics(int(rest[0]) if rest else 1_000_000), indent=2))

@@ -56,15 +56,20 @@ class Judge:
                 self._maps.append(onehot)
 
     def suppressed_classes(self, classes: np.ndarray, n_classes: int, weights: np.ndarray,
-                           values: np.ndarray | None = None) -> np.ndarray:
+                           values: np.ndarray | None = None, distinct_rows: bool = False) -> np.ndarray:
         """True for each class ``0 .. n_classes - 1`` whose records are suppressed.
 
         ``classes``, ``weights`` and ``values`` (sensitive value codes; needed when a criterion reads them) are one
-        entry per row.
+        entry per row. ``distinct_rows``: no two rows share their class and value, and every weight is above 0 (a
+        class table's rows), so a class's distinct values are its rows: distinct l-diversity alone needs no
+        per-value counts.
         """
         sizes = np.bincount(classes, weights=weights, minlength=n_classes)
         fail = sizes < self.criteria.min_size
-        if self.criteria.needs_sensitive:
+        c = self.criteria
+        if distinct_rows and c.distinct_l is not None and c.entropy_l is None and c.recursive_l is None and c.t is None:
+            fail |= np.bincount(classes, minlength=n_classes) < c.distinct_l
+        elif c.needs_sensitive:
             assert values is not None
             fail |= self._diversity_fails(classes, n_classes, weights, values, sizes)
         if self.criteria.average_risk is not None:
@@ -74,13 +79,16 @@ class Judge:
     def _diversity_fails(self, classes: np.ndarray, n_classes: int, weights: np.ndarray, values: np.ndarray,
                          sizes: np.ndarray) -> np.ndarray:
         out = np.zeros(n_classes, dtype=bool)
-        order = np.argsort(classes, kind="stable")
-        sorted_classes = classes[order]
         block = max(1, _BLOCK_CELLS // max(self.m, 1))
-        for start in range(0, n_classes, block):
+        if n_classes <= block:  # one block: every row, in its order
+            order, bounds = np.arange(len(classes)), np.array([0, len(classes)])
+        else:  # the rows of each block, in their order (a stable sort of the small block numbers is a radix sort)
+            blocks = classes // block
+            order = np.argsort(blocks.astype(np.uint16 if n_classes // block < 1 << 16 else np.int64), kind="stable")
+            bounds = np.searchsorted(blocks[order], np.arange(0, n_classes // block + 2))
+        for number, start in enumerate(range(0, n_classes, block)):
             stop = min(start + block, n_classes)
-            lo, hi = np.searchsorted(sorted_classes, [start, stop])
-            rows = order[lo:hi]
+            rows = order[bounds[number]:bounds[number + 1]]
             flat = (classes[rows] - start).astype(np.int64) * self.m + values[rows]
             counts = np.bincount(flat, weights=weights[rows], minlength=(stop - start) * self.m)
             out[start:stop] = ~self._passes(counts.reshape(stop - start, self.m), sizes[start:stop])
@@ -170,11 +178,16 @@ class NodeCheck:
             rows = table.counts < self.k
             out = Verdict(int(table.counts[rows].sum()), rows, table.counts[~rows])
         else:
-            radixes = [len(h.labels(lv)) for h, lv in zip(self.hierarchies, table.levels)]
-            key, _, _ = mixed_key(table.codes[: self.q], radixes)
+            values: np.ndarray | None
+            if table.key is not None and self.carried is not None:  # the key's last digit is the carried value
+                key, values = np.divmod(table.key, len(self.carried.labels(0)))
+            else:
+                radixes = [len(h.labels(lv)) for h, lv in zip(self.hierarchies, table.levels)]
+                key, _, _ = mixed_key(table.codes[: self.q], radixes)
+                values = table.codes[self.q] if self.tail else None
             classes, uniques = pd.factorize(key)
-            values = table.codes[self.q] if self.tail else None
-            fail = self.judge.suppressed_classes(classes, len(uniques), table.counts.astype(np.float64), values)
+            fail = self.judge.suppressed_classes(classes, len(uniques), table.counts.astype(np.float64), values,
+                                                 distinct_rows=True)
             rows = fail[classes]
             sizes = np.bincount(classes, weights=table.counts, minlength=len(uniques)).astype(np.int64)
             out = Verdict(int(table.counts[rows].sum()), rows, sizes[~fail & (sizes > 0)])

@@ -9,7 +9,6 @@ a mixed-radix int64 key (:func:`group`): one weighted ``bincount`` over the key 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -59,18 +58,26 @@ def _small(space: int, rows: int) -> bool:
 def group(columns: Sequence[np.ndarray], radixes: Sequence[int],
           weights: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
     """The distinct rows of ``columns`` (codes per column) and their total ``weights`` (default 1 each)."""
+    keys, codes, counts = _group(columns, radixes, weights)
+    return (_decode(keys, radixes) if keys is not None else codes), counts  # type: ignore[return-value]
+
+
+def _group(columns: Sequence[np.ndarray], radixes: Sequence[int],
+           weights: np.ndarray | None) -> tuple[np.ndarray | None, list[np.ndarray] | None, np.ndarray]:
+    """:func:`group` with the distinct rows as their exact mixed-radix keys, not yet decoded (None when the key
+    had to be compressed: then their codes)."""
     key, space, exact = mixed_key(columns, radixes)
     if exact and _small(space, len(key)):
         sizes = np.bincount(key, weights=weights, minlength=space)
         keys = np.flatnonzero(sizes)
-        return _decode(keys, radixes), sizes[keys].astype(np.int64)
+        return keys, None, sizes[keys].astype(np.int64)
     number, uniques = pd.factorize(key)
     counts = np.bincount(number, weights=weights, minlength=len(uniques)).astype(np.int64)
     if exact:
-        return _decode(uniques, radixes), counts
+        return uniques, None, counts
     first = np.empty(len(uniques), dtype=np.int64)
     first[number] = np.arange(len(number))  # any row of a class has the class's codes
-    return [column[first] for column in columns], counts
+    return None, [column[first] for column in columns], counts
 
 
 def row_class_sizes(columns: Sequence[np.ndarray], radixes: Sequence[int]) -> np.ndarray:
@@ -90,7 +97,6 @@ def _decode(keys: np.ndarray, radixes: Sequence[int]) -> list[np.ndarray]:
     return codes[::-1]
 
 
-@dataclass(frozen=True, eq=False)
 class ClassTable:
     """The equivalence classes at one lattice node.
 
@@ -102,11 +108,24 @@ class ClassTable:
         Per quasi-identifier, the label code (at its level) of each class.
     counts : numpy.ndarray
         The number of records of each class (int64).
+    key : numpy.ndarray or None
+        The exact mixed-radix key of each class (radixes: the label counts at ``levels``), when known. A table
+        rolled up with its key decodes ``codes`` only when they are read: most nodes of a search are only counted.
     """
 
-    levels: tuple[int, ...]
-    codes: tuple[np.ndarray, ...]
-    counts: np.ndarray
+    def __init__(self, levels: tuple[int, ...], codes: tuple[np.ndarray, ...] | None, counts: np.ndarray,
+                 key: np.ndarray | None = None, radixes: Sequence[int] | None = None) -> None:
+        if codes is None and (key is None or radixes is None):
+            raise ValueError("a class table needs its codes or its keys and radixes")
+        self.levels, self.counts, self.key = levels, counts, key
+        self._codes, self._radixes = codes, radixes
+
+    @property
+    def codes(self) -> tuple[np.ndarray, ...]:
+        if self._codes is None:
+            assert self.key is not None and self._radixes is not None
+            self._codes = tuple(_decode(self.key, self._radixes))
+        return self._codes
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -134,8 +153,8 @@ class ClassTable:
         if columns is None:
             columns = [self.generalized(i, h, hierarchies[i]) for i, h in enumerate(levels)]
         radixes = [len(hierarchy.labels(h)) for hierarchy, h in zip(hierarchies, levels)]
-        codes, counts = group(columns, radixes, self.counts)
-        return ClassTable(tuple(int(h) for h in levels), tuple(codes), counts)
+        keys, codes, counts = _group(columns, radixes, self.counts)
+        return ClassTable(tuple(int(h) for h in levels), tuple(codes) if codes is not None else None, counts, keys, radixes)
 
 
 def aggregate_records(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]) -> ClassTable:

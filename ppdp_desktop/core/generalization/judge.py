@@ -194,6 +194,11 @@ class NodeCheck:
         self._last = (table, out)
         return out
 
+    @property
+    def min_size(self) -> int:
+        """The smallest class a node may release (k, or the criteria's :attr:`~.criteria.Criteria.min_size`)."""
+        return self.judge.criteria.min_size if self.judge is not None else self.k
+
     def suppressed(self, table: ClassTable) -> int:
         """The number of records ``table``'s node suppresses."""
         return self.verdict(table).suppressed

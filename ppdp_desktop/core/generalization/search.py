@@ -80,6 +80,9 @@ class LatticeWalk:
         self.feasible = np.zeros(len(self.grid), dtype=bool)
         self.cache: dict[tuple[int, ...], ClassTable] = {base.levels: base}
         self._base_columns: dict[tuple[int, int], np.ndarray] = {}
+        # with a carried sensitive column: the classes alone (smaller tables), to reject nodes that fail k first
+        self.qbase = base.rollup(base.levels[: self.q], self.hierarchies) if check.tail else None
+        self.qcache: dict[tuple[int, ...], ClassTable] = {} if self.qbase is None else {self.qbase.levels: self.qbase}
         self.checked = 0
         self.best: Score | None = None
 
@@ -103,6 +106,7 @@ class LatticeWalk:
                 if self.monotone:
                     self._climb(node)
                 continue
+            assert table is not None
             candidate = self.scorer.score(table, self.check.verdict(table))
             self.best = candidate if self.best is None or candidate.key < self.best.key else self.best
         return self.best
@@ -114,12 +118,19 @@ class LatticeWalk:
     def levels(self, node: int) -> tuple[int, ...]:
         return tuple(int(h) for h in self.grid[node])
 
-    def evaluate(self, node: int) -> tuple[int, ClassTable]:
+    def evaluate(self, node: int) -> tuple[int, ClassTable | None]:
         """The records suppressed at ``node`` and its class table (rolled up from the smallest cached table
-        below it); tags the lattice."""
+        below it; None when the node already fails on its class sizes alone); tags the lattice."""
         levels = self.levels(node) + self.check.tail
         if self.suppressed[node] >= 0 and levels in self.cache:
             return int(self.suppressed[node]), self.cache[levels]
+        if self.qbase is not None:
+            small = self._too_small(node)
+            if small > self.limit:  # more than the criteria allow, here and at every node below (class sizes)
+                self.checked += 1
+                self.suppressed[node] = small  # at least this many: enough to know the node is infeasible
+                self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
+                return small, None
         below = [t for lv, t in self.cache.items() if all(a <= b for a, b in zip(lv, levels))]
         source = min(below, key=len)
         columns = [self._base_column(i, h) for i, h in enumerate(levels[: self.q])] if source is self.base else None
@@ -134,6 +145,24 @@ class LatticeWalk:
         elif self.monotone:
             self.feasible |= (self.grid >= self.grid[node]).all(axis=1)
         return int(s), table
+
+    def _too_small(self, node: int) -> int:
+        """The records of classes smaller than the criteria's smallest class size at ``node``, from the classes
+        without the sensitive column: a lower bound of what the criteria suppress, which only grows below ``node``
+        (classes split as levels fall), so a node it puts over the limit is infeasible with every node below it,
+        whether or not the criteria are monotone."""
+        levels = self.levels(node)
+        assert self.qbase is not None
+        source = min((t for lv, t in self.qcache.items() if all(a <= b for a, b in zip(lv, levels))), key=len)
+        table = source.rollup(levels, self.hierarchies)
+        self.qcache[levels] = table
+        budget = _CACHE_FACTOR * max(len(self.qbase), 1 << 14)
+        for kept in list(self.qcache):
+            if sum(len(t) for t in self.qcache.values()) <= budget:
+                break
+            if kept != self.qbase.levels and kept != levels:
+                del self.qcache[kept]
+        return table.suppressed(self.check.min_size)
 
     def _base_column(self, i: int, level: int) -> np.ndarray:
         """The aggregated records' codes of QI ``i`` at ``level``, kept: the base is the most used source."""

@@ -32,6 +32,8 @@ class Reidentification:
     generalization: Generalization | None = None
     linkage: NaiveLinkage | None = None
     claimed: dict[str, Any] | None = None  # a written release's generalization (release.json), re-checked by verify
+    #: the sensitive column is written as it is (criteria that read it can be re-checked on the release)
+    sensitive_as_is: bool = True
 
     @property
     def protected(self) -> bool:
@@ -91,12 +93,15 @@ class Reidentification:
         return out
 
     def to_json(self) -> dict[str, Any]:
+        from ppdp_desktop.core.generalization.published import published_json
+
         return {
             "quasi_identifiers": list(self.quasi),
             "verdict": self.verdict,
             "original": None if self.before is None else self.before.to_json(),
             "release": {**self.after.to_json(), "verdict": self.verdict},  # with the suppressed records' group
-            "generalization": self.claimed if self.generalization is None else self.generalization.to_json(),
+            "generalization": self.claimed if self.generalization is None else published_json(self.generalization,
+                                                                                                self.sensitive_as_is),
             "naive_linkage": None if self.linkage is None else self.linkage.to_json(),
         }
 

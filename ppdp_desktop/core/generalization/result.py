@@ -78,6 +78,11 @@ class Generalization:
     criteria: Criteria | None = None
     sensitive: Hierarchy | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def columns(self) -> list[str]:
+        """The columns :meth:`apply` reads: the quasi-identifiers, and the sensitive column when a criterion reads it."""
+        return [*self.hierarchies, *([self.sensitive.attribute] if self.sensitive is not None else [])]
+
     def suppressed_mask(self, frame: pd.DataFrame) -> np.ndarray:
         """True for each record of ``frame`` whose class at this node is smaller than ``k``."""
         return self._generalized(frame)[1]

@@ -16,7 +16,7 @@ import pandas as pd
 from ppdp_desktop.core.errors import ParameterError, PPDPError, setting_ref
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.outcome import Applied
-from ppdp_desktop.core.privacy.randomness import RandomSource
+from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
 from ppdp_desktop.core.settings import AnonymizationSettings, NoSettings
 
 if TYPE_CHECKING:
@@ -44,14 +44,16 @@ class GeneralizationPlan:
     needs_pseudonyms: bool = False
 
     def verify(self) -> dict[str, Any]:
-        return {"kind": "none", "statement": STATEMENT, "randomized": False}
+        return {"kind": "none", "verified": True, "statement": STATEMENT, "randomized": False}
 
     def apply(self, frame: pd.DataFrame, randomness: RandomSource, start: int = 0, bound: Any = None) -> Applied:
         """Nothing to replace: the job generalizes the quasi-identifiers, every other column is released as it is."""
+        keyed_streams(randomness)  # the job's keyed source only (fail closed), though nothing is drawn
         return Applied({})
 
     def release_json(self) -> dict[str, Any]:
-        return {"generalization_only": {"sensitive": self.sensitive, "sensitive_released_as_is": True}}
+        return {"generalization_only": {"sensitive": self.sensitive, "sensitive_released_as_is": True},
+                "guarantee": {"kind": "none", "statement": STATEMENT}}
 
     def key_json(self) -> dict[str, Any]:
         return {}

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
 from ppdp_desktop.core.generalization.result import Generalization
 
 
 def level_meaning(hierarchy: Hierarchy, level: int) -> str:
     """What ``level`` of ``hierarchy`` shows, in a few words: the values themselves, one label for all, or its number
-    of groups with an example (``"12 groups, e.g. 39 becomes [35, 40["``)."""
+    of groups (labels of the values, a blank cell's aside) with an example (``"12 groups, e.g. 39 becomes [35, 40["``)."""
     if level == 0:
         return "the values themselves"
     labels = hierarchy.labels(level)
@@ -22,7 +24,9 @@ def level_meaning(hierarchy: Hierarchy, level: int) -> str:
         return f"one label for every record ({labels[0]!r})"
     value = hierarchy.example
     label = hierarchy.chain(value)[level]
-    return f"{len(labels):,} groups, e.g. {value} becomes {label}"
+    present = np.array([v != "" for v in hierarchy.values])  # the missing value's label aside
+    groups = len(np.unique(np.asarray(hierarchy.level_codes[level])[present]))
+    return f"{groups:,} groups, e.g. {value} becomes {label}"
 
 
 def published_json(generalization: Generalization, sensitive_as_is: bool = True) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from ppdp_desktop.core.errors import ParameterError, PPDPError, setting_ref
 from ppdp_desktop.core.methods.base import Method
 from ppdp_desktop.core.outcome import Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource, keyed_streams
-from ppdp_desktop.core.settings import AnonymizationSettings, NoSettings
+from ppdp_desktop.core.settings import AnonymizationSettings, NoSettings, ProtectionSettings
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
@@ -97,6 +97,10 @@ class GeneralizationOnly(Method[GeneralizationPlan, NoSettings]):
             return ["l-diversity and t-closeness are measured on the sensitive column: name it with "
                     f"{setting_ref('sensitive', 'COL')}."]
         return []
+
+    def demo_protection(self) -> ProtectionSettings:
+        """The demo: k = 5 and distinct 2-diversity of the diagnosis, age in 5-, 10- and 20-year bands."""
+        return ProtectionSettings(k=5, intervals={"age": [5, 10, 20]}, l_diversity=2)
 
     def prepare(self, dataset: Dataset, settings: AnonymizationSettings) -> GeneralizationPlan:
         problems = self.precheck(settings)

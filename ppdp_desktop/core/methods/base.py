@@ -112,6 +112,8 @@ class Method(Generic[PlanT, SettingsT]):
     public_report: ClassVar[bool] = False
     #: it randomizes the quasi-identifiers itself (k-anonymity by generalization does not apply in front of it)
     randomizes_quasi: ClassVar[bool] = False
+    #: the method is the k-anonymous generalization itself (nothing randomized behind it)
+    generalizes_only: ClassVar[bool] = False
     #: the name the literature gives this method behind k-anonymous generalization, if it has one
     generalized_title: ClassVar[str | None] = None
     #: the window's own editor of this method's settings, by name (None: the form built from its declarations)

@@ -77,6 +77,7 @@ class GeneralizationOnly(Method[GeneralizationPlan, NoSettings]):
     plan_type = GeneralizationPlan
     needs_sensitive = False
     needs_pairs = False
+    generalizes_only = True
     public_report = False
 
     def roles(self, settings: AnonymizationSettings) -> tuple[list[str], list[str]]:

@@ -119,6 +119,21 @@ def test_a_group_made_homogeneous_fails_verify_naming_the_group_and_criterion(ad
         in message[0]
 
 
+def test_hierarchical_t_closeness_over_arx_occupation_hierarchy_verifies(tmp_path, capsys):
+    hierarchy = shared_adult("adult_hierarchy_occupation.csv")
+    code, out, err = run(["anonymize", shared_adult(), "--method", "generalization", "--sensitive", SENSITIVE,
+                          "--quasi", ",".join(QUASI), *hierarchy_args(), "--hierarchy", f"{SENSITIVE}={hierarchy}",
+                          "--k-anonymity", "2", "--t-closeness", "0.2", "--t-distance", "hierarchical", "--no-report",
+                          "--out", tmp_path / "rel"], capsys)
+    assert code == 0, err
+    code, out, err = run(["verify", tmp_path / "rel"], capsys)
+    assert code == 0, err
+    assert "OK criteria: 0.2-closeness (hierarchical ground distance)" in out
+    g = json.loads((tmp_path / "rel" / "release.json").read_text(encoding="utf-8"))["reidentification"]["generalization"]
+    rows = pd.read_csv(hierarchy, sep=";", header=None, dtype=str, keep_default_na=False)
+    assert g["sensitive_chains"] == {r[0]: list(r) for r in rows.itertuples(index=False)}  # the file's chains
+
+
 def test_k_alone_with_no_sensitive_column_releases_nothing_randomized(tmp_path, capsys):
     frame = pd.DataFrame({"zip": [f"{10100 + i % 40}" for i in range(400)], "sex": ["F", "M"] * 200,
                           "dx": ["a", "b", "c", "d", "e"] * 80})

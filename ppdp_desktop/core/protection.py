@@ -156,7 +156,8 @@ def sensitive_hierarchy(frame: pd.DataFrame, sensitive: str, protection: Protect
     if tree_needed and hierarchy.height <= 1:
         raise ParameterError(
             f"Hierarchical t-closeness measures distances over the taxonomy of {sensitive!r}, which has a single level: "
-            f"give a taxonomy with groups ({setting_ref('taxonomy', 'FILE')}, or build one in step 2), or use "
+            f"give a hierarchy with groups ({setting_ref('hierarchy', f'{sensitive}=FILE')}, or build a taxonomy in step 2), "
+            "or use "
             f"{setting_ref('t-distance', 'equal')}.", setting="t-distance", column=sensitive)
     return hierarchy
 

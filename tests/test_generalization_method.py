@@ -186,6 +186,27 @@ def test_a_randomization_method_with_l_diversity_meets_it_on_the_original_values
     assert entry["criteria"]["distinct_l"] == 3 and entry["criteria_checked_on"] == "original"
 
 
+def test_verify_of_a_randomized_release_claims_only_what_it_rechecks(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    n = 3000
+    pd.DataFrame({"zip": rng.integers(100, 130, n).astype(str), "sex": rng.choice(["F", "M"], n),
+                  "dx": rng.choice(["flu", "asthma", "gout", "cancer", "ulcer"], n)}).to_csv(tmp_path / "d.csv", index=False)
+    code, out, err = run(["anonymize", tmp_path / "d.csv", "--method", "uniform", "--sensitive", "dx", "--theta", "3",
+                          "--quasi", "zip,sex", "--l-diversity", "3", "--highest-risk", "0.05", "--no-report",
+                          "--out", tmp_path / "rel"], capsys)
+    assert code == 0, err
+    code, out, err = run(["verify", tmp_path / "rel"], capsys)
+    assert code == 0, err
+    ok = [line for line in out.splitlines() if line.startswith("OK criteria")]
+    assert ok == ["OK criteria: Highest prosecutor risk at most 0.05: every released group has at least 20 records.",
+                  "OK criteria on 'dx' (Distinct 3-diversity: every released group has at least 3 different values of dx.) "
+                  "were checked on the original values before writing; the released values are randomized, so the "
+                  "release cannot show them"]
+    readme = " ".join((tmp_path / "rel" / "README.txt").read_text(encoding="utf-8").split())
+    assert "those on 'dx' hold for its original values, checked before the values were randomized" in readme
+    assert "at least 1 records" not in readme
+
+
 @pytest.mark.parametrize("flags, named", [
     ([], "Generalization only needs k-anonymity (--k-anonymity K) or a privacy criterion"),
     (["--recursive", "3"], "--recursive must be C,L with C a number above 0 and L a whole number from 2"),

@@ -46,8 +46,10 @@ def verify_criteria(release: LoadedRelease) -> list[str]:
     ok, _, problems = check_criteria(table, quasi, column, checked, limit, chains if isinstance(chains, dict) else None)
     if not ok:
         raise PrivacyError(f"The release does not meet the criteria release.json states: {' '.join(problems)}")
-    out = [f"criteria: {line}" for line in words[1:]]
+    shown = checked.lines(column)
+    out = [f"criteria: {line}" for line in shown[1:]]
     if checked is not criteria:
-        out.append(f"criteria on {sensitive!r}: checked on the original values before writing (the released values "
-                   "are randomized, so the release cannot show them)")
+        others = " ".join(line for line in words[1:] if line not in shown)
+        out.append(f"criteria on {sensitive!r} ({others}) were checked on the original values before writing; the "
+                   "released values are randomized, so the release cannot show them")
     return out

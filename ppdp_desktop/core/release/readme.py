@@ -307,5 +307,6 @@ def _criteria_met(metadata: dict[str, Any]) -> list[str]:
     sensitive = g.get("sensitive") if isinstance(g.get("sensitive"), str) else None
     where = ("" if g.get("criteria_checked_on", "released") == "released" else
              f" (those on {sensitive!r} hold for its original values, checked before the values were randomized)")
+    lines = criteria.lines(sensitive)[(1 if criteria.k == 1 else 0):]  # k = 1: no group size asked
     return [_fill(f"Criteria met by every released group{where}:", "  ", "  ")] + [
-        _fill(line, "  - ", "    ") for line in criteria.lines(sensitive)]
+        _fill(line, "  - ", "    ") for line in lines]

@@ -89,13 +89,42 @@ def _method_name_literals(source: str, filename: str, names: set[str]) -> list[s
             first = node.body[0] if node.body else None
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
                 docstrings.add(id(first.value))
+    chosen = _choosing_a_method(tree)
     hits = sorted(
         (node.lineno, node.col_offset, node.value)
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
         and node.value in names and id(node) not in docstrings
+        and (node.value not in DATA_KEYS or id(node) in chosen)
     )
     return [f"{filename}:{line}:{value!r}" for line, _, value in hits]
+
+
+#: method names that are also keys of release.json ("generalization": the k-anonymous generalization's figures, which
+#: every method may carry): such a string is a method name only where it picks a method (:func:`_choosing_a_method`)
+DATA_KEYS = {"generalization"}
+
+
+def _choosing_a_method(tree: ast.AST) -> set[int]:
+    """The string constants that pick a method: compared (``method == "x"``, ``in ("x", ...)``), passed as
+    ``method=`` or to ``get_method`` / ``REGISTRY[...]``."""
+    out: set[int] = set()
+
+    def strings(node: ast.AST) -> list[int]:
+        return [id(n) for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for part in (node.left, *node.comparators):
+                out.update(strings(part))
+        elif isinstance(node, ast.keyword) and node.arg == "method":
+            out.update(strings(node.value))
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "get_method":
+            for arg in node.args:
+                out.update(strings(arg))
+        elif isinstance(node, ast.Subscript) and getattr(node.value, "id", "") == "REGISTRY":
+            out.update(strings(node.slice))
+    return out
 
 
 def test_no_method_names_outside_methods():
@@ -107,6 +136,9 @@ def test_no_method_names_outside_methods():
     # The scanner itself: it finds a planted name and skips docstrings.
     planted = '"""rr"""\ndef f(x):\n    """rr"""\n    return x == "rr"\n'
     assert _method_name_literals(planted, "planted.py", names | {"rr"}) == ["planted.py:4:'rr'"]
+    # a method name that is also a release.json key counts only where it picks a method
+    keyed = 'g = entry.get("generalization")\nif name == "generalization":\n    get_method("generalization")\n'
+    assert _method_name_literals(keyed, "keyed.py", names) == ["keyed.py:2:'generalization'", "keyed.py:3:'generalization'"]
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.is_relative_to(METHODS):

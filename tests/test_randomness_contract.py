@@ -24,7 +24,7 @@ from ppdp_desktop.core.privacy.randomness import (
     keyed_streams,
     simulation_generator,
 )
-from ppdp_desktop.core.settings import AnonymizationSettings, SensitivitySettings
+from ppdp_desktop.core.settings import AnonymizationSettings, ProtectionSettings, SensitivitySettings
 from tests.toy_method import ToyMethod, ToyPlan
 
 SEQUENTIAL = {  # what a plug-in author used to numpy might reach for, and how
@@ -132,6 +132,8 @@ def _builtin_settings(name: str) -> AnonymizationSettings:
 
     if name == "rr":
         return AnonymizationSettings("x", name, ["id"], ["age"], options=RRSettings(l=1.5, randomize="both"))
+    if name == "generalization":
+        return AnonymizationSettings("x", name, ["id"], ["age"], protection=ProtectionSettings(k=5, intervals={"age": [10]}))
     if name == "dp-microagg":
         return AnonymizationSettings("", name, ["id"], [], options=DPSettings(attributes=["age"], epsilon=1.0, k=10,
                                                                               domains={"age": (0, 89)}))

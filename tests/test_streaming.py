@@ -52,6 +52,9 @@ def _table(n: int, seed: int = 0) -> pd.DataFrame:
 def _settings(name: str) -> AnonymizationSettings:
     if name == "rr":
         return AnonymizationSettings("dx", name, ["id"], ["sex"], options=RRSettings(l=1.5, randomize="both"), seed=11)
+    if name == "generalization":  # nothing randomized: k-anonymity and 2-diversity of dx behind sex and age bands
+        protection = ProtectionSettings(k=5, intervals={"age": [10, 30]}, l_diversity=2)
+        return AnonymizationSettings("dx", name, ["id"], ["sex", "age"], protection=protection, seed=11)
     if name == "dp-microagg":
         dp = DPSettings(attributes=["age"], epsilon=1.0, k=10, domains={"age": (18, 89)})
         return AnonymizationSettings("", name, ["id"], [], options=dp, seed=11)

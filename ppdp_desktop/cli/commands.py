@@ -69,7 +69,7 @@ def _settings(args: argparse.Namespace):
 
 def _protection(args: argparse.Namespace):
     """``--k-anonymity``, ``--suppression``, ``--hierarchy COL=FILE``, ``--intervals COL=W,...``, ``--threshold``."""
-    from ppdp_desktop.core.settings import ProtectionSettings
+    from ppdp_desktop.core.settings import ProtectionSettings, recursive_pair
 
     hierarchies = {}
     for item in args.hierarchy:
@@ -101,6 +101,11 @@ def _protection(args: argparse.Namespace):
     protection.weights = _column_numbers(getattr(args, "weight", []), "--weight", "age=5", float)
     protection.min_levels = _column_numbers(getattr(args, "min_level", []), "--min-level", "age=1", int)
     protection.max_levels = _column_numbers(getattr(args, "max_level", []), "--max-level", "age=2", int)
+    for name in ("l_diversity", "entropy_l", "t_closeness", "average_risk", "highest_risk"):
+        setattr(protection, name, getattr(args, name, None))
+    protection.t_distance = getattr(args, "t_distance", None) or "equal"
+    if getattr(args, "recursive", None) is not None:
+        protection.recursive = recursive_pair(args.recursive)
     given = getattr(args, "group_bound", None)  # --group-bound [SHARE]: True when given without SHARE
     protection.require_group_bound, protection.group_bound = given is not None, None if given in (None, True) else given
     if getattr(args, "sampling_fraction", None) is not None or getattr(args, "population", None):  # issue 33

@@ -103,7 +103,9 @@ def _protection_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("re-identification: protect the quasi-identifiers (--quasi) by generalization")
     add_declared_arguments(g, ProtectionSettings, only=("k", "suppression", "hierarchies", "intervals", "cuts",
                                                         "threshold", "group_bound", "metric", "weights",
-                                                        "min_levels", "max_levels", "search", "local_recoding"))
+                                                        "min_levels", "max_levels", "search", "local_recoding",
+                                                        "l_diversity", "entropy_l", "recursive", "t_closeness",
+                                                        "t_distance", "average_risk", "highest_risk"))
     add_population_arguments(p)
 
 

@@ -140,7 +140,7 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     for declared in (settings.options, settings.protection):  # declared limits first, before any allocation
         if isinstance(declared, MethodSettings):
             declared.check()
-    if settings.sensitive not in columns:
+    if (settings.sensitive or method.needs_sensitive) and settings.sensitive not in columns:
         raise ParameterError(
             f"Sensitive column {settings.sensitive!r} is not in {dataset.label}; its columns are: {', '.join(columns)}."
         )
@@ -151,15 +151,16 @@ def plan_job(dataset: Dataset, settings: AnonymizationSettings, progress: Progre
     schema = dataset.schema.with_roles(roles_from_lists(sensitive, settings.identifiers, quasi))
     dataset = replace(dataset, schema=schema)
     protection = settings.protection
-    if protection.k is not None and method.randomizes_quasi:
+    if protection.generalizes and method.randomizes_quasi:
         raise ParameterError(
             f"{method.title} randomizes the quasi-identifiers itself; k-anonymity by generalization goes in front of "
             "the methods that leave them as they are. Choose one of the two."
         )
     progress(0.1, "Generalizing the quasi-identifiers")
     history = project_releases(settings.repeat.project_id) if settings.repeat.active else []  # the ledger, read once
-    last_node = previous_node(history) if protection.k is not None else None
-    generalization = protect(frame, quasi, schema, protection, settings.taxonomies, node_to_keep(last_node, quasi))
+    last_node = previous_node(history) if protection.generalizes else None
+    generalization = protect(frame, quasi, schema, protection, settings.taxonomies, node_to_keep(last_node, quasi),
+                             sensitive=settings.sensitive or None)
     if protection.require_group_bound:  # the stronger bound the custodian asked for, checked exactly (fail closed)
         check_group_bound(frame, quasi, settings.sensitive, generalization, *method.group_bound(settings),
                           method.randomizes_quasi)
@@ -203,7 +204,7 @@ def prepare_extras(method: Method, progress: Progress, cancel: CancelToken) -> d
 
 def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:
     """The decisions that need every record (``frame``: the plan's columns of the whole table, in order)."""
-    quasi = job.generalization.apply(frame[job.quasi]) if job.generalization is not None else None
+    quasi = job.generalization.apply(frame[job.generalization.columns]) if job.generalization is not None else None
     bind = getattr(job.plan, "bind", None)
     if bind is None:
         return Bound(quasi, None)
@@ -332,7 +333,7 @@ def anonymize(
     progress(0.9, "Measuring the re-identification risk")
     quasi = released.quasi.set_axis(frame.index)
     reidentification = measure(frame, quasi, table, job.quasi, job.settings.protection, job.generalization,
-                               job.method.randomizes_quasi)
+                               job.method.randomizes_quasi, job.settings.sensitive not in released.applied.columns)
     progress(1.0, "Done")
     return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
                          released.applied, job.seed, order, pseudonym_map, reidentification, job.notes,

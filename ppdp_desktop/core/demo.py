@@ -41,6 +41,7 @@ def demo_settings(dataset: Dataset, method: str, theta: float = 3.0, seed: int |
     share = dataset.frame[DEMO_SENSITIVE].value_counts(normalize=True)
     value_choices = {str(v): 1 if f > 0.05 else 3 if f < 0.01 else 2 for v, f in share.items()}
     options = get_method(method).demo_settings()
+    protection = get_method(method).demo_protection()
     return AnonymizationSettings(
         sensitive=DEMO_SENSITIVE,
         method=method,
@@ -49,5 +50,6 @@ def demo_settings(dataset: Dataset, method: str, theta: float = 3.0, seed: int |
         sensitivity=SensitivitySettings(theta=theta),
         choices=ChoiceSettings(value_choices=value_choices),
         options=options,
+        protection=protection,
         seed=seed,
     )

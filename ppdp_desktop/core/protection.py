@@ -23,8 +23,10 @@ from ppdp_desktop.core.errors import ParameterError, PrivacyError, TaxonomyError
 from ppdp_desktop.core.evaluation.group_disclosure import counted_cells, summarize
 from ppdp_desktop.core.evaluation.reidentification import SUPPRESSED, Reidentification
 from ppdp_desktop.core.generalization import (
+    Criteria,
     Generalization,
     Hierarchy,
+    check_criteria,
     check_k_anonymity,
     node_generalization,
     optimal_generalization,
@@ -129,27 +131,73 @@ def _hierarchy(name: str, values: pd.Series, given: Any) -> Hierarchy:
     return Hierarchy.from_arx_csv(path, name, values)
 
 
-def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
-            taxonomies: Mapping[str, Any], node: Sequence[int] | None = None) -> Generalization | None:
-    """The optimal k-anonymous generalization of ``quasi`` (None when no k was asked).
+def criteria_of(protection: ProtectionSettings) -> Criteria | None:
+    """The criteria beyond k the custodian asked for (None: k alone, or nothing); their ``k`` is the one asked, or 1."""
+    if not protection.criteria_given:
+        return None
+    c, l = protection.recursive if protection.recursive is not None else (None, None)
+    return Criteria(k=int(protection.k or 1), distinct_l=protection.l_diversity,
+                    entropy_l=None if protection.entropy_l is None else float(protection.entropy_l),
+                    recursive_c=None if c is None else float(c), recursive_l=None if l is None else int(l),
+                    t=None if protection.t_closeness is None else float(protection.t_closeness),
+                    hierarchical_t=protection.t_distance == "hierarchical", average_risk=protection.average_risk,
+                    highest_risk=protection.highest_risk)
 
-    ``node``: levels of ``quasi`` to keep (a project's previous release's, issue 30), used when they are still
-    k-anonymous within the suppression limit on ``frame``; otherwise the optimal node is searched afresh (the
-    caller tells the two apart by the levels it gets)."""
+
+def sensitive_hierarchy(frame: pd.DataFrame, sensitive: str, protection: ProtectionSettings,
+                        taxonomies: Mapping[str, Any], tree_needed: bool = False) -> Hierarchy:
+    """The sensitive column's hierarchy for l-diversity and t-closeness: its hierarchy file or taxonomy when the
+    custodian gave one, else a flat one (each value, then ``*``). ``tree_needed`` (hierarchical t-closeness): a
+    flat one is an error saying what to give."""
+    values = frame[sensitive]
+    given = protection.hierarchies.get(sensitive, taxonomies.get(sensitive))
+    if isinstance(given, Taxonomy) and given.depth <= 1:
+        given = None
+    hierarchy = _hierarchy(sensitive, values, given) if given is not None else Hierarchy.from_rows(
+        sensitive, [[v] for v in pd.unique(text_column(values.dropna()))])
+    if tree_needed and hierarchy.height <= 1:
+        raise ParameterError(
+            f"Hierarchical t-closeness measures distances over the taxonomy of {sensitive!r}, which has a single level: "
+            f"give a hierarchy with groups ({setting_ref('hierarchy', f'{sensitive}=FILE')}, or build a taxonomy in step 2), "
+            "or use "
+            f"{setting_ref('t-distance', 'equal')}.", setting="t-distance", column=sensitive)
+    return hierarchy
+
+
+def protect(frame: pd.DataFrame, quasi: list[str], schema: Schema, protection: ProtectionSettings,
+            taxonomies: Mapping[str, Any], node: Sequence[int] | None = None,
+            sensitive: str | None = None) -> Generalization | None:
+    """The optimal generalization of ``quasi`` meeting k and the criteria asked (None when none was asked).
+
+    Criteria without k imply k = 1; l-diversity and t-closeness read ``sensitive`` (the job's sensitive column, with
+    its hierarchy: :func:`sensitive_hierarchy`). ``node``: levels of ``quasi`` to keep (a project's previous release's,
+    issue 30), used when they are still k-anonymous within the suppression limit on ``frame`` and no criterion beyond
+    k is asked; otherwise the optimal node is searched afresh (the caller tells the two apart by the levels it gets)."""
     protection.check()
-    if protection.k is None or not quasi:
-        if protection.k is not None:
-            raise ParameterError("k-anonymity needs the quasi-identifier columns: give them "
-                                 f"{setting_ref('quasi', 'COLS')}.", setting="quasi")
+    criteria = criteria_of(protection)
+    k = protection.k if protection.k is not None else (1 if criteria is not None else None)
+    if k is None or not quasi:
+        if k is not None:
+            asked = "k-anonymity needs" if criteria is None else "k-anonymity and the privacy criteria need"
+            raise ParameterError(f"{asked} the quasi-identifier columns: give them {setting_ref('quasi', 'COLS')}.",
+                                 setting="quasi")
         return None
     hierarchies = hierarchies_for(frame, quasi, schema, protection, taxonomies)
-    if node is not None:
-        kept = node_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression), node)
+    carried = None
+    if criteria is not None and criteria.needs_sensitive:
+        if not sensitive or sensitive not in frame.columns:
+            raise ParameterError("l-diversity and t-closeness are measured on the sensitive column: name it with "
+                                 f"{setting_ref('sensitive', 'COL')}.", setting="sensitive")
+        carried = sensitive_hierarchy(frame, sensitive, protection, taxonomies,
+                                      tree_needed=criteria.t is not None and criteria.hierarchical_t)
+    if node is not None and criteria is None:
+        kept = node_generalization(frame[quasi], hierarchies, int(k), float(protection.suppression), node)
         if kept is not None:
             return locally_recoded(frame, quasi, protection, kept)
     utility = Utility(protection.metric, dict(protection.weights), dict(protection.min_levels), dict(protection.max_levels))
-    found = optimal_generalization(frame[quasi], hierarchies, int(protection.k), float(protection.suppression),
-                                   utility=utility, search=protection.search)
+    columns = [*quasi, *([carried.attribute] if carried is not None else [])]
+    found = optimal_generalization(frame[columns], hierarchies, int(k), float(protection.suppression),
+                                   utility=utility, search=protection.search, criteria=criteria, sensitive=carried)
     return locally_recoded(frame, quasi, protection, found, utility)
 
 
@@ -167,14 +215,16 @@ def released_quasi(frame: pd.DataFrame, quasi: list[str], generalization: Genera
     """The quasi-identifiers as they will be released, in the original row order: generalized (and
     suppressed) when a generalization was chosen, else as the method leaves them."""
     if generalization is not None:
-        return generalization.apply(frame[quasi])
+        return generalization.apply(frame[generalization.columns])
     return pd.DataFrame({c: columns[c] if c in columns else frame[c].to_numpy() for c in quasi}, index=frame.index)
 
 
 def measure(frame: pd.DataFrame, released: pd.DataFrame, written: pd.DataFrame, quasi: list[str],
-            protection: ProtectionSettings, generalization: Generalization | None, randomized: bool) -> Reidentification:
+            protection: ProtectionSettings, generalization: Generalization | None, randomized: bool,
+            sensitive_as_is: bool = True) -> Reidentification:
     """Risk on the original and on the release (``released``: aligned with ``frame``); the table about to be
-    ``written`` is re-checked against the generalization's promise (fail closed)."""
+    ``written`` is re-checked against the generalization's promise (fail closed): k, and the criteria
+    (:func:`check_release_criteria`; ``sensitive_as_is``: the written sensitive column is the original one)."""
     k = None if generalization is None else generalization.k
     before = analyse_risk(frame[quasi], quasi, protection.threshold, k)
     # Suppressed records (every quasi-identifier "*") cannot be linked by their quasi-identifiers: as in ARX,
@@ -188,12 +238,44 @@ def measure(frame: pd.DataFrame, released: pd.DataFrame, written: pd.DataFrame, 
                 f"The table about to be written is not {generalization.k}-anonymous within the suppression limit "
                 f"({suppressed:,} records suppressed); nothing was written."
             )
+        check_release_criteria(frame, released, written, quasi, generalization, sensitive_as_is)
     linkage = naive_linkage(frame[quasi], released[quasi], quasi) if randomized and quasi else None
     population = None
     if quasi and (protection.sampling_fraction is not None or protection.population):  # issue 33: stated by the custodian
         population = population_risk(released.loc[kept, quasi], quasi, len(frame), protection.threshold,
                                      protection.sampling_fraction, protection.population or None, generalization)
-    return Reidentification(list(quasi), before, after, generalization, linkage, population=population)
+    return Reidentification(list(quasi), before, after, generalization, linkage, population=population,
+                            sensitive_as_is=sensitive_as_is)
+
+
+def check_release_criteria(frame: pd.DataFrame, released: pd.DataFrame, written: pd.DataFrame, quasi: list[str],
+                           generalization: Generalization, sensitive_as_is: bool) -> None:
+    """The criteria beyond k, checked by the independent :func:`check_criteria` on the quasi-identifiers about to be
+    written and the sensitive values: the written ones when the method releases them unchanged, else the original
+    ones (a randomization method's groups meet the criteria on the true values). Raises :class:`PrivacyError`
+    naming what fails; nothing is written then."""
+    criteria = generalization.criteria
+    if criteria is None:
+        return
+    hierarchy = generalization.sensitive
+    sensitive = hierarchy.attribute if hierarchy is not None else None
+    if sensitive is None:
+        table = written[quasi]
+    elif sensitive_as_is and sensitive in written.columns:
+        table = written[[*quasi, sensitive]]
+    else:
+        table = released[quasi].assign(**{sensitive: frame[sensitive].to_numpy()})
+    chains = sensitive_chains(hierarchy) if hierarchy is not None and criteria.hierarchical_t else None
+    ok, suppressed, problems = check_criteria(table, quasi, sensitive, criteria, generalization.suppression_limit, chains)
+    if not ok or suppressed != generalization.suppressed:
+        found = " ".join(problems) or f"{suppressed:,} records are suppressed, not the {generalization.suppressed:,} planned."
+        raise PrivacyError(f"The table about to be written does not meet the privacy criteria: {found} Nothing was "
+                           "written.")
+
+
+def sensitive_chains(hierarchy: Hierarchy) -> dict[str, list[str]]:
+    """Each value of the sensitive column with its labels from level 0 up to ``*`` (hierarchical t-closeness)."""
+    return {value: hierarchy.chain(value) for value in hierarchy.values if value != ""}
 
 
 def check_group_bound(frame: pd.DataFrame, quasi: list[str], sensitive: str, generalization: Generalization | None,
@@ -206,7 +288,7 @@ def check_group_bound(frame: pd.DataFrame, quasi: list[str], sensitive: str, gen
     if not quasi:
         raise ParameterError("The group bound needs the quasi-identifier columns: give them "
                              f"{setting_ref('quasi', 'COLS')}.", setting="quasi")
-    groups = generalization.apply(frame[quasi]) if generalization is not None else frame[quasi]
+    groups = generalization.apply(frame[generalization.columns]) if generalization is not None else frame[quasi]
     table = groups.assign(**{sensitive: frame[sensitive].to_numpy()}) if sensitive not in quasi else groups
     found = summarize(counted_cells(table, quasi, sensitive, "counted on the original records"), bound, source, shown=3)
     if found.groups_above == 0:

@@ -257,6 +257,52 @@ class ProtectionSettings(MethodSettings):
         help="a population table (CSV: each quasi-identifier and 'count', one row per combination, e.g. from a "
              "census): the journalist risk, 1 / the number of people sharing a record's quasi-identifiers")
 
+    # the privacy criteria beyond k (core/generalization/criteria.py, issue 33): each one alone implies k-anonymous
+    # generalization (k = 1 when no k is given); l-diversity and t-closeness read the sensitive column
+    l_diversity: int | None = setting(
+        None, Interval(low=1, high=MAX_K, whole=True, optional=True), flag="--l-diversity", metavar="L",
+        label="Distinct l-diversity",
+        help="every released group has at least L different values of the sensitive column")
+    entropy_l: float | None = setting(
+        None, Interval(low=1.0, high=float(MAX_K), optional=True), flag="--entropy-l", metavar="L",
+        label="Entropy l-diversity",
+        help="the entropy of the sensitive values in every released group is at least log(L)")
+    recursive: list[float] | None = setting(
+        None, flag="--recursive", metavar="C,L", label="Recursive (c,l)-diversity",
+        help="recursive (c,l)-diversity of the sensitive column: in every released group the most frequent value is "
+             "rarer than C times the values from the L-th most frequent on, e.g. 3,2")
+    t_closeness: float | None = setting(
+        None, Interval(low=0.0, high=1.0, optional=True), flag="--t-closeness", metavar="T", label="t-closeness",
+        help="the sensitive values of every released group are within T of the whole table's (earth mover's distance)")
+    t_distance: str = setting(
+        "equal", OneOf(("equal", "hierarchical")), flag="--t-distance", label="t-closeness distance",
+        help="ground distance of t-closeness: equal (every two values 1 apart) or hierarchical (over the sensitive "
+             "column's taxonomy, which must have more than one level)")
+    average_risk: float | None = setting(
+        None, Interval(low=0.0, high=1.0, open_low=True, optional=True), flag="--average-risk", metavar="R",
+        label="Average risk at most",
+        help="the average prosecutor risk of the release (released groups / released records) is at most R")
+    highest_risk: float | None = setting(
+        None, Interval(low=0.0, high=1.0, open_low=True, optional=True), flag="--highest-risk", metavar="R",
+        label="Highest risk at most",
+        help="every record's prosecutor risk (1 / its group's size) is at most R")
+
+    @property
+    def criteria_given(self) -> bool:
+        """Whether a criterion beyond k is asked (l-diversity, t-closeness, a risk threshold)."""
+        return any(v is not None for v in (self.l_diversity, self.entropy_l, self.recursive, self.t_closeness,
+                                           self.average_risk, self.highest_risk))
+
+    @property
+    def generalizes(self) -> bool:
+        """Whether the job generalizes the quasi-identifiers: k or another criterion is asked."""
+        return self.k is not None or self.criteria_given
+
+    @property
+    def reads_sensitive(self) -> bool:
+        """Whether a criterion asked reads the sensitive column (l-diversity or t-closeness)."""
+        return any(v is not None for v in (self.l_diversity, self.entropy_l, self.recursive, self.t_closeness))
+
     def check(self) -> None:
         """The declared limits, and at most :data:`MAX_LEVELS` levels of at most :data:`MAX_CUTS` finite
         numbers per column (checked before any hierarchy is built)."""
@@ -269,6 +315,8 @@ class ProtectionSettings(MethodSettings):
         for option, given in (("weight", self.weights), ("min-level", self.min_levels), ("max-level", self.max_levels)):
             if not isinstance(given, dict):
                 raise ParameterError(f"{setting_ref(option)} must map columns to numbers; got {given!r}.", setting=option)
+        if self.recursive is not None:
+            recursive_pair(self.recursive)
         widths = {column: [[w] for w in ws] for column, ws in self.intervals.items()}  # one level per width
         for key, table in (("intervals", widths), ("cuts", self.cuts)):
             for column, levels in table.items():
@@ -280,6 +328,22 @@ class ProtectionSettings(MethodSettings):
                 if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in flat):
                     raise ParameterError(f"{setting_ref(key)} of {column!r}: every width or cut point must be a finite "
                                          "number.", setting=key, column=column)
+
+
+def recursive_pair(given: Any) -> list[float]:
+    """``--recursive C,L`` (text, or ``[c, l]`` from a project file) as ``[c, l]``: ``c > 0``, ``l`` a whole number
+    >= 2; anything else is a :class:`ParameterError` naming the option and an example."""
+    parts = given.split(",") if isinstance(given, str) else given
+    try:
+        if not isinstance(parts, (list, tuple)) or len(parts) != 2 or any(isinstance(p, bool) for p in parts):
+            raise ValueError
+        c, l = float(parts[0]), float(parts[1])
+        if not (math.isfinite(c) and c > 0 and l == int(l) and 2 <= l <= MAX_K):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ParameterError(f"{setting_ref('recursive')} must be C,L with C a number above 0 and L a whole number "
+                             f"from 2 to {MAX_K:,}, e.g. 3,2; got {given!r}.", setting="recursive", value=given) from None
+    return [c, int(l)]
 
 
 @dataclass

@@ -35,6 +35,8 @@ class Reidentification:
     claimed: dict[str, Any] | None = None  # a written release's generalization (release.json), re-checked by verify
     #: the risk in the population the data was drawn from, when the custodian stated it (computed on the release)
     population: PopulationRisk | None = None
+    #: the sensitive column is written as it is (criteria that read it can be re-checked on the release)
+    sensitive_as_is: bool = True
 
     @property
     def protected(self) -> bool:
@@ -94,12 +96,15 @@ class Reidentification:
         return out
 
     def to_json(self) -> dict[str, Any]:
+        from ppdp_desktop.core.generalization.published import published_json
+
         return {
             "quasi_identifiers": list(self.quasi),
             "verdict": self.verdict,
             "original": None if self.before is None else self.before.to_json(),
             "release": {**self.after.to_json(), "verdict": self.verdict},  # with the suppressed records' group
-            "generalization": self.claimed if self.generalization is None else self.generalization.to_json(),
+            "generalization": self.claimed if self.generalization is None else published_json(self.generalization,
+                                                                                                self.sensitive_as_is),
             "naive_linkage": None if self.linkage is None else self.linkage.to_json(),
             **({"population": self.population.to_json()} if self.population is not None else {}),
         }

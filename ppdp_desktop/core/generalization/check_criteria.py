@@ -48,9 +48,11 @@ def check_criteria(table: pd.DataFrame, quasi: Sequence[str], sensitive: str | N
     problems: list[str] = []
     kept = ~star
     counts = _counts(text[kept], values[kept] if values is not None else None)
-    fail = _failing(counts, criteria, overall, chains)
+    reasons = _reasons(counts, criteria, overall, chains)
+    fail = _any(reasons, len(counts))
     if fail.any():
-        problems.append(f"{int(fail.sum()):,} of {len(fail):,} released groups fail: {_which(counts, fail, criteria)}.")
+        problems.append(f"{int(fail.sum()):,} of {len(fail):,} released groups fail: {_which(counts, fail, criteria)}; "
+                        f"{_example(counts, reasons, list(quasi), sensitive)}.")
     suppressed = int(star.sum())
     if criteria.average_risk is not None and len(counts):
         sizes = counts.sum(axis=1)
@@ -60,7 +62,7 @@ def check_criteria(table: pd.DataFrame, quasi: Sequence[str], sensitive: str | N
     allowed = math.floor(Fraction(repr(float(suppression_limit))) * n)
     if suppressed > allowed:
         alone = _counts(text[star], values[star] if values is not None else None)
-        if not len(alone) or _failing(alone, criteria, overall, chains).any():
+        if not len(alone) or _any(_reasons(alone, criteria, overall, chains), len(alone)).any():
             problems.append(f"{suppressed:,} records are suppressed, more than the {allowed:,} allowed.")
     return not problems, suppressed, problems
 
@@ -69,37 +71,58 @@ def _counts(text: pd.DataFrame, values: pd.Series | None) -> pd.DataFrame:
     """One row per class (released combination), one column per sensitive value: its number of records."""
     if values is None:
         sizes = text.groupby(list(text.columns), sort=False).size() if len(text) else pd.Series([], dtype=int)
-        return sizes.to_frame("records").reset_index(drop=True)
+        return sizes.to_frame("records")
     frame = text.assign(__value__=values.to_numpy())
     if not len(frame):
         return pd.DataFrame()
-    pivot = frame.groupby([*text.columns, "__value__"], sort=False).size().unstack("__value__", fill_value=0)
-    return pivot.reset_index(drop=True)
+    return frame.groupby([*text.columns, "__value__"], sort=False).size().unstack("__value__", fill_value=0)
 
 
-def _failing(counts: pd.DataFrame, c: Criteria, overall: pd.Series | None,
-             chains: Mapping[str, Sequence[str]] | None) -> np.ndarray:
+def _reasons(counts: pd.DataFrame, c: Criteria, overall: pd.Series | None,
+             chains: Mapping[str, Sequence[str]] | None) -> dict[str, np.ndarray]:
+    """Per criterion asked (in words), which classes fail it."""
     if not len(counts):
-        return np.zeros(0, dtype=bool)
+        return {}
     matrix = counts.to_numpy(dtype=np.float64)
     sizes = matrix.sum(axis=1)
-    fail = sizes < c.min_size
+    out = {f"fewer than {c.min_size} records": sizes < c.min_size}
     shares = pd.DataFrame(matrix / sizes[:, None], columns=counts.columns)
     if c.distinct_l is not None:
-        fail |= (matrix > 0).sum(axis=1) < c.distinct_l
+        out[f"distinct {c.distinct_l}-diversity"] = (matrix > 0).sum(axis=1) < c.distinct_l
     if c.entropy_l is not None:
         logs = np.log(shares.where(shares > 0, 1.0).to_numpy())
-        fail |= -(shares.to_numpy() * logs).sum(axis=1) < math.log(c.entropy_l) - _TOLERANCE
+        out[f"entropy {c.entropy_l:g}-diversity"] = -(shares.to_numpy() * logs).sum(axis=1) < math.log(c.entropy_l) - _TOLERANCE
     if c.recursive_l is not None and c.recursive_c is not None:
+        bad = np.zeros(len(matrix), dtype=bool)
         for i, row in enumerate(matrix):
             ranked = sorted((x for x in row if x > 0), reverse=True)
             if len(ranked) < c.recursive_l or not ranked[0] < c.recursive_c * sum(ranked[c.recursive_l - 1:]):
-                fail[i] = True
+                bad[i] = True
+        out[f"recursive ({c.recursive_c:g},{c.recursive_l})-diversity"] = bad
     if c.t is not None and overall is not None:
         full = shares.reindex(columns=overall.index, fill_value=0.0)
         distance = _emd(full, overall, chains) if c.hierarchical_t and chains else 0.5 * (full - overall).abs().sum(axis=1)
-        fail |= np.asarray(distance) > c.t + _TOLERANCE
+        out[f"{c.t:g}-closeness"] = np.asarray(distance) > c.t + _TOLERANCE
+    return out
+
+
+def _any(reasons: dict[str, np.ndarray], n: int) -> np.ndarray:
+    fail = np.zeros(n, dtype=bool)
+    for mask in reasons.values():
+        fail |= mask
     return fail
+
+
+def _example(counts: pd.DataFrame, reasons: dict[str, np.ndarray], quasi: list[str], sensitive: str | None) -> str:
+    """The first failing group, by its released labels, its size and the criteria it fails (what verify names)."""
+    row = int(np.flatnonzero(_any(reasons, len(counts)))[0])
+    labels = counts.index[row] if len(quasi) > 1 else (counts.index[row],)
+    group = ", ".join(f"{q} {v}" for q, v in zip(quasi, labels))
+    size = int(counts.iloc[row].sum())
+    failed = [name for name, mask in reasons.items() if mask[row]]
+    distinct = int((counts.iloc[row] > 0).sum()) if sensitive is not None and "records" not in counts.columns else None
+    held = f", {distinct} different value{'s' if distinct != 1 else ''} of {sensitive}" if distinct is not None else ""
+    return f"e.g. the group {group} ({size:,} records{held}) fails {' and '.join(failed)}"
 
 
 def _emd(shares: pd.DataFrame, overall: pd.Series, chains: Mapping[str, Sequence[str]]) -> np.ndarray:

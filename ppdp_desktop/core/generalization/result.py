@@ -83,6 +83,11 @@ class Generalization:
     sensitive: Hierarchy | None = field(default=None, repr=False, compare=False)
     local: LocalRecoding | None = None
 
+    @property
+    def columns(self) -> list[str]:
+        """The columns :meth:`apply` reads: the quasi-identifiers, and the sensitive column when a criterion reads it."""
+        return [*self.hierarchies, *([self.sensitive.attribute] if self.sensitive is not None else [])]
+
     def suppressed_mask(self, frame: pd.DataFrame) -> np.ndarray:
         """True for each record of ``frame`` suppressed whole (its class at this node fails ``k`` or the criteria,
         and local recoding, if asked, released it nowhere)."""

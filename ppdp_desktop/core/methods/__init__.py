@@ -13,6 +13,7 @@ from ppdp_desktop.core.declarations import Setting, declared
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.base import Method, Plan
 from ppdp_desktop.core.methods.dp.method import DPMicroaggregation
+from ppdp_desktop.core.methods.generalization.method import GeneralizationOnly
 from ppdp_desktop.core.methods.hooks import Compared, Comparison, GradeDecoder
 from ppdp_desktop.core.methods.hooks import comparisons as _comparisons
 from ppdp_desktop.core.methods.partition.method import PerturbationPartitioning
@@ -26,7 +27,7 @@ from ppdp_desktop.core.settings import ProtectionSettings
 REGISTRY: dict[str, Method[Any, Any]] = {
     m.name: m
     for m in (UniformPerturbation(), FineGrainPerturbation(), PerturbationPartitioning(), RandomizedResponse(),
-              PersonalizedRecoding(), DPMicroaggregation())
+              PersonalizedRecoding(), DPMicroaggregation(), GeneralizationOnly())
 }
 #: The method a new project or a command without ``--method`` uses.
 DEFAULT_METHOD = FineGrainPerturbation.name

@@ -19,7 +19,7 @@ import pandas as pd
 from ppdp_desktop.core.errors import KeyFileError, ParameterError, PPDPError, PrivacyError, ReleaseError, setting_ref
 from ppdp_desktop.core.outcome import Anonymization, Applied
 from ppdp_desktop.core.privacy.randomness import RandomSource
-from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings, NoSettings
+from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings, NoSettings, ProtectionSettings
 
 if TYPE_CHECKING:
     import numpy as np
@@ -112,6 +112,8 @@ class Method(Generic[PlanT, SettingsT]):
     public_report: ClassVar[bool] = False
     #: it randomizes the quasi-identifiers itself (k-anonymity by generalization does not apply in front of it)
     randomizes_quasi: ClassVar[bool] = False
+    #: the method is the k-anonymous generalization itself (nothing randomized behind it)
+    generalizes_only: ClassVar[bool] = False
     #: the name the literature gives this method behind k-anonymous generalization, if it has one
     generalized_title: ClassVar[str | None] = None
     #: the window's own editor of this method's settings, by name (None: the form built from its declarations)
@@ -171,6 +173,11 @@ class Method(Generic[PlanT, SettingsT]):
         """This method's own settings for the shipped demo data (``ppdp demo``, the wizard's demo): sensible values
         of its parameters; by default its declared defaults."""
         return self.settings_type.from_json({})
+
+    def demo_protection(self) -> ProtectionSettings:
+        """The re-identification settings of the demo job (``ppdp demo``, the wizard's demo); by default none asked
+        (the risk is measured only). A method that needs k or a criterion gives them here."""
+        return ProtectionSettings()
 
     def planned_retention(self, prior: np.ndarray, gamma: np.ndarray) -> np.ndarray:
         """Step 3's column (:attr:`retention_header`): for each value, the retention ``p_i`` this method would use

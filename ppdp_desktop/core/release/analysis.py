@@ -16,6 +16,7 @@ from ppdp_desktop.core.errors import ParameterError, PPDPError, PrivacyError, Re
 from ppdp_desktop.core.generalization import check_k_anonymity
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy import reconstruction
+from ppdp_desktop.core.release.criteria_verify import verify_criteria
 from ppdp_desktop.core.release.provenance import check_provenance
 from ppdp_desktop.core.release.signing import SIGNATURE_FILE, check_signature
 from ppdp_desktop.core.release.structure import check_columns, recheck_reidentification
@@ -87,7 +88,7 @@ def verify_release(release: LoadedRelease, signer: str | None = None, plan: obje
         raise ReleaseError(f"release.json names method {meta.get('method')!r}, which this app does not know.") from None
     exact = getattr(method, "verify_written", None) if plan is not None else None
     own = exact(release, plan) if exact is not None else method.verify_release(release)
-    return (lines + own + _verify_k_anonymity(release) + recheck_reidentification(release)
+    return (lines + own + _verify_k_anonymity(release) + verify_criteria(release) + recheck_reidentification(release)
             + recheck_group_disclosure(release))
 
 

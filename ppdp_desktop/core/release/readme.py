@@ -173,7 +173,7 @@ def _groups(metadata: dict[str, Any]) -> str:
 
 #: the release.json keys by which a method of the app declares the columns it changed (a method whose release.json
 #: has none of them, such as a plug-in's, never has a column it may have changed called unchanged)
-DECLARING = ("sensitive", "randomized", "recoded", "graded", "protected")
+DECLARING = ("sensitive", "randomized", "recoded", "graded", "protected", "generalization_only")
 
 
 def _method_title(metadata: dict[str, Any]) -> str:
@@ -243,6 +243,7 @@ def _generalized(metadata: dict[str, Any]) -> tuple[dict[str, str], int]:
     """What k-anonymity did to each quasi-identifier (its hierarchy level), and how many records it suppressed."""
     g = _dict_at(_dict_at(metadata, "reidentification"), "generalization")
     levels, heights, suppressed = g.get("levels") or {}, g.get("heights") or {}, int(g.get("suppressed", 0) or 0)
+    meanings = _dict_at(g, "meanings")
     out = {}
     recoded = recoded_columns(g)
     for name, level in levels.items():
@@ -250,6 +251,8 @@ def _generalized(metadata: dict[str, Any]) -> tuple[dict[str, str], int]:
         if name in recoded:
             out[name] = (f"level {level} of {height} of its hierarchy for the records the chosen generalization keeps "
                          f"(level 0 is the value itself); {recoded[name]}")
+        elif name in meanings and 0 < level < height:
+            out[name] = f"generalized: level {level} of {height} ({meanings[name]})"
         elif level == 0:
             out[name] = "unchanged (level 0 of its hierarchy: the values themselves)"
         elif level >= height:
@@ -300,7 +303,25 @@ def column_treatments(metadata: dict[str, Any]) -> str:
     lines = [_fill(what, f"  {str(name):<{width}}", " " * (width + 2)) for name, what in rows]
     if suppressed:
         were = "record was" if suppressed == 1 else "records were"
-        lines.append(_fill(f"{suppressed:,} {were} suppressed to reach k-anonymity: every quasi-identifier of theirs "
+        reach = "k-anonymity and the criteria below" if _criteria_met(metadata) else "k-anonymity"
+        lines.append(_fill(f"{suppressed:,} {were} suppressed to reach {reach}: every quasi-identifier of theirs "
                            "shows '*'; their other columns are released as for every record.", "  ", "  "))
+    lines += _criteria_met(metadata)
     lines.append("  Rows are in random order.")
     return "What was done to each column\n" + "\n".join(lines) + "\n\n"
+
+
+def _criteria_met(metadata: dict[str, Any]) -> list[str]:
+    """The criteria beyond k the release meets, one line each (checked before writing and by ``ppdp verify``)."""
+    g = _dict_at(_dict_at(metadata, "reidentification"), "generalization")
+    if not isinstance(g.get("criteria"), dict):
+        return []
+    from ppdp_desktop.core.generalization import Criteria
+
+    criteria = Criteria.from_json(dict(g["criteria"]))
+    sensitive = g.get("sensitive") if isinstance(g.get("sensitive"), str) else None
+    where = ("" if g.get("criteria_checked_on", "released") == "released" else
+             f" (those on {sensitive!r} hold for its original values, checked before the values were randomized)")
+    lines = criteria.lines(sensitive)[(1 if criteria.k == 1 else 0):]  # k = 1: no group size asked
+    return [_fill(f"Criteria met by every released group{where}:", "  ", "  ")] + [
+        _fill(line, "  - ", "    ") for line in lines]

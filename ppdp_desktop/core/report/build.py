@@ -66,7 +66,8 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     if reid is not None and reid.protected:
         if reid.generalization is None:  # only a written release's k is claimed instead (report.from_release)
             raise PrivacyError("The anonymization is marked k-anonymous but holds no generalization, so no k.")
-        title += f" behind k-anonymous quasi-identifiers (k = {reid.generalization.k})"
+        title += (f" (k = {reid.generalization.k})" if method.generalizes_only else
+                  f" behind k-anonymous quasi-identifiers (k = {reid.generalization.k})")
         if method.generalized_title:
             title += f": {method.generalized_title}"
     report = MethodReport(

@@ -58,7 +58,7 @@ def for_anonymization(result: Anonymization, public: bool = False, cancel: Cance
     if not public and found.applies:
         frame = result.dataset.frame
         generalization = reid.generalization if reid is not None else None
-        groups = generalization.apply(frame[quasi]) if generalization is not None else frame[quasi]
+        groups = generalization.apply(frame[generalization.columns]) if generalization is not None else frame[quasi]
         found.measured_own = guess_success(found, groups, frame[sensitive], decode=decode)
         found.measured_right = found.measured_own if not found.folds else _measured_by_fold(
             found, result, groups, frame[sensitive], decode)

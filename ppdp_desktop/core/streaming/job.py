@@ -217,7 +217,7 @@ def streamed_outcome(job, dataset: Dataset, frame: pd.DataFrame, data: StreamedD
     the CLI's summary need, and the re-identification risk measured on the released quasi-identifiers."""
     released = data.quasi.set_axis(frame.index) if job.quasi else pd.DataFrame(index=frame.index)
     reidentification = measure(frame, released, released, job.quasi, job.settings.protection, job.generalization,
-                               job.method.randomizes_quasi)
+                               job.method.randomizes_quasi, sensitive_as_is=job.guarantee.get("randomized") is False)
     table = pd.DataFrame(columns=data.columns)
     repeat = repeat_outcome(job, concatenate(data.ledger)) if data.ledger else None  # refused past the budget
     return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,

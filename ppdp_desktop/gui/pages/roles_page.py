@@ -275,7 +275,10 @@ class RolesPage(WizardPage):
                 + ". The other columns' taxonomies and settings are kept." for c in changes))
         elif sensitive is None and not method.needs_sensitive:
             self.status.setStyleSheet("color: #1b5e20;")
-            self.status.setText(f"No sensitive column: {method.title} (step 4) protects the columns chosen there.")
+            self.status.setText(
+                f"No sensitive column: {method.title} generalizes the quasi-identifiers tagged here and releases the "
+                "other columns unchanged." if method.generalizes_only else
+                f"No sensitive column: {method.title} (step 4) protects the columns chosen there.")
         elif sensitive is None:
             self.status.setStyleSheet("color: #b71c1c;")
             self.status.setText("Mark one column as Sensitive to go on.")

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.generalization.alternatives import Alternative
 from ppdp_desktop.core.generalization.criteria import Criteria
 from ppdp_desktop.core.generalization.hierarchy import ROOT, Hierarchy
 from ppdp_desktop.core.generalization.judge import Judge
@@ -60,6 +61,9 @@ class Generalization:
         Criteria beyond k (None: k alone); a class failing them is suppressed.
     sensitive : Hierarchy or None
         The sensitive column's hierarchy when a criterion reads it; then :meth:`apply` needs that column too.
+    alternatives : tuple of Alternative
+        The few best nodes of the same search, best (this one) first (:mod:`.alternatives`); this one alone after a
+        greedy search, none for a node checked on its own (:func:`~.lattice.node_generalization`).
     """
 
     levels: dict[str, int]
@@ -77,6 +81,7 @@ class Generalization:
     cost: ConstraintCost | None = None
     criteria: Criteria | None = None
     sensitive: Hierarchy | None = field(default=None, repr=False, compare=False)
+    alternatives: tuple[Alternative, ...] = field(default=(), repr=False, compare=False)
 
     def suppressed_mask(self, frame: pd.DataFrame) -> np.ndarray:
         """True for each record of ``frame`` whose class at this node is smaller than ``k``."""

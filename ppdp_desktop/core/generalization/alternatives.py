@@ -90,3 +90,22 @@ def _band_width(labels: list[str]) -> float | None:
         else:
             return None
     return widths.pop() if len(widths) == 1 else None
+
+
+#: the metric's column heading in the table of alternatives (every one a loss: lower is better)
+METRIC_HEADINGS = {"precision": "Precision loss", "loss": "Loss (ARX)", "entropy": "Entropy (bits per cell)",
+                   "discernibility": "Discernibility", "aecs": "Average class size"}
+
+
+def alternatives_table(alternatives: Sequence[Alternative], hierarchies: Mapping[str, Hierarchy],
+                       metric: str) -> tuple[list[str], list[list[str]]]:
+    """The headings and rows of the table of alternatives: the rank ("chosen" first), each quasi-identifier's level in
+    words, the suppressed records and the metric (lower is better)."""
+    names = list(hierarchies)
+    headings = ["", *names, "Suppressed records", METRIC_HEADINGS.get(metric, metric)]
+    rows = []
+    for rank, alternative in enumerate(alternatives):
+        words = alternative.words(hierarchies)
+        rows.append(["chosen" if rank == 0 else f"{rank + 1}.", *(words[name] for name in names),
+                     f"{alternative.suppressed:,}", f"{alternative.metric_value:.4g}"])
+    return headings, rows

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ppdp_desktop.core.generalization import Hierarchy, optimal_generalization
-from ppdp_desktop.core.generalization.alternatives import ALTERNATIVES, level_words
+from ppdp_desktop.core.generalization.alternatives import ALTERNATIVES, alternatives_table, level_words
 from ppdp_desktop.core.generalization.metrics import Utility
 from tests.conftest import shared_adult
 from tests.generalization_brute import node_figures, score
@@ -113,3 +113,15 @@ def test_each_level_in_words_with_labels_of_the_column(sample):
     assert level_words(size, 2) == "not released (150-199)"
     cuts = Hierarchy.from_cuts("age", pd.Series([12, 30, 50, 70]), [[18, 65]])
     assert level_words(cuts, 1).startswith("3 groups (")
+
+
+def test_the_table_of_alternatives_in_words(sample):
+    frame, _, hierarchies = sample
+    g = optimal_generalization(frame, hierarchies, 5, 0.05, utility=Utility("loss"))
+    headings, rows, tips = alternatives_table(g.alternatives, g.hierarchies, "loss")
+    assert headings == ["", "Suppressed records", "Loss (ARX)", *QUASI]
+    golden = GOLDEN[(5, 0.05, "loss")]
+    assert [row[:2] for row in rows] == [["chosen", "98"], ["2.", "85"], ["3.", "69"], ["4.", "86"], ["5.", "57"]]
+    assert [float(row[2]) for row in rows] == pytest.approx([value for _, _, value in golden], rel=1e-3)
+    assert rows[0][3:] == ["20-year bands", "exact values", "exact values", "not released", "5 groups"]
+    assert tips[0][3].startswith("age: 20-year bands (") and tips[0][:3] == ["", "", ""]

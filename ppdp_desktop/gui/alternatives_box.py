@@ -27,17 +27,22 @@ class AlternativesBox(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addWidget(self.note)
         layout.addWidget(self.table)
+        layout.addStretch(1)
 
     def show_generalization(self, generalization: Generalization | None) -> bool:
         """Fill the table from ``generalization.alternatives``; whether there is anything to show."""
         if generalization is None or not generalization.alternatives:
             self.table.setRowCount(0)
             return False
-        headings, rows = alternatives_table(generalization.alternatives, generalization.hierarchies,
-                                            generalization.utility.metric)
+        headings, rows, tips = alternatives_table(generalization.alternatives, generalization.hierarchies,
+                                                  generalization.utility.metric)
         self.table.setColumnCount(len(headings))
         self.table.setHorizontalHeaderLabels(headings)
         fill(self.table, rows)
+        for r, row in enumerate(tips):
+            for c, tip in enumerate(row):
+                if tip:
+                    self.table.item(r, c).setToolTip(tip)  # the level with labels of the column's own values
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         height = self.table.horizontalHeader().height() + sum(self.table.rowHeight(r) for r in range(len(rows)))
         self.table.setFixedHeight(height + 2 * self.table.frameWidth() + 2 + self.table.horizontalScrollBar().sizeHint().height())

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QW
 
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.generalization import Hierarchy
-from ppdp_desktop.core.generalization.alternatives import level_words
+from ppdp_desktop.core.generalization.alternatives import level_kind, level_words
 from ppdp_desktop.core.protection import hierarchies_for
 from ppdp_desktop.core.settings import ProtectionSettings
 from ppdp_desktop.gui.state import WizardState
@@ -98,16 +98,16 @@ class KeepRow(QWidget):
         """Offer the levels of ``hierarchy`` below its top (the top is "any level"), ``chosen`` selected if it is one
         of them (else "any level"); without a hierarchy only "any level"."""
         self._show(hierarchy, lambda words, level: level == chosen)
-        self.wanted = _kind(self.level.currentText()) if self.max_level() is not None else None
+        self.wanted = level_kind(self.level.currentText()) if self.max_level() is not None else None
 
     def follow(self, hierarchy: Hierarchy | None) -> None:
         """New levels (other widths or cut points): the level chosen stays chosen only where the new hierarchy has one
         of the same kind ("5-year bands"), else "any level" — never a coarser level in its place; the kind is kept while
         the widths are being typed, so it comes back with them."""
-        self._show(hierarchy, lambda words, level: self.wanted is not None and _kind(words) == self.wanted)
+        self._show(hierarchy, lambda words, level: self.wanted is not None and level_kind(words) == self.wanted)
 
     def _on_chosen(self, _index: int) -> None:
-        self.wanted = _kind(self.level.currentText()) if self.max_level() is not None else None
+        self.wanted = level_kind(self.level.currentText()) if self.max_level() is not None else None
         self.edited.emit()
 
     def _show(self, hierarchy: Hierarchy | None, is_chosen) -> None:
@@ -135,8 +135,3 @@ class KeepRow(QWidget):
         self.weight.blockSignals(True)
         self.weight.setValue(float(weight))
         self.weight.blockSignals(False)
-
-
-def _kind(words: str) -> str:
-    """What a level is, without its example labels: "5-year bands", "exact values", "9 groups"."""
-    return words.split(" (")[0]

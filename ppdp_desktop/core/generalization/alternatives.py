@@ -98,14 +98,21 @@ METRIC_HEADINGS = {"precision": "Precision loss", "loss": "Loss (ARX)", "entropy
 
 
 def alternatives_table(alternatives: Sequence[Alternative], hierarchies: Mapping[str, Hierarchy],
-                       metric: str) -> tuple[list[str], list[list[str]]]:
-    """The headings and rows of the table of alternatives: the rank ("chosen" first), each quasi-identifier's level in
-    words, the suppressed records and the metric (lower is better)."""
+                       metric: str) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """The headings, rows and cell tips of the table of alternatives: the rank ("chosen" first), the suppressed records,
+    the metric (lower is better), then each quasi-identifier's level in short words ("10-year bands"; the tip gives
+    its example labels too)."""
     names = list(hierarchies)
-    headings = ["", *names, "Suppressed records", METRIC_HEADINGS.get(metric, metric)]
-    rows = []
+    headings = ["", "Suppressed records", METRIC_HEADINGS.get(metric, metric), *names]
+    rows, tips = [], []
     for rank, alternative in enumerate(alternatives):
         words = alternative.words(hierarchies)
-        rows.append(["chosen" if rank == 0 else f"{rank + 1}.", *(words[name] for name in names),
-                     f"{alternative.suppressed:,}", f"{alternative.metric_value:.4g}"])
-    return headings, rows
+        figures = ["chosen" if rank == 0 else f"{rank + 1}.", f"{alternative.suppressed:,}", f"{alternative.metric_value:.4g}"]
+        rows.append([*figures, *(level_kind(words[name]) for name in names)])
+        tips.append(["", "", "", *(f"{name}: {words[name]}" for name in names)])
+    return headings, rows, tips
+
+
+def level_kind(words: str) -> str:
+    """What a level is, without its example labels (:func:`level_words`): "10-year bands", "exact values", "9 groups"."""
+    return words.split(" (")[0]

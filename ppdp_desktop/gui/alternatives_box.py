@@ -3,15 +3,16 @@ one first, then the runners-up, each with its quasi-identifiers' levels in words
 of the metric (:func:`~ppdp_desktop.core.generalization.alternatives.alternatives_table`)."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QHeaderView, QVBoxLayout, QWidget
 
 from ppdp_desktop.core.generalization import Generalization
 from ppdp_desktop.core.generalization.alternatives import alternatives_table
 from ppdp_desktop.gui.report_widgets import fill, read_only_table
 
-TITLE = "The best generalizations the search found"
-NOTE = ("The chosen one first; lower values of the measure are better. To release another one, bound the levels in "
-        "step 4 (\"keep at least as\") or weight a column.")
+TITLE = "The best generalizations found (the chosen one first)"
+NOTE = ("The best generalizations of the same search, best first (lower values of the measure are better). To release "
+        "another one, bound the levels in step 4 (\"keep at least as\") or weight a column. Point at a level "
+        "to see labels of the column's own values.")
 
 
 class AlternativesBox(QGroupBox):
@@ -19,13 +20,11 @@ class AlternativesBox(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(TITLE, parent)
-        self.note = QLabel(NOTE)
-        self.note.setWordWrap(True)
+        self.setToolTip(NOTE)
         self.table = read_only_table([""], "The best generalizations of the same search: what each keeps of every "
                                      "quasi-identifier, the records it suppresses and its value of the measure")
         self.table.horizontalHeader().setStretchLastSection(False)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.note)
         layout.addWidget(self.table)
         layout.addStretch(1)
 

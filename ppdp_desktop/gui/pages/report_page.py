@@ -105,8 +105,9 @@ class ReportPage(WizardPage):
         self.details.addWidget(self.alternatives_area)
         self.details.addWidget(self.value_table)
         self.details.setStretchFactor(0, 2)
+        self.details.setStretchFactor(1, 0)  # the few rows of alternatives: no taller than they need
         self.details.setStretchFactor(2, 1)
-        self.details.setSizes([550, 220, 230])  # the summaries first: about two thirds of the height, whatever the table's
+        self.details.setSizes([560, 190, 250])  # the summaries first: about two thirds of the height, whatever the table's
         details = self.details
         self.brief_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         brief = QScrollArea()  # the plain first page, readable on a small screen

@@ -52,6 +52,8 @@ def test_keep_age_in_ten_year_bands_run_report_save_reopen_and_a_new_file(window
     text = report.privacy_label.text()
     assert "Levels allowed: age 0-2." in text and "What these choices cost: precision loss" in text
     assert "levels age 4," in text  # the best node without the choice releases age as *
+    assert "age (quasi-identifier): generalized to coarser categories (level 2 of 4 of its hierarchy: 10-year bands)." \
+        in report.brief_label.text()
     # the runners-up of the same search, in words, next to the chosen one
     report.sections.setCurrentIndex(1)
     assert report.alternatives_area.isVisible()

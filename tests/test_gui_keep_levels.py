@@ -10,10 +10,11 @@ pytest.importorskip("PySide6")
 from conftest import shared_adult  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from test_gui_hierarchy_files import to_step_four  # noqa: E402
-from test_gui_kind_change import adult_subset, choose, load  # noqa: E402
+from test_gui_kind_change import adult_subset, answer_question, choose, kind_combo, load  # noqa: E402
 from test_gui_wheel import _wheel  # noqa: E402
 
-from ppdp_desktop.core.data.schema import Role  # noqa: E402
+from ppdp_desktop.core.data.schema import Kind, Role  # noqa: E402
+from ppdp_desktop.gui.pages.roles_page import CHANGE_KIND  # noqa: E402
 
 ROLES_STEP, SENSITIVITY_STEP, METHOD_STEP, RUN_STEP, REPORT_STEP = 1, 2, 3, 4, 5
 QUASI = ["age", "race", "marital-status", "native-country"]  # on these 4,000 records the plain optimum releases age as *
@@ -112,6 +113,17 @@ def test_a_weight_keeps_a_column_finer_and_follows_the_hierarchy(window, qtbot, 
     qtbot.keyClicks(widths, "5,20")  # the 5-year bands are back, and so is the choice (kept while typing "5,2")
     assert section.keeps["age"].level.currentText().startswith("5-year bands (")
     assert window.state.project.protection["max_levels"] == {"age": 1}
+    # age read as categorical (step 2) loses its widths, and with them the bound on its levels
+    window.go_to(ROLES_STEP)
+    seen: list[str] = []
+    answer_question(qtbot, CHANGE_KIND, seen)  # "its interval widths 5,20 (step 4) …": yes
+    choose(qtbot, kind_combo(window.pages[ROLES_STEP], "age"), "categorical")
+    qtbot.waitUntil(lambda: window.state.dataset.schema.attributes["age"].kind is Kind.CATEGORICAL, timeout=30_000)
+    window.go_to(SENSITIVITY_STEP)
+    window.go_to(METHOD_STEP)
+    assert len(seen) == 1 and "interval widths 5,20" in seen[0]
+    assert window.state.project.protection_settings().max_levels == {}
+    assert window.pages[METHOD_STEP].protection.keeps["age"].level.currentText() == "any level"
     # untagging a column drops its weight
     window.go_to(ROLES_STEP)
     window.pages[ROLES_STEP].set_role("race", Role.INSENSITIVE)

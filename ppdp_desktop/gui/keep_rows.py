@@ -94,9 +94,14 @@ class KeepRow(QWidget):
         self.level.currentIndexChanged.connect(self._on_chosen)
         self.weight.valueChanged.connect(lambda _v: self.edited.emit())
 
-    def show_levels(self, hierarchy: Hierarchy | None, chosen: int | None) -> None:
-        """Offer the levels of ``hierarchy`` below its top (the top is "any level"), ``chosen`` selected if it is one
-        of them (else "any level"); without a hierarchy only "any level"."""
+    def show_levels(self, hierarchy: Hierarchy | None, chosen: int | None, wanted: str | None = None) -> None:
+        """Offer the levels of ``hierarchy`` below its top (the top is "any level"); selected: the level of the kind
+        ``wanted`` (chosen earlier in this session, e.g. "5-year bands") if given, else level ``chosen`` (a project's),
+        else "any level"; without a hierarchy only "any level"."""
+        if wanted is not None:
+            self.wanted = wanted
+            self.follow(hierarchy)
+            return
         self._show(hierarchy, lambda words, level: level == chosen)
         self.wanted = level_kind(self.level.currentText()) if self.max_level() is not None else None
 

@@ -71,6 +71,8 @@ class ProtectionSection(QGroupBox):
         self.hierarchies = QFormLayout()
         self.keep = QFormLayout()
         self.levels = Levels(state)
+        self.wanted: dict[str, str] = {}  # the kind of level chosen per column in this session ("10-year bands")
+        self._wanted_data: object = None  # the project and data file they were chosen for
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #b71c1c;")
@@ -110,6 +112,9 @@ class ProtectionSection(QGroupBox):
             self.keep.removeRow(0)
         self.rows, self.keeps = {}, {}
         self.levels.clear()  # a tree may have been edited in step 2
+        session = (id(self.state.project), self.state.project.data_path)  # a kind changed in step 2 keeps it
+        if session != self._wanted_data:  # another file or project: its own levels, by number
+            self.wanted, self._wanted_data = {}, session
         quasi = self.state.project.columns_with(Role.QUASI_IDENTIFIER) if self.state.dataset is not None else []
         if not quasi:
             self.hierarchies.addRow(QLabel("No quasi-identifier is tagged (step 2)."))
@@ -119,15 +124,16 @@ class ProtectionSection(QGroupBox):
             self.hierarchies.addRow(f"{name}:", row)
             self.rows[name] = row
             keep = KeepRow(name)
-            keep.show_levels(self.levels.of(name, settings), settings.max_levels.get(name))
+            keep.show_levels(self.levels.of(name, settings), settings.max_levels.get(name), self.wanted.get(name))
             keep.set_weight(settings.weights.get(name, 1.0))
             keep.edited.connect(self._on_edited)
             self.keep.addRow(f"{name}:", keep)
             self.keeps[name] = keep
         self.keep_title.setVisible(bool(quasi))
         self._filling = False
-        if any(set(table) - set(quasi) for table in (settings.weights, settings.min_levels, settings.max_levels)):
-            self._store()  # a column untagged in step 2 keeps no weight or level bound
+        shown = {name: level for name, keep in self.keeps.items() if (level := keep.max_level()) is not None}
+        if shown != settings.max_levels or set(settings.weights) - set(quasi) or set(settings.min_levels) - set(quasi):
+            self._store()  # a column untagged in step 2, or a level its hierarchy no longer has, keeps no bound
         self._update_message()
 
     @property
@@ -180,6 +186,10 @@ class ProtectionSection(QGroupBox):
             hierarchy = self.levels.of(name, settings)
             if hierarchy is not keep.hierarchy:
                 keep.follow(hierarchy)
+            if keep.wanted is not None:
+                self.wanted[name] = keep.wanted
+            else:
+                self.wanted.pop(name, None)
         self.state.project.protection.update(
             max_levels={name: level for name, keep in self.keeps.items() if (level := keep.max_level()) is not None},
             weights={name: keep.weight.value() for name, keep in self.keeps.items() if keep.weight.value() != 1.0})

@@ -2,18 +2,20 @@
 a suppression limit, the risk threshold, the group bound (what a group's statistics may reveal), and each
 quasi-identifier's hierarchy (:mod:`~ppdp_desktop.gui.hierarchy_rows`: interval widths, cut points or a
 hierarchy file for a numeric one; the taxonomy edited in step 2 or a hierarchy file for any other, with a link
-to step 2 and a true description of the built-in levels otherwise).
+to step 2 and a true description of the built-in levels otherwise), the utility metric, and what to keep of each
+quasi-identifier: how fine it stays at least and its weight (:mod:`~ppdp_desktop.gui.keep_rows`).
 
 It edits ``project.protection`` only; the generalization itself runs in the job (the worker).
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.gui.hierarchy_rows import HierarchyRow, Imported
+from ppdp_desktop.gui.keep_rows import METRIC_CHOICES, KeepRow, Levels
 from ppdp_desktop.gui.state import WizardState
 
 ROLES_STEP = 1
@@ -60,7 +62,17 @@ class ProtectionSection(QGroupBox):
         form.addRow("Risk threshold:", self.threshold)
         form.addRow(self.group_limit)
         form.addRow("Group bound:", self.group_bound)
+        self.metric_choice = QComboBox()
+        for key, words in METRIC_CHOICES.items():
+            self.metric_choice.addItem(words, key)
+        self.metric_choice.setToolTip("Among the generalizations that meet k, the one chosen is best by this measure; ties go "
+                               "to fewer suppressed records")
+        form.addRow("Prefer the solution with:", self.metric_choice)
         self.hierarchies = QFormLayout()
+        self.keep = QFormLayout()
+        self.levels = Levels(state)
+        self.wanted: dict[str, str] = {}  # the kind of level chosen per column in this session ("10-year bands")
+        self._wanted_data: object = None  # the project and data file they were chosen for
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #b71c1c;")
@@ -69,11 +81,17 @@ class ProtectionSection(QGroupBox):
         layout.addLayout(form)
         layout.addWidget(QLabel("Hierarchy of each quasi-identifier:"))
         layout.addLayout(self.hierarchies)
+        self.keep_title = QLabel("What to keep of each quasi-identifier (the generalization never goes coarser):")
+        self.keep_title.setWordWrap(True)
+        layout.addWidget(self.keep_title)
+        layout.addLayout(self.keep)
         layout.addWidget(self.message)
         self.rows: dict[str, HierarchyRow] = {}
+        self.keeps: dict[str, KeepRow] = {}
         self.imported: Imported = {}  # hierarchy files taken here, by column
         self.enabled.toggled.connect(self._on_edited)
         self.group_limit.toggled.connect(self._on_edited)
+        self.metric_choice.currentIndexChanged.connect(self._on_edited)
         for spin in (self.k, self.suppression, self.threshold, self.group_bound):
             spin.valueChanged.connect(self._on_edited)
 
@@ -87,9 +105,16 @@ class ProtectionSection(QGroupBox):
         self.threshold.setValue(100.0 * settings.threshold)
         self.group_limit.setChecked(bool(settings.require_group_bound))
         self.group_bound.setValue(100.0 * settings.group_bound if settings.group_bound is not None else 0.0)
+        self.metric_choice.setCurrentIndex(max(self.metric_choice.findData(settings.metric), 0))
         while self.hierarchies.rowCount():
             self.hierarchies.removeRow(0)
-        self.rows = {}
+        while self.keep.rowCount():
+            self.keep.removeRow(0)
+        self.rows, self.keeps = {}, {}
+        self.levels.clear()  # a tree may have been edited in step 2
+        session = (id(self.state.project), self.state.project.data_path)  # a kind changed in step 2 keeps it
+        if session != self._wanted_data:  # another file or project: its own levels, by number
+            self.wanted, self._wanted_data = {}, session
         quasi = self.state.project.columns_with(Role.QUASI_IDENTIFIER) if self.state.dataset is not None else []
         if not quasi:
             self.hierarchies.addRow(QLabel("No quasi-identifier is tagged (step 2)."))
@@ -98,7 +123,17 @@ class ProtectionSection(QGroupBox):
             row.edited.connect(self._on_edited)
             self.hierarchies.addRow(f"{name}:", row)
             self.rows[name] = row
+            keep = KeepRow(name)
+            keep.show_levels(self.levels.of(name, settings), settings.max_levels.get(name), self.wanted.get(name))
+            keep.set_weight(settings.weights.get(name, 1.0))
+            keep.edited.connect(self._on_edited)
+            self.keep.addRow(f"{name}:", keep)
+            self.keeps[name] = keep
+        self.keep_title.setVisible(bool(quasi))
         self._filling = False
+        shown = {name: level for name, keep in self.keeps.items() if (level := keep.max_level()) is not None}
+        if shown != settings.max_levels or set(settings.weights) - set(quasi) or set(settings.min_levels) - set(quasi):
+            self._store()  # a column untagged in step 2, or a level its hierarchy no longer has, keeps no bound
         self._update_message()
 
     @property
@@ -121,6 +156,13 @@ class ProtectionSection(QGroupBox):
     def _on_edited(self, *_args) -> None:
         if self._filling:
             return
+        self._store()
+        self._update_message()
+        self.changed.emit()
+
+    def _store(self) -> None:
+        """Write the controls into ``project.protection``; the levels offered follow the hierarchies as they are now."""
+        before = self.state.project.protection_settings()
         intervals, cuts = {}, {}
         for name, row in self.rows.items():
             if levels := row.cuts():
@@ -138,9 +180,22 @@ class ProtectionSection(QGroupBox):
             "cuts": cuts,
             "require_group_bound": self.group_limit.isChecked(),
             "group_bound": self.group_bound.value() / 100.0 if self.group_bound.value() > 0 else None,
+            "metric": self.metric_choice.currentData(),
+            "search": before.search,  # no control here (a project from the command line may set them)
+            "min_levels": {name: level for name, level in before.min_levels.items() if name in self.rows},
         }
-        self._update_message()
-        self.changed.emit()
+        settings = self.state.project.protection_settings()
+        for name, keep in self.keeps.items():  # new widths or cut points: new levels (a level gone: any level)
+            hierarchy = self.levels.of(name, settings)
+            if hierarchy is not keep.hierarchy:
+                keep.follow(hierarchy)
+            if keep.wanted is not None:
+                self.wanted[name] = keep.wanted
+            else:
+                self.wanted.pop(name, None)
+        self.state.project.protection.update(
+            max_levels={name: level for name, keep in self.keeps.items() if (level := keep.max_level()) is not None},
+            weights={name: keep.weight.value() for name, keep in self.keeps.items() if keep.weight.value() != 1.0})
 
     def problems(self) -> list[str]:
         """What blocks the run, each naming what to change."""
@@ -161,6 +216,6 @@ class ProtectionSection(QGroupBox):
 
     def _update_message(self) -> None:
         self.message.setText(" ".join(self.problems()))
-        for widget in (self.k, self.suppression):
+        for widget in (self.k, self.suppression, self.metric_choice, *self.keeps.values()):
             widget.setEnabled(self.enabled.isChecked())
 

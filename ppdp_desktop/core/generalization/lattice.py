@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.generalization.alternatives import ALTERNATIVES, ranked_alternatives
 from ppdp_desktop.core.generalization.criteria import Criteria
 from ppdp_desktop.core.generalization.heuristic import GreedyWalk
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
@@ -55,6 +56,7 @@ def optimal_generalization(
     cancel: CancelToken | None = None,
     criteria: Criteria | None = None,
     sensitive: Hierarchy | None = None,
+    alternatives: int = ALTERNATIVES,
 ) -> Generalization:
     """The best k-anonymous full-domain generalization of ``frame``'s quasi-identifiers.
 
@@ -79,6 +81,9 @@ def optimal_generalization(
     sensitive : Hierarchy, optional
         The sensitive column's hierarchy (its ``attribute`` names the column of ``frame``), needed when a criterion
         reads the sensitive values (l-diversity, t-closeness).
+    alternatives : int, default :data:`~.alternatives.ALTERNATIVES`
+        How many of the best nodes the exhaustive walk keeps (:attr:`~.result.Generalization.alternatives`, the chosen
+        one first); the chosen node is the same whatever this number.
 
     Raises
     ------
@@ -93,7 +98,7 @@ def optimal_generalization(
     base = aggregate_records(frame, {**hierarchies, **({carried.attribute: carried} if carried is not None else {})})
     return search_lattice(base, [hierarchies[a] for a in names], criteria.k if criteria is not None else k,
                           suppression, utility=utility, search=search, progress=progress, cancel=cancel,
-                          criteria=criteria, carried=carried)
+                          criteria=criteria, carried=carried, alternatives=alternatives)
 
 
 def carried_column(frame: pd.DataFrame, names: Sequence[str], criteria: Criteria | None,
@@ -121,6 +126,7 @@ def search_lattice(
     criteria: Criteria | None = None,
     carried: Hierarchy | None = None,
     totals: np.ndarray | None = None,
+    alternatives: int = ALTERNATIVES,
 ) -> Generalization:
     """:func:`optimal_generalization` on records already aggregated by :func:`aggregate_records` (with the sensitive
     column ``carried`` last when a criterion reads it); with weights or level bounds, the plain metric's optimum is
@@ -130,10 +136,11 @@ def search_lattice(
         raise InputError("The table has no records; there is nothing to generalize.")
     limit = suppression_count(suppression, base.n_records)
     check, monotone = node_check(base, hierarchies, k, limit, criteria, carried, totals)
-    best, checked, proven = _search(base, check, monotone, suppression, utility or Utility(), search, progress, cancel)
+    best, checked, proven, ranked = _search(base, check, monotone, suppression, utility or Utility(), search, progress,
+                                            cancel, alternatives)
     cost = None
     if utility is not None and utility.constrained:
-        plain, more, plain_proven = _search(base, check, monotone, suppression, utility.plain(), search, None, cancel)
+        plain, more, plain_proven, _ = _search(base, check, monotone, suppression, utility.plain(), search, None, cancel)
         checked += more
         scorer = Scorer(base, hierarchies, utility.plain())
         chosen_table = base.rollup(best.levels + check.tail, check.table_hierarchies)
@@ -142,8 +149,10 @@ def search_lattice(
                               value=scorer.per_cell(plain.value), chosen_value=scorer.per_cell(chosen.value),
                               suppressed=plain.suppressed, proven_optimal=plain_proven)
     (progress or no_progress)(1.0, "")
+    scorer = Scorer(base, hierarchies, utility or Utility())
     result = _result(hierarchies, best, k, suppression, base.n_records, checked, utility or Utility(),
-                     Scorer(base, hierarchies, utility or Utility()).per_cell(best.value), proven, cost)
+                     scorer.per_cell(best.value), proven, cost)
+    result = replace(result, alternatives=ranked_alternatives(ranked, hierarchies, scorer))
     return replace(result, criteria=criteria, sensitive=carried) if criteria is not None else result
 
 
@@ -158,8 +167,10 @@ def node_check(base: ClassTable, hierarchies: list[Hierarchy], k: int, limit: in
 
 
 def _search(base: ClassTable, check: NodeCheck, monotone: bool, suppression: float, utility: Utility, search: str,
-            progress: Progress | None, cancel: CancelToken | None) -> tuple[Score, int, bool]:
-    """The best node's score, the nodes checked, and whether it is proven optimal."""
+            progress: Progress | None, cancel: CancelToken | None,
+            keep: int = 1) -> tuple[Score, int, bool, list[Score]]:
+    """The best node's score, the nodes checked, whether it is proven optimal, and the ``keep`` best nodes' scores
+    (best first; the exhaustive walk only, the greedy search gives its best alone)."""
     hierarchies, k, n = check.hierarchies, check.k, base.n_records
     if search not in SEARCHES:
         raise ParameterError(f"Unknown search {search!r}; choose one of {', '.join(SEARCHES)}.", setting="search")
@@ -176,12 +187,14 @@ def _search(base: ClassTable, check: NodeCheck, monotone: bool, suppression: flo
     if search == "heuristic" or (search == "auto" and lattice_size(low, high) > MAX_NODES):
         walk = GreedyWalk(base, check, limit, scorer, low, high)
         best, checked, proven = walk.run(progress or no_progress, cancel), walk.checked + 1, False
+        ranked = [best] if best is not None else []
     else:
-        lattice = LatticeWalk(base, check, limit, scorer, low, high, monotone)
+        lattice = LatticeWalk(base, check, limit, scorer, low, high, monotone, keep)
         best, checked, proven = lattice.run(progress or no_progress, cancel), lattice.checked + 1, True
+        ranked = lattice.ranked
     if best is None:
         raise unmet(criteria, suppression, limit)
-    return best, checked, proven
+    return best, checked, proven, ranked
 
 
 def unmet(criteria: Criteria | None, suppression: float, limit: int) -> ParameterError:

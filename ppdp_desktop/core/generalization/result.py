@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ppdp_desktop.core.generalization.alternatives import Alternative
 from ppdp_desktop.core.generalization.criteria import Criteria
 from ppdp_desktop.core.generalization.hierarchy import ROOT, Hierarchy
 from ppdp_desktop.core.generalization.judge import Judge
@@ -64,6 +65,9 @@ class Generalization:
     local : LocalRecoding or None
         With local recoding (:mod:`.local_recoding`): its plan and figures; ``suppressed`` is then the records still
         suppressed whole, and ``levels`` the node of the records the global search keeps.
+    alternatives : tuple of Alternative
+        The few best nodes of the same search, best (this one) first (:mod:`.alternatives`); this one alone after a
+        greedy search, none for a node checked on its own (:func:`~.lattice.node_generalization`).
     """
 
     levels: dict[str, int]
@@ -82,6 +86,7 @@ class Generalization:
     criteria: Criteria | None = None
     sensitive: Hierarchy | None = field(default=None, repr=False, compare=False)
     local: LocalRecoding | None = None
+    alternatives: tuple[Alternative, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def columns(self) -> list[str]:

@@ -20,11 +20,16 @@ smaller than k, or failing the criteria, whose class tables then carry the sensi
 are used only when the criteria are monotone with suppression (:meth:`~.criteria.Criteria.monotone`); otherwise
 every node within the bound is checked.
 
+The few best (``keep``): the walk may keep the ``keep`` best nodes rather than the best alone, for the custodian to see
+the alternatives (:mod:`.alternatives`); it then stops at the first bound above the ``keep``-th best loss. The best
+node is the same whatever ``keep``: the nodes visited beyond the usual stop all have a bound, so a loss, above it.
+
 Cost: a node's classes are rolled up from the smallest cached table of a node below it (the aggregated
 records at worst); cached tables are bounded to a few times the aggregated table and dropped oldest first.
 """
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 
@@ -58,10 +63,13 @@ class LatticeWalk:
         The lowest and highest level of each quasi-identifier (default: the whole hierarchy).
     monotone : bool, default True
         Whether feasibility only grows with the levels, so that the lattice may be tagged.
+    keep : int, default 1
+        How many of the best feasible nodes to keep (:attr:`ranked`, best first); the first is :attr:`best`.
     """
 
     def __init__(self, base: ClassTable, check: NodeCheck, limit: int, scorer: Scorer,
-                 low: Sequence[int] | None = None, high: Sequence[int] | None = None, monotone: bool = True) -> None:
+                 low: Sequence[int] | None = None, high: Sequence[int] | None = None, monotone: bool = True,
+                 keep: int = 1) -> None:
         hierarchies = check.hierarchies
         low = [0] * len(hierarchies) if low is None else list(low)
         high = [h.height for h in hierarchies] if high is None else list(high)
@@ -84,16 +92,22 @@ class LatticeWalk:
         self.qbase = base.rollup(base.levels[: self.q], self.hierarchies) if check.tail else None
         self.qcache: dict[tuple[int, ...], ClassTable] = {} if self.qbase is None else {self.qbase.levels: self.qbase}
         self.checked = 0
-        self.best: Score | None = None
+        self.keep = max(int(keep), 1)
+        self.ranked: list[Score] = []  # the best feasible nodes so far, best first, at most ``keep``
+
+    @property
+    def best(self) -> Score | None:
+        """The best feasible node so far (None before one is found)."""
+        return self.ranked[0] if self.ranked else None
 
     def run(self, progress: Progress, cancel: CancelToken | None) -> Score | None:
         """Visit the nodes in bound order; the best node's :class:`Score` (None if none is feasible)."""
         order = np.lexsort((*(self.grid[:, j] for j in reversed(range(self.q))), self.bound))
         for visited, node in enumerate(order.tolist()):
             b = float(self.bound[node])
-            if self.best is not None:
-                best = float(self.best.value)
-                if b > best + 1e-9 * max(1.0, abs(best)):
+            if len(self.ranked) >= self.keep:
+                last = float(self.ranked[-1].value)  # the keep-th best: the best itself when keep is 1
+                if b > last + 1e-9 * max(1.0, abs(last)):
                     break  # bounds only grow from here (a float margin: exact ties are still visited)
             if visited % _PROGRESS_EVERY == 0:
                 if cancel is not None:
@@ -108,7 +122,9 @@ class LatticeWalk:
                 continue
             assert table is not None
             candidate = self.scorer.score(table, self.check.verdict(table))
-            self.best = candidate if self.best is None or candidate.key < self.best.key else self.best
+            if len(self.ranked) < self.keep or candidate.key < self.ranked[-1].key:
+                bisect.insort(self.ranked, candidate, key=lambda score: score.key)
+                del self.ranked[self.keep:]
         return self.best
 
     def top(self) -> int:

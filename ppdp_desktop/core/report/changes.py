@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.evaluation.report_model import percent
+from ppdp_desktop.core.generalization.alternatives import level_kind, level_words
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.outcome import Anonymization
@@ -71,6 +72,9 @@ def column_changes(result: Anonymization) -> list[ColumnChange]:
         elif generalization is not None and levels.get(name, 0) > 0:  # levels are empty without one
             height = generalization.heights.get(name)
             detail = f"level {levels[name]}" + (f" of {height}" if height else "") + " of its hierarchy"
+            hierarchy = generalization.hierarchies.get(name) if generalization.hierarchies else None
+            if hierarchy is not None:
+                detail += ": " + level_kind(level_words(hierarchy, levels[name]))  # e.g. "10-year bands"
             out.append(ColumnChange(name, role, GENERALIZED, detail=detail))
         else:
             out.append(ColumnChange(name, role, UNCHANGED))

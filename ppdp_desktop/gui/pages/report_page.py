@@ -16,6 +16,7 @@ from ppdp_desktop.core.report.build import COMPARISON_COLUMNS, MethodReport, com
 from ppdp_desktop.core.report.panes import privacy_plain, utility_plain
 from ppdp_desktop.core.report.summary import FirstPage
 from ppdp_desktop.gui import figure_images
+from ppdp_desktop.gui.alternatives_box import AlternativesBox
 from ppdp_desktop.gui.group_panel import GroupPanel, brief_html
 from ppdp_desktop.gui.model_panel import ModelPanel
 from ppdp_desktop.gui.pages.base import WizardPage
@@ -98,11 +99,15 @@ class ReportPage(WizardPage):
         # the technical side: both summaries above the per-value table, the line between them draggable
         self.details = QSplitter(Qt.Orientation.Vertical)
         self.details.setChildrenCollapsible(False)
+        self.alternatives = AlternativesBox()  # the chosen generalization and its runners-up, under the summaries
         self.details.addWidget(summaries)
+        self.alternatives_area = scrolled(self.alternatives)
+        self.details.addWidget(self.alternatives_area)
         self.details.addWidget(self.value_table)
         self.details.setStretchFactor(0, 2)
-        self.details.setStretchFactor(1, 1)
-        self.details.setSizes([650, 350])  # the summaries first: about two thirds of the height, whatever the table's
+        self.details.setStretchFactor(1, 0)  # the few rows of alternatives: no taller than they need
+        self.details.setStretchFactor(2, 1)
+        self.details.setSizes([560, 190, 250])  # the summaries first: about two thirds of the height, whatever the table's
         details = self.details
         self.brief_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         brief = QScrollArea()  # the plain first page, readable on a small screen
@@ -198,6 +203,8 @@ class ReportPage(WizardPage):
         plain = html.escape(utility_plain(report, sensitive))  # what the figures mean, before the figures
         self.utility_label.setText(f"<b>{lines[0]}</b><p>{plain}</p>" + "<br>".join(lines[1:]))
         self._fill_values(report)
+        reid = report.reidentification
+        self.alternatives_area.setVisible(self.alternatives.show_generalization(reid.generalization if reid else None))
         self.brief_label.setText(self._brief_html(self._page_of(report)) + self._repeat_html(report)
                                  + brief_html(report.group_disclosure))
         self.groups.show_disclosure(report.group_disclosure)

@@ -91,6 +91,7 @@ class LatticeWalk:
         # with a carried sensitive column: the classes alone (smaller tables), to reject nodes that fail k first
         self.qbase = base.rollup(base.levels[: self.q], self.hierarchies) if check.tail else None
         self.qcache: dict[tuple[int, ...], ClassTable] = {} if self.qbase is None else {self.qbase.levels: self.qbase}
+        self.sizes_pass = np.zeros(len(self.grid), dtype=bool)  # class sizes known to be within the limit (monotone)
         self.checked = 0
         self.keep = max(int(keep), 1)
         self.ranked: list[Score] = []  # the best feasible nodes so far, best first, at most ``keep``
@@ -140,9 +141,11 @@ class LatticeWalk:
         levels = self.levels(node) + self.check.tail
         if self.suppressed[node] >= 0 and levels in self.cache:
             return int(self.suppressed[node]), self.cache[levels]
-        if self.qbase is not None:
+        if self.qbase is not None and not self.sizes_pass[node]:
             small = self._too_small(node)
-            if small > self.limit:  # more than the criteria allow, here and at every node below (class sizes)
+            if small <= self.limit:  # so at every node above it too (classes only merge upwards)
+                self.sizes_pass |= (self.grid >= self.grid[node]).all(axis=1)
+            else:  # more than the criteria allow, here and at every node below (class sizes)
                 self.checked += 1
                 self.suppressed[node] = small  # at least this many: enough to know the node is infeasible
                 self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)

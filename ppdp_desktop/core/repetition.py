@@ -199,11 +199,11 @@ def node_notes(previous: PreviousNode | None, quasi: Sequence[str], generalizati
                 "generalization was searched afresh."]
     if levels == previous.levels:
         return [f"The quasi-identifiers are generalized to the same levels as in {release} (the project's default: "
-                f"{_levels(quasi, levels)}), which are still {generalization.k}-anonymous within the suppression limit "
+                f"{_levels(quasi, levels)}), which {_meet(generalization, True)} within the suppression limit "
                 "on this release's records."]
     taller = [q for q, level in zip(quasi, previous.levels) if level > generalization.heights[q]]
     why = (f"the hierarchies of {', '.join(taller)} have fewer levels now" if taller else
-           f"they are no longer {generalization.k}-anonymous within the suppression limit on this release's records")
+           f"they {_meet(generalization, False)} within the suppression limit on this release's records")
     return [f"The levels of {release} ({_levels(quasi, previous.levels)}) were not kept because {why}, so the most "
             f"precise generalization that is was searched afresh ({_levels(quasi, levels)})."]
 
@@ -265,3 +265,15 @@ def check_one_record_per_identity(records: ReleaseRecords, identity: str) -> Non
             f"each other. Tag identifier columns that tell every record apart ({setting_ref('identifier', 'COLS')}) "
             f"or release with fresh pseudonyms ({setting_ref('no-stable-pseudonyms')}). Nothing was published.",
             setting="stable-pseudonyms", value=shared, allowed="one record per patient")
+
+
+def _meet(generalization: Generalization, still: bool) -> str:
+    """Whether the levels still meet k and the criteria beyond it: "are still 5-anonymous", "no longer meet the
+    release's criteria" (k = 1 asks nothing of a group's size, so it is not named alone)."""
+    criteria = generalization.criteria
+    beyond = criteria is not None and criteria.to_json() != {"k": criteria.k}
+    k = generalization.k
+    if k > 1 and not beyond:
+        return f"are {'still' if still else 'no longer'} {k}-anonymous"
+    what = f"k = {k} and the release's criteria" if k > 1 else "the release's criteria"
+    return f"still meet {what}" if still else f"no longer meet {what}"

@@ -1,0 +1,92 @@
+"""The sentences around a generalization that is asked for criteria but no k (issue 33): k = 1 promises no group
+size, so no face may say "at least 1 records" or "at least 0 others"; each says what the criteria promise instead,
+and each figure it states is counted here from the released file with plain pandas."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ppdp_desktop.cli import main
+from ppdp_desktop.core.generalization import Criteria
+from ppdp_desktop.core.privacy.risk import analyse_risk
+from ppdp_desktop.core.privacy.verdict import PROTECTED, risk_verdict
+from tests.conftest import shared_adult
+
+QUASI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
+SENSITIVE = "occupation"
+WRONG = ("at least 0 other", "at least 1 records", "groups smaller than k = 1", "1-anonymous",
+         "k-anonymous, but above", "reach k-anonymity")
+
+
+def hierarchy_args() -> list[str]:
+    return [a for q in QUASI for a in ("--hierarchy", f"{q}={shared_adult(f'adult_hierarchy_{q}.csv')}")]
+
+
+@pytest.fixture(scope="module")
+def no_k_release(tmp_path_factory) -> tuple[Path, str]:
+    """adult released by generalization only with distinct 3-diversity on occupation and no --k-anonymity."""
+    import contextlib
+    import io
+    folder = tmp_path_factory.mktemp("nok") / "rel"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["anonymize", str(shared_adult()), "--method", "generalization", "--sensitive", SENSITIVE,
+                     "--quasi", ",".join(QUASI), *hierarchy_args(), "--l-diversity", "3", "--seed", "7",
+                     "--out", str(folder)])
+    assert code == 0
+    return folder, " ".join(out.getvalue().split())
+
+
+def test_without_k_every_face_says_what_the_criteria_promise_and_it_holds(no_k_release, capsys):
+    folder, printed = no_k_release
+    readme = " ".join((folder / "README.txt").read_text(encoding="utf-8").split())
+    meta = json.loads((folder / "release.json").read_text(encoding="utf-8"))
+    code = main(["verify", str(folder)])
+    verified = " ".join(capsys.readouterr().out.split())
+    assert code == 0
+    assert meta["reidentification"]["generalization"]["k"] == 1
+    for text in (printed, readme, verified, json.dumps(meta)):
+        for wrong in WRONG:
+            assert wrong not in text, wrong
+    table = pd.read_csv(folder / "release.csv", dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    star = table[QUASI].eq("*").all(axis=1)
+    groups = table[~star].groupby(QUASI)[SENSITIVE]
+    smallest = int(groups.size().min())
+    # the promise the criteria make (3 different occupations, so 3 records per group) holds on the released file
+    assert groups.nunique().min() >= 3 and smallest >= 3
+    assert (f"No k was asked (k = 1), but the criteria below make every released combination of {', '.join(QUASI)} "
+            "shared by at least 3 records.") in printed
+    # the verdict says k promises nothing, then what was measured (the smallest group is above the 20 % threshold)
+    above = int(groups.size()[groups.size() < 5].sum())
+    verdict = (f"Re-identification: above the threshold — no k was asked (k = 1), so no group size is promised, but the "
+               f"smallest group has {smallest} records, so a record's risk can be 1/{smallest}")
+    assert verdict in printed and verdict in readme
+    assert f"{above:,} of {len(table):,} records are above it" in printed
+    assert f"{int(star.sum()):,} records were suppressed to meet the criteria below" in readme
+    assert f"OK suppression: {int(star.sum()):,} records suppressed, at most 5.0% allowed (no k was asked: k = 1)" \
+        in verified
+
+
+def test_k_1_verdict_within_the_threshold_names_the_smallest_group_measured():
+    frame = pd.DataFrame({"a": list("xxxxyyyyy"), "b": ["1"] * 9})
+    verdict = risk_verdict(analyse_risk(frame, ["a", "b"], threshold=0.25, k=1), suppressed=0)
+    assert verdict.code == PROTECTED
+    assert verdict.text.startswith("Re-identification: protected — no k was asked (k = 1), so no group size is "
+                                   "promised, but the smallest released group measured has 4 records, and no record's "
+                                   "risk is above the threshold of 25 %")
+    assert "at least 0 other" not in verdict.text
+
+
+@pytest.mark.parametrize(("criteria", "size"), [
+    (Criteria(distinct_l=3), 3), (Criteria(entropy_l=2.5), 3), (Criteria(recursive_c=2.0, recursive_l=4), 4),
+    (Criteria(highest_risk=0.1), 10), (Criteria(t=0.2), 1), (Criteria(k=5, distinct_l=2), 5)])
+def test_the_group_size_the_criteria_promise(criteria, size):
+    assert criteria.group_size == size
+    first = criteria.lines("occupation")[0]
+    if criteria.k == 1:
+        assert "not asked (k = 1)" in first and not re.search(r"at least 1 records", first)
+        assert (f"at least {size} records" in first) == (size > 1)

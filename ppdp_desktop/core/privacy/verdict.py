@@ -134,7 +134,8 @@ def risk_verdict(analysis: RiskAnalysis | None, k_checked: bool = True, suppress
         remedies.append(f"Fewer than {safe_k(threshold):,} suppressed records are always a group above "
                         f"{_pct(threshold)}.")
     verb = "is" if above == 1 else "are"
+    head = "above the threshold" if k == 1 else "k-anonymous, but above the threshold"
     return RiskVerdict(ABOVE_THRESHOLD, (
-        f"Re-identification: {'' if k == 1 else 'k-anonymous, but '}above the threshold — {shares}, but {' and '.join(reasons)}, above the "
+        f"Re-identification: {head} — {shares}, but {' and '.join(reasons)}, above the "
         f"threshold of {_pct(threshold)}: {above:,} of {_records(analysis.n_records + s)} {verb} above it{tail}. "
         + " ".join(remedies)))

@@ -111,16 +111,19 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
         ordinal = ledger.next_ordinal(repeat.project_id)
     cumulative = cumulative_guarantee(previous, records, ordinal=ordinal, budget=repeat.budget,
                                       persistent=repeat.keys is not None and job.persistent_draws,
-                                      project_id=repeat.project_id)
+                                      project_id=repeat.project_id, randomized=not job.method.generalizes_only)
     check_budget(cumulative, repeat.override_reason)
     node = [int(job.generalization.levels[q]) for q in job.quasi] if job.generalization is not None else None
     intersection, flagged = None, None
     last = next((r for r in reversed(earlier) if r.node is not None), None)
-    if records.classes is not None and last is not None and job.settings.protection.k is not None:
+    k = int(job.settings.protection.k or 1)
+    criteria = job.generalization.criteria if job.generalization is not None else None
+    size = max(k, criteria.group_size if criteria is not None else 1)  # no k: the group size the criteria promise
+    if records.classes is not None and last is not None and size > 1:
         before = previous[earlier.index(last)]
         if before.classes is not None:
             same = last.node == node and last.parameters.get(NODE_QUASI) == job.quasi
-            intersection = intersection_check(before, records, int(job.settings.protection.k), same_node=same)
+            intersection = intersection_check(before, records, size, same_node=same, by_criteria=size > k)
             flagged = intersection_warning(intersection, ordinal, last.ordinal, repeat.project_id)
     if isinstance(job.pseudonym_key, StablePseudonymKey) and job.needs_pseudonyms and job.ledger_keys is not None:
         check_one_record_per_identity(records, job.identity)
@@ -220,11 +223,12 @@ def intersection_warning(report: IntersectionReport, ordinal: int, previous: int
     if not report.shrunk:
         return None
     project = f" of project '{project_id}'" if project_id else ""
+    bound = f"the {report.k} records the criteria promise" if report.by_criteria else f"k = {report.k}"
     cause = ("the records of their groups changed between the releases (records added, removed or changed: a group "
              "suppressed before as too small can show now, with new records in it)" if report.same_node else
              "the groups of the two generalizations cut across each other")
     return (f"Release {ordinal}{project}, combined with release {previous}, puts {report.shrunk:,} "
-            f"record{'' if report.shrunk == 1 else 's'} in a group smaller than k = {report.k} (the smallest holds "
+            f"record{'' if report.shrunk == 1 else 's'} in a group smaller than {bound} (the smallest holds "
             f"{report.smallest}) for {LINKER}, because {cause}; publish only one of the two, or keep the node.")
 
 

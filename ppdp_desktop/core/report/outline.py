@@ -192,7 +192,7 @@ def repeated_blocks(repeat: RepeatOutcome) -> list[Block]:
     earlier = "no earlier release" if not c.previous_releases else (
         "1 earlier release" if c.previous_releases == 1 else f"{c.previous_releases:,} earlier releases")
     head = f"Release {c.ordinal:,} of project '{repeat.project_id}', after {earlier} in this computer's release ledger."
-    return [Heading(repeated.TITLE), Paragraph(repeated.MEANING, "meaning"), Paragraph(head, repeated.level(repeat)),
+    return [Heading(repeated.TITLE), Paragraph(repeated.meaning(repeat), "meaning"), Paragraph(head, repeated.level(repeat)),
             Bullets(tuple(repeat.sentences())),
             Table(repeated.HEADER, tuple(repeated.figure_rows(repeat)), widths=(3.0, 2.0))]
 

@@ -3,14 +3,18 @@ size, so no face may say "at least 1 records" or "at least 0 others"; each says 
 and each figure it states is counted here from the released file with plain pandas."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from ppdp_desktop.cli import main
+from ppdp_desktop.core.data.checksums import write_checksums
 from ppdp_desktop.core.generalization import Criteria
 from ppdp_desktop.core.privacy.risk import analyse_risk
 from ppdp_desktop.core.privacy.verdict import PROTECTED, risk_verdict
@@ -29,8 +33,6 @@ def hierarchy_args() -> list[str]:
 @pytest.fixture(scope="module")
 def no_k_release(tmp_path_factory) -> tuple[Path, str]:
     """adult released by generalization only with distinct 3-diversity on occupation and no --k-anonymity."""
-    import contextlib
-    import io
     folder = tmp_path_factory.mktemp("nok") / "rel"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -90,3 +92,44 @@ def test_the_group_size_the_criteria_promise(criteria, size):
     if criteria.k == 1:
         assert "not asked (k = 1)" in first and not re.search(r"at least 1 records", first)
         assert (f"at least {size} records" in first) == (size > 1)
+
+
+@pytest.fixture(scope="module")
+def recoded_release(tmp_path_factory) -> Path:
+    """adult by generalization only with k = 5, distinct 3-diversity on occupation and local recoding."""
+    folder = tmp_path_factory.mktemp("local") / "rel"
+    code = main(["anonymize", str(shared_adult()), "--method", "generalization", "--sensitive", SENSITIVE,
+                 "--quasi", ",".join(QUASI), *hierarchy_args(), "--k-anonymity", "5", "--l-diversity", "3",
+                 "--local-recoding", "--no-report", "--seed", "7", "--out", str(folder)])
+    assert code == 0
+    return folder
+
+
+def test_a_locally_recoded_release_with_criteria_writes_and_verifies(recoded_release, capsys):
+    capsys.readouterr()
+    assert main(["verify", str(recoded_release)]) == 0
+    out = capsys.readouterr().out
+    assert "OK criteria: Distinct 3-diversity: every released group has at least 3 different values of occupation." in out
+    g = json.loads((recoded_release / "release.json").read_text(encoding="utf-8"))["reidentification"]["generalization"]
+    assert g["local_recoding"]["rounds"]  # records were released at other levels than the node's
+    table = pd.read_csv(recoded_release / "release.csv", dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    star = table[QUASI].eq("*").all(axis=1)
+    groups = table[~star].groupby(QUASI)[SENSITIVE]
+    assert groups.size().min() >= 5 and groups.nunique().min() >= 3  # counted here, every level mixed
+
+
+def test_a_tampered_group_of_a_locally_recoded_release_fails_verify(recoded_release, tmp_path, capsys):
+    tampered = tmp_path / "rel"
+    shutil.copytree(recoded_release, tampered)
+    table = pd.read_csv(tampered / "release.csv", dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    star = table[QUASI].eq("*").all(axis=1)
+    sizes = table[~star].groupby(QUASI).size()
+    labels = sizes.idxmin()  # a smallest group
+    rows = (~star) & table[QUASI].eq(pd.Series(labels, index=QUASI)).all(axis=1)
+    table.loc[rows, SENSITIVE] = table.loc[rows, SENSITIVE].iloc[0]
+    table.to_csv(tampered / "release.csv", index=False, encoding="utf-8-sig")
+    write_checksums(tampered)
+    capsys.readouterr()
+    assert main(["verify", str(tampered)]) != 0
+    err = capsys.readouterr().err
+    assert "fails distinct 3-diversity" in err and "Traceback" not in err

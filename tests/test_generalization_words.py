@@ -133,3 +133,32 @@ def test_a_tampered_group_of_a_locally_recoded_release_fails_verify(recoded_rele
     assert main(["verify", str(tampered)]) != 0
     err = capsys.readouterr().err
     assert "fails distinct 3-diversity" in err and "Traceback" not in err
+
+
+def test_the_generalizations_considered_are_in_release_json_and_the_report_and_hold(no_k_release):
+    folder, _ = no_k_release
+    g = json.loads((folder / "release.json").read_text(encoding="utf-8"))["reidentification"]["generalization"]
+    found = g["alternatives"]
+    assert len(found) == 5 and found[0]["levels"] == g["levels"] and found[0]["suppressed"] == g["suppressed"]
+    values = [a["metric_value"] for a in found]
+    assert values == sorted(values) and {a["metric"] for a in found} == {"precision"}
+    original = pd.read_csv(shared_adult(), sep=";", dtype=str, keep_default_na=False)
+    files = {q: pd.read_csv(shared_adult(f"adult_hierarchy_{q}.csv"), sep=";", header=None, dtype=str,
+                            keep_default_na=False).set_index(0) for q in QUASI}
+    n = len(original)
+    for a in found:  # each node counted here from the hierarchy files: its suppressed records and its precision loss
+        generalized = pd.DataFrame({q: original[q] if a["levels"][q] == 0 else original[q].map(files[q][a["levels"][q]])
+                                    for q in QUASI})
+        generalized[SENSITIVE] = original[SENSITIVE]
+        distinct = generalized.groupby(QUASI)[SENSITIVE].transform("nunique")
+        suppressed = int((distinct < 3).sum())
+        assert a["suppressed"] == suppressed
+        steps = sum(a["levels"][q] / g["heights"][q] for q in QUASI) / len(QUASI)
+        assert a["metric_value"] == pytest.approx((steps * (n - suppressed) + suppressed) / n, abs=1e-6)
+    text = " ".join(re.sub(r"<[^>]+>", " ", (folder / "report.html").read_text(encoding="utf-8")).split())
+    assert "Other generalizations considered" in text
+    second = found[1]
+    differs = ", ".join(f"{q} level {second['levels'][q]} of {g['heights'][q]} (chosen: {g['levels'][q]})"
+                        for q in QUASI if second["levels"][q] != g["levels"][q])
+    assert f"2. {differs}: {second['suppressed']:,} records suppressed (the chosen node: {g['suppressed']:,})" in text
+    assert "considered" not in (folder / "README.txt").read_text(encoding="utf-8")

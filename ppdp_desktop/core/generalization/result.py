@@ -131,7 +131,8 @@ class Generalization:
 
     def to_json(self) -> dict[str, object]:
         """The public figures: levels and heights per quasi-identifier, k, the limit, suppression, precision, and,
-        when they are not the default (precision, no weights or bounds, proven optimal), the utility's figures."""
+        when they are not the default (precision, no weights or bounds, proven optimal), the utility's figures; with
+        runners-up, ``alternatives`` (each one's levels, suppressed records, metric and value, this node first)."""
         out: dict[str, object] = {
             "levels": dict(self.levels),
             "heights": dict(self.heights),
@@ -150,6 +151,8 @@ class Generalization:
             out["constraint_cost"] = self.cost.to_json()
         if self.local is not None:
             out["local_recoding"] = self.local.to_json(list(self.levels))
+        if len(self.alternatives) > 1:  # the search's few best nodes, this one first (report: "considered")
+            out["alternatives"] = [a.to_json(self.utility.metric) for a in self.alternatives]
         return out
 
     def lines(self) -> list[str]:

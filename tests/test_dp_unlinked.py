@@ -12,6 +12,7 @@ import pytest
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.methods.dp.claim import FULL_KIND, singled_out_count
 from ppdp_desktop.core.methods.dp.settings import DPSettings
 from ppdp_desktop.core.release.package import write_checksums, write_release
@@ -148,3 +149,17 @@ def test_verify_holds_the_guarantee_to_its_words(demo_data, tmp_path):
     del old["parameters"]["layout"], old["guarantee"]["layout"]
     _forge(linked, meta=old)
     assert any(line.startswith("note: this release was made before") for line in _verify(linked))
+
+
+def test_an_unlinked_release_refuses_criteria_without_k_naming_them(demo_data):
+    data = _demo(demo_data, 500)
+    settings = _settings("unlinked", protection=ProtectionSettings(l_diversity=3, highest_risk=0.2))
+    with pytest.raises(ParameterError) as refused:
+        anonymize(data, settings)
+    said = refused.value.phrase()
+    assert ("An unlinked release (--layout unlinked) publishes no quasi-identifier, so criteria on groups of them "
+            "(--l-diversity, --highest-risk) do not apply") in said
+    assert "k-anonymity" not in said  # no k was asked: the message names what was
+    assert get_method("dp-microagg").precheck(settings) == [refused.value.args[0]]
+    with pytest.raises(ParameterError, match="k-anonymity.*--t-closeness"):
+        anonymize(data, _settings("unlinked", protection=ProtectionSettings(k=5, t_closeness=0.3)))

@@ -111,16 +111,19 @@ def repeat_outcome(job: JobPlan, records: ReleaseRecords) -> RepeatOutcome:
         ordinal = ledger.next_ordinal(repeat.project_id)
     cumulative = cumulative_guarantee(previous, records, ordinal=ordinal, budget=repeat.budget,
                                       persistent=repeat.keys is not None and job.persistent_draws,
-                                      project_id=repeat.project_id)
+                                      project_id=repeat.project_id, randomized=not job.method.generalizes_only)
     check_budget(cumulative, repeat.override_reason)
     node = [int(job.generalization.levels[q]) for q in job.quasi] if job.generalization is not None else None
     intersection, flagged = None, None
     last = next((r for r in reversed(earlier) if r.node is not None), None)
-    if records.classes is not None and last is not None and job.settings.protection.k is not None:
+    k = int(job.settings.protection.k or 1)
+    criteria = job.generalization.criteria if job.generalization is not None else None
+    size = max(k, criteria.group_size if criteria is not None else 1)  # no k: the group size the criteria promise
+    if records.classes is not None and last is not None and size > 1:
         before = previous[earlier.index(last)]
         if before.classes is not None:
             same = last.node == node and last.parameters.get(NODE_QUASI) == job.quasi
-            intersection = intersection_check(before, records, int(job.settings.protection.k), same_node=same)
+            intersection = intersection_check(before, records, size, same_node=same, by_criteria=size > k)
             flagged = intersection_warning(intersection, ordinal, last.ordinal, repeat.project_id)
     if isinstance(job.pseudonym_key, StablePseudonymKey) and job.needs_pseudonyms and job.ledger_keys is not None:
         check_one_record_per_identity(records, job.identity)
@@ -199,11 +202,11 @@ def node_notes(previous: PreviousNode | None, quasi: Sequence[str], generalizati
                 "generalization was searched afresh."]
     if levels == previous.levels:
         return [f"The quasi-identifiers are generalized to the same levels as in {release} (the project's default: "
-                f"{_levels(quasi, levels)}), which are still {generalization.k}-anonymous within the suppression limit "
+                f"{_levels(quasi, levels)}), which {_meet(generalization, True)} within the suppression limit "
                 "on this release's records."]
     taller = [q for q, level in zip(quasi, previous.levels) if level > generalization.heights[q]]
     why = (f"the hierarchies of {', '.join(taller)} have fewer levels now" if taller else
-           f"they are no longer {generalization.k}-anonymous within the suppression limit on this release's records")
+           f"they {_meet(generalization, False)} within the suppression limit on this release's records")
     return [f"The levels of {release} ({_levels(quasi, previous.levels)}) were not kept because {why}, so the most "
             f"precise generalization that is was searched afresh ({_levels(quasi, levels)})."]
 
@@ -220,11 +223,12 @@ def intersection_warning(report: IntersectionReport, ordinal: int, previous: int
     if not report.shrunk:
         return None
     project = f" of project '{project_id}'" if project_id else ""
+    bound = f"the {report.k} records the criteria promise" if report.by_criteria else f"k = {report.k}"
     cause = ("the records of their groups changed between the releases (records added, removed or changed: a group "
              "suppressed before as too small can show now, with new records in it)" if report.same_node else
              "the groups of the two generalizations cut across each other")
     return (f"Release {ordinal}{project}, combined with release {previous}, puts {report.shrunk:,} "
-            f"record{'' if report.shrunk == 1 else 's'} in a group smaller than k = {report.k} (the smallest holds "
+            f"record{'' if report.shrunk == 1 else 's'} in a group smaller than {bound} (the smallest holds "
             f"{report.smallest}) for {LINKER}, because {cause}; publish only one of the two, or keep the node.")
 
 
@@ -265,3 +269,15 @@ def check_one_record_per_identity(records: ReleaseRecords, identity: str) -> Non
             f"each other. Tag identifier columns that tell every record apart ({setting_ref('identifier', 'COLS')}) "
             f"or release with fresh pseudonyms ({setting_ref('no-stable-pseudonyms')}). Nothing was published.",
             setting="stable-pseudonyms", value=shared, allowed="one record per patient")
+
+
+def _meet(generalization: Generalization, still: bool) -> str:
+    """Whether the levels still meet k and the criteria beyond it: "are still 5-anonymous", "no longer meet the
+    release's criteria" (k = 1 asks nothing of a group's size, so it is not named alone)."""
+    criteria = generalization.criteria
+    beyond = criteria is not None and criteria.to_json() != {"k": criteria.k}
+    k = generalization.k
+    if k > 1 and not beyond:
+        return f"are {'still' if still else 'no longer'} {k}-anonymous"
+    what = f"k = {k} and the release's criteria" if k > 1 else "the release's criteria"
+    return f"still meet {what}" if still else f"no longer meet {what}"

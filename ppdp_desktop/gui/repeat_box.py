@@ -15,6 +15,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from ppdp_desktop.core.errors import ParameterError, PPDPError
+from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.privacy.persistent import PersistentKeys
 from ppdp_desktop.core.progress import Progress, no_progress
 from ppdp_desktop.core.release.custodian_secret import create_secret, open_secret, secret_exists, secret_path
@@ -36,6 +37,10 @@ FRESH = ("Without the passphrase, this release's random draws are fresh: every p
 FIRST_FRESH = ("Without a passphrase, this release's random draws are fresh: in the project's next release, every "
                "patient of this one composes (the epsilons of both releases add up). Type a new passphrase to make the "
                "project's custodian secret, then press Run.")
+#: for a method that draws nothing (generalization only), in place of FRESH / FIRST_FRESH
+GENERALIZED = ("This method randomizes nothing, so there are no draws to keep or renew: two generalized releases of "
+               "the same patients reveal together the intersection of each patient's groups, and the project's next "
+               "release flags the records whose combined group is smaller than the group size the releases promise.")
 NOT_YET = ("No custodian secret for this project on this computer yet. Type a new passphrase below to make one "
            "(sealed with it, like the key file), or leave it empty.")
 KEPT = "This project's custodian secret is kept on this computer; type its passphrase to open it."
@@ -288,7 +293,9 @@ class RepeatBox(QGroupBox):
             lines.append("No release of this project is in this computer's ledger yet: this run would be its first.")
         passphrase, source = self._passphrase_at_hand()
         export = " (the one typed on the export page)" if source == "export" else ""
-        if passphrase and self._secret:
+        if self.draws_nothing():
+            lines.append(GENERALIZED)
+        elif passphrase and self._secret:
             lines.append(f"Run opens the project's custodian secret with the passphrase{export}: a patient whose "
                          "values have not changed gets the same released values in every release drawn with it.")
         elif passphrase:
@@ -302,6 +309,13 @@ class RepeatBox(QGroupBox):
         else:
             lines.append(FIRST_FRESH)
         self.note_label.setText("\n".join(lines))
+
+    def draws_nothing(self) -> bool:
+        """Whether the project's method randomizes nothing (generalization only)."""
+        try:
+            return get_method(self.state.project.method).generalizes_only
+        except PPDPError:
+            return False
 
     # --- what the run gets --------------------------------------------------------------------------
     def _passphrase_at_hand(self) -> tuple[str | None, str]:

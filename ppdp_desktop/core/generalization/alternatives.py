@@ -40,6 +40,11 @@ class Alternative:
     suppressed: int
     metric_value: float
 
+    def to_json(self, metric: str) -> dict[str, object]:
+        """Plain JSON for release.json's generalization entry: levels, suppressed records, the metric and its value."""
+        return {"levels": dict(self.levels), "suppressed": self.suppressed, "metric": metric,
+                "metric_value": round(self.metric_value, 6)}
+
     def words(self, hierarchies: Mapping[str, Hierarchy]) -> dict[str, str]:
         """What the node keeps of each quasi-identifier, in words (:func:`level_words`)."""
         return {name: level_words(hierarchies[name], level) for name, level in self.levels.items()}
@@ -116,3 +121,26 @@ def alternatives_table(alternatives: Sequence[Alternative], hierarchies: Mapping
 def level_kind(words: str) -> str:
     """What a level is, without its example labels (:func:`level_words`): "10-year bands", "exact values", "9 groups"."""
     return words.split(" (")[0]
+
+
+def considered_lines(entry: Mapping[str, object]) -> list[str]:
+    """The report's "Other generalizations considered": one line per runner-up of release.json's generalization
+    ``entry`` (its ``alternatives``, best first, the chosen node first), saying the levels where it differs from the
+    chosen node, the records it suppresses and its metric value; empty when the search kept no runner-up."""
+    from ppdp_desktop.core.generalization.metrics import METRIC_WORDS
+
+    found = entry.get("alternatives")
+    if not isinstance(found, list) or len(found) < 2:
+        return []
+    chosen, heights = found[0]["levels"], entry.get("heights") or {}
+    assert isinstance(heights, dict)
+    out = []
+    for rank, other in enumerate(found[1:], start=2):
+        levels = other["levels"]
+        differs = ", ".join(f"{a} level {lv} of {heights.get(a, '?')} (chosen: {chosen[a]})"
+                            for a, lv in levels.items() if lv != chosen.get(a))
+        words = METRIC_WORDS.get(str(other["metric"]), str(other["metric"]))
+        out.append(f"{rank}. {differs or 'the same levels'}: {int(other['suppressed']):,} records suppressed "
+                   f"(the chosen node: {int(found[0]['suppressed']):,}); {words} {float(other['metric_value']):.4g} "
+                   f"(chosen: {float(found[0]['metric_value']):.4g}).")
+    return out

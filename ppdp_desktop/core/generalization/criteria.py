@@ -71,6 +71,15 @@ class Criteria:
         return max(self.k, math.ceil(1 / Fraction(repr(float(self.highest_risk)))))
 
     @property
+    def group_size(self) -> int:
+        """The fewest records a released group can hold under these criteria: :attr:`min_size`, or the number of
+        different sensitive values distinct, entropy (``H <= log m``) or recursive l-diversity need, if larger."""
+        needed = [self.min_size, self.distinct_l or 1, self.recursive_l or 1]
+        if self.entropy_l is not None:
+            needed.append(math.ceil(self.entropy_l - 1e-12))
+        return max(needed)
+
+    @property
     def needs_sensitive(self) -> bool:
         """Whether a criterion reads the sensitive column (l-diversity or t-closeness)."""
         return any(v is not None for v in (self.distinct_l, self.entropy_l, self.recursive_l, self.t))
@@ -112,7 +121,13 @@ class Criteria:
     def lines(self, sensitive: str | None = None) -> list[str]:
         """The criteria in plain words, one line each."""
         of = f" of {sensitive}" if sensitive else ""
-        out = [f"k-anonymity: every released group has at least {self.k} records."]
+        if self.k > 1:
+            out = [f"k-anonymity: every released group has at least {self.k} records."]
+        else:  # k = 1 promises no group size: say what the other criteria make of it
+            size = self.group_size
+            out = ["k-anonymity: not asked (k = 1); " + (
+                f"the criteria below make every released group at least {size} records." if size > 1 else
+                "a released group may be a single record, and the criteria below are what every group meets.")]
         if self.highest_risk is not None:
             out.append(f"Highest prosecutor risk at most {self.highest_risk:g}: every released group has at least "
                        f"{self.min_size} records.")

@@ -131,7 +131,8 @@ class Generalization:
 
     def to_json(self) -> dict[str, object]:
         """The public figures: levels and heights per quasi-identifier, k, the limit, suppression, precision, and,
-        when they are not the default (precision, no weights or bounds, proven optimal), the utility's figures."""
+        when they are not the default (precision, no weights or bounds, proven optimal), the utility's figures; with
+        runners-up, ``alternatives`` (each one's levels, suppressed records, metric and value, this node first)."""
         out: dict[str, object] = {
             "levels": dict(self.levels),
             "heights": dict(self.heights),
@@ -150,6 +151,8 @@ class Generalization:
             out["constraint_cost"] = self.cost.to_json()
         if self.local is not None:
             out["local_recoding"] = self.local.to_json(list(self.levels))
+        if len(self.alternatives) > 1:  # the search's few best nodes, this one first (report: "considered")
+            out["alternatives"] = [a.to_json(self.utility.metric) for a in self.alternatives]
         return out
 
     def lines(self) -> list[str]:
@@ -171,8 +174,16 @@ class Generalization:
                 out.append(f"{name}: level {level} of {height} (e.g. {value} becomes {label})")
         share = self.suppressed / self.n_records if self.n_records else 0.0
         few = 0 < self.suppressed < self.k  # the suppressed records are a group of their own, smaller than k
-        out.append(f"Every released combination of {', '.join(self.levels)}"
-                   f"{' apart from the suppressed records' if few else ''} is shared by at least {self.k} records.")
+        size = self.criteria.group_size if self.criteria is not None else self.k
+        if self.k > 1:
+            out.append(f"Every released combination of {', '.join(self.levels)}"
+                       f"{' apart from the suppressed records' if few else ''} is shared by at least {self.k} records.")
+        elif size > 1:  # k = 1 promises nothing; the criteria below still bound the groups' size
+            out.append(f"No k was asked (k = 1), but the criteria below make every released combination of "
+                       f"{', '.join(self.levels)} shared by at least {size} records.")
+        else:
+            out.append(f"No k was asked (k = 1): a released combination of {', '.join(self.levels)} may be a single "
+                       "record's, so the release promises nothing against singling out beyond the criteria below.")
         if self.criteria is not None:
             out.extend(self.criteria.lines(self.sensitive.attribute if self.sensitive is not None else None)[1:])
         out.append(f"{self.suppressed:,} of {self.n_records:,} records suppressed ({share:.2%}; at most "

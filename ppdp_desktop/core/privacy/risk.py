@@ -173,7 +173,7 @@ class RiskAnalysis:
         verb = "is" if self.records_above_threshold == 1 else "are"
         out.append(f"{_records(self.records_above_threshold)} ({_pct(self.share_above_threshold)}) {verb} above the "
                    f"threshold of {_pct(self.threshold)}.")
-        if self.k is not None:
+        if self.k is not None and self.k > 1:  # k = 1: no record can be below it
             verb = "is" if self.records_below_k == 1 else "are"
             out.append(f"{_records(self.records_below_k or 0)} {verb} in groups smaller than k = {self.k}.")
         out.append(f"Someone linking the whole table to another list would re-identify about "

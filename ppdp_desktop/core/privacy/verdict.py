@@ -8,7 +8,8 @@ group has at least k records) and a threshold (no record's risk may be above it)
 
 * **protected** (green): the stated k holds *and* every record's risk is within the threshold;
 * **k-anonymous, but above the threshold** (amber): k holds but some records are above the threshold
-  (k = 3 means a record's risk can be 1/3 = 33 %, above a threshold of 20 %);
+  (k = 3 means a record's risk can be 1/3 = 33 %, above a threshold of 20 %); with k = 1 (criteria such as
+  l-diversity but no k) the text says "above the threshold" and the smallest group measured, as k promises nothing;
 * **NOT protected** (red): no k was stated, or it does not hold;
 * **not measured**: no quasi-identifier was named, so nothing was measured (never "low").
 
@@ -105,19 +106,23 @@ def risk_verdict(analysis: RiskAnalysis | None, k_checked: bool = True, suppress
     few = 0 < s < k  # the suppressed records are a group smaller than k of their own
     shares = (f"every record {f'apart from the {s:,} suppressed ' + ('one' if s == 1 else 'ones') + ' ' if few else ''}"
               f"shares its quasi-identifiers with {_others(k)} (k = {k}, verified)")
+    if k == 1:  # k = 1 promises no group size (the protected text adds the smallest group measured)
+        shares = "no k was asked (k = 1), so no group size is promised"
     tail = "" if suppressed is None else f"; {_records(s)} suppressed (every quasi-identifier '*')"
     star_above = s if s and 1.0 / s > threshold else 0
     above = analysis.records_above_threshold + star_above
     if not above:
         highest = max(analysis.highest_risk, 1.0 / s if s else 0.0)
         group = f", the suppressed ones a group of {s:,} of their own" if few else ""
+        if k == 1 and analysis.highest_risk:
+            group = f", but the smallest released group measured has {_records(round(1.0 / analysis.highest_risk))}"
         return RiskVerdict(PROTECTED, f"Re-identification: protected — {shares}{group}, and no record's risk is above "
                                       f"the threshold of {_pct(threshold)}" + (
                                           f" (the highest is {_pct(highest)}){tail}." if highest else f"{tail}."))
     reasons, remedies = [], []
     if analysis.records_above_threshold:
         smallest = round(1.0 / analysis.highest_risk)
-        reasons.append(f"k = {k} means a record's risk can be 1/{k} = {_pct(1.0 / k)}" if smallest == k else
+        reasons.append(f"k = {k} means a record's risk can be 1/{k} = {_pct(1.0 / k)}" if smallest == k > 1 else
                        f"the smallest group has {smallest:,} records, so a record's risk can be 1/{smallest:,} = "
                        f"{_pct(1.0 / smallest)}")
         remedies.append(f"A k of at least {safe_k(threshold):,} would keep every group within {_pct(threshold)}.")
@@ -129,7 +134,8 @@ def risk_verdict(analysis: RiskAnalysis | None, k_checked: bool = True, suppress
         remedies.append(f"Fewer than {safe_k(threshold):,} suppressed records are always a group above "
                         f"{_pct(threshold)}.")
     verb = "is" if above == 1 else "are"
+    head = "above the threshold" if k == 1 else "k-anonymous, but above the threshold"
     return RiskVerdict(ABOVE_THRESHOLD, (
-        f"Re-identification: k-anonymous, but above the threshold — {shares}, but {' and '.join(reasons)}, above the "
+        f"Re-identification: {head} — {shares}, but {' and '.join(reasons)}, above the "
         f"threshold of {_pct(threshold)}: {above:,} of {_records(analysis.n_records + s)} {verb} above it{tail}. "
         + " ".join(remedies)))

@@ -126,6 +126,8 @@ def _verify_k_anonymity(release: LoadedRelease) -> list[str]:
     if not ok:
         raise PrivacyError(f"The release claims {k}-anonymity of {', '.join(quasi)} but a group has fewer than {k} "
                            f"records or more than {limit:.1%} of the records are suppressed.")
+    if k == 1:  # no group size asked: only the suppression limit is checked here, the criteria next
+        return [f"suppression: {suppressed:,} records suppressed, at most {limit:.1%} allowed (no k was asked: k = 1)"]
     return [f"k-anonymity: every combination of {', '.join(quasi)} is shared by at least {k} records "
             f"({suppressed:,} suppressed, at most {limit:.1%} allowed)"]
 

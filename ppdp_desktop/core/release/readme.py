@@ -303,8 +303,10 @@ def column_treatments(metadata: dict[str, Any]) -> str:
     lines = [_fill(what, f"  {str(name):<{width}}", " " * (width + 2)) for name, what in rows]
     if suppressed:
         were = "record was" if suppressed == 1 else "records were"
-        reach = "k-anonymity and the criteria below" if _criteria_met(metadata) else "k-anonymity"
-        lines.append(_fill(f"{suppressed:,} {were} suppressed to reach {reach}: every quasi-identifier of theirs "
+        k = _dict_at(_dict_at(metadata, "reidentification"), "generalization").get("k")
+        reach = ("meet the criteria below" if k == 1 else "reach k-anonymity and the criteria below") \
+            if _criteria_met(metadata) else "reach k-anonymity"
+        lines.append(_fill(f"{suppressed:,} {were} suppressed to {reach}: every quasi-identifier of theirs "
                            "shows '*'; their other columns are released as for every record.", "  ", "  "))
     lines += _criteria_met(metadata)
     lines.append("  Rows are in random order.")

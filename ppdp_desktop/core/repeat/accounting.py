@@ -59,6 +59,8 @@ class CumulativeGuarantee:
     project_id: str = ""
     #: unchanged records whose persistent draw a later stage redrew (a kept partition's lowered retention)
     rederived: int = 0
+    #: False for a method that draws nothing (generalization only): no epsilon, no draws, fresh or persistent
+    randomized: bool = True
 
     @property
     def unbounded(self) -> bool:
@@ -78,6 +80,8 @@ class CumulativeGuarantee:
     def sentences(self) -> list[str]:
         """The guarantee in plain words for a clinician; each sentence names whom it holds against."""
         project = f" of project '{self.project_id}'" if self.project_id else ""
+        if not self.randomized:
+            return self._generalized_sentences(project) + self._budget_sentences()
         if not self.previous_releases:
             return [f"This is release {self.ordinal}{project}; no earlier release of it is in this computer's ledger, "
                     f"so only this release counts: {_cumulative_words(self.epsilon_cumulative_max)}."
@@ -109,6 +113,34 @@ class CumulativeGuarantee:
                      f"{_cumulative_words(self.epsilon_cumulative_max)}.")
         return lines + self._budget_sentences()
 
+    def _generalized_sentences(self, project: str) -> list[str]:
+        """The same counts for a release that draws nothing: what it adds is its groups, not an epsilon."""
+        unbounded = math.isinf(self.epsilon_cumulative_max)
+        if not self.previous_releases:
+            return [f"This is release {self.ordinal}{project}; no earlier release of it is in this computer's ledger. "
+                    "Nothing in it is randomized, so it has no epsilon: what it reveals is each patient's group. If "
+                    "the project releases the same patients again generalized, someone holding both releases learns "
+                    "the intersection of each patient's two groups, which can be smaller than either; the next release "
+                    "flags the records whose combined group is smaller than the group size the releases promise."]
+        earlier = "one earlier release" if self.previous_releases == 1 else f"{self.previous_releases} earlier releases"
+        lines = [f"This is release {self.ordinal}{project}, after {earlier} in this computer's ledger. Of its "
+                 f"{_count(self.records, 'record')}, {self.matched:,} are of patients released before in this project "
+                 f"and {self.new:,} {_be(self.new)} new."]
+        if self.matched:
+            lines.append("Nothing in this release is randomized: each patient is released generalized, not drawn. "
+                         f"For the {_count(self.matched, 'record')} of patients released before, {ATTACKER} learns the "
+                         "intersection of each patient's groups in the releases, which can be smaller than either "
+                         "group; the records whose combined group with the last generalized release is smaller than the group "
+                         "size the releases promise are flagged (said below when there is such a size).")
+        if unbounded:
+            lines.append(f"Over all releases of this project, against {ATTACKER}: no epsilon bounds what they reveal "
+                         "together (a generalized release has none; its groups are what it reveals).")
+        else:
+            lines.append(f"Over all releases of this project, against {ATTACKER}: the randomized releases' epsilons "
+                         f"add up to at most {_at_most(self.epsilon_cumulative_max)}; this release adds none, and "
+                         "its groups are what it reveals.")
+        return lines
+
     def _budget_note(self) -> str:
         return "" if self.budget is None else f" (budget {_number(self.budget)})"
 
@@ -123,7 +155,7 @@ class CumulativeGuarantee:
 
 def cumulative_guarantee(previous: Sequence[ReleaseRecords], current: ReleaseRecords, *, ordinal: int,
                          budget: float | None = None, persistent: bool = True,
-                         project_id: str = "") -> CumulativeGuarantee:
+                         project_id: str = "", randomized: bool = True) -> CumulativeGuarantee:
     """The cumulative guarantee of ``current`` against the project's earlier releases.
 
     Parameters
@@ -141,6 +173,8 @@ def cumulative_guarantee(previous: Sequence[ReleaseRecords], current: ReleaseRec
         composes, whatever its digest.
     project_id : str
         The project's name, for the sentences.
+    randomized : bool
+        False for a method that draws nothing (generalization only): the sentences speak of groups, not draws.
 
     Raises
     ------
@@ -167,7 +201,7 @@ def cumulative_guarantee(previous: Sequence[ReleaseRecords], current: ReleaseRec
         epsilon_changed_max=float(cumulative[changed].max()) if changed.any() else 0.0,
         budget=None if budget is None else float(budget),
         over_budget=0 if budget is None else int((cumulative > float(budget)).sum()),
-        persistent=bool(persistent), project_id=str(project_id),
+        persistent=bool(persistent), project_id=str(project_id), randomized=bool(randomized),
         rederived=0 if current.rederived is None or not persistent else int((past.unchanged & current.rederived).sum()))
 
 

@@ -41,14 +41,20 @@ class IntersectionReport:
     smallest: int
     #: both releases were generalized to the same lattice node
     same_node: bool
+    #: ``k`` is the group size the criteria promise (l-diversity ...), no k having been asked
+    by_criteria: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON numbers and flags."""
-        return asdict(self)
+        """Plain JSON numbers and flags (``by_criteria`` only when true)."""
+        out = asdict(self)
+        if not self.by_criteria:
+            del out["by_criteria"]
+        return out
 
     def sentences(self) -> list[str]:
         """What combining the two releases reveals, in plain words; each sentence names its attacker."""
         node = ("the same generalization as" if self.same_node else "a different generalization from")
+        bound = f"the {self.k} records the criteria promise" if self.by_criteria else f"k = {self.k}"
         lines = [f"This release uses {node} the project's previous generalized release; {self.common:,} "
                  f"record{'' if self.common == 1 else 's'} are in both."]
         if not self.common:
@@ -58,15 +64,16 @@ class IntersectionReport:
             cause = ("the records in each group changed between the releases" if self.same_node else
                      "the groups of the two generalizations cut across each other")
             lines.append(f"{self.shrunk:,} record{' would' if self.shrunk == 1 else 's would'} be in a group smaller "
-                         f"than k = {self.k} (the smallest holds {self.smallest}) if the two releases were combined, "
+                         f"than {bound} (the smallest holds {self.smallest}) if the two releases were combined, "
                          f"because {cause}: for {ATTACKER}, each of them hides among fewer than {self.k} records.")
         else:
-            lines.append(f"Combined, every record in both releases stays in a group of at least k = {self.k} "
+            lines.append(f"Combined, every record in both releases stays in a group of at least {bound} "
                          f"(the smallest holds {self.smallest}) for {ATTACKER}.")
         return lines
 
 
-def intersection_check(previous: ReleaseRecords, current: ReleaseRecords, k: int, same_node: bool) -> IntersectionReport:
+def intersection_check(previous: ReleaseRecords, current: ReleaseRecords, k: int, same_node: bool,
+                       by_criteria: bool = False) -> IntersectionReport:
     """The combined classes of the records in both ``previous`` and ``current`` (see the module docstring).
 
     Parameters
@@ -95,13 +102,13 @@ def intersection_check(previous: ReleaseRecords, current: ReleaseRecords, k: int
     _, in_before, in_now = np.intersect1d(before_ids, now_ids, assume_unique=True, return_indices=True)
     common = len(in_now)
     if not common:
-        return IntersectionReport(int(k), 0, 0, 0, bool(same_node))
+        return IntersectionReport(int(k), 0, 0, 0, bool(same_node), bool(by_criteria))
     _, a = np.unique(before_classes[in_before], return_inverse=True)
     _, b = np.unique(now_classes[in_now], return_inverse=True)
     combined = np.ravel(a).astype(np.int64) * (int(np.max(b)) + 1) + np.ravel(b)
     _, group, sizes = np.unique(combined, return_inverse=True, return_counts=True)
     size = sizes[np.ravel(group)]
-    return IntersectionReport(int(k), common, int((size < k).sum()), int(sizes.min()), bool(same_node))
+    return IntersectionReport(int(k), common, int((size < k).sum()), int(sizes.min()), bool(same_node), bool(by_criteria))
 
 
 def _first_class(identities: np.ndarray, classes: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

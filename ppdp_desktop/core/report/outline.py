@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ppdp_desktop.core.evaluation.report_model import MethodReport
+from ppdp_desktop.core.generalization.alternatives import considered_lines
 from ppdp_desktop.core.privacy.population import MEANING as POPULATION_MEANING
 from ppdp_desktop.core.privacy.population import TITLE as POPULATION_TITLE
 from ppdp_desktop.core.report import groups, repeated
@@ -27,6 +28,13 @@ from ppdp_desktop.core.report.values import hidden_sentence, shown_values
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.repeat.outcome import RepeatOutcome
+
+
+CONSIDERED_TITLE = "Other generalizations considered"
+CONSIDERED_MEANING = ("The same search's next best generalizations, best first: where each differs from the chosen one, "
+                      "the records it would suppress and its value of the metric the choice was made by (lower is "
+                      "better), as the search found them (before any local recoding). Each meets the same criteria; "
+                      "the chosen one is the best.")
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,7 @@ def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
     if len(verdict) > 1:
         out.append(Bullets(tuple(verdict[1:])))
     out += population_blocks(r)
+    out += considered_blocks(r)
     out += group_blocks(r)
     out += value_blocks(r, values_file)
     analysis = getattr(r, "analysis", None)
@@ -158,6 +167,18 @@ def method_blocks(r: MethodReport, values_file: str = "") -> list[Block]:
         out += [Image(name, r, caption(name, r)) for name in r.figures]
     out += [Heading("Method and parameters"), Paragraph(MEANINGS["method"], "meaning"), Bullets(tuple(r.lines))]
     return out
+
+
+def considered_blocks(r: MethodReport) -> list[Block]:
+    """ "Other generalizations considered": the search's runners-up (release.json's ``alternatives``), one line each."""
+    reid = r.reidentification
+    if reid is None:
+        return []
+    entry = reid.generalization.to_json() if reid.generalization is not None else (reid.claimed or {})
+    lines = considered_lines(entry)
+    if not lines:
+        return []
+    return [Heading(CONSIDERED_TITLE), Paragraph(CONSIDERED_MEANING, "meaning"), Bullets(tuple(lines))]
 
 
 def population_blocks(r: MethodReport) -> list[Block]:
@@ -192,7 +213,7 @@ def repeated_blocks(repeat: RepeatOutcome) -> list[Block]:
     earlier = "no earlier release" if not c.previous_releases else (
         "1 earlier release" if c.previous_releases == 1 else f"{c.previous_releases:,} earlier releases")
     head = f"Release {c.ordinal:,} of project '{repeat.project_id}', after {earlier} in this computer's release ledger."
-    return [Heading(repeated.TITLE), Paragraph(repeated.MEANING, "meaning"), Paragraph(head, repeated.level(repeat)),
+    return [Heading(repeated.TITLE), Paragraph(repeated.meaning(repeat), "meaning"), Paragraph(head, repeated.level(repeat)),
             Bullets(tuple(repeat.sentences())),
             Table(repeated.HEADER, tuple(repeated.figure_rows(repeat)), widths=(3.0, 2.0))]
 

@@ -19,7 +19,17 @@ TITLE = "Repeated releases"
 MEANING = ("This release among the earlier releases of its project on this computer: which patients were released "
            "before, whether their released values changed, and what all the releases together allow someone who "
            "holds them to learn (epsilon adds up for the values drawn anew).")
+#: the same for a method that draws nothing (generalization only)
+MEANING_GENERALIZED = ("This release among the earlier releases of its project on this computer: which patients were "
+                       "released before, and what the releases together allow someone who holds them to learn (nothing "
+                       "here is randomized: two generalized releases of a patient reveal the intersection of their "
+                       "groups).")
 HEADER = ("Figure", "Value")
+
+
+def meaning(repeat: RepeatOutcome) -> str:
+    """The section's one-line meaning: of draws and epsilons, or of groups for a release that draws nothing."""
+    return MEANING if repeat.cumulative.randomized else MEANING_GENERALIZED
 
 
 def figure_rows(repeat: RepeatOutcome) -> list[tuple[str, str]]:
@@ -41,6 +51,11 @@ def figure_rows(repeat: RepeatOutcome) -> list[tuple[str, str]]:
         ("Persistent randomness", "yes" if repeat.persistent else "no (fresh draws)"),
         ("Stable pseudonyms", "yes" if repeat.stable_pseudonyms else "no (fresh in each release)"),
     ]
+    if not c.randomized:  # nothing drawn: no draws to keep or renew, and this release spends no epsilon
+        drop = {"of them unchanged (drawn as before)", "of them changed (drawn anew)", "Persistent randomness"}
+        rows = [r for r in rows if r[0] not in drop]
+        rows = [(f, "none (nothing randomized)" if f == "Epsilon of this release (largest)" else v) for f, v in rows]
+        rows.insert(rows.index(("New patients", f"{c.new:,}")), ("Randomized", "no (generalization only)"))
     if repeat.override_reason:
         rows.append(("Reason given to publish anyway", repeat.override_reason))
     if repeat.intersection is not None:

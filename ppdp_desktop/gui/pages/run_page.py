@@ -188,9 +188,10 @@ class RunPage(WizardPage):
         """Start as the page opens, unless the project's custodian secret is here and no passphrase is at hand
         to open it: then the page waits for it (or for Run: fresh draws)."""
         if self.repeat_box.needs_passphrase():
+            without = ("Run goes on without the project's custodian secret" if self.repeat_box.draws_nothing() else
+                       "this release's draws are fresh")
             self.stage_label.setText(f"Type the passphrase of the custodian secret of project "
-                                     f"'{self.repeat_box.project_id()}', then press Run (without it, this release's "
-                                     "draws are fresh).")
+                                     f"'{self.repeat_box.project_id()}', then press Run (without it, {without}).")
             self.repeat_box.passphrase_edit.setFocus()
             return False
         self.start()

@@ -22,6 +22,23 @@ if TYPE_CHECKING:
 
 UNLINKED_K = (f"An unlinked release ({setting_ref('layout', 'unlinked')}) publishes no quasi-identifier, so "
               f"k-anonymity of them ({setting_ref('k-anonymity')}) does not apply: remove one of the two.")
+#: the generalization criteria's settings, by ProtectionSettings attribute: each reads groups of quasi-identifiers
+_CRITERIA_FLAGS = {"k": "k-anonymity", "l_diversity": "l-diversity", "entropy_l": "entropy-l", "recursive": "recursive",
+                   "t_closeness": "t-closeness", "average_risk": "average-risk", "highest_risk": "highest-risk"}
+
+
+def unlinked_refusal(protection: object) -> str | None:
+    """Why an unlinked release cannot take ``protection``'s generalization: k or any criterion on groups of
+    quasi-identifiers asked (it publishes none, so they do not apply); None when none is asked."""
+    given = [flag for name, flag in _CRITERIA_FLAGS.items() if getattr(protection, name, None) is not None]
+    if not given:
+        return None
+    if given == ["k-anonymity"]:
+        return UNLINKED_K
+    named = ", ".join(setting_ref(flag) for flag in given)
+    return (f"An unlinked release ({setting_ref('layout', 'unlinked')}) publishes no quasi-identifier, so criteria "
+            f"on groups of them ({named}) do not apply: it has no groups to hold them. Remove "
+            f"{'it' if len(given) == 1 else 'them'} or release the columns linked.")
 
 
 def unprotected_columns(dataset: Dataset, dp: DPSettings) -> list[str]:

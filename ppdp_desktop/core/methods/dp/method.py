@@ -40,10 +40,10 @@ from ppdp_desktop.core.methods.dp.categorical import CANDIDATES
 from ppdp_desktop.core.methods.dp.claim import UNLINKED
 from ppdp_desktop.core.methods.dp.grid import Grid, as_fraction, default_step, discrete_t
 from ppdp_desktop.core.methods.dp.inputs import (  # noqa: F401 - whole_numbers: the window asks it too
-    UNLINKED_K,
     groups_values,
     numeric_domain,
     taxonomy_of,
+    unlinked_refusal,
     unprotected_columns,
     whole_numbers,
 )
@@ -97,10 +97,11 @@ class DPMicroaggregation(Method[DPMicroaggPlan, DPSettings]):
 
     def job_settings(self, settings: AnonymizationSettings) -> AnonymizationSettings:
         """Without a sensitive column, the first protected attribute stands for it (its name in the key). An
-        unlinked release publishes no quasi-identifier, so k-anonymity of them is refused here."""
+        unlinked release publishes no quasi-identifier, so k-anonymity or a criterion on them is refused here."""
         dp = self.settings(settings)
-        if dp.layout == UNLINKED and settings.protection.k is not None:
-            raise ParameterError(UNLINKED_K)
+        refusal = unlinked_refusal(settings.protection) if dp.layout == UNLINKED else None
+        if refusal:
+            raise ParameterError(refusal)
         if dp.attributes and not settings.sensitive:
             return replace(settings, sensitive=dp.attributes[0])
         return settings
@@ -116,8 +117,9 @@ class DPMicroaggregation(Method[DPMicroaggPlan, DPSettings]):
 
     def precheck(self, settings: AnonymizationSettings) -> list[str]:
         problems = super().precheck(settings)
-        if not problems and self.settings(settings).layout == UNLINKED and settings.protection.k is not None:
-            problems.append(UNLINKED_K)
+        refusal = unlinked_refusal(settings.protection) if self.settings(settings).layout == UNLINKED else None
+        if not problems and refusal:
+            problems.append(refusal)
         return problems
 
     def taxonomies(self, settings: AnonymizationSettings) -> dict[str, Any]:

@@ -148,3 +148,20 @@ def test_an_edit_in_step_four_keeps_the_keys_it_has_no_control_for(window, qtbot
     assert saved["k"] == 7 and saved["search"] == "heuristic" and saved["min_levels"] == {"age": 1}
     assert saved["sampling_fraction"] == 0.01 and saved["l_diversity"] == 3 and saved["average_risk"] == 0.05
     assert saved["local_recoding"] is True
+
+
+def test_hierarchical_t_closeness_without_a_sensitive_taxonomy_is_refused_in_a_dialog(window, qtbot, tmp_path):
+    load(qtbot, window, adult_subset(tmp_path, 1500))
+    section = to_step_four(window, "occupation", QUASI)
+    qtbot.keyClicks(section.widths["age"], "5,10,20")
+    criteria = section.criteria
+    window.pages[METHOD_STEP].scroll.ensureWidgetVisible(criteria.t_on)
+    _click(qtbot, criteria.t_on)
+    choose(qtbot, criteria.distance, "hierarchical")
+    assert "needs a taxonomy of the sensitive column with groups" in criteria.t_note.text()
+    assert window.state.project.protection["t_distance"] == "hierarchical"
+    window.go_to(RUN_STEP)
+    run = window.pages[RUN_STEP]
+    qtbot.waitUntil(lambda: run.error_box is not None and run.error_box.isVisible(), timeout=120_000)
+    assert "taxonomy" in run.error_box.text() and "occupation" in run.error_box.text(), run.error_box.text()
+    assert window.state.outcome is None

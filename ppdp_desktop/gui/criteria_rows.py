@@ -13,6 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QWidget
 
 from ppdp_desktop.core.settings import ProtectionSettings
+from ppdp_desktop.gui.wrap_button import WrapCheckBox
 
 #: the project keys this widget sets
 OWNED = ("l_diversity", "entropy_l", "recursive", "t_closeness", "t_distance", "average_risk", "highest_risk",
@@ -20,13 +21,13 @@ OWNED = ("l_diversity", "entropy_l", "recursive", "t_closeness", "t_distance", "
 #: the kinds of l-diversity in plain words, in the order shown (None: not asked)
 L_KINDS: dict[str | None, str] = {
     None: "not asked",
-    "distinct": "distinct: at least l different values",
-    "entropy": "entropy: values spread at least as evenly as l equal ones",
-    "recursive": "recursive (c,l): the most frequent value not dominant",
+    "distinct": "distinct l-diversity",
+    "entropy": "entropy l-diversity",
+    "recursive": "recursive (c,l)-diversity",
 }
 DISTANCES = {
-    "equal": "equal (every two values equally far apart)",
-    "hierarchical": "hierarchical (over the sensitive column's taxonomy)",
+    "equal": "equal (all values equally far apart)",
+    "hierarchical": "hierarchical (sensitive taxonomy)",
 }
 HOMOGENEOUS = ("Someone who knows a person's quasi-identifiers (age, sex, postcode …) finds the group they are in; if "
                "every record of that group has the same sensitive value, they learn it without knowing which record "
@@ -54,7 +55,9 @@ class CriteriaRows(QWidget):
         for key, words in L_KINDS.items():
             self.l_kind.addItem(words, key)
         self.l_kind.setToolTip(f"l-diversity of the sensitive column. It protects against this: {HOMOGENEOUS} "
-                               "Every released group must then hold several sensitive values.")
+                               "Distinct: every released group holds at least l different values; entropy: its values "
+                               "are spread at least as evenly as l equally frequent ones; recursive (c,l): its most "
+                               "frequent value is not dominant.")
         self.l_value = _spin(0, 2.0, 1_000_000.0, 1.0, 3.0)
         self.l_value.setPrefix("l = ")
         self.l_value.setToolTip("distinct: every group has at least l different sensitive values; entropy: the "
@@ -68,13 +71,16 @@ class CriteriaRows(QWidget):
         for widget in (self.l_kind, self.l_value, self.c_value):
             l_row.addWidget(widget)
         l_row.addStretch(1)
-        self.t_on = QCheckBox("Keep every group's sensitive values close to the whole table's (t-closeness)")
+        self.t_on = WrapCheckBox("Keep every group's sensitive values close to the whole table's (t-closeness)")
         self.t_on.setToolTip(f"t-closeness of the sensitive column. It protects against this: {SKEWED}")
         self.t_value = _spin(2, 0.01, 1.0, 0.05, 0.2)
         self.t_value.setPrefix("t = ")
         self.t_value.setToolTip("The largest distance (earth mover's) between a group's sensitive values and the whole "
                                 "table's: smaller is safer and needs coarser quasi-identifiers")
         self.distance = QComboBox()
+        for box in (self.l_kind, self.distance):  # elided in a narrow window, whole in the list
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(14)
         for key, words in DISTANCES.items():
             self.distance.addItem(words, key)
         self.distance.setToolTip("How far apart two sensitive values are: all equally far, or as far as their lowest "
@@ -94,7 +100,7 @@ class CriteriaRows(QWidget):
         self.highest_on.setToolTip("No released record may be re-identified by its quasi-identifiers with a chance "
                                    "above this (1 / its group's size)")
         self.highest = _spin(1, 0.1, 100.0, 1.0, 20.0, " %")
-        self.local = QCheckBox("Local recoding (keep outlying records, suppress single cells)")
+        self.local = WrapCheckBox("Local recoding (keep outlying records, suppress single cells)")
         self.local.setToolTip("Records that would be suppressed whole are released at coarser levels, or with one "
                               "quasi-identifier cell as *, where their group then meets k and the criteria above; "
                               "never more records suppressed than without it (greedy, checked like the rest)")

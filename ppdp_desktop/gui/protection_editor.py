@@ -78,6 +78,10 @@ class ProtectionSection(QGroupBox):
         self.criteria = CriteriaRows()
         self.hierarchies = QFormLayout()
         self.keep = QFormLayout()
+        for layout in (form, self.hierarchies, self.keep):  # a narrow window: a field goes under its label
+            layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.metric_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.metric_choice.setMinimumContentsLength(16)
         self.levels = Levels(state)
         self.wanted: dict[str, str] = {}  # the kind of level chosen per column in this session ("10-year bands")
         self._wanted_data: object = None  # the project and data file they were chosen for

@@ -79,7 +79,7 @@ class KeepRow(QWidget):
         self.wanted: str | None = None  # the kind of level chosen ("10-year bands"), kept while widths are typed
         self.level = QComboBox()
         self.level.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.level.setMinimumContentsLength(18)  # long level words are elided, not widening the page
+        self.level.setMinimumContentsLength(12)  # long level words are elided, not widening the page
         self.level.setToolTip(f"The coarsest {name!r} may become (ARX's maximum generalization level): the release keeps "
                               f"{name!r} at least this fine, whatever it costs in suppressed records or other columns")
         self.weight = QDoubleSpinBox(decimals=1, minimum=0.0, maximum=100.0, singleStep=0.5, value=1.0)

@@ -3,9 +3,11 @@ a suppression limit, the risk threshold, the group bound (what a group's statist
 quasi-identifier's hierarchy (:mod:`~ppdp_desktop.gui.hierarchy_rows`: interval widths, cut points or a
 hierarchy file for a numeric one; the taxonomy edited in step 2 or a hierarchy file for any other, with a link
 to step 2 and a true description of the built-in levels otherwise), the utility metric, and what to keep of each
-quasi-identifier: how fine it stays at least and its weight (:mod:`~ppdp_desktop.gui.keep_rows`).
+quasi-identifier: how fine it stays at least and its weight (:mod:`~ppdp_desktop.gui.keep_rows`), and the criteria
+beyond k with local recoding (:mod:`~ppdp_desktop.gui.criteria_rows`).
 
-It edits ``project.protection`` only; the generalization itself runs in the job (the worker).
+It edits ``project.protection`` only, and only the keys it has controls for (a project from the command line keeps
+its ``search``, population …); the generalization itself runs in the job (the worker).
 """
 from __future__ import annotations
 
@@ -14,11 +16,14 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
 
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.gui.criteria_rows import CriteriaRows
 from ppdp_desktop.gui.hierarchy_rows import HierarchyRow, Imported
 from ppdp_desktop.gui.keep_rows import METRIC_CHOICES, KeepRow, Levels
 from ppdp_desktop.gui.state import WizardState
 
 ROLES_STEP = 1
+#: the criteria that make the job generalize without k (ProtectionSettings.criteria_given)
+CRITERIA = ("l_diversity", "entropy_l", "recursive", "t_closeness", "average_risk", "highest_risk")
 AUTOMATIC = "automatic: 1/l, else the risk threshold"
 INTRO = ("Every method protects the sensitive column; the quasi-identifiers (age, sex, postcode …) are released "
          "as they are unless you protect them here: they are then generalized (age to 10-year bands, postcode to "
@@ -68,8 +73,15 @@ class ProtectionSection(QGroupBox):
         self.metric_choice.setToolTip("Among the generalizations that meet k, the one chosen is best by this measure; ties go "
                                "to fewer suppressed records")
         form.addRow("Prefer the solution with:", self.metric_choice)
+        self.criteria_title = QLabel()
+        self.criteria_title.setWordWrap(True)
+        self.criteria = CriteriaRows()
         self.hierarchies = QFormLayout()
         self.keep = QFormLayout()
+        for layout in (form, self.hierarchies, self.keep):  # a narrow window: a field goes under its label
+            layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.metric_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.metric_choice.setMinimumContentsLength(16)
         self.levels = Levels(state)
         self.wanted: dict[str, str] = {}  # the kind of level chosen per column in this session ("10-year bands")
         self._wanted_data: object = None  # the project and data file they were chosen for
@@ -79,6 +91,8 @@ class ProtectionSection(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
+        layout.addWidget(self.criteria_title)
+        layout.addWidget(self.criteria)
         layout.addWidget(QLabel("Hierarchy of each quasi-identifier:"))
         layout.addLayout(self.hierarchies)
         self.keep_title = QLabel("What to keep of each quasi-identifier (the generalization never goes coarser):")
@@ -92,6 +106,7 @@ class ProtectionSection(QGroupBox):
         self.enabled.toggled.connect(self._on_edited)
         self.group_limit.toggled.connect(self._on_edited)
         self.metric_choice.currentIndexChanged.connect(self._on_edited)
+        self.criteria.edited.connect(self._on_edited)
         for spin in (self.k, self.suppression, self.threshold, self.group_bound):
             spin.valueChanged.connect(self._on_edited)
 
@@ -106,6 +121,12 @@ class ProtectionSection(QGroupBox):
         self.group_limit.setChecked(bool(settings.require_group_bound))
         self.group_bound.setValue(100.0 * settings.group_bound if settings.group_bound is not None else 0.0)
         self.metric_choice.setCurrentIndex(max(self.metric_choice.findData(settings.metric), 0))
+        self.criteria.show_settings(settings)
+        sensitive = self.state.project.sensitive
+        self.criteria_title.setText(
+            "Beyond k (each criterion alone also generalizes the quasi-identifiers), on the sensitive column "
+            f"{sensitive!r}:" if sensitive else "Beyond k (each criterion alone also generalizes the quasi-identifiers; "
+            "l-diversity and t-closeness need a sensitive column, step 2):")
         while self.hierarchies.rowCount():
             self.hierarchies.removeRow(0)
         while self.keep.rowCount():
@@ -169,10 +190,8 @@ class ProtectionSection(QGroupBox):
                 cuts[name] = levels
             elif widths := row.widths():
                 intervals[name] = widths
-        kept = {key: value for key, value in self.state.project.protection.items()
-                if key in ("sampling_fraction", "population")}  # set on the roles page's risk panel
         self.state.project.protection = {
-            **kept,
+            **self.state.project.protection,  # keys without a control here (search, population …) stay as they are
             "k": self.k.value() if self.enabled.isChecked() else None,
             "suppression": self.suppression.value() / 100.0,
             "threshold": self.threshold.value() / 100.0,
@@ -181,8 +200,8 @@ class ProtectionSection(QGroupBox):
             "require_group_bound": self.group_limit.isChecked(),
             "group_bound": self.group_bound.value() / 100.0 if self.group_bound.value() > 0 else None,
             "metric": self.metric_choice.currentData(),
-            "search": before.search,  # no control here (a project from the command line may set them)
             "min_levels": {name: level for name, level in before.min_levels.items() if name in self.rows},
+            **self.criteria.values(),
         }
         settings = self.state.project.protection_settings()
         for name, keep in self.keeps.items():  # new widths or cut points: new levels (a level gone: any level)
@@ -202,10 +221,10 @@ class ProtectionSection(QGroupBox):
         out = []
         if self.group_limit.isChecked() and not self.state.project.columns_with(Role.QUASI_IDENTIFIER):
             out.append("Limiting what a group reveals needs the quasi-identifiers: tag them in step 2, or untick it.")
-        if not self.enabled.isChecked():
+        if not self.generalizes():
             return out
         if not self.state.project.columns_with(Role.QUASI_IDENTIFIER):
-            out.append("Tag the quasi-identifiers in step 2, or untick the protection.")
+            out.append("Tag the quasi-identifiers in step 2, or untick the protection and the criteria.")
         method = get_method(self.state.project.method)
         if method.randomizes_quasi:
             out.append(f"{method.title} randomizes the quasi-identifiers itself: untick the protection or choose "
@@ -214,8 +233,14 @@ class ProtectionSection(QGroupBox):
             out += row.problems()
         return out
 
+    def generalizes(self) -> bool:
+        """Whether the job will generalize the quasi-identifiers: k ticked, or a criterion asked."""
+        criteria = self.criteria.values()
+        return self.enabled.isChecked() or any(criteria[key] is not None for key in CRITERIA)
+
     def _update_message(self) -> None:
         self.message.setText(" ".join(self.problems()))
-        for widget in (self.k, self.suppression, self.metric_choice, *self.keeps.values()):
-            widget.setEnabled(self.enabled.isChecked())
+        self.k.setEnabled(self.enabled.isChecked())
+        for widget in (self.suppression, self.metric_choice, *self.keeps.values()):
+            widget.setEnabled(self.generalizes())
 

@@ -64,6 +64,7 @@ class RiskPanel(QWidget):
         self.journalist: JournalistRisk | None = None
         self._fresh = False  # a table just chosen: one that does not fit is refused in a dialog
         self.table_name = QLabel(NO_TABLE)
+        self.table_name.setWordWrap(True)  # a long path wraps rather than widening the page
         self.choose_table = QPushButton("Population table…")
         self.choose_table.setToolTip("A CSV counting the people of the population per combination of the "
                                      "quasi-identifiers (each quasi-identifier and 'count', e.g. from a census): the "
@@ -73,16 +74,21 @@ class RiskPanel(QWidget):
         self.forget_table = QPushButton("Remove")
         self.forget_table.setToolTip("Measure no journalist risk (the release states none)")
         self.forget_table.clicked.connect(lambda: self._set_population(None))
-        table_row = QHBoxLayout()
-        table_row.addWidget(self.table_name, 1)
+        table_row = QHBoxLayout()  # under the table's name: a narrow window keeps the whole row
         table_row.addWidget(self.choose_table)
         table_row.addWidget(self.forget_table)
+        table_row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
         row = QFormLayout()
-        row.addRow("Share of the population in this file:", self.fraction)
-        row.addRow("Population table:", table_row)
+        row.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a narrow window: the field under its label
+        share = QLabel("Share of the population in this file:")
+        share.setWordWrap(True)
+        share.setBuddy(self.fraction)
+        row.addRow(share, self.fraction)
+        row.addRow("Population table:", self.table_name)
+        row.addRow(table_row)
         layout.addLayout(row)
         self._show_table()
         self.worker = Worker(self)

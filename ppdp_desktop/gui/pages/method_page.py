@@ -5,17 +5,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QButtonGroup,
-    QCheckBox,
-    QFrame,
-    QLabel,
-    QPushButton,
-    QRadioButton,
-    QScrollArea,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QButtonGroup, QFrame, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from ppdp_desktop.core.errors import PPDPError, phrase
 from ppdp_desktop.core.methods import REGISTRY, get_method
@@ -24,6 +14,7 @@ from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.protection_editor import ProtectionSection
 from ppdp_desktop.gui.state import WizardState
 from ppdp_desktop.gui.wording import window_name
+from ppdp_desktop.gui.wrap_button import WrapCheckBox, WrapRadioButton
 
 
 class MethodCard(QFrame):
@@ -34,13 +25,13 @@ class MethodCard(QFrame):
         method = REGISTRY[name]
         self.name = name
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.choose = QRadioButton(method.title)
+        self.choose = WrapRadioButton(method.title)  # a long title wraps in a narrow window
         font = self.choose.font()
         font.setBold(True)
         self.choose.setFont(font)
         group.addButton(self.choose)
         self.choose.setToolTip(f"Protect the sensitive column with {method.title.lower()} (F1: when to choose it)")
-        self.compare = QCheckBox("Also run it to compare in the report")
+        self.compare = WrapCheckBox("Also run it to compare in the report")
         self.compare.setToolTip("Run this method as well, on the same data, so that the report compares it "
                                 "with the one chosen")
         summary = QLabel(method.summary)

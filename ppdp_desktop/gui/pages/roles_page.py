@@ -6,13 +6,16 @@ values as now read (:mod:`~ppdp_desktop.core.taxonomy.kind_change`); what cannot
 with Cancel before anything changes."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QGroupBox,
     QHeaderView,
     QLabel,
     QMessageBox,
+    QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -84,13 +87,27 @@ class RolesPage(WizardPage):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.table, 1)
-        left_layout.addWidget(self.help)
-        left_layout.addWidget(self.status)
         self.risk = RiskPanel(state)
-        left_layout.addWidget(self.risk)
+        notes = QWidget()  # under the table; in a low window (600 px) they scroll instead of overlapping
+        notes_layout = QVBoxLayout(notes)
+        notes_layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.help, self.status, self.risk):
+            notes_layout.addWidget(widget)
+        self.notes = _Notes()
+        self.notes.setWidget(notes)
+        self.notes.setWidgetResizable(True)
+        self.notes.setFrameShape(QFrame.Shape.NoFrame)
+        self.notes.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.notes.setMinimumWidth(notes.minimumSizeHint().width() + self.notes.verticalScrollBar().sizeHint().width())
+        left_layout.addWidget(self.notes)
+        self.table.setMinimumHeight(6 * self.table.verticalHeader().defaultSectionSize())
+        policy = self.table.sizePolicy()  # the notes get their height first, the table the rest (at least 6 rows)
+        policy.setVerticalPolicy(QSizePolicy.Policy.Ignored)
+        self.table.setSizePolicy(policy)
         self.split = split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(self.editor_box)
+        split.setStretchFactor(0, 1)  # a narrow window shares its width: the roles table keeps its columns
         split.setStretchFactor(1, 1)
         QVBoxLayout(self).addWidget(split)
         self._combos: list[QComboBox] = []
@@ -290,3 +307,25 @@ class RolesPage(WizardPage):
 
     def is_complete(self) -> bool:  # a method may protect its own list of columns (step 4)
         return self.state.project.sensitive is not None or not get_method(self.state.project.method).needs_sensitive
+
+
+class _Notes(QScrollArea):
+    """The notes under the roles table: as tall as their text when the page has the room, scrolling when it has not."""
+
+    def setWidget(self, widget: QWidget) -> None:  # noqa: N802 - Qt API
+        super().setWidget(widget)
+        widget.installEventFilter(self)  # a longer risk text asks the page for more room
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        hint = super().sizeHint()
+        body = self.widget()
+        if body is None:
+            return hint
+        width = max(1, self.width() - self.verticalScrollBar().sizeHint().width())
+        height = body.heightForWidth(width) if body.hasHeightForWidth() else body.sizeHint().height()
+        return QSize(hint.width(), height + 2 * self.frameWidth())

@@ -69,6 +69,8 @@ def test_without_k_every_face_says_what_the_criteria_promise_and_it_holds(no_k_r
     assert verdict in printed and verdict in readme
     assert f"{above:,} of {len(table):,} records are above it" in printed
     assert f"{int(star.sum()):,} records were suppressed to meet the criteria below" in readme
+    report = " ".join((folder / "report.html").read_text(encoding="utf-8").split())
+    assert "Generalization only (distinct 3-diversity)" in report and "k = 1" not in report.split("</h1>")[0]
     assert f"OK suppression: {int(star.sum()):,} records suppressed, at most 5.0% allowed (no k was asked: k = 1)" \
         in verified
 

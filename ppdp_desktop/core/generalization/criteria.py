@@ -118,6 +118,23 @@ class Criteria:
         return cls(**{name: data[name] for name in known if name in data},  # type: ignore[arg-type]
                    hierarchical_t=distance == "hierarchical")
 
+    def short(self) -> str:
+        """The criteria in a few words for a title, e.g. ``k = 5, distinct 3-diversity`` (k only when asked)."""
+        parts = [f"k = {self.k}"] if self.k > 1 else []
+        if self.distinct_l is not None:
+            parts.append(f"distinct {self.distinct_l}-diversity")
+        if self.entropy_l is not None:
+            parts.append(f"entropy {self.entropy_l:g}-diversity")
+        if self.recursive_l is not None:
+            parts.append(f"recursive ({self.recursive_c:g},{self.recursive_l})-diversity")
+        if self.t is not None:
+            parts.append(f"{self.t:g}-closeness")
+        if self.average_risk is not None:
+            parts.append(f"average risk <= {self.average_risk:g}")
+        if self.highest_risk is not None:
+            parts.append(f"highest risk <= {self.highest_risk:g}")
+        return ", ".join(parts) or "k = 1"
+
     def lines(self, sensitive: str | None = None) -> list[str]:
         """The criteria in plain words, one line each."""
         of = f" of {sensitive}" if sensitive else ""

@@ -66,8 +66,13 @@ def build_report(result: Anonymization, progress: Progress = no_progress, cancel
     if reid is not None and reid.protected:
         if reid.generalization is None:  # only a written release's k is claimed instead (report.from_release)
             raise PrivacyError("The anonymization is marked k-anonymous but holds no generalization, so no k.")
-        title += (f" (k = {reid.generalization.k})" if method.generalizes_only else
-                  f" behind k-anonymous quasi-identifiers (k = {reid.generalization.k})")
+        g = reid.generalization
+        asked = g.criteria.short() if g.criteria is not None else f"k = {g.k}"
+        behind = "k-anonymous" if g.criteria is None or g.k > 1 else "generalized"
+        if method.generalizes_only:  # its title lists what it can ask; the report says what was asked
+            title = f"{title.partition(' (')[0]} ({asked})"
+        else:
+            title += f" behind {behind} quasi-identifiers ({asked})"
         if method.generalized_title:
             title += f": {method.generalized_title}"
     report = MethodReport(

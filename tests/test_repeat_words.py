@@ -89,3 +89,19 @@ def test_a_randomizing_method_still_speaks_of_its_draws(adult, tmp_path):
     assert second.repeat.cumulative.randomized
     assert dict(repeated.figure_rows(second.repeat))["Persistent randomness"] == "no (fresh draws)"
     assert repeated.meaning(second.repeat) == repeated.MEANING
+
+
+def test_a_budget_refuses_a_release_without_epsilon_saying_why(adult):
+    """A project with an epsilon budget cannot hold a release that randomizes nothing (it has no epsilon): the
+    refusal says so, and does not suggest raising the budget (no budget would do)."""
+    from ppdp_desktop.core.errors import PrivacyError
+
+    settings = _settings("generalization", k=5)
+    settings.repeat.budget = 3.0
+    with pytest.raises(PrivacyError) as refused:
+        anonymize(Dataset(adult.iloc[:3000]), settings)
+    said = str(refused.value)
+    assert "nothing in it is randomized, so it has no epsilon and no budget can hold it" in said
+    assert "--over-budget-reason TEXT" in said and "Raise the budget" not in said
+    settings.repeat.override_reason = "a generalized release, reviewed by the board"
+    assert anonymize(Dataset(adult.iloc[:3000]), settings).table is not None

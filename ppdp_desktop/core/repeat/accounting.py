@@ -234,6 +234,15 @@ def check_budget(cumulative: CumulativeGuarantee, override_reason: str | None) -
     if budget is None or not cumulative.over_budget or (override_reason is not None and override_reason.strip()):
         return
     project = f" of project '{cumulative.project_id}'" if cumulative.project_id else ""
+    if not math.isfinite(cumulative.epsilon_cumulative_max):
+        why = ("nothing in it is randomized, so it has no epsilon and no budget can hold it" if not cumulative.randomized
+               else "a release in its history has no epsilon, so no budget can hold it")
+        raise PrivacyError(
+            f"Release {cumulative.ordinal}{project} refused: {_count(cumulative.over_budget, 'record')} would go past "
+            f"the project's budget of {_number(budget)} ({why}). Publish it without a budget for this project, or give "
+            f"a reason to publish past it ({setting_ref('over-budget-reason', 'TEXT')}), which the project's ledger "
+            "keeps. Nothing was published.",
+            setting="budget", value=cumulative.epsilon_cumulative_max, allowed=f"at most {budget}")
     raise PrivacyError(
         f"Release {cumulative.ordinal}{project} refused: {_count(cumulative.over_budget, 'record')} would reach a "
         f"cumulative epsilon above the project's budget of {_number(budget)} (largest "

@@ -48,3 +48,27 @@ def test_wheel_changes_a_focused_box(window, qtbot):
     assert threshold.hasFocus() and threshold.focusPolicy() == Qt.FocusPolicy.StrongFocus
     _wheel(threshold, steps=1)
     assert threshold.value() != 20.0  # once clicked into, the wheel is the user's intent
+
+
+def test_wheel_over_a_box_tabbed_into_scrolls_the_page(window, qtbot):
+    """Leaving a field with Tab puts the focus on the next box; the wheel that follows, meant for the page, must not
+    change it (seen under Xvfb: typing age's widths, Tab, then scrolling turned "keep age at least as" to 5-year
+    bands). A box the keyboard reached changes with the arrow keys; the wheel needs a click first."""
+    window.load_demo()
+    qtbot.waitUntil(lambda: window.state.dataset is not None, timeout=30_000)
+    window.go_to(METHOD_STEP)
+    page = window.pages[METHOD_STEP]
+    threshold = page.protection.threshold
+    page.scroll.ensureWidgetVisible(threshold)
+    before = page.protection.suppression  # the box before the threshold in the tab order
+    qtbot.mouseClick(before.lineEdit(), Qt.MouseButton.LeftButton)
+    for _ in range(20):  # Tab until the threshold box has the focus, as a person would
+        if threshold.hasFocus():
+            break
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    assert threshold.hasFocus()
+    scrolled = page.scroll.verticalScrollBar().value()
+    _wheel(threshold)
+    assert threshold.value() == 20.0 and page.scroll.verticalScrollBar().value() != scrolled
+    qtbot.keyClick(threshold, Qt.Key.Key_Up)
+    assert threshold.value() != 20.0  # the keys still change it

@@ -72,7 +72,6 @@ class MainWindow(QMainWindow):
             RunPage(self.state), ReportPage(self.state), ExportPage(self.state),
         ]
         self.steps = QListWidget()
-        self.steps.setFixedWidth(200)
         self.steps.setToolTip("The steps, in order; a step opens once the ones before it are complete. "
                               "F1: the user guide at the step in view.")
         self.stack = QStackedWidget()
@@ -81,6 +80,8 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(page)
             page.complete_changed.connect(self._update_steps)
             self.state.new_file.connect(page.reset_for_new_file)
+        # as wide as the longest step's name, no wider: on a small screen the pages need the room
+        self.steps.setFixedWidth(self.steps.sizeHintForColumn(0) + 2 * self.steps.frameWidth() + 16)
         self.steps.currentRowChanged.connect(self._on_step_selected)
         self.back = QPushButton("< Back")
         self.back.setShortcut(QKeySequence("Alt+Left"))

@@ -1,8 +1,11 @@
 """No setting changes under a stray mouse wheel: a combo box or spin box takes wheel events only once it
-has the keyboard focus (clicked or tabbed into); otherwise the wheel scrolls the page it sits on.
+was clicked (it has the focus, given by the mouse); otherwise the wheel scrolls the page it sits on.
 
 The usual Qt idiom (``Qt.StrongFocus`` and ignoring the wheel without focus), applied to every such
-widget of the application by one event filter, so widgets added later are covered too.
+widget of the application by one event filter, so widgets added later are covered too, made stricter: a box
+the keyboard tabbed into does not take the wheel either. Leaving a field with Tab lands the focus on the next
+box, and the next turn of the wheel, meant to scroll the page, changed that box's setting (seen under Xvfb:
+"keep age at least as" turned to 5-year bands). Arrow keys still change a tabbed-into box.
 """
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QWidget
 
 GUARDED = (QComboBox, QAbstractSpinBox)
+_CLICKED = "ppdpFocusedByMouse"  # a dynamic property: the box's focus came from a click
 
 
 class WheelGuard(QObject):
@@ -18,7 +22,10 @@ class WheelGuard(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
         if event.type() == QEvent.Type.Polish and isinstance(watched, GUARDED):
             watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel alone never gives it focus
-        elif event.type() == QEvent.Type.Wheel and isinstance(watched, GUARDED) and not watched.hasFocus():
+        elif event.type() == QEvent.Type.FocusIn and isinstance(watched, GUARDED):
+            watched.setProperty(_CLICKED, event.reason() == Qt.FocusReason.MouseFocusReason)  # type: ignore[attr-defined]
+        elif event.type() == QEvent.Type.Wheel and isinstance(watched, GUARDED) and not (
+                watched.hasFocus() and watched.property(_CLICKED)):
             area = _scroll_area(watched)
             if area is not None:
                 QCoreApplication.sendEvent(area.verticalScrollBar(), event)

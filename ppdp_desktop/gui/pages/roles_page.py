@@ -67,6 +67,8 @@ class RolesPage(WizardPage):
         self.table.setHorizontalHeaderLabels(["Column", "Kind", "Role"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().moveSection(2, 1)  # shown Column, Role, Kind: the role is what this step asks,
+        # so a small window keeps it in view (the kind is found from the data); the columns keep their indices
         self.table.verticalHeader().setVisible(False)
         self.table.setToolTip("Every column of the data: choose how it is read (kind) and its role. Select a "
                               "column to edit its taxonomy on the right.")
@@ -168,19 +170,19 @@ class RolesPage(WizardPage):
         QTimer.singleShot(0, self._give_the_table_room)  # once the splitter has its size
 
     def _give_the_table_room(self) -> None:
-        """Widen the table to show every column's name, kind and role, up to 55 % of the page, and in a small window
+        """Widen the table to show every column's name, role and kind, up to 55 % of the page, and in a small window
         (800x600, where the taxonomy side keeps the room its buttons need) shorten the names' column so that the
-        kinds stay in view, each name whole in its tooltip: the names had scrolled out of sight."""
+        roles stay in view, each name whole in its tooltip: the names had scrolled out of sight."""
         total = sum(self.split.sizes())
         if total <= 0 or self.table.rowCount() == 0:
             return
         header = self.table.horizontalHeader()
         chrome = self.table.verticalScrollBar().sizeHint().width() + 2 * self.table.frameWidth()
-        names, kinds = self.table.sizeHintForColumn(0), self.table.sizeHintForColumn(1)
-        left = min(names + kinds + self.table.sizeHintForColumn(2) + chrome, int(total * 0.55))
+        names, roles = self.table.sizeHintForColumn(0), self.table.sizeHintForColumn(2)
+        left = min(names + roles + self.table.sizeHintForColumn(1) + chrome, int(total * 0.55))
         if self.split.sizes()[0] < left:
             self.split.setSizes([left, total - left])
-        room = self.split.sizes()[0] - kinds - chrome
+        room = self.split.sizes()[0] - roles - chrome
         if names > room:
             header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(0, max(60, room))

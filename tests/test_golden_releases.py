@@ -33,47 +33,49 @@ JOBS = {
 #: sha256 of (data file bytes, release.json without 'created', 'app', 'provenance'), per (method, mode); retaken for
 #: issue 30, where a job with a project draws persistently (uniform, fine-grain, partition: new data bytes, the same
 #: in memory and streamed) and release.json gains 'repeated_release'
-#: (the first release of its project here; its 'rederived' count since)
+#: (the first release of its project here; its 'rederived' count since); release.json retaken for issue 33 (data
+#: bytes unchanged): 'repeated_release' says whether the method randomizes ('randomized'), and a generalization
+#: entry says what each level shows ('meanings')
 GOLDEN = {
     'uniform/memory': (
         '2f053930dafc83e012d5553d1df77d68a74e6263a6e104721a54fff9b0164a80',
-        '6ee5280694be8c00a3bc69f87036f2abcbc664e21dc7fb7e46a8ba30af6811b9',
+        'f8b45b9a669c4c6a4e42d49fd209ca2087616b14b4a687151126b9f0e7fbd6ea',
     ),
     'finegrain/memory': (
         '306bd68ddde8b21ba51d52372798c117726fa456a6ac1a5b9df421628a88a206',
-        '743b011c82b9b6c67d139a91e42139d7a51a3516b32359b1356102f6836fe2b6',
+        '58fec360a4fa64aa34c1af2e756fc79ad3c0ee2f08da8cfa55d6b1110683285a',
     ),
     'partition/memory': (
         '41b6336130fe4a43e48522e09403734decbfd8311a5a33903479d4bf82dab141',
-        'cdbd5088ee7c0e3e59c22c4a0f8d9ad8d3e30d3634afdeca65a3f609c9691aa8',
+        '017592dd96e7968538f58c4e54d372c0ec97063007f511dba25a77c10f13b543',
     ),
     'rr/memory': (
         '0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb',
-        'ac6f6561792c9ea57a0c34f7becf069bb9f4192e232efc511c9611b9eec1d164',
+        'c681c98e67b022198eef1a34ba413f5b3e13e7a05d9a2f4b8e123d888678f910',
     ),
     'personalized/memory': (
         '26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e',
-        'd4bf1284b89345486f4ad424b4f89c052f835a1b46e4f70b6e61762b7e373b12',
+        '3445fbf0ada94c601c0e0b079a6573a85a5243de0b8756a91d763bffd1048229',
     ),
     'dp-microagg/memory': (
         '1bc7de479896efd9891b6113093b56c604b17e24295b3a1ac84ffbeafd3dab42',
-        '8aef742aa77b6f7db5ba45f895475796aaf5a74bbd4400820c3866e664268a44',
+        '889347880b8805b7f0c3fd02f06355d6824c62654a3e0cd7e9c40ae50fc8af42',
     ),
     'uniform/streamed': (
         '2f053930dafc83e012d5553d1df77d68a74e6263a6e104721a54fff9b0164a80',
-        '317383b878d638426f00ba9cf35d8064051b885cbcc4488c0a58a4f301d5a812',
+        'c37fcfd926ecfcd0f9e1ab719d776ee7867d9f9e4380d7fc473fa3bd19cab318',
     ),
     'finegrain/streamed': (
         '306bd68ddde8b21ba51d52372798c117726fa456a6ac1a5b9df421628a88a206',
-        '7cdf991b1c14d0d5e5a275219d027bf8a8fcdfa6d45e22c07d1bd6322045e95b',
+        'a491ba38e2050f6b64b404cd3b40bae371e000db72c538477119e23da8942774',
     ),
     'rr/streamed': (
         '0514d7464932e34fa6f2b92a9926f0f8fb34b8a32415629fc8107f5d32654ceb',
-        '53760eb75a823f45a45f012d78dc3de158aff8dc78a02ce3b2a44193a35b9311',
+        'f580860cfbf4b358012068be39f1a04221a20a859218303972b538ed2d6d1669',
     ),
     'personalized/streamed': (
         '26812e4052057599ffeb1acc25ce08f4b5ffeb99585b2d49b81e21303bcc7c3e',
-        '465bd1104152972cb4667bfb9205a7cb386a1217ac0038e55002ce2bf0a4194f',
+        '3220c8dc405ae272459337dfe1030a71df9dfe409d156f76494781afc90b640a',
     ),
 }
 #: what a release.json says of when, with which build and from which input it was made (a fresh HMAC nonce)

@@ -75,7 +75,14 @@ def column_changes(result: Anonymization) -> list[ColumnChange]:
             hierarchy = generalization.hierarchies.get(name) if generalization.hierarchies else None
             if hierarchy is not None:
                 detail += ": " + level_kind(level_words(hierarchy, levels[name]))  # e.g. "10-year bands"
+            if generalization.local is not None:
+                detail += "; the records it would suppress recoded locally"
             out.append(ColumnChange(name, role, GENERALIZED, detail=detail))
+        elif generalization is not None and name in levels and (generalization.suppressed or generalization.local):
+            # level 0, yet not unchanged: the suppressed records show '*' (or local recoding changed them)
+            rest = ("the records it would suppress recoded locally (coarser levels or '*')" if generalization.local
+                    else f"'*' for the {generalization.suppressed:,} suppressed records")
+            out.append(ColumnChange(name, role, CHANGED, detail=f"its own values where the generalization keeps them; {rest}"))
         else:
             out.append(ColumnChange(name, role, UNCHANGED))
     return out

@@ -83,6 +83,8 @@ def released_sentences(changes: list[ColumnChange], n_records: int) -> list[str]
         if c.change == RANDOMIZED:
             out.append(f"{c.name} ({c.role}): {percent(c.share_changed or 0.0)} of the values were deliberately "
                        "replaced by random ones; the rest are the original values, and no one can tell which is which.")
+        elif c.change == CHANGED and c.share_changed is None:  # said in words (a quasi-identifier kept at level 0)
+            out.append(f"{c.name} ({c.role}): {c.detail}.")
         elif c.change == CHANGED:
             out.append(f"{c.name} ({c.role}): changed by the method; {percent(c.share_changed or 0.0)} of the values "
                        "differ from the original.")

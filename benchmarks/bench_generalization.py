@@ -291,12 +291,17 @@ def job_command(data: dict[str, object], method: str, l_diversity: bool, out: Pa
 
 
 def child_run(command: list[str], pythonpath: str, data_dir: Path) -> tuple[float, float]:
-    """CPU seconds (user + system of the finished child, ``RUSAGE_CHILDREN``) and wall seconds of one process."""
-    env = {**os.environ, "PYTHONPATH": pythonpath, "PPDP_DATA_DIR": str(data_dir), "QT_QPA_PLATFORM": "offscreen"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - wall
+    """CPU seconds (user + system of the finished child, ``RUSAGE_CHILDREN``) and wall seconds of one process.
+
+    Each run gets an empty application-data folder under ``data_dir``: the ledger of an earlier run of the same data
+    would make the next release keep that run's node (issue 30) instead of searching the lattice."""
+    data_dir.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=data_dir) as appdata:
+        env = {**os.environ, "PYTHONPATH": pythonpath, "PPDP_DATA_DIR": appdata, "QT_QPA_PLATFORM": "offscreen"}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall = time.perf_counter()
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - wall
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"job failed ({done.returncode}): {' '.join(command)}\n{done.stderr[-2000:]}")

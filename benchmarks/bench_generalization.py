@@ -7,6 +7,12 @@ k = 50 at suppression 0.05: the search "well under a second". Reported: best of 
 their distinct level-0 combinations) and search (the lattice walk over that table), nodes checked, the
 chosen node, and peak memory (RSS of the process, and the Python-allocation peak of one run).
 
+``--job [ROWS] [--sparse-rows N] [--base PATH]`` (issue 33): the whole job as a custodian runs it, whole processes of
+``ppdp anonymize ... --no-report`` on a ROWS-row CSV (default 1,000,000): adult resampled (8 QIs, ARX's hierarchies,
+sensitive occupation) and the sparse ``synthetic_eight`` (sensitive diag); generalization-only k = 5 against k = 5 +
+distinct 3-diversity, A B A B, and uniform k-only on the code before issue 33 (``--base``, a checkout of f333c00)
+against uniform k + l now. CPU seconds of the child (``RUSAGE_CHILDREN``) and wall seconds.
+
 ``--metrics [ROWS]`` (issue 33): each utility metric on ROWS (default 1,000,000) x 8 quasi-identifiers, exhaustive
 and greedy, with the lattice size, the nodes checked and whether the result is proven optimal.
 
@@ -26,8 +32,11 @@ from __future__ import annotations
 import gc
 import itertools
 import json
+import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -241,6 +250,89 @@ def run_criteria(n: int, data: str) -> dict[str, object]:
             "distinct_with_sensitive": len(carried), "runs": runs}
 
 
+JOB_K, JOB_L = 5, 3
+
+
+def write_hierarchy(hierarchy: Hierarchy, path: Path) -> str:
+    """Write ``hierarchy`` as an ARX hierarchy CSV (``;``, one row per value: its labels from level 0 up)."""
+    rows = [";".join(hierarchy.chain(v)) for v in hierarchy.values if v != ""]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def write_job_data(n: int, sparse_n: int, folder: Path) -> dict[str, dict[str, object]]:
+    """The CSVs of ``--job`` and their hierarchy files: adult resampled to ``n`` rows (its ARX hierarchies) and
+    ``synthetic_eight`` at ``sparse_n`` rows (hierarchy files written from its hierarchies)."""
+    frame, hierarchies, _ = adult_eight(n)
+    frame.to_csv(folder / "adult.csv", sep=";", index=False)
+    adult = {"csv": str(folder / "adult.csv"), "n": n, "sensitive": "occupation", "quasi": list(hierarchies),
+             "hierarchies": {a: str(ADULT_DIR / f"adult_hierarchy_{a}.csv") for a in hierarchies}}
+    del frame
+    frame, hierarchies, _ = synthetic_eight(sparse_n)
+    frame.to_csv(folder / "synthetic.csv", sep=";", index=False)
+    sparse = {"csv": str(folder / "synthetic.csv"), "n": sparse_n, "sensitive": "diag", "quasi": list(hierarchies),
+              "hierarchies": {a: write_hierarchy(h, folder / f"synthetic_hierarchy_{a}.csv") for a, h in hierarchies.items()}}
+    return {"adult": adult, "synthetic": sparse}
+
+
+def job_command(data: dict[str, object], method: str, l_diversity: bool, out: Path) -> list[str]:
+    """``ppdp anonymize`` of one ``--job`` run (k = 5, suppression 0.05; ``--theta 3`` for a randomizing method)."""
+    command = [sys.executable, "-m", "ppdp_desktop", "anonymize", str(data["csv"]), "--sep", ";", "--method", method,
+               "--sensitive", str(data["sensitive"]), "--quasi", ",".join(data["quasi"]),  # type: ignore[arg-type]
+               "--k-anonymity", str(JOB_K), "--suppression", "0.05", "--out", str(out), "--overwrite", "--no-report",
+               "--quiet"]
+    for column, path in data["hierarchies"].items():  # type: ignore[attr-defined]
+        command += ["--hierarchy", f"{column}={path}"]
+    if method != "generalization":
+        command += ["--theta", "3", "--seed", "1"]
+    if l_diversity:
+        command += ["--l-diversity", str(JOB_L)]
+    return command
+
+
+def child_run(command: list[str], pythonpath: str, data_dir: Path) -> tuple[float, float]:
+    """CPU seconds (user + system of the finished child, ``RUSAGE_CHILDREN``) and wall seconds of one process.
+
+    Each run gets an empty application-data folder under ``data_dir``: the ledger of an earlier run of the same data
+    would make the next release keep that run's node (issue 30) instead of searching the lattice."""
+    data_dir.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=data_dir) as appdata:
+        env = {**os.environ, "PYTHONPATH": pythonpath, "PPDP_DATA_DIR": appdata, "QT_QPA_PLATFORM": "offscreen"}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall = time.perf_counter()
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"job failed ({done.returncode}): {' '.join(command)}\n{done.stderr[-2000:]}")
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall
+
+
+def run_job(n: int, sparse_n: int, base: str | None) -> dict[str, object]:
+    """The whole job, A B A B per pair (see the module docstring); the base pair only with ``base``."""
+    here = str(Path(__file__).resolve().parents[1])
+    out: dict[str, object] = {"k": JOB_K, "l_diversity": JOB_L, "suppression": 0.05, "base": base, "data": {}}
+    with tempfile.TemporaryDirectory(prefix="bench-job-") as tmp:
+        folder = Path(tmp)
+        start = time.perf_counter()
+        sets = write_job_data(n, sparse_n, folder)
+        print(f"job: CSVs written in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        pairs = [("generalization k", (here, "generalization", False)),
+                 ("generalization k+l", (here, "generalization", True))]
+        if base:
+            pairs = [("uniform k (f333c00)", (base, "uniform", False)), ("uniform k+l", (here, "uniform", True))] + pairs
+        for name, data in sets.items():
+            figures: dict[str, dict[str, list[float]]] = {p: {"cpu_s": [], "wall_s": []} for p, _ in pairs}
+            for first, second in zip(pairs[::2], pairs[1::2]):
+                for label, (path, method, l_div) in [first, second, first, second]:  # A B A B
+                    cpu, wall = child_run(job_command(data, method, l_div, folder / "release"), path, folder / "appdata")
+                    figures[label]["cpu_s"].append(round(cpu, 2))
+                    figures[label]["wall_s"].append(round(wall, 2))
+                    print(f"job: {name} {label}: cpu {cpu:.2f} s, wall {wall:.2f} s", file=sys.stderr)
+            out["data"][name] = {"rows": data["n"], "runs": figures}  # type: ignore[index]
+    return out
+
+
 def main() -> int:
     if "--search" in sys.argv:  # python benchmarks/bench_generalization.py --search [ROWS]
         rest = sys.argv[sys.argv.index("--search") + 1:]
@@ -250,6 +342,13 @@ def main() -> int:
         rest = [a for a in sys.argv[sys.argv.index("--criteria") + 1:] if a.isdigit()]
         data = "synthetic" if "--synthetic" in sys.argv else "adult"
         print(json.dumps(run_criteria(int(rest[0]) if rest else 1_000_000, data), indent=2))
+        return 0
+    if "--job" in sys.argv:  # issue 33: python benchmarks/bench_generalization.py --job [ROWS] [--sparse-rows N] [--base PATH]
+        rest = sys.argv[sys.argv.index("--job") + 1:]
+        rows = int(rest[0]) if rest and rest[0].isdigit() else 1_000_000
+        sparse = int(sys.argv[sys.argv.index("--sparse-rows") + 1]) if "--sparse-rows" in sys.argv else rows
+        base = sys.argv[sys.argv.index("--base") + 1] if "--base" in sys.argv else None
+        print(json.dumps(run_job(rows, sparse, base), indent=2))
         return 0
     if "--metrics" in sys.argv:  # issue 33: python benchmarks/bench_generalization.py --metrics [ROWS]
         rest = sys.argv[sys.argv.index("--metrics") + 1:]

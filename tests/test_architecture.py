@@ -28,7 +28,9 @@ sys.meta_path.insert(0, Block())
 import ppdp_desktop.core as core
 for info in pkgutil.walk_packages(core.__path__, 'ppdp_desktop.core.'):
     importlib.import_module(info.name)
-import ppdp_desktop.cli
+import ppdp_desktop.cli as cli
+for info in pkgutil.walk_packages(cli.__path__, 'ppdp_desktop.cli.'):  # the commands are imported when they run
+    importlib.import_module(info.name)
 print('ok')
 """
 

@@ -5,35 +5,41 @@ Errors a user can cause print one line on stderr and exit with the status of the
 """
 from __future__ import annotations
 
+import importlib
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ppdp_desktop.cli import commands, compare, demo, history, project_run, report, selftest
 from ppdp_desktop.cli.exit_codes import ExitCode, exit_code_for
-from ppdp_desktop.cli.output import console
-from ppdp_desktop.cli.parser import build_parser
+from ppdp_desktop.cli.parser import COMMAND_NAMES, build_parser
 from ppdp_desktop.core.errors import PPDPError, os_error_message
-from ppdp_desktop.core.release.publish import published
 from ppdp_desktop.core.visible import visible
 
 EXIT_USER_ERROR = ExitCode.USAGE  # the former names, kept for callers
 EXIT_INTERNAL = ExitCode.INTERNAL
 
+#: each command's module (in ppdp_desktop.cli) and function, imported when it runs: ``ppdp --help`` and one
+#: command import no other command's libraries (issue 34: ``ppdp --help`` within 1.2x of importing numpy+pandas)
 COMMANDS = {
-    "anonymize": commands.run_anonymize,
-    "demo": demo.run_demo,
-    "verify": commands.run_verify,
-    "estimate": commands.run_estimate,
-    "lookup": commands.run_lookup,
-    "report": report.run_report,
-    "compare": compare.run_compare,
-    "run": project_run.run_project_file,
-    "risk": commands.run_risk,
-    "signing-key": commands.run_signing_key,
-    "selftest": selftest.run,
-    "history": history.run_history,
+    "anonymize": ("commands", "run_anonymize"),
+    "demo": ("demo", "run_demo"),
+    "verify": ("commands", "run_verify"),
+    "estimate": ("commands", "run_estimate"),
+    "lookup": ("commands", "run_lookup"),
+    "report": ("report", "run_report"),
+    "compare": ("compare", "run_compare"),
+    "run": ("project_run", "run_project_file"),
+    "risk": ("commands", "run_risk"),
+    "signing-key": ("commands", "run_signing_key"),
+    "selftest": ("selftest", "run"),
+    "history": ("history", "run_history"),
 }
+
+
+def command(name: str) -> Callable[..., int]:
+    """The function that runs the command ``name`` (its module imported now)."""
+    module, function = COMMANDS[name]
+    return getattr(importlib.import_module(f"ppdp_desktop.cli.{module}"), function)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -42,19 +48,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv == ["--selftest"]:  # the bundled executables' spelling
         argv = ["selftest"]
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(set(argv) & set(COMMAND_NAMES)).parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a malformed command line (already said in one line)
         return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
     if args.quiet and args.verbose:
         print("ppdp: error: --quiet and --verbose contradict each other; give one. (see ppdp --help)", file=sys.stderr)
         return ExitCode.USAGE
+    from ppdp_desktop.cli.output import console
+    from ppdp_desktop.core.release.publish import published
+
     start = time.perf_counter()
     held = None
     _sweep()
     before = len(published())
     try:
         with console(args) as held:
-            code = int(COMMANDS[args.command](args))
+            code = int(command(args.command)(args))
     except (PPDPError, KeyboardInterrupt) as exc:
         code = exit_code_for(exc)
         if isinstance(exc, KeyboardInterrupt):
@@ -89,6 +98,8 @@ def _sweep() -> None:
 
 def _what_was_written(before: int) -> str:
     """The releases this command put in place before it failed, as a sentence ("" when none)."""
+    from ppdp_desktop.core.release.publish import published
+
     done = published()[before:]
     if not done:
         return ""

@@ -19,15 +19,12 @@ JSON_HISTORY = ("one object: ledger (the ledger file), releases (oldest first; p
                 "budget, override_reason, node, n_records)")
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    """The ``history`` subcommand of ``ppdp`` (``sub``: the parser's subparsers)."""
-    hist = sub.add_parser("history", help="list the releases published on this computer (the release ledger), of "
-                          "every project or of one")
+def add_arguments(hist: argparse.ArgumentParser) -> None:
+    """``ppdp history``'s arguments."""
     hist.add_argument("project", nargs="?", metavar="PROJECT", help="only this project's releases (its project id: "
                       "the project file's name, or anonymize's --project)")
     hist.add_argument("--json", action="store_true", help="print one JSON document on stdout instead of sentences "
                       f"(sentences go to stderr): {JSON_HISTORY}")
-    return hist
 
 
 def run_history(args: argparse.Namespace) -> int:

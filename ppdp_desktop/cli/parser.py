@@ -2,17 +2,14 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Collection
 
 from ppdp_desktop import __version__
 from ppdp_desktop.cli.exit_codes import EPILOG, ExitCode
-from ppdp_desktop.cli.history import add_parser as add_history_parser
 from ppdp_desktop.cli.passphrase import add_allow_weak_argument
-from ppdp_desktop.cli.population_args import add_population_arguments
-from ppdp_desktop.cli.repeat_args import add_repeat_arguments
 from ppdp_desktop.cli.streams import INPUT_FORMATS
 from ppdp_desktop.core.declarations import add_arguments as add_declared_arguments
-from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, comparisons
-from ppdp_desktop.core.settings import ProtectionSettings, finite_float
+from ppdp_desktop.core.declarations import finite_float
 
 
 def positive_int(text: str) -> int:
@@ -89,6 +86,8 @@ def _choice_args(p: argparse.ArgumentParser) -> None:
 
 def _method_args(p: argparse.ArgumentParser) -> None:
     """Each registered method's own options, in a group of its own (``Method.add_arguments``)."""
+    from ppdp_desktop.core.methods import REGISTRY  # the method families: only when a command takes their options
+
     for name, method in REGISTRY.items():
         before = len(p._actions)
         group = p.add_argument_group(f"{method.title} (--method {name})")
@@ -100,17 +99,23 @@ def _method_args(p: argparse.ArgumentParser) -> None:
 def _protection_args(p: argparse.ArgumentParser) -> None:
     """Re-identification's options, from :class:`ProtectionSettings`' declarations (``--group-bound`` also sets
     ``require_group_bound``, and the COL=... options are parsed by the command: ``commands._protection``)."""
+    from ppdp_desktop.core.settings import ProtectionSettings
+
     g = p.add_argument_group("re-identification: protect the quasi-identifiers (--quasi) by generalization")
     add_declared_arguments(g, ProtectionSettings, only=("k", "suppression", "hierarchies", "intervals", "cuts",
                                                         "threshold", "group_bound", "metric", "weights",
                                                         "min_levels", "max_levels", "search", "local_recoding",
                                                         "l_diversity", "entropy_l", "recursive", "t_closeness",
                                                         "t_distance", "average_risk", "highest_risk"))
+    from ppdp_desktop.cli.population_args import add_population_arguments
+
     add_population_arguments(p)
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:
     """The options every comparison shares, then each registered comparison's own (``Method.comparisons``)."""
+    from ppdp_desktop.core.methods import comparisons
+
     ways = comparisons()
     defaults = [f"{','.join(w.default_methods)} ({w.when})" for w in ways if w.default_methods]
     p.add_argument("--sensitive", metavar="COL", help="the sensitive column (the comparisons of randomization and "
@@ -184,15 +189,10 @@ def _global_args(p: argparse.ArgumentParser, *, default: object) -> None:
                    help="print every stage with its time at once, and more detail on stderr")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ppdp", description="PPDP Desktop: privacy-preserving publishing of patient tables.",
-                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"ppdp {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show a traceback on unexpected errors")
-    _global_args(parser, default=False)
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+def _anonymize(an: argparse.ArgumentParser) -> None:
+    """``ppdp anonymize``'s arguments."""
+    from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY
 
-    an = sub.add_parser("anonymize", help="anonymize a data file and write a release folder (and a sealed key)")
     an.add_argument("data", help="CSV/TSV/TXT, .xlsx, .sav, .dta or .parquet file; - reads it from stdin")
     an.add_argument("--out", required=True, help="release folder to create")
     an.add_argument("--sensitive", metavar="COL", help="the sensitive column (not needed for dp-microagg)")
@@ -206,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     _protection_args(an)
     _key_args(an)
     an.add_argument("--seed", type=int, help="fix the random seed (testing only: a guessable seed voids the guarantee)")
+    from ppdp_desktop.cli.repeat_args import add_repeat_arguments
+
     add_repeat_arguments(an)
     _input_args(an)
     an.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
@@ -228,7 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--workers", type=positive_int, default=None, metavar="N",
                       help="worker processes of the LocalCluster (default: one per core)")
 
-    demo = sub.add_parser("demo", help="run the main job on the embedded demo data (writes a release and its key)")
+
+def _demo(demo: argparse.ArgumentParser) -> None:
+    """``ppdp demo``'s arguments."""
+    from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY
+
     demo.add_argument("--out", required=True, help="release folder to create")
     demo.add_argument("--method", default=DEFAULT_METHOD, metavar="METHOD",
                       help=f"the privacy method: {', '.join(REGISTRY)} (default: {DEFAULT_METHOD}); each gets demo "
@@ -244,8 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(demo, JSON_RELEASED + "; passphrase_file (the file holding the passphrase made up for the key, only "
               "when one was made)")
 
-    run = sub.add_parser("run", help="run a project file saved by the window (data, roles, taxonomies, sensitivity, "
-                         "method and settings) headless, as the window's Run + Export would")
+
+def _run(run: argparse.ArgumentParser) -> None:
+    """``ppdp run``'s arguments."""
     run.add_argument("project", help="the .ppdp project file")
     run.add_argument("--out", help="release folder to create (default: the project's release folder)")
     run.add_argument("--key", metavar="FILE", help="sealed key file (default: the project's key file, if any; with --out "
@@ -253,6 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_PASSPHRASE, else a prompt)")
     add_allow_weak_argument(run)
     run.add_argument("--seed", type=int, help="fix the random seed (testing only)")
+    from ppdp_desktop.cli.repeat_args import add_repeat_arguments
+
     add_repeat_arguments(run, project=False)
     run.add_argument("--overwrite", action="store_true", help="replace an existing release folder / key file")
     run.add_argument("--format", dest="fmt", choices=("csv", "xlsx", "sav", "parquet"), default="csv",
@@ -262,8 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
     _sign_args(run)
     _json_arg(run, JSON_RELEASED)
 
-    rk = sub.add_parser("risk", help="re-identification risk of a data file or a release: how many records are "
-                        "unique on their quasi-identifiers (ARX's prosecutor model)")
+
+def _risk(rk: argparse.ArgumentParser) -> None:
+    """``ppdp risk``'s arguments."""
     rk.add_argument("data", help="a data file (- reads it from stdin), or a release folder / .zip")
     rk.add_argument("--quasi", metavar="COLS", help="quasi-identifier columns (default for a release: those it names)")
     rk.add_argument("--threshold", type=finite_float, help="risk above which a record counts as at risk "
@@ -274,20 +284,22 @@ def build_parser() -> argparse.ArgumentParser:
                     "records_above_threshold, share_above_threshold, sample_uniques, share_sample_uniques, "
                     "records_below_k, marketer_risk, class_size_histogram, missing_as_value, verdict, suppressed_left_out "
                     "(and population_uniqueness, journalist with the options below)")
+    from ppdp_desktop.cli.population_args import add_population_arguments
+
     add_population_arguments(rk)
     _input_args(rk)
 
-    sub.add_parser("selftest", help="run the demo job end to end in a temporary folder (load, plan, verify, apply, "
-                   "report, export, seal and open the key); exit 0 only if every step passed")
 
-    ver = sub.add_parser("verify", help="re-check a release's checksums and guarantee; exit 0 only if they hold")
+def _verify(ver: argparse.ArgumentParser) -> None:
+    """``ppdp verify``'s arguments."""
     ver.add_argument("release", help="release folder")
     ver.add_argument("--signer", metavar="FINGERPRINT", help="refuse the release unless it is signed by the key with "
                      "this fingerprint (as the custodian gave it to you)")
     _json_arg(ver, JSON_VERIFY)
 
-    sk = sub.add_parser("signing-key", help="make the custodian's signing key (Ed25519, sealed with a passphrase) and "
-                        "print its fingerprint; --show prints the fingerprint of an existing one")
+
+def _signing_key(sk: argparse.ArgumentParser) -> None:
+    """``ppdp signing-key``'s arguments."""
     sk.add_argument("file", help="the signing key file to write (or read with --show)")
     sk.add_argument("--show", action="store_true", help="open an existing signing key and print its fingerprint")
     sk.add_argument("--passphrase-file", metavar="FILE", help="passphrase file (else PPDP_SIGNING_PASSPHRASE, else a "
@@ -295,7 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_allow_weak_argument(sk)
     sk.add_argument("--overwrite", action="store_true", help="replace an existing signing key file of ours")
 
-    est = sub.add_parser("estimate", help="estimate original counts of a perturbed column")
+
+def _estimate(est: argparse.ArgumentParser) -> None:
+    """``ppdp estimate``'s arguments."""
     est.add_argument("release", help="release folder")
     est.add_argument("--sensitive", metavar="COL", help="a perturbed column: counts of its original values")
     est.add_argument("--table", metavar="COLS", help="randomized-response releases: estimated contingency table of these "
@@ -310,12 +324,16 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--json", action="store_true", help="print JSON instead of a table: a list with one object "
                      "per row of the table, numbers as numbers")
 
-    cp = sub.add_parser("compare", help="compare methods at matched privacy on the count-query workload")
+
+def _compare(cp: argparse.ArgumentParser) -> None:
+    """``ppdp compare``'s arguments."""
     cp.add_argument("data", help="the data file (- reads it from stdin)")
     _compare_args(cp)
     _input_args(cp)
 
-    rp = sub.add_parser("report", help="write the utility and privacy report of a release against its original data")
+
+def _report(rp: argparse.ArgumentParser) -> None:
+    """``ppdp report``'s arguments."""
     rp.add_argument("data", help="the original data file (- reads it from stdin)")
     rp.add_argument("release", help="release folder or .zip")
     rp.add_argument("--out", required=True, help="report.html to write (- writes the HTML to stdout, without the "
@@ -324,7 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(rp, JSON_REPORT)
     _input_args(rp)
 
-    lk = sub.add_parser("lookup", help="authorized reverse lookup with the sealed key")
+
+def _lookup(lk: argparse.ArgumentParser) -> None:
+    """``ppdp lookup``'s arguments."""
     lk.add_argument("release", help="release folder")
     lk.add_argument("key", help="the release's sealed key file")
     what = lk.add_mutually_exclusive_group(required=True)
@@ -338,7 +358,65 @@ def build_parser() -> argparse.ArgumentParser:
     lk.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     _json_arg(lk, JSON_LOOKUP)
 
-    add_history_parser(sub)
-    for command in sub.choices.values():
+
+def _history(hist: argparse.ArgumentParser) -> None:
+    """``ppdp history``'s arguments."""
+    from ppdp_desktop.cli.history import add_arguments
+
+    add_arguments(hist)
+
+
+#: each command's line in ``ppdp --help``, in its order
+COMMAND_HELP = {
+    "anonymize": "anonymize a data file and write a release folder (and a sealed key)",
+    "demo": "run the main job on the embedded demo data (writes a release and its key)",
+    "run": "run a project file saved by the window (data, roles, taxonomies, sensitivity, "
+        "method and settings) headless, as the window's Run + Export would",
+    "risk": "re-identification risk of a data file or a release: how many records are "
+        "unique on their quasi-identifiers (ARX's prosecutor model)",
+    "selftest": "run the demo job end to end in a temporary folder (load, plan, verify, apply, "
+        "report, export, seal and open the key); exit 0 only if every step passed",
+    "verify": "re-check a release's checksums and guarantee; exit 0 only if they hold",
+    "signing-key": "make the custodian's signing key (Ed25519, sealed with a passphrase) and "
+        "print its fingerprint; --show prints the fingerprint of an existing one",
+    "estimate": "estimate original counts of a perturbed column",
+    "compare": "compare methods at matched privacy on the count-query workload",
+    "report": "write the utility and privacy report of a release against its original data",
+    "lookup": "authorized reverse lookup with the sealed key",
+    "history": "list the releases published on this computer (the release ledger), of every project or of one",
+}
+#: what adds each command's arguments (None: it takes none but the global ones)
+_ARGUMENTS = {
+    "anonymize": _anonymize,
+    "demo": _demo,
+    "run": _run,
+    "risk": _risk,
+    "selftest": None,
+    "verify": _verify,
+    "signing-key": _signing_key,
+    "estimate": _estimate,
+    "compare": _compare,
+    "report": _report,
+    "lookup": _lookup,
+    "history": _history,
+}
+COMMAND_NAMES = tuple(COMMAND_HELP)
+
+
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``ppdp`` parser. ``commands``: give only these commands their arguments (the others are only named, with
+    their help line): ``ppdp --help`` and one command then import none of what the others' options need (the
+    method families above all). None: every command's, as tests and the docs build want."""
+    parser = _Parser(prog="ppdp", description="PPDP Desktop: privacy-preserving publishing of patient tables.",
+                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"ppdp {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show a traceback on unexpected errors")
+    _global_args(parser, default=False)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in COMMAND_NAMES:
+        command = sub.add_parser(name, help=COMMAND_HELP[name])
+        add = _ARGUMENTS[name]
+        if add is not None and (commands is None or name in commands):
+            add(command)
         _global_args(command, default=argparse.SUPPRESS)
     return parser

@@ -1,0 +1,131 @@
+"""Benchmark (not a test): the app's whole job against two floors on the same file (issue 34).
+
+    python benchmarks/bench_floor.py                     # the 1M-row x 10-column file of run.py, 2 rounds
+    python benchmarks/bench_floor.py --rows 100000 --rounds 1
+    python benchmarks/bench_floor.py --data FILE.csv     # a file of your own
+
+Each figure is a whole child process (interpreter start-up and imports included), run in rounds A B C A B C
+so that a busy machine weighs on every contender alike; each gets its CPU seconds (user + system, from
+``getrusage(RUSAGE_CHILDREN)`` before and after) and its wall seconds:
+
+(a) ``pyarrow``: the pyarrow floor, ``pyarrow.csv`` reading the file and writing it again;
+(b) ``design``: the app's design floor in pyarrow only: read, shuffle the rows (``Table.take`` of a
+    permutation), write, SHA-256 of the written bytes, read the written file back;
+(c) ``ppdp``: ``ppdp anonymize --method uniform --no-report`` on it (``PPDP_DATA_DIR`` in a temporary folder,
+    so the machine's release ledger is not touched).
+
+Prints one JSON object: every run, the best of each, and the ratios c/a and c/b (of CPU and of wall).
+Targets (issue 34): c/b within 1.3x, c/a within 5x.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import make_csv  # noqa: E402 - the benchmark file, generated once and cached
+
+PYARROW_FLOOR = """
+import sys
+import pyarrow.csv as pc
+table = pc.read_csv(sys.argv[1])
+pc.write_csv(table, sys.argv[2])
+"""
+
+DESIGN_FLOOR = """
+import hashlib, sys
+import numpy as np
+import pyarrow.csv as pc
+table = pc.read_csv(sys.argv[1])
+order = np.random.default_rng(34).permutation(table.num_rows)
+pc.write_csv(table.take(order), sys.argv[2])
+digest = hashlib.sha256()
+with open(sys.argv[2], "rb") as handle:
+    for block in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(block)
+back = pc.read_csv(sys.argv[2])
+assert back.num_rows == table.num_rows, "the written file lost rows"
+print(digest.hexdigest())
+"""
+
+CONTENDERS = ("pyarrow", "design", "ppdp")
+
+
+def note(message: str) -> None:
+    print(f"[bench_floor] {message}", file=sys.stderr, flush=True)
+
+
+def command(kind: str, data: Path, work: Path, columns: list[str]) -> list[str]:
+    """The child process of one contender, writing under ``work``."""
+    if kind == "pyarrow":
+        return [sys.executable, "-c", PYARROW_FLOOR, str(data), str(work / "copy.csv")]
+    if kind == "design":
+        return [sys.executable, "-c", DESIGN_FLOOR, str(data), str(work / "shuffled.csv")]
+    sensitive = "diag" if "diag" in columns else columns[-1]
+    return [sys.executable, "-m", "ppdp_desktop", "anonymize", str(data), "--out", str(work / "release"),
+            "--sensitive", sensitive, "--method", "uniform", "--rho1", "0.1", "--rho2", "0.5", "--seed", "34",
+            "--no-report", "--quiet"]
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Run ``cmd`` to its end; its CPU seconds (user + system) and wall seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    run = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode != 0:
+        raise SystemExit(f"bench_floor: {cmd[2] if cmd[1] == '-m' else 'a floor'} failed ({run.returncode}): "
+                         f"{run.stderr.strip().splitlines()[-1:] or ''}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000, help="rows of the generated file (run.py's data)")
+    parser.add_argument("--data", type=Path, help="a CSV of your own instead of the generated one")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of A B C (default 2)")
+    args = parser.parse_args(argv)
+    data = args.data or make_csv(args.rows)
+    columns = data.open(encoding="utf-8").readline().strip().split(",")
+    runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in CONTENDERS}
+    with tempfile.TemporaryDirectory(prefix="bench_floor_") as tmp:
+        work = Path(tmp)
+        env = {**os.environ, "PPDP_DATA_DIR": str(work / "data_dir")}
+        for round_ in range(args.rounds):
+            for kind in CONTENDERS:
+                note(f"round {round_ + 1} of {args.rounds}: {kind}")
+                shutil.rmtree(work / "release", ignore_errors=True)
+                runs[kind].append(timed(command(kind, data, work, columns), env))
+    best = {kind: {m: min(r[m] for r in rs) for m in ("cpu_s", "wall_s")} for kind, rs in runs.items()}
+
+    def ratio(a: str, b: str, m: str) -> float:
+        return round(best[a][m] / best[b][m], 2)
+
+    out = {
+        "data": str(data), "bytes": data.stat().st_size, "machine": f"{platform.node()} {os.cpu_count()} cores",
+        "date": time.strftime("%Y-%m-%d %H:%M"), "load_average": [round(x, 2) for x in os.getloadavg()],
+        "runs": runs, "best": best,
+        "ppdp_over_pyarrow": {"cpu": ratio("ppdp", "pyarrow", "cpu_s"), "wall": ratio("ppdp", "pyarrow", "wall_s")},
+        "ppdp_over_design": {"cpu": ratio("ppdp", "design", "cpu_s"), "wall": ratio("ppdp", "design", "wall_s")},
+        "design_over_pyarrow": {"cpu": ratio("design", "pyarrow", "cpu_s")},
+        "targets": {"ppdp_over_design": 1.3, "ppdp_over_pyarrow_any_method": 5.0},
+    }
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -11,9 +11,11 @@ measure). Discernibility and AECS have no such bound: every node not tagged infe
 
 Monotonicity (levels nest, so classes only merge as levels rise): every generalization of a feasible node
 is feasible; every specialization of an infeasible node is infeasible. Each node checked tags the lattice
-accordingly (predictive tagging) and a tagged-infeasible node is skipped. When a node turns out infeasible,
-the walk also binary-searches the chain from it to the top for the highest infeasible node on it, whose tag
-then covers a large part of the nodes still to come (on sparse data most nodes below the optimum are infeasible).
+accordingly (predictive tagging) and a tagged-infeasible node is skipped. Before a node not yet tagged is rolled up,
+the walk binary-searches the chain from it to the top for the highest infeasible node on it, whose tag then covers
+that node and a large part of the nodes still to come (on sparse data most nodes below the optimum are infeasible,
+and a node higher up has a smaller table); the node itself is rolled up only when the chain shows nothing above it
+infeasible.
 
 Criteria (:mod:`.criteria`): a node's suppressed records are those :class:`~.judge.NodeCheck` says (classes
 smaller than k, or failing the criteria, whose class tables then carry the sensitive column last). The tags above
@@ -25,7 +27,8 @@ the alternatives (:mod:`.alternatives`); it then stops at the first bound above 
 node is the same whatever ``keep``: the nodes visited beyond the usual stop all have a bound, so a loss, above it.
 
 Cost: a node's classes are rolled up from the smallest cached table of a node below it (the aggregated
-records at worst); cached tables are bounded to a few times the aggregated table and dropped oldest first.
+records at worst); cached tables are bounded to a few times the aggregated table and dropped largest first (a small
+table is the cheap source of many nodes above it; on sparse data the large ones near the bottom are rarely reused).
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ from ppdp_desktop.core.generalization.table import ClassTable
 from ppdp_desktop.core.progress import CancelToken, Progress
 
 MAX_NODES = 2_000_000  # lattices beyond this would need too much memory for the tags
-_CACHE_FACTOR = 4  # cached tables may hold this many times the aggregated table's rows
+_CACHE_FACTOR = 8  # cached tables may hold this many times the aggregated table's rows
 _PROGRESS_EVERY = 64  # nodes between progress reports and cancellation checks
 
 
@@ -116,6 +119,10 @@ class LatticeWalk:
                 progress(visited / len(order), "searching the generalization lattice")
             if self.infeasible[node]:
                 continue
+            if self.monotone and not self.feasible[node] and self.suppressed[node] < 0:
+                self._search_chain(node)  # a node above it found infeasible tags it without rolling it up
+                if self.infeasible[node]:
+                    continue
             s, table = self.evaluate(node)
             if s > self.limit:
                 if self.monotone:
@@ -190,15 +197,19 @@ class LatticeWalk:
             self._base_columns[key] = self.base.generalized(i, level, self.hierarchies[i])
         return self._base_columns[key]
 
-    def _climb(self, node: int) -> None:
-        """Binary-search the chain from infeasible ``node`` to the top (raising the QI with the most levels
-        left, first one on ties) for its highest infeasible node; evaluating it tags everything below."""
+    def _chain(self, node: int) -> list[int]:
+        """The chain from ``node`` to the top of the box, raising the QI with the most levels left (first one on ties)."""
         chain, levels = [node], [int(h) - int(a) for h, a in zip(self.grid[node], self.low)]  # within the box
         while any(h < size - 1 for h, size in zip(levels, self.shape)):
             i = max(range(self.q), key=lambda j: (self.shape[j] - 1 - levels[j], -j))
             levels[i] += 1
             chain.append(int(np.ravel_multi_index(levels, self.shape)))
-        lo, hi = 0, len(chain) - 1  # chain[lo] infeasible; chain[hi] (the top) feasible
+        return chain
+
+    def _bisect(self, chain: list[int], lo: int) -> None:
+        """Binary-search ``chain`` (``chain[lo]`` infeasible, or ``lo`` -1; the top feasible) for its highest
+        infeasible node; evaluating a node tags the lattice."""
+        hi = len(chain) - 1
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if self.infeasible[chain[mid]] or (not self.feasible[chain[mid]] and self.evaluate(chain[mid])[0] > self.limit):
@@ -206,14 +217,26 @@ class LatticeWalk:
             else:
                 hi = mid
 
+    def _climb(self, node: int) -> None:
+        """Binary-search the chain from infeasible ``node`` to the top for its highest infeasible node."""
+        self._bisect(self._chain(node), 0)
+
+    def _search_chain(self, node: int) -> None:
+        """The same search before ``node`` itself is evaluated (issue 34): on sparse data the nodes below the optimum
+        are infeasible, and a node higher on the chain, whose table is smaller, tags ``node`` without rolling it up;
+        ``node`` is evaluated only when the chain's node just above it is feasible."""
+        self._bisect(self._chain(node), -1)
+
     def _remember(self, table: ClassTable) -> None:
+        """Cache ``table``, then drop the largest other tables (never the base) while the cache is over budget."""
         self.cache[table.levels] = table
         budget = _CACHE_FACTOR * max(len(self.base), 1 << 14)
-        for levels in list(self.cache):
-            if sum(len(t) for t in self.cache.values()) <= budget:
+        held = sum(len(t) for t in self.cache.values())
+        for levels in sorted(self.cache, key=lambda lv: -len(self.cache[lv])):
+            if held <= budget:
                 break
             if levels != self.base.levels and levels != table.levels:
-                del self.cache[levels]
+                held -= len(self.cache.pop(levels))
 
 
 def lattice_size(low: Sequence[int], high: Sequence[int]) -> int:

@@ -5,9 +5,15 @@ The records are aggregated once to their distinct level-0 combinations with coun
 table (:meth:`ClassTable.rollup`), which only gets smaller as levels rise. Combinations are grouped by
 a mixed-radix int64 key (:func:`group`): one weighted ``bincount`` over the key when its range is small
 (the usual case), ``pandas.factorize`` otherwise; the codes of each class are decoded from its key.
+
+Speed (issue 34, sparse data: most nodes are rolled up from tables of hundreds of thousands of rows): a key whose
+range fits in int32 is built and counted in int32 (half the memory traffic of int64), decoded codes take the smallest
+integer type their labels fit, codes are generalized with ``numpy.take``, and a table used as a source keeps its counts
+as float64 weights (``bincount`` would convert them on every rollup).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -17,6 +23,7 @@ from ppdp_desktop.core.errors import InputError, ParameterError
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
 
 _KEY_LIMIT = 1 << 62  # a mixed-radix key beyond this is compressed first (int64 must not overflow)
+_INT32_LIMIT = 1 << 31  # a key whose whole range is below this is built in int32
 
 
 def checked_qis(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]) -> list[str]:
@@ -39,7 +46,8 @@ def encode_frame(frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]) -> l
 def mixed_key(columns: Sequence[np.ndarray], radixes: Sequence[int]) -> tuple[np.ndarray, int, bool]:
     """One int64 key per row equal exactly when all codes are (codes below ``radixes``), the key range,
     and whether the key can be decoded (False if it had to be compressed to avoid overflow)."""
-    key = columns[0].astype(np.int64)
+    small = math.prod(int(r) for r in radixes) < _INT32_LIMIT
+    key = columns[0].astype(np.int32 if small else np.int64)
     space, exact = int(radixes[0]), True
     for column, radix in zip(columns[1:], radixes[1:]):
         if space * radix >= _KEY_LIMIT:
@@ -70,6 +78,8 @@ def _group(columns: Sequence[np.ndarray], radixes: Sequence[int],
     if exact and _small(space, len(key)):
         sizes = np.bincount(key, weights=weights, minlength=space)
         keys = np.flatnonzero(sizes)
+        if space < _INT32_LIMIT:
+            keys = keys.astype(np.int32)
         return keys, None, sizes[keys].astype(np.int64)
     number, uniques = pd.factorize(key)
     counts = np.bincount(number, weights=weights, minlength=len(uniques)).astype(np.int64)
@@ -89,11 +99,16 @@ def row_class_sizes(columns: Sequence[np.ndarray], radixes: Sequence[int]) -> np
     return np.bincount(number, minlength=len(uniques))[number]
 
 
+def code_dtype(radix: int) -> type[np.integer]:
+    """The smallest integer type that holds codes below ``radix``."""
+    return np.uint8 if radix <= 1 << 8 else (np.uint16 if radix <= 1 << 16 else np.int32)
+
+
 def _decode(keys: np.ndarray, radixes: Sequence[int]) -> list[np.ndarray]:
     codes = []
     for radix in reversed(radixes):
         keys, code = np.divmod(keys, radix)
-        codes.append(code.astype(np.int32))
+        codes.append(code.astype(code_dtype(int(radix))))
     return codes[::-1]
 
 
@@ -119,6 +134,7 @@ class ClassTable:
             raise ValueError("a class table needs its codes or its keys and radixes")
         self.levels, self.counts, self.key = levels, counts, key
         self._codes, self._radixes = codes, radixes
+        self._weights: np.ndarray | None = None
 
     @property
     def codes(self) -> tuple[np.ndarray, ...]:
@@ -126,6 +142,13 @@ class ClassTable:
             assert self.key is not None and self._radixes is not None
             self._codes = tuple(_decode(self.key, self._radixes))
         return self._codes
+
+    @property
+    def weights(self) -> np.ndarray:
+        """:attr:`counts` as float64 (what ``bincount`` weighs with), kept: a table is often rolled up many times."""
+        if self._weights is None:
+            self._weights = self.counts.astype(np.float64)
+        return self._weights
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -138,7 +161,8 @@ class ClassTable:
         """The codes of quasi-identifier ``i`` of every class at ``level`` (>= this table's level)."""
         if level == self.levels[i]:
             return self.codes[i]
-        return hierarchy.level_map(self.levels[i], level)[self.codes[i]]
+        mapping = hierarchy.level_map(self.levels[i], level)
+        return np.take(mapping.astype(code_dtype(len(mapping) and int(mapping.max()) + 1), copy=False), self.codes[i])
 
     def suppressed(self, k: int) -> int:
         """Records in classes smaller than ``k`` (those that suppression removes)."""
@@ -153,7 +177,7 @@ class ClassTable:
         if columns is None:
             columns = [self.generalized(i, h, hierarchies[i]) for i, h in enumerate(levels)]
         radixes = [len(hierarchy.labels(h)) for hierarchy, h in zip(hierarchies, levels)]
-        keys, codes, counts = _group(columns, radixes, self.counts)
+        keys, codes, counts = _group(columns, radixes, self.weights)
         return ClassTable(tuple(int(h) for h in levels), tuple(codes) if codes is not None else None, counts, keys, radixes)
 
 

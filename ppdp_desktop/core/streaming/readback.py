@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from pandas.api.types import union_categoricals
 
 from ppdp_desktop.core.data.formats import FORMULA_GUARD, FORMULA_STARTS, _unguard_text, unguard_formulas
 from ppdp_desktop.core.data.released import DATA_FILE, LoadedRelease, _read_metadata
@@ -52,13 +51,17 @@ def _batches(path: Path, sep: str, names: list[str], read: list[str]):
     yield from reader
 
 
-def _categorical(array: pa.Array, guarded: bool) -> pd.Categorical:
-    """A column of text as a categorical (the formula guard undone on its few categories, not on every cell)."""
-    encoded = array.dictionary_encode()
-    categories = pd.Index(encoded.dictionary.to_pylist(), dtype=object)
+def _categorical(chunks: list[pa.DictionaryArray], guarded: bool) -> pd.Categorical:
+    """A column of text, dictionary-encoded batch by batch, as one categorical: the batches' dictionaries unified
+    by Arrow (the categories in the order the values first appear), the formula guard undone on the categories,
+    not on every cell."""
+    if not chunks:
+        return pd.Categorical(np.array([], dtype=object))
+    unified = pa.chunked_array(chunks).unify_dictionaries()
+    categories = pd.Index(unified.chunk(0).dictionary.to_pylist(), dtype=object)
     if guarded:
         categories = pd.Index([_unguard_text(c) for c in categories], dtype=object)
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
     if categories.has_duplicates:  # never from our writer; the values as they are
         return pd.Categorical(categories.to_numpy()[codes])
     return pd.Categorical.from_codes(codes, categories=categories)
@@ -127,7 +130,7 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
     try:
         for batch in _batches(path, sep, names, read):
             for c in wanted:
-                parts[c].append(_categorical(batch.column(names[columns.index(c)]), guarded))
+                parts[c].append(batch.column(names[columns.index(c)]).dictionary_encode())
             if pseudonyms in columns:
                 ids = batch.column(names[columns.index(pseudonyms)])
                 if every:
@@ -142,7 +145,7 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
                                  np.concatenate(hashes) if hashes else None)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise ReleaseError(f"{path.name} cannot be read back: {exc}.") from exc
-    held = {c: (parts[c][0] if len(parts[c]) == 1 else union_categoricals(parts[c])) for c in wanted if parts[c]}
+    held = {c: _categorical(parts[c], guarded) for c in wanted}
     if every and pseudonyms in columns:
         held[pseudonyms] = _text(pa.chunked_array(ids_read, pa.string()), guarded)
     table = pd.DataFrame({c: held[c] for c in columns if c in held}, index=pd.RangeIndex(n))
@@ -152,9 +155,9 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
 
 def _text(ids: pa.ChunkedArray, guarded: bool) -> pd.arrays.ArrowStringArray:
     """A column of distinct texts (the pseudonyms) as Arrow text, the formula guard undone."""
-    if guarded:
-        import pyarrow.compute as pc
+    import pyarrow.compute as pc
 
+    if guarded and pc.any(pc.starts_with(ids, FORMULA_GUARD)).as_py():  # the job's ids never start so: mostly one cheap pass
         ids = pc.replace_substring_regex(ids, pattern=_GUARDED, replacement=r"\1")
     return pd.arrays.ArrowStringArray(ids)
 

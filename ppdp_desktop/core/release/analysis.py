@@ -80,7 +80,8 @@ def verify_release(release: LoadedRelease, signer: str | None = None, plan: obje
         distinct = (release.distinct_pseudonyms if release.distinct_pseudonyms is not None
                     else pseudonyms in table.columns and not table[pseudonyms].duplicated().any())
         if pseudonyms not in release.column_names or not distinct:
-            raise ReleaseError(f"The pseudonym column {pseudonyms!r} is missing or has duplicate ids.")
+            raise ReleaseError(f"The pseudonym column {pseudonyms!r} is missing, or has duplicate ids or ids that are not "
+                               "this release's.")
         lines.append(f"pseudonyms: {release.n_rows:,} distinct ids; identifiers removed")
     try:
         method = get_method(str(meta.get("method", "")))

@@ -133,6 +133,7 @@ class TableSource(RecordSource):
 
     def __init__(self, result: Anonymization) -> None:
         self.result = result
+        self.fmt = "csv"
 
     def inputs(self) -> list[str | Path | None]:
         return [self.result.dataset.source]
@@ -146,12 +147,19 @@ class TableSource(RecordSource):
 
         progress(0.2, "Writing the data")
         result = self.result
+        self.fmt = fmt
         formats.write_table(result.table, folder / name, fmt, sep=sep, labels=result.dataset.labels, bom=bom)
         cancel.check()
         return Written(result, file_digests(folder, [name]), result.dataset.digest)
 
     def read_back(self, folder: Path) -> LoadedRelease:
-        return read_release(folder)
+        """Every column as text; a CSV by pyarrow's reader with the streamed job's pseudonym check (each id led
+        back to its record under the job's key: :func:`~ppdp_desktop.core.streaming.readback.read_back`)."""
+        if self.fmt != "csv":
+            return read_release(folder)
+        from ppdp_desktop.core.streaming.readback import read_back
+
+        return read_back(folder, self.result.pseudonym_key, every=True)
 
     def report_subject(self) -> Anonymization:
         return self.result

@@ -7,15 +7,15 @@ file is read (each id decrypted to its record's index under the job's key, every
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from pandas.api.types import union_categoricals
 
-from ppdp_desktop.core.data.formats import _unguard_text, unguard_formulas
+from ppdp_desktop.core.data.formats import FORMULA_GUARD, FORMULA_STARTS, _unguard_text, unguard_formulas
 from ppdp_desktop.core.data.released import DATA_FILE, LoadedRelease, _read_metadata
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
@@ -51,13 +51,17 @@ def _batches(path: Path, sep: str, names: list[str], read: list[str]):
     yield from reader
 
 
-def _categorical(array: pa.Array, guarded: bool) -> pd.Categorical:
-    """A column of text as a categorical (the formula guard undone on its few categories, not on every cell)."""
-    encoded = array.dictionary_encode()
-    categories = pd.Index(encoded.dictionary.to_pylist(), dtype=object)
+def _categorical(chunks: list[pa.DictionaryArray], guarded: bool) -> pd.Categorical:
+    """A column of text, dictionary-encoded batch by batch, as one categorical: the batches' dictionaries unified
+    by Arrow (the categories in the order the values first appear), the formula guard undone on the categories,
+    not on every cell."""
+    if not chunks:
+        return pd.Categorical(np.array([], dtype=object))
+    unified = pa.chunked_array(chunks).unify_dictionaries()
+    categories = pd.Index(unified.chunk(0).dictionary.to_pylist(), dtype=object)
     if guarded:
         categories = pd.Index([_unguard_text(c) for c in categories], dtype=object)
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
     if categories.has_duplicates:  # never from our writer; the values as they are
         return pd.Categorical(categories.to_numpy()[codes])
     return pd.Categorical.from_codes(codes, categories=categories)
@@ -93,10 +97,17 @@ def _all_new(seen: np.ndarray, index: np.ndarray) -> bool:
     return True
 
 
-def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[str] = ()) -> LoadedRelease:
-    """``folder``'s release with the checked columns (and ``extra``) held, the rest counted and named only; its
-    pseudonyms checked distinct with the job's ``pseudonym_key`` (each decrypted to its record) or, for a recipient
-    without it, by their hashes."""
+def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[str] = (), *,
+              every: bool = False) -> LoadedRelease:
+    """``folder``'s release with the checked columns (and ``extra``; ``every``: every column) held, the rest counted
+    and named only; its pseudonyms checked distinct with the job's ``pseudonym_key`` (each decrypted to its record)
+    or, for a recipient without it, by their hashes.
+
+    The columns are held as categoricals of their text, in the file's order; with ``every`` the pseudonyms too, as
+    Arrow text (a million distinct ids make no good categories). The in-memory job reads its release back so
+    (``every``): pyarrow's reader, and the pseudonym check of the streamed job, instead of every cell as a Python
+    string and a hash table of the ids.
+    """
     folder = Path(folder)
     metadata = _read_metadata(folder, folder)
     path = folder / metadata.get("data_file", DATA_FILE)
@@ -105,11 +116,13 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
     header = pd.read_csv(path, sep=sep, dtype=str, nrows=0, encoding="utf-8-sig")
     names = [f"c{i}" for i in range(header.shape[1])]  # the file's own header may hold guarded names
     columns = [str(c) for c in (unguard_formulas(header).columns if guarded else header.columns)]
-    wanted = [c for c in dict.fromkeys([*columns_checked(metadata), *extra]) if c in columns]
     pseudonyms = metadata.get("pseudonym_column")
+    asked = {*columns_checked(metadata), *extra}
+    wanted = list(dict.fromkeys(c for c in columns if c in asked or (every and c != pseudonyms)))
     read = [names[i] for i in sorted({columns.index(c) for c in wanted}
                                      | ({columns.index(pseudonyms)} if pseudonyms in columns else set()))]
     parts: dict[str, list] = {c: [] for c in wanted}
+    ids_read: list[pa.Array] = []
     n = 0
     seen = None if pseudonym_key is None else np.zeros(int(metadata.get("n_records") or 0), dtype=bool)
     hashes: list[np.ndarray] = []
@@ -117,9 +130,11 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
     try:
         for batch in _batches(path, sep, names, read):
             for c in wanted:
-                parts[c].append(_categorical(batch.column(names[columns.index(c)]), guarded))
+                parts[c].append(batch.column(names[columns.index(c)]).dictionary_encode())
             if pseudonyms in columns:
                 ids = batch.column(names[columns.index(pseudonyms)])
+                if every:
+                    ids_read.append(ids)
                 if seen is not None and pseudonym_key is not None:  # seen is held exactly when the key is given
                     distinct = _all_new(seen, pseudonym_key.index_of(ids, len(seen))) and distinct
                 else:
@@ -130,10 +145,25 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
                                  np.concatenate(hashes) if hashes else None)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise ReleaseError(f"{path.name} cannot be read back: {exc}.") from exc
-    table = pd.DataFrame({c: (parts[c][0] if len(parts[c]) == 1 else union_categoricals(parts[c]))
-                          for c in wanted if parts[c]}, index=pd.RangeIndex(n))
+    held = {c: _categorical(parts[c], guarded) for c in wanted}
+    if every and pseudonyms in columns:
+        held[pseudonyms] = _text(pa.chunked_array(ids_read, pa.string()), guarded)
+    table = pd.DataFrame({c: held[c] for c in columns if c in held}, index=pd.RangeIndex(n))
     return LoadedRelease(folder, metadata, table, file_columns=columns, file_records=n,
                          distinct_pseudonyms=distinct if pseudonyms in columns else None)
+
+
+def _text(ids: pa.ChunkedArray, guarded: bool) -> pd.arrays.ArrowStringArray:
+    """A column of distinct texts (the pseudonyms) as Arrow text, the formula guard undone."""
+    import pyarrow.compute as pc
+
+    if guarded and pc.any(pc.starts_with(ids, FORMULA_GUARD)).as_py():  # the job's ids never start so: mostly one cheap pass
+        ids = pc.replace_substring_regex(ids, pattern=_GUARDED, replacement=r"\1")
+    return pd.arrays.ArrowStringArray(ids)
+
+
+#: a guarded cell: the guard, then a character that starts a formula (or the guard itself)
+_GUARDED = "^" + re.escape(FORMULA_GUARD) + "([" + re.escape("".join((*FORMULA_STARTS, FORMULA_GUARD))) + "])"
 
 
 def too_large_to_hold(folder: Path) -> bool:

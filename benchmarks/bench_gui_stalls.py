@@ -38,6 +38,10 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# A ledger and custodian secrets of the benchmark's own: the machine's are not touched, and a project secret left
+# by an earlier run (or by the CLI) would make the run page wait for its passphrase instead of running.
+_DATA_DIR = tempfile.TemporaryDirectory(prefix="ppdp-bench-stalls-")
+os.environ["PPDP_DATA_DIR"] = _DATA_DIR.name
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 

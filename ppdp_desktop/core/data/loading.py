@@ -19,6 +19,7 @@ import pyarrow as pa
 from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.dataset import Dataset, TableLabels
 from ppdp_desktop.core.data.digest import FileDigest, digest_file, digest_of_bytes
+from ppdp_desktop.core.data.in_pieces import count_bytes
 from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.kinds import type_text_columns, type_typed_frame
 from ppdp_desktop.core.data.schema import Attribute, Role, Schema
@@ -223,7 +224,7 @@ def _record_lines(payload: bytes, skip: int, records: int, sep: str) -> SourceRo
     record (counted, not parsed: the usual case); else read with the csv module (blank lines, values spanning lines)."""
     offset = _offset_after(payload, skip)
     data = memoryview(payload)[offset:]
-    breaks = payload.count(b"\n", offset) or payload.count(b"\r", offset)
+    breaks = count_bytes(payload, b"\n", offset) or count_bytes(payload, b"\r", offset)
     ends_with_break = len(data) > 0 and payload[-1:] in (b"\n", b"\r")
     if breaks + (0 if ends_with_break else 1) == records:
         return SourceRows("line", skip + 1)
@@ -307,7 +308,7 @@ def _offset_after(payload: bytes, lines: int) -> int:
 
 def _check_quotes(payload: bytes, text: str, sep: str, name: str) -> None:
     """A quoted value that is never closed swallows the rest of the file: refuse it by line."""
-    if payload.count(b'"') % 2 == 0:
+    if count_bytes(payload, b'"') % 2 == 0:
         return
     line = sniffing.unclosed_quote_line(text, sep)
     if line is not None:

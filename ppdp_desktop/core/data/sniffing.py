@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from ppdp_desktop.core.data import encoding_guess
+from ppdp_desktop.core.data import encoding_guess, in_pieces
 from ppdp_desktop.core.errors import InputError, setting_ref
 
 CANDIDATES = (",", ";", "\t", "|")
@@ -103,7 +103,7 @@ def decode(data: bytes, encoding: str | None, name: str, source: Path | None = N
         if encoding is None and index == 1 and error is not None:  # not UTF-8: which encoding, if it can be told
             codec = candidates[index] = _not_utf8(data, source, error.start, name)
         try:
-            text = data.decode(codec)
+            text = in_pieces.decode(data, codec)  # the reading worker lets the window paint meanwhile
         except UnicodeDecodeError as exc:
             error = exc
             continue

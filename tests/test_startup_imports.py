@@ -42,3 +42,24 @@ def test_a_command_builds_its_own_options_only():
     assert "--signer" in sub["verify"].format_help()
     assert "--method" not in sub["anonymize"].format_help()  # named, with its help line, but not built
     assert parser.format_help() == build_parser().format_help()  # ppdp --help is the same either way
+
+
+REGISTRY_PROBE = """
+import sys
+from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
+before = sorted(m for m in ("scipy", "ppdp_desktop.core.methods.perturbation", "ppdp_desktop.core.methods.dp",
+                            "ppdp_desktop.core.methods.rr") if m in sys.modules)
+print("BEFORE", ",".join(before))
+print("NAMES", ",".join(REGISTRY))
+print("DEFAULT", DEFAULT_METHOD, type(get_method(None)).__name__)
+"""
+
+
+def test_the_registry_imports_its_method_families_on_first_use_only():
+    """Importing the registry imports no method family (nor scipy); the first use fills it, in the same order, and
+    the default is fine-grain perturbation."""
+    run = subprocess.run([sys.executable, "-c", REGISTRY_PROBE], capture_output=True, text=True, check=True)
+    lines = {x.split(" ")[0]: x.split(" ")[1:] for x in run.stdout.splitlines()}
+    assert lines["BEFORE"] == [""]
+    assert lines["NAMES"] == ["uniform,finegrain,partition,rr,personalized,dp-microagg,generalization"]
+    assert lines["DEFAULT"] == ["finegrain", "FineGrainPerturbation"]

@@ -72,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(problem, file=sys.stderr)
         return 1
 
+    _core_before_qt()
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -96,6 +97,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         QTimer.singleShot(0, shown)  # runs once the event loop has drawn the first frame
     return app.exec()
+
+
+def _core_before_qt() -> None:
+    """Import the core the first page needs (pandas among it) before Qt: PySide6 reads the source of every module
+    imported after it (looking for its feature switches), which costs pandas' hundreds of modules ~0.1 CPU s."""
+    import ppdp_desktop.core.project  # noqa: F401
+    import ppdp_desktop.core.release.leftovers  # noqa: F401
 
 
 def install_error_dialog(window) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
@@ -25,11 +26,9 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop import __version__
 from ppdp_desktop.core.data.resources import resources_dir
-from ppdp_desktop.core.evaluation.figures import warm_up_in_background
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.gui import wheel_guard
 from ppdp_desktop.gui.guide_dialog import GuideDialog
-from ppdp_desktop.gui.lookup_dialog import LookupDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.export_page import ExportPage
 from ppdp_desktop.gui.pages.load_page import LoadPage
@@ -42,7 +41,15 @@ from ppdp_desktop.gui.project_files import ProjectFiles
 from ppdp_desktop.gui.screen_fit import fit_to_screen
 from ppdp_desktop.gui.state import WizardState
 
+if TYPE_CHECKING:
+    from ppdp_desktop.gui.lookup_dialog import LookupDialog
+
 MAX_RECENT = 8
+#: the wizard's steps, in order; the first page is built before the window is shown, the others after
+PAGE_CLASSES: tuple[type[WizardPage], ...] = (LoadPage, RolesPage, SensitivityPage, MethodPage, RunPage, ReportPage,
+                                              ExportPage)
+#: how long after the window is shown the other pages are built (ms): its first frame is painted first
+PAGES_AFTER_MS = 100
 APP_NAME = "PPDP Desktop"
 
 
@@ -52,6 +59,13 @@ JOB_WORDS = {"inspect": "First look at the file", "load": "Loading the data"}
 def _job(name: str) -> str:
     """A worker job's name in words for the status bar."""
     return JOB_WORDS.get(name, name.capitalize())
+
+
+def _warm_up() -> None:
+    """Start loading matplotlib on a background thread (its module imported only now, not at start-up)."""
+    from ppdp_desktop.core.evaluation.figures import warm_up_in_background
+
+    warm_up_in_background()
 
 
 class MainWindow(QMainWindow):
@@ -67,19 +81,15 @@ class MainWindow(QMainWindow):
         self.projects = ProjectFiles(self)
         self._warmed_up = False
         self.guide: GuideDialog | None = None  # the user guide's window, made on first use (F1)
-        self.pages: list[WizardPage] = [
-            LoadPage(self.state), RolesPage(self.state), SensitivityPage(self.state), MethodPage(self.state),
-            RunPage(self.state), ReportPage(self.state), ExportPage(self.state),
-        ]
         self.steps = QListWidget()
         self.steps.setToolTip("The steps, in order; a step opens once the ones before it are complete. "
                               "F1: the user guide at the step in view.")
         self.stack = QStackedWidget()
-        for number, page in enumerate(self.pages, start=1):
-            self.steps.addItem(QListWidgetItem(f"{number}. {page.title}"))
-            self.stack.addWidget(page)
-            page.complete_changed.connect(self._update_steps)
-            self.state.new_file.connect(page.reset_for_new_file)
+        for number, page_class in enumerate(PAGE_CLASSES, start=1):
+            self.steps.addItem(QListWidgetItem(f"{number}. {page_class.title}"))
+        #: the pages built so far: the first before the window is shown, the others just after (:meth:`_build_pages`)
+        self._pages: list[WizardPage] = []
+        self._add_page(LoadPage(self.state))
         # as wide as the longest step's name, no wider: on a small screen the pages need the room
         self.steps.setFixedWidth(self.steps.sizeHintForColumn(0) + 2 * self.steps.frameWidth() + 16)
         self.steps.currentRowChanged.connect(self._on_step_selected)
@@ -139,7 +149,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Save project", self._on_save_project, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Save project &as…", self._on_save_project_as, QKeySequence.StandardKey.SaveAs)
         file_menu.addSeparator()
-        self._action(file_menu, "&Export…", lambda: self.go_to(len(self.pages) - 1), QKeySequence("Ctrl+E"))
+        self._action(file_menu, "&Export…", lambda: self.go_to(len(PAGE_CLASSES) - 1), QKeySequence("Ctrl+E"))
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         tools = self.menuBar().addMenu("&Tools")
         self._action(tools, "&Reverse lookup…", self.open_lookup, QKeySequence("Ctrl+L"))
@@ -167,13 +177,37 @@ class MainWindow(QMainWindow):
         self.settings.setValue("recent", recent[:MAX_RECENT])
         self._refresh_recent()
 
+    # --- pages ---------------------------------------------------------------------------------
+    @property
+    def pages(self) -> list[WizardPage]:
+        """Every step's page, in order (building the ones not built yet)."""
+        self._build_pages()
+        return self._pages
+
+    def _add_page(self, page: WizardPage) -> None:
+        self._pages.append(page)
+        self.stack.addWidget(page)
+        page.complete_changed.connect(self._update_steps)
+        self.state.new_file.connect(page.reset_for_new_file)
+
+    def _build_pages(self) -> None:
+        """Build the pages after the first: just after the window is shown (their imports, the method families
+        among them, would otherwise delay it), or at once when something needs them earlier (data arriving)."""
+        if len(self._pages) == len(PAGE_CLASSES):
+            return
+        for page_class in PAGE_CLASSES[len(self._pages):]:
+            self._add_page(page_class(self.state))
+        self._update_steps()
+
     # --- navigation ------------------------------------------------------------------------------
     def reachable(self, index: int) -> bool:
         """A step is reachable when every step before it is complete."""
-        return all(page.is_complete() for page in self.pages[:index])
+        if index > 0 and not self._pages[0].is_complete():
+            return False  # nothing to build to know it
+        return index == 0 or all(page.is_complete() for page in self.pages[:index])
 
     def go_to(self, index: int) -> None:
-        if 0 <= index < len(self.pages) and self.reachable(index):
+        if 0 <= index < len(PAGE_CLASSES) and self.reachable(index):
             self.steps.setCurrentRow(index)
 
     def _on_step_selected(self, index: int) -> None:
@@ -184,7 +218,7 @@ class MainWindow(QMainWindow):
             self.steps.setCurrentRow(self.stack.currentIndex())
             self.steps.blockSignals(False)
             return
-        page = self.pages[index]
+        page = self._pages[index] if index < len(self._pages) else self.pages[index]
         page.refresh()
         self.stack.setCurrentIndex(index)
         if isinstance(page, RunPage) and self.state.outcome is None and not self.state.worker.is_running():
@@ -192,16 +226,16 @@ class MainWindow(QMainWindow):
         self._update_steps()
 
     def _update_steps(self) -> None:
-        for index in range(len(self.pages)):
+        for index in range(len(PAGE_CLASSES)):
             item = self.steps.item(index)
             reachable = self.reachable(index)
             flags = item.flags()
             item.setFlags(flags | Qt.ItemFlag.ItemIsEnabled if reachable else flags & ~Qt.ItemFlag.ItemIsEnabled)
         current = self.stack.currentIndex()
         self.back.setEnabled(current > 0)
-        self.next.setEnabled(current + 1 < len(self.pages) and self.reachable(current + 1))
-        page = self.pages[current]
-        loading = self.pages[0].loading()
+        self.next.setEnabled(current + 1 < len(PAGE_CLASSES) and self.reachable(current + 1))
+        page = self._pages[current]
+        loading = self._pages[0].loading()
         self.steps.setEnabled(not loading)
         if loading:
             self.step_hint.setText("Reading the file: the steps wait (Cancel stops it).")
@@ -213,10 +247,11 @@ class MainWindow(QMainWindow):
         """Load a data file: with the given options (a project's), else after a first look that shows the
         import options when it is unsure (recent files, the command line)."""
         self.go_to(0)
+        self._build_pages()  # the data's pages before the data
         if options is None:
-            self.pages[0].open_file(path)
+            self._pages[0].open_file(path)
         else:
-            self.pages[0].load(path, options)
+            self._pages[0].load(path, options)
 
     def _confirm_discard(self, name: str) -> bool:
         """Ask before another file discards the settings made for the data in use."""
@@ -241,11 +276,12 @@ class MainWindow(QMainWindow):
     def load_demo(self) -> None:
         """The demo data with its roles and taxonomy preset."""
         self.go_to(0)
-        self.pages[0].load_demo()
+        self._build_pages()  # the data's pages before the data
+        self._pages[0].load_demo()
 
     def _on_open_data(self) -> None:
         self.go_to(0)
-        self.pages[0]._on_open_clicked()
+        self._pages[0]._on_open_clicked()
 
     @property
     def project_path(self) -> str | None:
@@ -285,6 +321,8 @@ class MainWindow(QMainWindow):
 
     # --- dialogs --------------------------------------------------------------------------------
     def open_lookup(self) -> LookupDialog:
+        from ppdp_desktop.gui.lookup_dialog import LookupDialog  # pandas' release reading: on first use only
+
         dialog = LookupDialog(self.state.worker, self.state.project.release_folder, self.state.project.key_path, parent=self)
         dialog.show()
         return dialog
@@ -293,7 +331,7 @@ class MainWindow(QMainWindow):
         """The user guide (F1), at ``anchor`` or else at the section of the step in view; one window, reused."""
         if self.guide is None:
             self.guide = GuideDialog(self)
-        self.guide.show_section(anchor or self.pages[self.stack.currentIndex()].help_anchor)
+        self.guide.show_section(anchor or self._pages[self.stack.currentIndex()].help_anchor)
         self.guide.show()
         self.guide.raise_()
         self.guide.activateWindow()
@@ -329,11 +367,13 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._warmed_up:
             self._warmed_up = True
-            QTimer.singleShot(300, warm_up_in_background)  # after the first frames are painted
+            QTimer.singleShot(PAGES_AFTER_MS, self._build_pages)  # the other pages once the first is painted
+            QTimer.singleShot(300, _warm_up)  # after the first frames are painted
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         self.state.worker.shutdown()
-        self.pages[1].risk.shutdown()
-        for page in self.pages:
+        if len(self._pages) > 1:
+            self._pages[1].risk.shutdown()
+        for page in self._pages:
             page.shutdown()
         event.accept()

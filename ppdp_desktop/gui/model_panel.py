@@ -3,6 +3,7 @@ the comparison (Qt adapter of :func:`ppdp_desktop.core.evaluation.model_utility.
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -18,8 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ppdp_desktop.core.jobs import RunOutcome, model_job
 from ppdp_desktop.gui.worker import Worker
+
+if TYPE_CHECKING:  # the job's code is imported when a model is fitted, not when the window starts
+    from ppdp_desktop.core.jobs import RunOutcome
 
 TASK = "models"
 HINT = ("Train a decision tree and a logistic regression on the original and on the release, and test both on "
@@ -89,6 +92,8 @@ class ModelPanel(QGroupBox):
             self.label.setText("Training the models on the original and on the release …")
 
     def _on_compare(self) -> None:
+        from ppdp_desktop.core.jobs import model_job  # imported already by the run that made the outcome
+
         target = self.target.currentText()
         if self._outcome is None or not target:
             return

@@ -7,23 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from ppdp_desktop.core.data.column_stats import ColumnStats, column_stats
-from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.data.kinds import retype
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.data.schema import Kind, Role
-from ppdp_desktop.core.demo import DEMO_ROLES, demo_taxonomy
 from ppdp_desktop.core.errors import PPDPError
-from ppdp_desktop.core.jobs import RunOutcome
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.core.taxonomy.kind_change import KindChange, review_kind_change
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 from ppdp_desktop.gui.figure_images import FigureImages
-from ppdp_desktop.gui.wording import window_name
 from ppdp_desktop.gui.worker import Worker
+
+if TYPE_CHECKING:  # the job's code (pandas, scipy) is imported when a table or a result arrives, not at start-up
+    from ppdp_desktop.core.data.column_stats import ColumnStats
+    from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.jobs import RunOutcome
+    from ppdp_desktop.core.taxonomy.kind_change import KindChange
 
 #: why a kind change was not made when the user chose Cancel in the question of :attr:`WizardState.confirm_kind_change`
 KIND_CANCELLED = "You chose Cancel: the column is read as before and every setting stays as it was."
@@ -92,6 +92,9 @@ class WizardState(QObject):
 
         ``stats`` come from the load worker; without them (a table built in a script or test) they are
         computed here. Returns whether the table was taken."""
+        from ppdp_desktop.core.data.column_stats import column_stats
+        from ppdp_desktop.core.demo import DEMO_ROLES, demo_taxonomy
+
         again = project is None and self._reading_again(path)
         changes = self._kind_changes(dataset) if again else []
         if any(c.lost for c in changes) and self.confirm_kind_change is not None and not self.confirm_kind_change(changes):
@@ -135,6 +138,8 @@ class WizardState(QObject):
 
     def _kind_changes(self, dataset: Dataset) -> list[KindChange]:
         """What each column read as another kind in ``dataset`` keeps of its settings."""
+        from ppdp_desktop.core.taxonomy.kind_change import review_kind_change
+
         before, after, project = self.dataset.schema.attributes, dataset.schema.attributes, self.project
         changes = []
         for name in dataset.frame.columns:
@@ -179,6 +184,9 @@ class WizardState(QObject):
         if self.project.data_path and Path(self.project.data_path).is_file():
             self.reload_requested.emit(options)
             return
+        from ppdp_desktop.core.data.kinds import retype
+        from ppdp_desktop.gui.wording import window_name
+
         try:
             dataset = retype(self.dataset, column, kind)
         except PPDPError as exc:

@@ -23,7 +23,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import rel_entr
 
 from ppdp_desktop.core.errors import ParameterError
 
@@ -105,6 +104,8 @@ def kl_divergence(original: np.ndarray, estimate: np.ndarray) -> float:
     ParameterError
         If the shapes differ, the original has negative counts, or either side sums to 0.
     """
+    from scipy.special import rel_entr  # imported on first use: the window starts without scipy
+
     p, q = _pair(original, estimate)
     return float(rel_entr(p, np.maximum(q, FLOOR)).sum())
 
@@ -132,6 +133,8 @@ def jensen_shannon(first: np.ndarray, second: np.ndarray) -> float:
     Negative counts are clipped to 0; a side with no counts at all is the zero vector (so two empty
     histograms are 0 apart and an empty one is 0.5 from any other).
     """
+    from scipy.special import rel_entr  # imported on first use: the window starts without scipy
+
     p, q = _shares(first), _shares(second)
     mix = (p + q) / 2.0
     return float((rel_entr(p, mix).sum() + rel_entr(q, mix).sum()) / (2.0 * np.log(2.0)))

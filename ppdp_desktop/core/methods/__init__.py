@@ -7,30 +7,76 @@ method family's package (the import-linter contract "methods-only-through-the-re
 """
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from ppdp_desktop.core.declarations import Setting, declared
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.methods.base import Method, Plan
-from ppdp_desktop.core.methods.dp.method import DPMicroaggregation
-from ppdp_desktop.core.methods.generalization.method import GeneralizationOnly
 from ppdp_desktop.core.methods.hooks import Compared, Comparison, GradeDecoder
 from ppdp_desktop.core.methods.hooks import comparisons as _comparisons
-from ppdp_desktop.core.methods.partition.method import PerturbationPartitioning
-from ppdp_desktop.core.methods.personalized.method import PersonalizedRecoding
-from ppdp_desktop.core.methods.perturbation.finegrain import FineGrainPerturbation
-from ppdp_desktop.core.methods.perturbation.uniform import UniformPerturbation
-from ppdp_desktop.core.methods.rr.method import RandomizedResponse
 from ppdp_desktop.core.outcome import Applied
 from ppdp_desktop.core.settings import ProtectionSettings
 
-REGISTRY: dict[str, Method[Any, Any]] = {
-    m.name: m
-    for m in (UniformPerturbation(), FineGrainPerturbation(), PerturbationPartitioning(), RandomizedResponse(),
-              PersonalizedRecoding(), DPMicroaggregation(), GeneralizationOnly())
-}
-#: The method a new project or a command without ``--method`` uses.
-DEFAULT_METHOD = FineGrainPerturbation.name
+
+def _built_in() -> list[Method[Any, Any]]:
+    """The built-in methods, in the registry's order; their families (scipy, pandas and more) are imported here,
+    on the registry's first use, not when the package is imported (the window shows its first page first)."""
+    from ppdp_desktop.core.methods.dp.method import DPMicroaggregation
+    from ppdp_desktop.core.methods.generalization.method import GeneralizationOnly
+    from ppdp_desktop.core.methods.partition.method import PerturbationPartitioning
+    from ppdp_desktop.core.methods.personalized.method import PersonalizedRecoding
+    from ppdp_desktop.core.methods.perturbation.finegrain import FineGrainPerturbation
+    from ppdp_desktop.core.methods.perturbation.uniform import UniformPerturbation
+    from ppdp_desktop.core.methods.rr.method import RandomizedResponse
+
+    return [UniformPerturbation(), FineGrainPerturbation(), PerturbationPartitioning(), RandomizedResponse(),
+            PersonalizedRecoding(), DPMicroaggregation(), GeneralizationOnly()]
+
+
+class _Registry(MutableMapping[str, "Method[Any, Any]"]):
+    """Name -> method, filled with the built-in methods on first use (any read, write or iteration).
+
+    A mapping like the dict it replaces (``REGISTRY[name]``, ``in``, ``items()``, ``register``), in the same
+    order. Filling is guarded by a lock: the worker thread and the window may be the first to ask at once.
+    """
+
+    def __init__(self) -> None:
+        self._methods: dict[str, Method[Any, Any]] = {}
+        self._filled = False
+        self._lock = threading.RLock()
+
+    def _all(self) -> dict[str, Method[Any, Any]]:
+        if not self._filled:
+            with self._lock:
+                if not self._filled:
+                    self._methods = {m.name: m for m in _built_in()}
+                    self._filled = True
+        return self._methods
+
+    def __getitem__(self, name: str) -> Method[Any, Any]:
+        return self._all()[name]
+
+    def __setitem__(self, name: str, method: Method[Any, Any]) -> None:
+        self._all()[name] = method
+
+    def __delitem__(self, name: str) -> None:
+        del self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        return f"REGISTRY({list(self) if self._filled else 'not yet filled'})"
+
+
+REGISTRY: MutableMapping[str, Method[Any, Any]] = _Registry()
+#: The method a new project or a command without ``--method`` uses (fine-grain perturbation's name).
+DEFAULT_METHOD = "finegrain"
 
 
 def get_method(name: str | None) -> Method[Any, Any]:

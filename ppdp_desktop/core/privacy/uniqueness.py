@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
 
 from ppdp_desktop.core.errors import ParameterError, setting_ref
 from ppdp_desktop.core.privacy.verdict import _pct
@@ -58,6 +57,7 @@ def _histogram(sizes: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
 def zayatz(sizes: Mapping[int, int], population: float) -> float:
     """Zayatz's estimate of the population uniques from ``sizes`` (class size -> number of classes) of a sample
     of a population of ``population`` people (NaN when it cannot be formed)."""
+    from scipy import stats  # imported on first use: the window starts without scipy
     j, f = _histogram(sizes)
     n = int(round(float((j * f).sum())))
     big_n = int(round(population))
@@ -71,6 +71,7 @@ def zayatz(sizes: Mapping[int, int], population: float) -> float:
 def _pitman_nll(params: np.ndarray, j: np.ndarray, f: np.ndarray, n: float, u: float) -> tuple[float, np.ndarray]:
     """Minus the Pitman log-likelihood of the partition and its gradient, over ``theta = e**s - alpha`` and
     ``alpha = expit(a)`` (so ``0 < alpha < 1`` and ``theta > -alpha`` hold everywhere)."""
+    from scipy import special  # imported on first use: the window starts without scipy
     s, a = params
     alpha = float(special.expit(a))
     theta = math.exp(s) - alpha
@@ -93,6 +94,7 @@ def _pitman_nll(params: np.ndarray, j: np.ndarray, f: np.ndarray, n: float, u: f
 def pitman_fit(sizes: Mapping[int, int]) -> tuple[float, float] | None:
     """The maximum-likelihood ``(theta, alpha)`` of Pitman's sampling formula for the partition ``sizes``, or
     None where it has no interior maximum (every record unique, a single class, or no convergence)."""
+    from scipy import optimize, special  # imported on first use: the window starts without scipy
     j, f = _histogram(sizes)
     n, u = float((j * f).sum()), float(f.sum())
     if u < 2 or n <= u:
@@ -113,6 +115,7 @@ def pitman_fit(sizes: Mapping[int, int]) -> tuple[float, float] | None:
 
 def pitman(sizes: Mapping[int, int], population: float) -> float:
     """Pitman's estimate of the population uniques (NaN where the fit fails or the estimate exceeds the population)."""
+    from scipy import special  # imported on first use: the window starts without scipy
     fitted = pitman_fit(sizes)
     if fitted is None:
         return math.nan
@@ -146,6 +149,7 @@ def snb_expected(classes: float, fraction: float, alpha: float, beta: float) -> 
 
 def snb_fit(classes: float, fraction: float, f1: float, f2: float) -> tuple[float, float] | None:
     """``(alpha, beta)`` of the SNB model whose expected sample uniques and pairs equal ``f1`` and ``f2``."""
+    from scipy import optimize, special  # imported on first use: the window starts without scipy
     if f1 <= 0 or f2 <= 0 or classes <= 0:
         return None
 

@@ -11,11 +11,13 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ppdp_desktop.core.data.checksums import CHECKSUMS_FILE
 from ppdp_desktop.core.errors import ReleaseError
-from ppdp_desktop.core.repeat.records import ReleaseRecords
+
+if TYPE_CHECKING:  # only named in annotations: the window's start (leftovers.sweep) then imports no numpy
+    from ppdp_desktop.core.repeat.records import ReleaseRecords
 
 __all__ = ["LedgerEntry", "LedgerRelease", "dumps", "manifest_of", "writer_alive"]
 

@@ -22,7 +22,6 @@ from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.inspection import FileFacts, inspect_file
 from ppdp_desktop.core.data.loading import FORMATS
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
-from ppdp_desktop.core.jobs import load_job
 from ppdp_desktop.core.project import Project
 from ppdp_desktop.gui.import_dialog import ImportDialog
 from ppdp_desktop.gui.load_progress import LoadProgress
@@ -169,6 +168,8 @@ class LoadPage(WizardPage):
         self._demo_preset = False
 
         def job(progress, cancel):
+            from ppdp_desktop.core.jobs import load_job  # the job's code: not before the window is shown
+
             dataset = load_job(path, options, progress, cancel)
             cancel.check()
             progress(1.0, f"Counting the values of {path.name}")

@@ -203,6 +203,8 @@ class RolesPage(WizardPage):
 
     def _on_kind_changed(self, name: str, combo: QComboBox, kind: Kind | None = None) -> None:
         kind = kind or Kind(combo.currentData())
+        if combo.hasFocus():  # disabling the focused combo would pass the focus on, and the current cell with it
+            self.table.setFocus()  # (the kind is the last column shown: to the next row, whose tree would open)
         for other in self._kind_combos:
             other.setEnabled(False)  # until the file has been read again
         self.status.setStyleSheet("")

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QCheckBox, QMessageBox, QRadioButton, QScrollArea 
 from ppdp_desktop.core.data.schema import Role  # noqa: E402
 from ppdp_desktop.core.methods import DEFAULT_METHOD  # noqa: E402
 from ppdp_desktop.core.project import Project  # noqa: E402
-from ppdp_desktop.gui.pages import load_page  # noqa: E402
 from tests.clinical_data import write_clinical_xlsx  # noqa: E402
 from tests.window_files import Questions, dialogs, loaded, menu_action, open_data, press  # noqa: E402
 
@@ -108,14 +107,16 @@ class SlowReads:
         self.gate, self.began, self._monkeypatch = threading.Event(), threading.Event(), monkeypatch
 
     def start(self) -> None:
-        real = load_page.load_job
+        from ppdp_desktop.core import jobs  # the load page imports load_job from it when a read starts
+
+        real = jobs.load_job
 
         def slow(path, options, progress, cancel):
             self.began.set()
             self.gate.wait(60)
             return real(path, options, progress, cancel)
 
-        self._monkeypatch.setattr(load_page, "load_job", slow)
+        self._monkeypatch.setattr(jobs, "load_job", slow)
 
 
 @pytest.fixture

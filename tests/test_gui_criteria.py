@@ -15,6 +15,7 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from test_gui_hierarchy_files import to_step_four  # noqa: E402
 from test_gui_kind_change import adult_subset, choose, load  # noqa: E402
 from test_gui_wheel import _wheel  # noqa: E402
+from window_files import export_release  # noqa: E402
 
 from ppdp_desktop.core.data.released import read_release  # noqa: E402
 from ppdp_desktop.core.release.analysis import verify_release  # noqa: E402
@@ -66,14 +67,7 @@ def test_k_five_and_distinct_three_diversity_run_to_a_release_that_verifies(wind
     generalization = window.state.outcome.main.reidentification.generalization
     assert generalization.criteria is not None and generalization.criteria.distinct_l == 3
     window.go_to(REPORT_STEP)
-    window.go_to(EXPORT_STEP)
-    export = window.pages[EXPORT_STEP]
-    export.folder_edit.setText(str(tmp_path / "release"))
-    export.key_edit.setText(str(tmp_path / "release.ppdpkey"))
-    export.passphrase.first.setText(PASSPHRASE)
-    export.passphrase.second.setText(PASSPHRASE)
-    export.export()
-    qtbot.waitUntil(lambda: (tmp_path / "release" / "release.csv").is_file(), timeout=60_000)
+    export_release(qtbot, window, tmp_path / "release", PASSPHRASE, EXPORT_STEP)
     checks = verify_release(read_release(tmp_path / "release"))
     assert any(line.startswith("generalization only: nothing randomized") for line in checks)
     meta = json.loads((tmp_path / "release" / "release.json").read_text(encoding="utf-8"))

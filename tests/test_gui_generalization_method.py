@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from window_files import export_release  # noqa: E402
 
 from ppdp_desktop.core.data.released import read_release  # noqa: E402
 from ppdp_desktop.core.release.analysis import verify_release  # noqa: E402
@@ -38,14 +39,7 @@ def test_generalization_only_is_chosen_run_and_exported_from_the_window(window, 
     qtbot.waitUntil(lambda: window.state.outcome is not None, timeout=120_000)
     window.go_to(REPORT_STEP)
     assert "Re-identification: protected" in window.pages[REPORT_STEP].privacy_label.text()
-    window.go_to(EXPORT_STEP)
-    export = window.pages[EXPORT_STEP]
-    export.folder_edit.setText(str(tmp_path / "release"))
-    export.key_edit.setText(str(tmp_path / "release.ppdpkey"))
-    export.passphrase.first.setText(PASSPHRASE)
-    export.passphrase.second.setText(PASSPHRASE)
-    export.export()
-    qtbot.waitUntil(lambda: (tmp_path / "release" / "release.csv").is_file(), timeout=60_000)
+    export_release(qtbot, window, tmp_path / "release", PASSPHRASE, EXPORT_STEP)
     checks = verify_release(read_release(tmp_path / "release"))
     assert any(line.startswith("generalization only: nothing randomized") for line in checks)
     meta = json.loads((tmp_path / "release" / "release.json").read_text(encoding="utf-8"))

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from window_files import export_release  # noqa: E402
 
 from ppdp_desktop.core.data.released import read_release  # noqa: E402
 from ppdp_desktop.core.data.schema import Role  # noqa: E402
@@ -55,14 +56,7 @@ def test_k_anonymous_export_from_the_window(window, qtbot, tmp_path):
     report_page = window.pages[REPORT_STEP]
     text = report_page.privacy_label.text()
     assert "Sensitive values: Guarantee verified" in text and "Re-identification: protected" in text
-    window.go_to(EXPORT_STEP)
-    export = window.pages[EXPORT_STEP]
-    export.folder_edit.setText(str(tmp_path / "release"))
-    export.key_edit.setText(str(tmp_path / "release.ppdpkey"))
-    export.passphrase.first.setText(PASSPHRASE)
-    export.passphrase.second.setText(PASSPHRASE)
-    export.export()
-    qtbot.waitUntil(lambda: (tmp_path / "release" / "release.csv").is_file(), timeout=60_000)
+    export_release(qtbot, window, tmp_path / "release", PASSPHRASE, EXPORT_STEP)
     table = pd.read_csv(tmp_path / "release" / "release.csv", dtype=str, keep_default_na=False)
     ok, suppressed = check_k_anonymity(table[["age", "sex", "postcode"]], 5, 0.05)
     assert ok and suppressed <= 1000

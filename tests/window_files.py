@@ -81,3 +81,15 @@ def open_data(qtbot, window, chooser: Chooser, path: Path) -> None:
         qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: loaded(window, path), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: not window.state.worker.is_running(), timeout=TIMEOUT)
+
+
+def export_release(qtbot, window, folder: Path, passphrase: str, step: int = 6) -> None:
+    """Step 7: a release folder and a key beside it, the passphrase typed twice, Export, and wait for the file."""
+    window.go_to(step)
+    export = window.pages[step]
+    export.folder_edit.setText(str(folder))
+    export.key_edit.setText(str(folder.with_suffix(".ppdpkey")))
+    export.passphrase.first.setText(passphrase)
+    export.passphrase.second.setText(passphrase)
+    export.export()
+    qtbot.waitUntil(lambda: (folder / "release.csv").is_file(), timeout=TIMEOUT)

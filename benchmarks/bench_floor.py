@@ -23,9 +23,7 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import child_time  # noqa: E402 - one child process timed (shared by the issue-34 benchmarks)
 from run import make_csv  # noqa: E402 - the benchmark file, generated once and cached
 
 PYARROW_FLOOR = """
@@ -80,15 +79,7 @@ def command(kind: str, data: Path, work: Path, columns: list[str]) -> list[str]:
 
 def timed(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
     """Run ``cmd`` to its end; its CPU seconds (user + system) and wall seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    run = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if run.returncode != 0:
-        raise SystemExit(f"bench_floor: {cmd[2] if cmd[1] == '-m' else 'a floor'} failed ({run.returncode}): "
-                         f"{run.stderr.strip().splitlines()[-1:] or ''}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu, wall = child_time.timed(cmd, env, "bench_floor")
     return {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2)}
 
 

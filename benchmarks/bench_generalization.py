@@ -34,7 +34,6 @@ import itertools
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import child_time  # noqa: E402 - one child process timed (shared by the issue-34 benchmarks)
 from ppdp_desktop.core.generalization import Hierarchy, optimal_generalization
 from ppdp_desktop.core.generalization.lattice import check_parameters, search_lattice
 from ppdp_desktop.core.generalization.table import aggregate_records
@@ -298,14 +298,7 @@ def child_run(command: list[str], pythonpath: str, data_dir: Path) -> tuple[floa
     data_dir.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=data_dir) as appdata:
         env = {**os.environ, "PYTHONPATH": pythonpath, "PPDP_DATA_DIR": appdata, "QT_QPA_PLATFORM": "offscreen"}
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        wall = time.perf_counter()
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        wall = time.perf_counter() - wall
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"job failed ({done.returncode}): {' '.join(command)}\n{done.stderr[-2000:]}")
-    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall
+        return child_time.timed(command, env, "bench_generalization --job")
 
 
 def run_job(n: int, sparse_n: int, base: str | None) -> dict[str, object]:

@@ -20,11 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
 import time
+
+import child_time  # one child process timed (shared by the issue-34 benchmarks)
 
 BARE = """
 from PySide6.QtCore import QTimer
@@ -46,14 +46,7 @@ CONTENDERS = {
 
 def timed(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
     """Run ``cmd`` to its end; its CPU seconds (user + system) and wall seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    run = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if run.returncode != 0:
-        raise SystemExit(f"bench_startup: {' '.join(cmd[1:3])} failed ({run.returncode}): {run.stderr.strip()[-300:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu, wall = child_time.timed(cmd, env, "bench_startup")
     return {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3)}
 
 

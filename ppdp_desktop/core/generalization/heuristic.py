@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from ppdp_desktop.core.generalization.judge import NodeCheck
 from ppdp_desktop.core.generalization.metrics import Score, Scorer
+from ppdp_desktop.core.generalization.search import smallest_below
 from ppdp_desktop.core.generalization.table import ClassTable
 from ppdp_desktop.core.progress import CancelToken, Progress
 
@@ -41,7 +42,7 @@ class GreedyWalk:
         if levels in self.tables:
             return self.tables[levels]
         if source is None:
-            source = min((t for lv, t in self.tables.items() if all(a <= b for a, b in zip(lv, levels))), key=len)
+            source = smallest_below(self.tables, levels)
         table = source.rollup(levels, self.check.table_hierarchies)
         self.checked += 1
         if keep:

@@ -157,15 +157,14 @@ class LatticeWalk:
                 self.suppressed[node] = small  # at least this many: enough to know the node is infeasible
                 self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
                 return small, None
-        below = [t for lv, t in self.cache.items() if all(a <= b for a, b in zip(lv, levels))]
-        source = min(below, key=len)
+        source = smallest_below(self.cache, levels)
         columns = [self._base_column(i, h) for i, h in enumerate(levels[: self.q])] if source is self.base else None
         if columns is not None and self.check.tail:
             columns.append(self.base.codes[self.q])
         table = source.rollup(levels, self.check.table_hierarchies, columns)
         self.checked += 1
         s = self.suppressed[node] = self.check.suppressed(table)
-        self._remember(table)
+        remember(self.cache, table, self.base)
         if self.monotone and s > self.limit:
             self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
         elif self.monotone:
@@ -179,15 +178,8 @@ class LatticeWalk:
         whether or not the criteria are monotone."""
         levels = self.levels(node)
         assert self.qbase is not None
-        source = min((t for lv, t in self.qcache.items() if all(a <= b for a, b in zip(lv, levels))), key=len)
-        table = source.rollup(levels, self.hierarchies)
-        self.qcache[levels] = table
-        budget = _CACHE_FACTOR * max(len(self.qbase), 1 << 14)
-        for kept in list(self.qcache):
-            if sum(len(t) for t in self.qcache.values()) <= budget:
-                break
-            if kept != self.qbase.levels and kept != levels:
-                del self.qcache[kept]
+        table = smallest_below(self.qcache, levels).rollup(levels, self.hierarchies)
+        remember(self.qcache, table, self.qbase)
         return table.suppressed(self.check.min_size)
 
     def _base_column(self, i: int, level: int) -> np.ndarray:
@@ -227,16 +219,24 @@ class LatticeWalk:
         ``node`` is evaluated only when the chain's node just above it is feasible."""
         self._bisect(self._chain(node), -1)
 
-    def _remember(self, table: ClassTable) -> None:
-        """Cache ``table``, then drop the largest other tables (never the base) while the cache is over budget."""
-        self.cache[table.levels] = table
-        budget = _CACHE_FACTOR * max(len(self.base), 1 << 14)
-        held = sum(len(t) for t in self.cache.values())
-        for levels in sorted(self.cache, key=lambda lv: -len(self.cache[lv])):
-            if held <= budget:
-                break
-            if levels != self.base.levels and levels != table.levels:
-                held -= len(self.cache.pop(levels))
+
+
+def smallest_below(cache: dict[tuple[int, ...], ClassTable], levels: tuple[int, ...]) -> ClassTable:
+    """The smallest cached table of a node at or below ``levels`` (the base is always there): the cheapest source."""
+    return min((t for lv, t in cache.items() if all(a <= b for a, b in zip(lv, levels))), key=len)
+
+
+def remember(cache: dict[tuple[int, ...], ClassTable], table: ClassTable, base: ClassTable) -> None:
+    """Cache ``table``, then drop the largest other tables (never ``base``) while the cache holds more than a few
+    times ``base``'s rows: small tables are the cheap sources of many nodes above them."""
+    cache[table.levels] = table
+    budget = _CACHE_FACTOR * max(len(base), 1 << 14)
+    held = sum(len(t) for t in cache.values())
+    for levels in sorted(cache, key=lambda lv: -len(cache[lv])):
+        if held <= budget:
+            break
+        if levels != base.levels and levels != table.levels:
+            held -= len(cache.pop(levels))
 
 
 def lattice_size(low: Sequence[int], high: Sequence[int]) -> int:

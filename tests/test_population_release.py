@@ -197,3 +197,16 @@ def test_verify_estimates_the_stated_population_uniqueness_again(adult, tmp_path
         f"{hashlib.sha256((altered / n).read_bytes()).hexdigest()}  {n}\n" for n in names), encoding="utf-8")
     code, out, err = run_cli(["verify", altered])
     assert code != 0 and "population uniques" in err and "the release was altered" in err, err
+
+
+def test_verify_says_it_cannot_remeasure_the_journalist_risk(generalized):
+    """The custodian's population table is not part of the release: verify says the journalist figures are not
+    measured again, on a line of its own without the "OK" it could not earn, and still re-estimates the population
+    uniqueness."""
+    faces, _ = generalized
+    code, out, err = run_cli(["verify", faces.folder])
+    assert code == 0, err
+    assert ("\nNOT CHECKED journalist risk: stated against the custodian's population table, which is not part of the "
+            "release, so it is not measured again") in out  # said, never after "OK"
+    assert "OK NOT CHECKED" not in out and "OK journalist" not in out
+    assert "population uniqueness: estimated again from the released records" in out + err

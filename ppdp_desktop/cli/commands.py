@@ -445,8 +445,10 @@ def run_verify(args: argparse.Namespace) -> int:
 
     if not is_signed(metadata):  # first: what the OK lines below cannot vouch for
         print(phrase(UNSIGNED_WARNING))
+    from ppdp_desktop.core.release.structure import NOT_CHECKED
+
     for line in lines:  # every string of a release spelt visibly: a forged field cannot print a line of its own
-        print(f"OK {visible(line)}")
+        print(visible(line) if line.startswith(NOT_CHECKED) else f"OK {visible(line)}")
     from ppdp_desktop.core.release.provenance import oracle_warning
 
     if (warning := oracle_warning(metadata)) is not None:  # an earlier version's release: verifies, but say it

@@ -1,0 +1,36 @@
+"""A record's identity fingerprints depend on its own values only: the same whether its column is hashed cell by
+cell (a lone record, an identifier) or through the column's distinct values (issue 34: a column of few distinct
+values hashes those alone and gathers). The ledger recognises a patient across releases by them."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ppdp_desktop.core.privacy.persistent import identity_fingerprints
+
+_cells = st.one_of(st.none(), st.integers(-5, 5), st.sampled_from(["a", "b", "02134", "ä", ""]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_cells, st.sampled_from(["x", "y", None])), min_size=1, max_size=8),
+       st.integers(70, 300))
+def test_a_record_fingerprint_is_its_own(records, repeats):
+    rows = (records * repeats)[: max(len(records), repeats)]
+    frame = pd.DataFrame({"code": pd.Series([r[0] for r in rows], dtype=object),
+                          "ward": pd.Series([r[1] for r in rows], dtype="str")})
+    first, second = identity_fingerprints(frame, ["code", "ward"])
+    for i in range(len(records)):
+        alone = frame.iloc[[i]].reset_index(drop=True)
+        one, two = identity_fingerprints(alone, ["code", "ward"])
+        assert (one[0], two[0]) == (first[i], second[i])
+
+
+def test_an_identifier_column_and_a_repeated_one_agree():
+    ids = pd.Series([f"P{i:06d}" for i in range(5000)], dtype="str")
+    distinct = identity_fingerprints(pd.DataFrame({"id": ids}), ["id"])
+    repeated = identity_fingerprints(pd.DataFrame({"id": pd.concat([ids[:50]] * 100, ignore_index=True)}), ["id"])
+    assert np.array_equal(repeated[0][:50], distinct[0][:50])
+    assert np.array_equal(repeated[1][:50], distinct[1][:50])
+    assert len(np.unique(distinct[0])) == 5000

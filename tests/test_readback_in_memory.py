@@ -35,12 +35,16 @@ def result(seed: int = 1):
     return anonymize(Dataset(table(seed=seed)), settings)
 
 
-def test_the_release_is_read_back_by_pyarrow_cell_for_cell_as_a_recipient_reads_it(tmp_path: Path, monkeypatch) -> None:
-    """The read-back holds every column, with the text a recipient's :func:`read_release` gives, and never reads
-    the data file cell by cell into Python strings (``formats.read_table``: pandas' reader)."""
+@pytest.mark.parametrize("report", [True, False])
+def test_the_release_is_read_back_by_pyarrow_cell_for_cell_as_a_recipient_reads_it(tmp_path: Path, monkeypatch,
+                                                                                     report: bool) -> None:
+    """The read-back holds every column with a report (which reads them all), only the columns the checks read
+    without one (issue 34), each with the text a recipient's :func:`read_release` gives, and never reads the data
+    file cell by cell into Python strings (``formats.read_table``: pandas' reader)."""
     from ppdp_desktop.core.data import formats
     from ppdp_desktop.core.release import pipeline
     from ppdp_desktop.core.release.package import write_release
+    from ppdp_desktop.core.streaming.readback import columns_checked
 
     seen = []
     real = pipeline.TableSource.read_back
@@ -55,15 +59,19 @@ def test_the_release_is_read_back_by_pyarrow_cell_for_cell_as_a_recipient_reads_
 
     monkeypatch.setattr(pipeline.TableSource, "read_back", kept)
     monkeypatch.setattr(formats, "read_table", refused)
-    out = write_release(result(), tmp_path / "rel", include_report=False)
+    out = write_release(result(), tmp_path / "rel", include_report=report)
     monkeypatch.undo()
     recipient = read_release(out)
     held, columns, n, distinct = seen[0]
-    assert columns == list(recipient.table.columns) == list(held.columns)
+    assert columns == list(recipient.table.columns)
+    checked = columns_checked(recipient.metadata)
+    assert list(held.columns) == (columns if report else [c for c in columns if c in checked])
+    assert "diagnosis" in held.columns and (report or "note" not in held.columns)
     assert n == len(recipient.table) == 300 and distinct is True
-    for name in columns:
+    for name in held.columns:
         assert held[name].astype(str).tolist() == recipient.table[name].tolist(), name
-    assert "zwei\nZeilen" in set(held["note"]) and "=SUM(A1)" in set(held["note"])  # quoted, guard undone
+    if report:
+        assert "zwei\nZeilen" in set(held["note"]) and "=SUM(A1)" in set(held["note"])  # quoted, guard undone
 
 
 @pytest.mark.parametrize("forged", ["foreign", "swapped"])

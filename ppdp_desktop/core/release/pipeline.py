@@ -134,6 +134,7 @@ class TableSource(RecordSource):
     def __init__(self, result: Anonymization) -> None:
         self.result = result
         self.fmt = "csv"
+        self.every = True  # read every column back (the package report reads them); without it, what verify checks
 
     def inputs(self) -> list[str | Path | None]:
         return [self.result.dataset.source]
@@ -148,18 +149,20 @@ class TableSource(RecordSource):
         progress(0.2, "Writing the data")
         result = self.result
         self.fmt = fmt
+        self.every = report
         formats.write_table(result.table, folder / name, fmt, sep=sep, labels=result.dataset.labels, bom=bom)
         cancel.check()
         return Written(result, file_digests(folder, [name]), result.dataset.digest)
 
     def read_back(self, folder: Path) -> LoadedRelease:
-        """Every column as text; a CSV by pyarrow's reader with the streamed job's pseudonym check (each id led
+        """The columns as text (every column for the package report; without a report only those the checks read,
+        as the streamed job does); a CSV by pyarrow's reader with the streamed job's pseudonym check (each id led
         back to its record under the job's key: :func:`~ppdp_desktop.core.streaming.readback.read_back`)."""
         if self.fmt != "csv":
             return read_release(folder)
         from ppdp_desktop.core.streaming.readback import read_back
 
-        return read_back(folder, self.result.pseudonym_key, every=True)
+        return read_back(folder, self.result.pseudonym_key, every=self.every)
 
     def report_subject(self) -> Anonymization:
         return self.result

@@ -73,15 +73,17 @@ code = main(sys.argv[2:])
 done.set()
 thread.join()
 peak = max(samples, key=lambda s: s[1])
-phases = {}
-for seconds, rss, arrow, names in samples:
-    phase = " > ".join(n.rsplit(":", 1)[0] for n in names[2:5]) or "(start-up)"
-    if rss > phases.get(phase, (0, 0, 0))[0]:
-        phases[phase] = (rss, arrow, seconds)
+rises = {}  # the RSS each innermost place added (the sum of rises while it ran), and the RSS when it last ran
+for before, after in zip(samples, samples[1:]):
+    place = " > ".join(n.rsplit(":", 1)[0].split("/")[-1] for n in after[3][-3:]) or "(start-up)"
+    grown, last = rises.get(place, (0, 0))
+    rises[place] = (grown + max(after[1] - before[1], 0), after[1])
+phases = sorted(([p, g, r] for p, (g, r) in rises.items() if g >= (8 << 20)), key=lambda x: -x[1])
 with open(sys.argv[1], "w") as out:
     json.dump({"exit": code, "peak_rss": peak[1], "peak_arrow": peak[2], "peak_at_s": peak[0], "peak_stack": peak[3],
+               "timeline": [[s[0], s[1] >> 20, s[2] >> 20] for s in samples[::20]],
                "arrow_max": max(s[2] for s in samples),
-               "phases": sorted(([p, *v] for p, v in phases.items()), key=lambda r: r[3])}, out)
+               "rises": phases}, out)
 """
 
 
@@ -93,8 +95,8 @@ def job_args(data: Path, out: Path) -> list[str]:
     """``ppdp anonymize``'s arguments for the in-memory uniform job without its report."""
     columns = data.open(encoding="utf-8").readline().strip().split(",")
     sensitive = "diag" if "diag" in columns else columns[-1]
-    return ["anonymize", str(data), "--out", str(out), "--in-memory", "--identifier", "id", "--sensitive", sensitive, "--method", "uniform",
-            "--rho1", "0.1", "--rho2", "0.5", "--seed", "34", "--no-report", "--quiet"]
+    return ["anonymize", str(data), "--out", str(out), "--in-memory", "--identifier", "id", "--sensitive", sensitive,
+            "--method", "uniform", "--rho1", "0.1", "--rho2", "0.5", "--seed", "34", "--no-report", "--quiet"]
 
 
 def peak_of(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
@@ -146,8 +148,8 @@ def main(argv: list[str] | None = None) -> int:
             probe["peak_rss_mb"] = round(probe.pop("peak_rss") / mb)
             probe["peak_arrow_mb"] = round(probe.pop("peak_arrow") / mb)
             probe["arrow_max_mb"] = round(probe.pop("arrow_max") / mb)
-            probe["phases"] = [{"phase": p, "rss_mb": round(r / mb), "arrow_mb": round(a / mb), "at_s": s}
-                               for p, r, a, s in probe["phases"]]
+            probe["rises"] = [{"place": p, "rss_added_mb": round(g / mb), "rss_mb": round(r / mb)}
+                              for p, g, r in probe["rises"]]
     best = {kind: min(r["peak_rss"] for r in rs) for kind, rs in runs.items()}
     out = {
         "data": str(args.data), "bytes": size, "machine": f"{platform.node()} {os.cpu_count()} cores",

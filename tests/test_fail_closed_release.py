@@ -262,15 +262,15 @@ def test_the_files_are_verified_as_written(tmp_path: Path, monkeypatch) -> None:
     from ppdp_desktop.core.data import formats
     from ppdp_desktop.core.release.package import write_release
 
-    real = formats.write_table
+    real = formats.write_csv_release
     truth = table(seed=1)
 
-    def leaky(frame, path, fmt, **kwargs):  # writes the names back beside the pseudonyms
+    def leaky(frame, path, sep, **kwargs):  # writes the names back beside the pseudonyms
         frame = frame.copy()
         frame["patient"] = truth["patient"].to_numpy()
-        real(frame, path, fmt, **kwargs)
+        return real(frame, path, sep, **kwargs)
 
-    monkeypatch.setattr(formats, "write_table", leaky)
+    monkeypatch.setattr(formats, "write_csv_release", leaky)
     with pytest.raises(PrivacyError, match=r"does not pass its own check"):
         write_release(_result(1), tmp_path / "rel", include_report=False)
     assert list(tmp_path.iterdir()) == []
@@ -326,7 +326,7 @@ def test_a_full_or_read_only_disk_is_a_user_error_and_leaves_nothing(tmp_path: P
     def full(*_args, **_kwargs):
         raise OSError(getattr(errno, code), os.strerror(getattr(errno, code)), str(tmp_path / "rel"))
 
-    monkeypatch.setattr(formats, "write_table", full)
+    monkeypatch.setattr(formats, "write_csv_release", full)
     assert main(_anonymize(data, tmp_path / "rel")) == 3
     err = capsys.readouterr().err
     assert err.startswith("ppdp: error: Cannot write") and "internal" not in err and err.count("\n") == 1

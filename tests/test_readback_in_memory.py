@@ -84,9 +84,9 @@ def test_ids_the_job_did_not_make_are_refused_before_publishing(tmp_path: Path, 
 
     job = result()
     column = job.pseudonym_column
-    real = formats.write_table
+    real = formats.write_csv_release
 
-    def forging(frame, path, fmt, **kwargs):
+    def forging(frame, path, sep, **kwargs):
         frame = frame.copy()
         if forged == "foreign":  # ids of the right shape from a key that is not the job's
             ids = PseudonymKey.random().ids(0, len(frame)).to_pylist()
@@ -95,9 +95,9 @@ def test_ids_the_job_did_not_make_are_refused_before_publishing(tmp_path: Path, 
             ids[0] = job.pseudonym_key.ids(len(frame) + 5, len(frame) + 6).to_pylist()[0]
         assert len(set(ids)) == len(ids)  # still distinct: only the key can tell
         frame[column] = ids
-        real(frame, path, fmt, **kwargs)
+        return real(frame, path, sep, **kwargs)
 
-    monkeypatch.setattr(formats, "write_table", forging)
+    monkeypatch.setattr(formats, "write_csv_release", forging)
     with pytest.raises(PrivacyError, match=r"does not pass its own check.*ids that are not this release's"):
         write_release(job, tmp_path / "rel", include_report=False)
     assert list(tmp_path.iterdir()) == []

@@ -6,7 +6,9 @@ The raw writer: every CSV the app writes goes through :func:`ppdp_desktop.core.d
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -37,6 +39,50 @@ def write_csv(table: pd.DataFrame, path: Path, sep: str, *, bom: bool = False) -
         if bom:
             sink.write(codecs.BOM_UTF8)
         pacsv.write_csv(arrow, sink, write_options=options)
+
+
+class HashingFile:
+    """A binary file that computes the SHA-256 of what is written to it (pyarrow's writer streams into it, so a
+    data file's checksum costs no second read)."""
+
+    def __init__(self, handle) -> None:
+        self.handle, self.digest, self.closed = handle, hashlib.sha256(), False
+
+    def write(self, data) -> int:
+        data = bytes(data)
+        self.digest.update(data)
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def close(self) -> None:  # pyarrow closes what it wraps; the caller owns the real file
+        self.closed = True
+
+
+def write_csv_batches(tables: Iterable[pa.Table], path: Path, sep: str, *, bom: bool = False,
+                      after: Callable[[int], None] | None = None) -> tuple[str, int]:
+    """Write ``tables`` in order as one CSV (header once, the byte-order mark first if ``bom``; as :func:`write_csv`
+    writes one table); return its SHA-256, computed while writing, and the records written. ``after(records)`` is
+    called after each table (progress, cancel). The in-memory job writes its one table so, the streamed job its
+    sorted buckets."""
+    written = 0
+    with open(path, "wb") as handle:
+        sink = HashingFile(handle)
+        if bom:
+            sink.write(codecs.BOM_UTF8)
+        for i, table in enumerate(tables):
+            options = pacsv.WriteOptions(delimiter=sep, quoting_style="needed", include_header=i == 0)
+            pacsv.write_csv(table, sink, write_options=options)
+            written += table.num_rows
+            del table
+            pa.default_memory_pool().release_unused()  # one table at a time: give its memory back
+            if after is not None:
+                after(written)
+    return sink.digest.hexdigest(), written
 
 
 def write_csv_atomic(table: pd.DataFrame, path: Path, sep: str = ",", *, bom: bool = False) -> None:

@@ -182,6 +182,22 @@ def write_csv(table: pd.DataFrame, path: Path, sep: str, *, bom: bool = False, g
     csv_writer.write_csv(table if guarded else guard_formulas(table)[0], path, sep, bom=bom)
 
 
+def write_csv_release(table: pd.DataFrame, path: Path, sep: str, *, bom: bool = False
+                      ) -> tuple[str, tuple[int, list[str], list[str]]]:
+    """A release's data as CSV, as :func:`write_table` writes it, formulas guarded once: its SHA-256 (computed while
+    writing, by the streamed job's writer) and ``(records, columns, columns whose formulas were guarded)`` for
+    ``release.json``. Raises :class:`ReleaseError` naming the file for any failure of the writer."""
+    if len(sep) != 1 or sep in "\"\r\n":
+        raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
+    guarded, changed = guard_formulas(table)
+    try:
+        arrow = pa.Table.from_pandas(_arrow_ready(guarded), preserve_index=False)
+        digest, _ = csv_writer.write_csv_batches([arrow], Path(path), sep, bom=bom)
+    except Exception as exc:  # pyarrow raises its own errors (and OSError)
+        raise ReleaseError(f"{Path(path).name} cannot be written as {_NAMES['csv']}: {_detail(exc)}.") from exc
+    return digest, (len(table), [str(c) for c in table.columns], changed)
+
+
 def write_csv_atomic(table: pd.DataFrame, path: Path, sep: str = ",", *, bom: bool = False,
                      guarded: bool = False) -> None:
     """:func:`write_csv` through a temporary file in the same folder, renamed into place when complete."""

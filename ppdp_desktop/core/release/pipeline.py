@@ -69,8 +69,8 @@ class Written:
 
     ``result``: the job's outcome (for ``release.json``, ``README.txt`` and the key); ``digests``: the SHA-256 of
     each file written; ``input_digest``: the input file's digest (sealed into the provenance); ``table``:
-    ``(records, columns, columns with guarded formulas)`` of a table written in batches, whose ``result.table``
-    holds none of its records (None: read them from ``result.table``).
+    ``(records, columns, columns with guarded formulas)`` of the table written (None: read them from
+    ``result.table``; a table written in batches is not in ``result.table``).
     """
 
     result: Anonymization
@@ -150,9 +150,13 @@ class TableSource(RecordSource):
         result = self.result
         self.fmt = fmt
         self.every = report
-        formats.write_table(result.table, folder / name, fmt, sep=sep, labels=result.dataset.labels, bom=bom)
+        if fmt != "csv":
+            formats.write_table(result.table, folder / name, fmt, sep=sep, labels=result.dataset.labels, bom=bom)
+            cancel.check()
+            return Written(result, file_digests(folder, [name]), result.dataset.digest)
+        digest, shape = formats.write_csv_release(result.table, folder / name, sep, bom=bom)  # hashed while written
         cancel.check()
-        return Written(result, file_digests(folder, [name]), result.dataset.digest)
+        return Written(result, {name: digest}, result.dataset.digest, shape)
 
     def read_back(self, folder: Path) -> LoadedRelease:
         """The columns as text (every column for the package report; without a report only those the checks read,

@@ -9,7 +9,6 @@ nothing under the output's name (temporary folders are hidden beside it and clea
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -20,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.csv as pacsv
 
 from ppdp_desktop.core.anonymize import Bound, JobPlan, ReleasedChunk, applies_in_chunks, bind_job, plan_columns, plan_job
+from ppdp_desktop.core.data.csv_writer import write_csv_batches
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.formats import _arrow_ready, guard_formulas
 from ppdp_desktop.core.data.streamed import StreamedFile
@@ -66,27 +65,6 @@ class StreamedData:
 #: spill_key) -> StreamedData``: pass 2, writing the data file ``target`` in the release's order
 #: (:func:`write_streamed_data`, or the Dask engine's), its spill sealed under ``spill_key``
 DataWriter = Callable[..., "StreamedData"]
-
-
-class _Hashing:
-    """A binary file that computes the SHA-256 of what is written to it."""
-
-    def __init__(self, handle) -> None:
-        self.handle, self.digest, self.closed = handle, hashlib.sha256(), False
-
-    def write(self, data) -> int:
-        data = bytes(data)
-        self.digest.update(data)
-        return self.handle.write(data)
-
-    def flush(self) -> None:
-        self.handle.flush()
-
-    def writable(self) -> bool:
-        return True
-
-    def close(self) -> None:  # pyarrow closes what it wraps; the caller owns the real file
-        self.closed = True
 
 
 def plan_from_file(source: StreamedFile, settings: AnonymizationSettings, chunk_size: int = CHUNK_SIZE,
@@ -151,20 +129,12 @@ def write_sorted_csv(tables, target: Path, *, sep: str, bom: bool, n_records: in
     """Write ``tables`` (the release's records in order) to the CSV ``target``: header once, the byte-order mark
     first if ``bom``; return its SHA-256, computed while writing, and the records written."""
     cancel = cancel or CancelToken()
-    options = dict(delimiter=sep, quoting_style="needed")
-    written = 0
-    with open(target, "wb") as handle:
-        sink = _Hashing(handle)
-        if bom:
-            sink.write(b"\xef\xbb\xbf")
-        for i, table in enumerate(tables):
-            pacsv.write_csv(table, sink, write_options=pacsv.WriteOptions(include_header=i == 0, **options))
-            written += table.num_rows
-            del table
-            pa.default_memory_pool().release_unused()  # one bucket at a time: give its memory back
-            progress(written / max(1, n_records), f"Wrote {written:,} of {n_records:,} records")
-            cancel.check()
-    return sink.digest.hexdigest(), written
+
+    def after(written: int) -> None:
+        progress(written / max(1, n_records), f"Wrote {written:,} of {n_records:,} records")
+        cancel.check()
+
+    return write_csv_batches(tables, target, sep, bom=bom, after=after)
 
 
 def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target: Path, spill: Path, *, sep: str,

@@ -151,7 +151,8 @@ def identity_fingerprints(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[
 
 def _mostly_distinct(column: pd.Series, sample: int = 4096) -> bool:
     """Whether a text column's first ``sample`` cells are mostly distinct (an identifier, a free text): then
-    hashing every cell is cheaper than factorizing it (a domain of 9,000 postcodes repeats ~20 % within 4,096 cells). Numbers, dates and flags are always factorized."""
+    hashing every cell is cheaper than factorizing it (a domain of 9,000 postcodes repeats ~20 % within 4,096
+    cells). Numbers, dates and flags are always factorized."""
     if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
         return False
     head = column.iloc[:sample]

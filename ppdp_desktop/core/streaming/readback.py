@@ -44,7 +44,7 @@ def _batches(path: Path, sep: str, names: list[str], read: list[str]):
     import pyarrow.csv as pacsv
 
     reader = pacsv.open_csv(
-        str(path), read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=16 << 20),
+        str(path), read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 20),
         parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
         convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(read, pa.string()), include_columns=read,
                                              strings_can_be_null=False, null_values=[]))

@@ -81,7 +81,7 @@ def census(label):
         for k, v in f.f_locals.items():
             for path, obj in (("dataset.frame", getattr(getattr(getattr(v, "result", v), "dataset", None), "frame", None)),
                               ("result.table", getattr(getattr(v, "result", v), "table", None)),
-                              ("pseudonym_map", getattr(getattr(v, "result", v), "pseudonym_map", None)),
+                              ("identities", getattr(getattr(v, "result", v), "identities", None)),
                               ("release.table", getattr(v, "table", None) if k == "release" else None)):
                 if isinstance(obj, pd.DataFrame) and path not in dtypes:
                     dtypes[path] = {c: [str(obj[c].dtype), round(obj[c].memory_usage(deep=True) / MB, 1)] for c in obj.columns}

@@ -326,9 +326,7 @@ def anonymize(
     table = released.rows.take(order).reset_index(drop=True)
     measure_released(job, lambda cols: [table[cols]], list(table.columns))
     repeat = repeat_outcome(job, released.records) if released.records is not None else None  # refused past a budget
-    pseudonym_map = None
-    if job.needs_pseudonyms:
-        pseudonym_map = released.identifiers.take(order).reset_index(drop=True)
+    identities = released.identifiers if job.needs_pseudonyms else None  # in record order (shuffled when asked)
     cancel.check()
     progress(0.9, "Measuring the re-identification risk")
     quasi = released.quasi.set_axis(frame.index)
@@ -336,5 +334,5 @@ def anonymize(
                                job.method.randomizes_quasi, job.settings.sensitive not in released.applied.columns)
     progress(1.0, "Done")
     return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
-                         released.applied, job.seed, order, pseudonym_map, reidentification, job.notes,
+                         released.applied, job.seed, order, identities, reidentification, job.notes,
                          job.pseudonym_column, job.pseudonym_key if job.needs_pseudonyms else None, repeat)

@@ -47,7 +47,8 @@ class Anonymization:
     """The outcome of a job, in memory: the released table and what produced it.
 
     ``applied`` is aligned with the *original* row order (for reports); ``table`` is shuffled.
-    ``seed``, ``pseudonym_key``, ``pseudonym_map`` and the plan's key entries are secret: they go only into
+    ``seed``, ``pseudonym_key``, ``identities`` (each record's pseudonym and identifiers, in record order; shuffled
+    as :attr:`pseudonym_map` when asked, not held twice) and the plan's key entries are secret: they go only into
     the key. With ``pseudonym_key`` (record ``i``'s id is ``pseudonym_key.ids(i, i + 1)``), the key holds that
     key and the record table (:meth:`key_records`) instead of the id lists of ``pseudonym_map``.
     """
@@ -60,7 +61,7 @@ class Anonymization:
     applied: Applied
     seed: int
     order: np.ndarray
-    pseudonym_map: pd.DataFrame | None = None
+    identities: pd.DataFrame | None = None
     reidentification: Reidentification | None = None  # the risk side (public figures)
     notes: list[str] = field(default_factory=list)  # what the job decided for the user (e.g. a column's role)
     pseudonym_column: str = PSEUDONYM_COLUMN  # a free name: never one of the data's columns
@@ -71,7 +72,15 @@ class Anonymization:
     @property
     def has_pseudonyms(self) -> bool:
         """Whether the release has a pseudonym column (and the key a way back from it)."""
-        return self.pseudonym_key is not None or self.pseudonym_map is not None
+        return self.pseudonym_key is not None or self.identities is not None
+
+    @property
+    def pseudonym_map(self) -> pd.DataFrame | None:
+        """Each released record's pseudonym and identifiers, in the release's (shuffled) order; made when asked
+        (the key holds the pseudonym key and the record table instead), so a job does not hold a second copy."""
+        if self.identities is None:
+            return None
+        return self.identities.take(self.order).reset_index(drop=True)
 
     def key_payload(self, n_records: int | None = None) -> dict[str, Any]:
         """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.release.keyfile`)
@@ -87,11 +96,11 @@ class Anonymization:
             n = len(self.dataset.frame) if n_records is None else n_records
             payload["pseudonyms"] = pseudonym_entry(self.pseudonym_column, self.pseudonym_key, n,
                                                     self.dataset.schema.identifiers, self.applied.record_secrets)
-        elif self.pseudonym_map is not None:  # format-1 style: every id and identifier as JSON lists
+        elif (mapping := self.pseudonym_map) is not None:  # format-1 style: every id and identifier as JSON lists
             payload["pseudonyms"] = {
                 "column": self.pseudonym_column,
-                "ids": _json_column(self.pseudonym_map[self.pseudonym_column]),
-                "identifiers": {c: _json_column(self.pseudonym_map[c]) for c in self.pseudonym_map.columns[1:]},
+                "ids": _json_column(mapping[self.pseudonym_column]),
+                "identifiers": {c: _json_column(mapping[c]) for c in mapping.columns[1:]},
                 "records": {a: _json_column(pd.Series(v[self.order])) for a, v in self.applied.record_secrets.items()},
             }
         return payload

@@ -74,15 +74,12 @@ class ReportSample:
         applied = Applied(columns, list(first.dropped), codes, secrets)
         order = np.argsort(np.concatenate([p.keys for p in parts]), kind="stable")
         table = rows.take(order).reset_index(drop=True)
-        pseudonym_map = None
-        if job.needs_pseudonyms:
-            ids = pd.concat([p.identifiers for p in parts], ignore_index=True)
-            pseudonym_map = ids.take(order).reset_index(drop=True)
+        identities = pd.concat([p.identifiers for p in parts], ignore_index=True) if job.needs_pseudonyms else None
         if dataset.blank_cells:  # as the job saw them: blank cells filled as chosen (none left out when streamed)
             original = treat_frame(original, list(dataset.blank_cells))[0]
         sample = replace(dataset, frame=original, schema=job.schema)
         return SampledAnonymization(sample, job.settings, job.plan, job.guarantee, table, applied, job.seed, order,
-                                    pseudonym_map, reidentification, job.notes, job.pseudonym_column,
+                                    identities, reidentification, job.notes, job.pseudonym_column,
                                     pseudonym_key=job.pseudonym_key if job.needs_pseudonyms else None,
                                     n_released=self.n_records)
 

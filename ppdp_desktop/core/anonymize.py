@@ -326,7 +326,9 @@ def anonymize(
     table = released.rows.take(order).reset_index(drop=True)
     measure_released(job, lambda cols: [table[cols]], list(table.columns))
     repeat = repeat_outcome(job, released.records) if released.records is not None else None  # refused past a budget
-    identities = released.identifiers if job.needs_pseudonyms else None  # in record order (shuffled when asked)
+    identities = None  # the identifiers in record order, shuffled beside the table's pseudonyms when asked
+    if job.needs_pseudonyms:
+        identities = released.identifiers.drop(columns=[job.pseudonym_column])
     cancel.check()
     progress(0.9, "Measuring the re-identification risk")
     quasi = released.quasi.set_axis(frame.index)

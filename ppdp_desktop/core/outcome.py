@@ -47,9 +47,9 @@ class Anonymization:
     """The outcome of a job, in memory: the released table and what produced it.
 
     ``applied`` is aligned with the *original* row order (for reports); ``table`` is shuffled.
-    ``seed``, ``pseudonym_key``, ``identities`` (each record's pseudonym and identifiers, in record order; shuffled
-    as :attr:`pseudonym_map` when asked, not held twice) and the plan's key entries are secret: they go only into
-    the key. With ``pseudonym_key`` (record ``i``'s id is ``pseudonym_key.ids(i, i + 1)``), the key holds that
+    ``seed``, ``pseudonym_key``, ``identities`` (each record's identifiers, in record order; shuffled beside the
+    table's pseudonyms as :attr:`pseudonym_map` when asked, not held twice) and the plan's key entries are secret:
+    they go only into the key. With ``pseudonym_key`` (record ``i``'s id is ``pseudonym_key.ids(i, i + 1)``), the key holds that
     key and the record table (:meth:`key_records`) instead of the id lists of ``pseudonym_map``.
     """
 
@@ -80,7 +80,9 @@ class Anonymization:
         (the key holds the pseudonym key and the record table instead), so a job does not hold a second copy."""
         if self.identities is None:
             return None
-        return self.identities.take(self.order).reset_index(drop=True)
+        mapping = self.identities.take(self.order).reset_index(drop=True)
+        mapping.insert(0, self.pseudonym_column, self.table[self.pseudonym_column].reset_index(drop=True).array)
+        return mapping
 
     def key_payload(self, n_records: int | None = None) -> dict[str, Any]:
         """Everything authorized reverse lookup needs (sealed by :mod:`ppdp_desktop.core.release.keyfile`)

@@ -74,7 +74,10 @@ class ReportSample:
         applied = Applied(columns, list(first.dropped), codes, secrets)
         order = np.argsort(np.concatenate([p.keys for p in parts]), kind="stable")
         table = rows.take(order).reset_index(drop=True)
-        identities = pd.concat([p.identifiers for p in parts], ignore_index=True) if job.needs_pseudonyms else None
+        identities = None  # the identifiers in record order (the pseudonyms are the table's)
+        if job.needs_pseudonyms:
+            identities = pd.concat([p.identifiers.drop(columns=[job.pseudonym_column]) for p in parts],
+                                   ignore_index=True)
         if dataset.blank_cells:  # as the job saw them: blank cells filled as chosen (none left out when streamed)
             original = treat_frame(original, list(dataset.blank_cells))[0]
         sample = replace(dataset, frame=original, schema=job.schema)

@@ -175,13 +175,15 @@ class ClassTable:
         return np.take(mapping.astype(code_dtype(len(mapping) and int(mapping.max()) + 1), copy=False), self.codes[i])
 
     def _block_codes(self, hierarchies: Sequence[Hierarchy]) -> tuple[list[tuple[int, int]], list[np.ndarray]]:
-        """This table's block plan and each row's block codes (:mod:`.blocks`), kept: a source is rolled up often."""
+        """This table's block plan and each row's block codes (:mod:`.blocks`), kept: a source is rolled up often (a
+        rolled-up table's as int32, the aggregated records' as intp: see :mod:`.blocks`)."""
         if self._blocks is None:
             radixes = [len(hierarchy.labels(h)) for hierarchy, h in zip(hierarchies, self.levels)]
             plan = block_plan(radixes)
             exact = self.key is not None and self._radixes is not None and list(self._radixes) == radixes
             self._blocks = plan, block_codes(radixes, plan, key=self.key if exact else None,
-                                             codes=None if exact else self.codes)
+                                             codes=None if exact else self.codes,
+                                             dtype=np.int32 if exact and max(radixes) < _INT32_LIMIT else np.intp)
         return self._blocks
 
     def suppressed(self, k: int) -> int:

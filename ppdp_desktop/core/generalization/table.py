@@ -8,8 +8,9 @@ a mixed-radix int64 key (:func:`group`): one weighted ``bincount`` over the key 
 
 Speed (issue 34, sparse data: most nodes are rolled up from tables of hundreds of thousands of rows): a key whose
 range fits in int32 is built and counted in int32 (half the memory traffic of int64), decoded codes take the smallest
-integer type their labels fit, codes are generalized with ``numpy.take``, and a table used as a source keeps its counts
-as float64 weights (``bincount`` would convert them on every rollup).
+integer type their labels fit, a rollup's keys are looked up over blocks of columns (:mod:`.blocks`; a table rolled up
+with its key decodes its codes only when they are read), and a table used as a source keeps its counts as float64
+weights (``bincount`` would convert them on every rollup).
 """
 from __future__ import annotations
 

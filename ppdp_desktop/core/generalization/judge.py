@@ -200,5 +200,8 @@ class NodeCheck:
         return self.judge.criteria.min_size if self.judge is not None else self.k
 
     def suppressed(self, table: ClassTable) -> int:
-        """The number of records ``table``'s node suppresses."""
+        """The number of records ``table``'s node suppresses (for k alone, summed without building the verdict: most
+        nodes a search checks are only counted)."""
+        if self.judge is None and (self._last is None or self._last[0] is not table):
+            return int(table.counts.sum(where=table.counts < self.k))
         return self.verdict(table).suppressed

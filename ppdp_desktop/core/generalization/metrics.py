@@ -170,7 +170,7 @@ class Scorer:
         """The figures of the node of ``table``, whose suppressed rows and released classes ``verdict`` gives
         (:class:`~.judge.NodeCheck`)."""
         small, s, kept = verdict.rows, verdict.suppressed, verdict.kept_sizes
-        dm = int((kept.astype(object) ** 2).sum()) + s * self.n if len(kept) else s * self.n
+        dm = _exact_dot(kept, kept) + s * self.n if len(kept) else s * self.n
         prec = self._cell_total(self._prec, table, small)
         if self.metric == "precision":
             value: Fraction | float = prec
@@ -204,8 +204,19 @@ class Scorer:
 
 def _dot(counts: np.ndarray, costs: np.ndarray, exact: bool) -> int | float:
     if exact:
-        return int((counts.astype(object) * costs.astype(object)).sum())
+        return _exact_dot(counts, costs)
     return float(np.dot(counts.astype(np.float64), costs))
+
+
+def _exact_dot(a: np.ndarray, b: np.ndarray) -> int:
+    """``sum(a * b)`` of non-negative integer arrays as an exact int: in int64 when the sum cannot overflow it (the
+    usual case, at C speed), else with Python integers."""
+    if not len(a):
+        return 0
+    a64, b64 = a.astype(np.int64, copy=False), b.astype(np.int64, copy=False)
+    if int(a64.sum()) * int(b64.max()) < 1 << 62 and int(a64.min()) >= 0 and int(b64.min()) >= 0:
+        return int(np.dot(a64, b64))
+    return int((a.astype(object) * b.astype(object)).sum())
 
 
 def _costs(base: ClassTable, hierarchy: Hierarchy, i: int, metric: str) -> tuple[list, list[np.ndarray], int | float]:

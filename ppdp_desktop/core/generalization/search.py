@@ -90,7 +90,6 @@ class LatticeWalk:
         self.infeasible = np.zeros(len(self.grid), dtype=bool)  # tagged or computed
         self.feasible = np.zeros(len(self.grid), dtype=bool)
         self.cache: dict[tuple[int, ...], ClassTable] = {base.levels: base}
-        self._base_columns: dict[tuple[int, int], np.ndarray] = {}
         # with a carried sensitive column: the classes alone (smaller tables), to reject nodes that fail k first
         self.qbase = base.rollup(base.levels[: self.q], self.hierarchies) if check.tail else None
         self.qcache: dict[tuple[int, ...], ClassTable] = {} if self.qbase is None else {self.qbase.levels: self.qbase}
@@ -157,11 +156,7 @@ class LatticeWalk:
                 self.suppressed[node] = small  # at least this many: enough to know the node is infeasible
                 self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
                 return small, None
-        source = smallest_below(self.cache, levels)
-        columns = [self._base_column(i, h) for i, h in enumerate(levels[: self.q])] if source is self.base else None
-        if columns is not None and self.check.tail:
-            columns.append(self.base.codes[self.q])
-        table = source.rollup(levels, self.check.table_hierarchies, columns)
+        table = smallest_below(self.cache, levels).rollup(levels, self.check.table_hierarchies)
         self.checked += 1
         s = self.suppressed[node] = self.check.suppressed(table)
         remember(self.cache, table, self.base)
@@ -181,13 +176,6 @@ class LatticeWalk:
         table = smallest_below(self.qcache, levels).rollup(levels, self.hierarchies)
         remember(self.qcache, table, self.qbase)
         return table.suppressed(self.check.min_size)
-
-    def _base_column(self, i: int, level: int) -> np.ndarray:
-        """The aggregated records' codes of QI ``i`` at ``level``, kept: the base is the most used source."""
-        key = (i, level)
-        if key not in self._base_columns:
-            self._base_columns[key] = self.base.generalized(i, level, self.hierarchies[i])
-        return self._base_columns[key]
 
     def _chain(self, node: int) -> list[int]:
         """The chain from ``node`` to the top of the box, raising the QI with the most levels left (first one on ties)."""

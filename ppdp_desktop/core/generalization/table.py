@@ -8,8 +8,9 @@ a mixed-radix int64 key (:func:`group`): one weighted ``bincount`` over the key 
 
 Speed (issue 34, sparse data: most nodes are rolled up from tables of hundreds of thousands of rows): a key whose
 range fits in int32 is built and counted in int32 (half the memory traffic of int64), decoded codes take the smallest
-integer type their labels fit, codes are generalized with ``numpy.take``, and a table used as a source keeps its counts
-as float64 weights (``bincount`` would convert them on every rollup).
+integer type their labels fit, a rollup's keys are looked up over blocks of columns (:mod:`.blocks`; a table rolled up
+with its key decodes its codes only when they are read), and a table used as a source keeps its counts as float64
+weights (``bincount`` would convert them on every rollup).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import InputError, ParameterError
+from ppdp_desktop.core.generalization.blocks import block_codes, block_plan, lookup_tables, rolled_key
 from ppdp_desktop.core.generalization.hierarchy import Hierarchy
 
 _KEY_LIMIT = 1 << 62  # a mixed-radix key beyond this is compressed first (int64 must not overflow)
@@ -75,9 +77,16 @@ def _group(columns: Sequence[np.ndarray], radixes: Sequence[int],
     """:func:`group` with the distinct rows as their exact mixed-radix keys, not yet decoded (None when the key
     had to be compressed: then their codes)."""
     key, space, exact = mixed_key(columns, radixes)
+    return _count(key, space, exact, weights, columns)
+
+
+def _count(key: np.ndarray, space: int, exact: bool, weights: np.ndarray | None,
+           columns: Sequence[np.ndarray] | None) -> tuple[np.ndarray | None, list[np.ndarray] | None, np.ndarray]:
+    """:func:`_group` from the rows' mixed-radix ``key`` over ``space`` (``columns``: the codes, read only when the key
+    is not ``exact``)."""
     if exact and _small(space, len(key)):
         sizes = np.bincount(key, weights=weights, minlength=space)
-        keys = np.flatnonzero(sizes)
+        keys = np.flatnonzero(sizes > 0)  # on a bool mask: about 3x faster than on the float sizes
         if space < _INT32_LIMIT:
             keys = keys.astype(np.int32)
         return keys, None, sizes[keys].astype(np.int64)
@@ -87,6 +96,7 @@ def _group(columns: Sequence[np.ndarray], radixes: Sequence[int],
         return uniques, None, counts
     first = np.empty(len(uniques), dtype=np.int64)
     first[number] = np.arange(len(number))  # any row of a class has the class's codes
+    assert columns is not None
     return None, [column[first] for column in columns], counts
 
 
@@ -135,6 +145,7 @@ class ClassTable:
         self.levels, self.counts, self.key = levels, counts, key
         self._codes, self._radixes = codes, radixes
         self._weights: np.ndarray | None = None
+        self._blocks: tuple[list[tuple[int, int]], list[np.ndarray]] | None = None  # see :meth:`_block_codes`
 
     @property
     def codes(self) -> tuple[np.ndarray, ...]:
@@ -164,6 +175,18 @@ class ClassTable:
         mapping = hierarchy.level_map(self.levels[i], level)
         return np.take(mapping.astype(code_dtype(len(mapping) and int(mapping.max()) + 1), copy=False), self.codes[i])
 
+    def _block_codes(self, hierarchies: Sequence[Hierarchy]) -> tuple[list[tuple[int, int]], list[np.ndarray]]:
+        """This table's block plan and each row's block codes (:mod:`.blocks`), kept: a source is rolled up often (a
+        rolled-up table's as int32, the aggregated records' as intp: see :mod:`.blocks`)."""
+        if self._blocks is None:
+            radixes = [len(hierarchy.labels(h)) for hierarchy, h in zip(hierarchies, self.levels)]
+            plan = block_plan(radixes)
+            exact = self.key is not None and self._radixes is not None and list(self._radixes) == radixes
+            self._blocks = plan, block_codes(radixes, plan, key=self.key if exact else None,
+                                             codes=None if exact else self.codes,
+                                             dtype=np.int32 if exact and max(radixes) < _INT32_LIMIT else np.intp)
+        return self._blocks
+
     def suppressed(self, k: int) -> int:
         """Records in classes smaller than ``k`` (those that suppression removes)."""
         return int(self.counts[self.counts < k].sum())
@@ -172,12 +195,20 @@ class ClassTable:
                columns: Sequence[np.ndarray] | None = None) -> ClassTable:
         """The table of a generalization ``levels`` (every level >= this table's) of this node.
 
-        ``columns``, if given, are this table's codes already generalized to ``levels`` (a cache).
+        ``columns``, if given, are this table's codes already generalized to ``levels`` (a cache). Without them the
+        keys are computed by lookups over blocks of columns (:mod:`.blocks`), whenever the node's key fits int64.
         """
-        if columns is None:
-            columns = [self.generalized(i, h, hierarchies[i]) for i, h in enumerate(levels)]
         radixes = [len(hierarchy.labels(h)) for hierarchy, h in zip(hierarchies, levels)]
-        keys, codes, counts = _group(columns, radixes, self.weights)
+        space = math.prod(radixes)
+        if columns is None and space < _KEY_LIMIT and len(levels) == len(self.levels):  # (fewer levels: a projection)
+            plan, blocks = self._block_codes(hierarchies)
+            maps = [hierarchy.level_map(lv, h) for hierarchy, lv, h in zip(hierarchies, self.levels, levels)]
+            tables = lookup_tables(maps, radixes, plan, np.intp)  # intp: the index type bincount would convert to
+            keys, codes, counts = _count(rolled_key(blocks, tables), space, True, self.weights, None)
+        else:
+            if columns is None:
+                columns = [self.generalized(i, h, hierarchies[i]) for i, h in enumerate(levels)]
+            keys, codes, counts = _group(columns, radixes, self.weights)
         return ClassTable(tuple(int(h) for h in levels), tuple(codes) if codes is not None else None, counts, keys, radixes)
 
 

@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.dictionary import dictionary_encoded
 from ppdp_desktop.core.data.schema import Schema, free_name, roles_from_lists
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.generalization import Generalization
@@ -323,7 +324,10 @@ def anonymize(
     cancel.check()
     progress(0.6, "Building the release table")
     order = job.randomness.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
-    table = released.rows.take(order).reset_index(drop=True)
+    rows = dictionary_encoded(released.rows, skip=(job.pseudonym_column,))  # text shuffled and written as codes
+    table = rows.take(order).reset_index(drop=True)
+    del rows
+    released.rows = table.iloc[:0]  # the unshuffled copy is not held beside the shuffled one
     measure_released(job, lambda cols: [table[cols]], list(table.columns))
     repeat = repeat_outcome(job, released.records) if released.records is not None else None  # refused past a budget
     identities = None  # the identifiers in record order, shuffled beside the table's pseudonyms when asked

@@ -47,6 +47,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from ppdp_desktop.core.data.dictionary import mostly_distinct
 from ppdp_desktop.core.errors import ParameterError
 
 __all__ = ["PersistentKeys", "identity_fingerprints", "mechanism_digests", "prf_words"]
@@ -139,7 +140,7 @@ def identity_fingerprints(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[
     for name in columns:
         column = frame[name]
         codes = None
-        if not _mostly_distinct(column):
+        if not mostly_distinct(column):
             codes, uniques = pd.factorize(column, use_na_sentinel=False)  # few distinct values: hash those alone
             column = pd.Series(uniques)
         text = _canonical_text(column)
@@ -147,16 +148,6 @@ def identity_fingerprints(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[
             hashed = pd.util.hash_array(text, hash_key=key, categorize=False).astype(np.uint64)
             combined[i] = combined[i] * _MIX ^ (hashed if codes is None else hashed[codes])
     return combined[0], combined[1]
-
-
-def _mostly_distinct(column: pd.Series, sample: int = 4096) -> bool:
-    """Whether a text column's first ``sample`` cells are mostly distinct (an identifier, a free text): then
-    hashing every cell is cheaper than factorizing it (a domain of 9,000 postcodes repeats ~20 % within 4,096
-    cells). Numbers, dates and flags are always factorized."""
-    if not (pd.api.types.is_object_dtype(column.dtype) or pd.api.types.is_string_dtype(column.dtype)):
-        return False
-    head = column.iloc[:sample]
-    return len(head) >= 64 and head.nunique(dropna=False) > 0.95 * len(head)
 
 
 def mechanism_digests(column: str, labels: Sequence[object], retention: np.ndarray | Sequence[float],

@@ -80,3 +80,60 @@ def test_data_opened_before_the_other_pages_are_built_reaches_them(window, qtbot
     roles = window.stack.currentWidget()
     assert roles.title == "Roles & taxonomies"
     assert roles.table.rowCount() == len(window.state.dataset.frame.columns)
+
+
+TURNS_PROBE = """
+import os, sys, tempfile, threading
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+from ppdp_desktop.gui.main_window import MainWindow
+
+WATCHED = ("scipy", "ppdp_desktop.gui.pages.method_page", "ppdp_desktop.gui.pages.run_page")
+threads = {}
+
+class Watcher:  # first import of a watched module: on which thread
+    def find_spec(self, name, path=None, target=None):
+        if name in WATCHED:
+            threads.setdefault(name, "gui" if threading.current_thread() is threading.main_thread() else "background")
+        return None
+
+sys.meta_path.insert(0, Watcher())
+turned = []  # per page made after the first: whether the event loop ran an event posted when the page before was made
+real_add = MainWindow._add_page
+
+def add_page(self, page):
+    if len(self._pages) > 0:
+        turned.append(self.__dict__.pop("_probe_turned", [False])[0])
+    real_add(self, page)
+    flag = self.__dict__["_probe_turned"] = [False]
+    QTimer.singleShot(0, lambda: flag.__setitem__(0, True))  # runs once the event loop turns
+
+MainWindow._add_page = add_page
+app = QApplication([])
+window = MainWindow(QSettings(os.path.join(tempfile.mkdtemp(), "settings.ini"), QSettings.Format.IniFormat))
+window.show()
+
+def done():
+    if window.stack.count() == 7:
+        app.quit()
+    else:
+        QTimer.singleShot(50, done)
+
+QTimer.singleShot(50, done)
+app.exec()
+print("TURNED", ",".join(str(t) for t in turned))
+print("THREADS", ",".join(f"{n}={threads.get(n, 'before')}" for n in WATCHED))
+window.close()
+"""
+
+
+def test_the_later_pages_are_built_one_per_turn_with_their_imports_on_a_background_thread(tmp_path):
+    """Between two pages the event loop runs what waits (the window answers: bench_gui_stalls.py has the timings),
+    and the method families (scipy) and the page modules are imported off the GUI thread."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PPDP_DATA_DIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", TURNS_PROBE], capture_output=True, text=True, env=env, check=True,
+                         timeout=120)
+    lines = {x.split(" ")[0]: x.split(" ")[1] for x in run.stdout.splitlines() if x.startswith(("TURNED", "THREADS"))}
+    assert lines["TURNED"] == ",".join(["True"] * 6)  # six pages after the first, each on a turn of its own
+    assert lines["THREADS"] == ("scipy=background,ppdp_desktop.gui.pages.method_page=background,"
+                                "ppdp_desktop.gui.pages.run_page=background")

@@ -1,6 +1,7 @@
 """The window's first page before everything else (issue 34): the window is shown with only the load page built and
-without the method families, scipy, scikit-learn, matplotlib or the lookup dialog; the other pages are built just after,
-and the wizard steps through them as before. Not timed (the figures are in benchmarks/bench_startup.py)."""
+without numpy, pandas, pyarrow, the method families, scipy, scikit-learn, matplotlib or the lookup dialog; the other
+pages are built just after, one per turn of the event loop with their imports on a background thread, and the wizard
+steps through them as before. Not timed (the figures are in benchmarks/bench_startup.py and bench_gui_stalls.py)."""
 from __future__ import annotations
 
 import os
@@ -19,8 +20,8 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 from ppdp_desktop.gui.main_window import MainWindow
 
-HEAVY = ("scipy", "sklearn", "matplotlib", "ppdp_desktop.core.methods.perturbation", "ppdp_desktop.core.methods.dp",
-         "ppdp_desktop.core.methods.partition", "ppdp_desktop.gui.lookup_dialog")
+HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "sklearn", "matplotlib", "ppdp_desktop.core.methods.perturbation",
+         "ppdp_desktop.core.methods.dp", "ppdp_desktop.core.methods.partition", "ppdp_desktop.gui.lookup_dialog")
 
 def heavy():
     return ",".join(m for m in HEAVY if m in sys.modules)
@@ -48,6 +49,43 @@ def test_the_window_is_shown_with_its_first_page_only_and_none_of_the_heavy_libr
     pages, imported = lines["LATER"]
     assert pages == "7"  # the other pages were built once the event loop ran, with nobody asking
     assert "ppdp_desktop.core.methods.perturbation" in imported.split(",")  # step 4 lists every method
+
+
+APP_PROBE = """
+import sys
+from ppdp_desktop.gui import app
+
+HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "matplotlib", "ppdp_desktop.gui.pages.roles_page")
+
+
+class Watch:  # the moment the app says "shown" (its first page on screen), which heavy modules are in
+    def write(self, text):
+        if text.startswith("shown"):
+            sys.__stdout__.write("AT_SHOWN " + ",".join(m for m in HEAVY if m in sys.modules) + "\\n")
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+sys.stdout = Watch()
+app.main(["--quit-when-shown"])
+"""
+
+
+def test_ppdp_desktop_shows_its_first_page_without_numpy_pandas_or_pyarrow(tmp_path):
+    """``ppdp-desktop`` as started (the leftovers swept, the core imported before Qt): when the first page is on
+    screen, numpy, pandas and pyarrow have not been imported (they were half of the start-up; bench_startup.py)."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PPDP_DATA_DIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", APP_PROBE], capture_output=True, text=True, env=env, check=True,
+                         timeout=120)
+    assert [x for x in run.stdout.splitlines() if x.startswith("AT_SHOWN")] == ["AT_SHOWN "]
+
+
+def test_each_step_title_is_its_page_title():
+    from ppdp_desktop.gui.pages.steps import STEPS
+
+    assert [step.page_class().title for step in STEPS] == [step.title for step in STEPS]
 
 
 def _next(qtbot, window) -> None:

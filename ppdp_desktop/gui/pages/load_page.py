@@ -120,9 +120,13 @@ class LoadPage(WizardPage):
 
     def _look(self, path: Path, always_ask: bool, options: dict[str, object] | None) -> None:
         self._looking = (path, always_ask, options)
-        from ppdp_desktop.core.data.inspection import inspect_file
 
-        self.state.worker.start("inspect", lambda progress, cancel: inspect_file(path))
+        def job(progress, cancel):
+            from ppdp_desktop.core.data.inspection import inspect_file  # the readers: on the worker's thread
+
+            return inspect_file(path)
+
+        self.state.worker.start("inspect", job)
         self._began("inspect", f"Looking at {path.name}")  # after start(), which reports the task it replaces
 
     def _on_inspected(self, facts: FileFacts) -> None:

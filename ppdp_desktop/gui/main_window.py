@@ -84,7 +84,6 @@ class MainWindow(QMainWindow):
             self.steps.addItem(QListWidgetItem(f"{number}. {step.title}"))
         #: the pages built so far: the first before the window is shown, the others just after (:meth:`_build_pages`)
         self._pages: list[WizardPage] = []
-        self._prepared = 1  # the steps whose imports are done (the background thread's count, :meth:`_prepare_steps`)
         self._preloader: threading.Thread | None = None
         self._add_page(LoadPage(self.state))
         # as wide as the longest step's name, no wider: on a small screen the pages need the room
@@ -197,30 +196,31 @@ class MainWindow(QMainWindow):
 
     def _start_building_pages(self) -> None:
         """Once the first page is painted: import what the other pages need on a background thread (the method
-        families and scipy take a few hundred ms, which would hold the event loop), and make the pages on the GUI
-        thread, one per turn of the event loop as their imports arrive (:meth:`_build_next_page`)."""
+        families and scipy take a few hundred ms, which would hold the event loop), then make the pages on the GUI
+        thread, one per turn of the event loop (:meth:`_build_next_page`)."""
         self._preloader = threading.Thread(target=self._prepare_steps, name="ppdp pages", daemon=True)
         self._preloader.start()
         self._build_next_page()
 
     def _prepare_steps(self) -> None:
-        """On the background thread: each later step's imports in turn; ``_prepared`` counts the steps ready."""
+        """On the background thread: each later step's imports in turn."""
         try:
-            for index in range(len(self._pages), len(STEPS)):
-                STEPS[index].prepare()
-                self._prepared = index + 1
+            for step in STEPS[1:]:
+                step.prepare()
         except BaseException:  # noqa: BLE001 - the GUI thread imports the step again and shows what failed
             return
 
     def _build_next_page(self) -> None:
-        """Make the next page if its imports are done (or the thread has ended), then come back on a later turn."""
-        built = len(self._pages)
-        if built == len(STEPS):
+        """Make the next page once the background thread's imports are done, then come back on the next turn.
+
+        Not while the thread runs: both would want the interpreter, and a page made meanwhile would hold the event
+        loop for its own time and the thread's slices of it."""
+        if len(self._pages) == len(STEPS):
             return
-        if built >= self._prepared and self._preloader is not None and self._preloader.is_alive():
-            QTimer.singleShot(PREPARE_POLL_MS, self._build_next_page)  # its imports are still on their way
+        if self._preloader is not None and self._preloader.is_alive():
+            QTimer.singleShot(PREPARE_POLL_MS, self._build_next_page)  # the imports are still on their way
             return
-        self._add_page(STEPS[built].page_class()(self.state))
+        self._add_page(STEPS[len(self._pages)].page_class()(self.state))
         self._update_steps()
         QTimer.singleShot(0, self._build_next_page)
 

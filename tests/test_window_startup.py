@@ -30,7 +30,13 @@ app = QApplication([])
 window = MainWindow(QSettings(os.path.join(tempfile.mkdtemp(), "settings.ini"), QSettings.Format.IniFormat))
 window.show()
 print("SHOWN", window.stack.count(), heavy())
-QTimer.singleShot(3000, app.quit)  # long after the pages' own timer: the event loop runs both, in order
+def done():  # the other pages are made once their imports are done, on a background thread: wait for them
+    if window.stack.count() == 7:
+        app.quit()
+    else:
+        QTimer.singleShot(50, done)
+
+QTimer.singleShot(50, done)
 app.exec()
 print("LATER", window.stack.count(), heavy())
 window.close()

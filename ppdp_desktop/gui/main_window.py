@@ -190,6 +190,8 @@ class MainWindow(QMainWindow):
         """Build every page not built yet, at once: when something needs them now (data arriving, a step chosen)."""
         if len(self._pages) == len(STEPS):
             return
+        if self._preloader is not None:
+            self._preloader.join()  # its imports first: two threads importing the same modules could meet in a cycle
         while len(self._pages) < len(STEPS):
             self._add_page(STEPS[len(self._pages)].page_class()(self.state))
         self._update_steps()

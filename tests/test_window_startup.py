@@ -1,6 +1,7 @@
 """The window's first page before everything else (issue 34): the window is shown with only the load page built and
-without the method families, scipy, scikit-learn, matplotlib or the lookup dialog; the other pages are built just after,
-and the wizard steps through them as before. Not timed (the figures are in benchmarks/bench_startup.py)."""
+without numpy, pandas, pyarrow, the method families, scipy, scikit-learn, matplotlib or the lookup dialog; the other
+pages are built just after, one per turn of the event loop with their imports on a background thread, and the wizard
+steps through them as before. Not timed (the figures are in benchmarks/bench_startup.py and bench_gui_stalls.py)."""
 from __future__ import annotations
 
 import os
@@ -19,8 +20,8 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 from ppdp_desktop.gui.main_window import MainWindow
 
-HEAVY = ("scipy", "sklearn", "matplotlib", "ppdp_desktop.core.methods.perturbation", "ppdp_desktop.core.methods.dp",
-         "ppdp_desktop.core.methods.partition", "ppdp_desktop.gui.lookup_dialog")
+HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "sklearn", "matplotlib", "ppdp_desktop.core.methods.perturbation",
+         "ppdp_desktop.core.methods.dp", "ppdp_desktop.core.methods.partition", "ppdp_desktop.gui.lookup_dialog")
 
 def heavy():
     return ",".join(m for m in HEAVY if m in sys.modules)
@@ -29,7 +30,13 @@ app = QApplication([])
 window = MainWindow(QSettings(os.path.join(tempfile.mkdtemp(), "settings.ini"), QSettings.Format.IniFormat))
 window.show()
 print("SHOWN", window.stack.count(), heavy())
-QTimer.singleShot(3000, app.quit)  # long after the pages' own timer: the event loop runs both, in order
+def done():  # the other pages are made once their imports are done, on a background thread: wait for them
+    if window.stack.count() == 7:
+        app.quit()
+    else:
+        QTimer.singleShot(50, done)
+
+QTimer.singleShot(50, done)
 app.exec()
 print("LATER", window.stack.count(), heavy())
 window.close()
@@ -48,6 +55,43 @@ def test_the_window_is_shown_with_its_first_page_only_and_none_of_the_heavy_libr
     pages, imported = lines["LATER"]
     assert pages == "7"  # the other pages were built once the event loop ran, with nobody asking
     assert "ppdp_desktop.core.methods.perturbation" in imported.split(",")  # step 4 lists every method
+
+
+APP_PROBE = """
+import sys
+from ppdp_desktop.gui import app
+
+HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "matplotlib", "ppdp_desktop.gui.pages.roles_page")
+
+
+class Watch:  # the moment the app says "shown" (its first page on screen), which heavy modules are in
+    def write(self, text):
+        if text.startswith("shown"):
+            sys.__stdout__.write("AT_SHOWN " + ",".join(m for m in HEAVY if m in sys.modules) + "\\n")
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+sys.stdout = Watch()
+app.main(["--quit-when-shown"])
+"""
+
+
+def test_ppdp_desktop_shows_its_first_page_without_numpy_pandas_or_pyarrow(tmp_path):
+    """``ppdp-desktop`` as started (the leftovers swept, the core imported before Qt): when the first page is on
+    screen, numpy, pandas and pyarrow have not been imported (they were half of the start-up; bench_startup.py)."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PPDP_DATA_DIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", APP_PROBE], capture_output=True, text=True, env=env, check=True,
+                         timeout=120)
+    assert [x for x in run.stdout.splitlines() if x.startswith("AT_SHOWN")] == ["AT_SHOWN "]
+
+
+def test_each_step_title_is_its_page_title():
+    from ppdp_desktop.gui.pages.steps import STEPS
+
+    assert [step.page_class().title for step in STEPS] == [step.title for step in STEPS]
 
 
 def _next(qtbot, window) -> None:
@@ -80,3 +124,60 @@ def test_data_opened_before_the_other_pages_are_built_reaches_them(window, qtbot
     roles = window.stack.currentWidget()
     assert roles.title == "Roles & taxonomies"
     assert roles.table.rowCount() == len(window.state.dataset.frame.columns)
+
+
+TURNS_PROBE = """
+import os, sys, tempfile, threading
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+from ppdp_desktop.gui.main_window import MainWindow
+
+WATCHED = ("scipy", "ppdp_desktop.gui.pages.method_page", "ppdp_desktop.gui.pages.run_page")
+threads = {}
+
+class Watcher:  # first import of a watched module: on which thread
+    def find_spec(self, name, path=None, target=None):
+        if name in WATCHED:
+            threads.setdefault(name, "gui" if threading.current_thread() is threading.main_thread() else "background")
+        return None
+
+sys.meta_path.insert(0, Watcher())
+turned = []  # per page made after the first: whether the event loop ran an event posted when the page before was made
+real_add = MainWindow._add_page
+
+def add_page(self, page):
+    if len(self._pages) > 0:
+        turned.append(self.__dict__.pop("_probe_turned", [False])[0])
+    real_add(self, page)
+    flag = self.__dict__["_probe_turned"] = [False]
+    QTimer.singleShot(0, lambda: flag.__setitem__(0, True))  # runs once the event loop turns
+
+MainWindow._add_page = add_page
+app = QApplication([])
+window = MainWindow(QSettings(os.path.join(tempfile.mkdtemp(), "settings.ini"), QSettings.Format.IniFormat))
+window.show()
+
+def done():
+    if window.stack.count() == 7:
+        app.quit()
+    else:
+        QTimer.singleShot(50, done)
+
+QTimer.singleShot(50, done)
+app.exec()
+print("TURNED", ",".join(str(t) for t in turned))
+print("THREADS", ",".join(f"{n}={threads.get(n, 'before')}" for n in WATCHED))
+window.close()
+"""
+
+
+def test_the_later_pages_are_built_one_per_turn_with_their_imports_on_a_background_thread(tmp_path):
+    """Between two pages the event loop runs what waits (the window answers: bench_gui_stalls.py has the timings),
+    and the method families (scipy) and the page modules are imported off the GUI thread."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PPDP_DATA_DIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", TURNS_PROBE], capture_output=True, text=True, env=env, check=True,
+                         timeout=120)
+    lines = {x.split(" ")[0]: x.split(" ")[1] for x in run.stdout.splitlines() if x.startswith(("TURNED", "THREADS"))}
+    assert lines["TURNED"] == ",".join(["True"] * 6)  # six pages after the first, each on a turn of its own
+    assert lines["THREADS"] == ("scipy=background,ppdp_desktop.gui.pages.method_page=background,"
+                                "ppdp_desktop.gui.pages.run_page=background")

@@ -15,29 +15,30 @@ from typing import TYPE_CHECKING, Any
 
 from ppdp_desktop.core.data.bounded_json import read_json
 from ppdp_desktop.core.data.input_files import check_regular
-from ppdp_desktop.core.data.loading import LoadOptions
 from ppdp_desktop.core.data.schema import Role
 from ppdp_desktop.core.errors import InputError, ParameterError, PPDPError, setting_ref
 from ppdp_desktop.core.methods import DEFAULT_METHOD, REGISTRY, get_method
-from ppdp_desktop.core.project_check import check_project_data
-from ppdp_desktop.core.settings import (
-    AnonymizationSettings,
-    ChoiceSettings,
-    MethodSettings,
-    ProtectionSettings,
-    SensitivitySettings,
-)
+from ppdp_desktop.core.protection_settings import ProtectionSettings
 from ppdp_desktop.core.taxonomy.io import from_dict, to_dict
 from ppdp_desktop.core.taxonomy.node import data_labels
 from ppdp_desktop.core.taxonomy.tree import Taxonomy
 
+# The job's settings, the project checks and the taxonomy files (numpy, pandas, pyarrow through them) are imported
+# where they are used: an empty project is made before the window's first page is shown (issue 34).
 if TYPE_CHECKING:
     from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.data.loading import LoadOptions
+    from ppdp_desktop.core.settings import AnonymizationSettings, MethodSettings
 
 PROJECT_VERSION = 5
 #: the largest project file read (its taxonomies take most of it)
 MAX_PROJECT_BYTES = 64 * 1024 ** 2
 DP_DEFAULTS: dict[str, Any] = {"dp_attributes": [], "dp_epsilon": 1.0, "dp_k": 10, "dp_domains": {}}
+
+
+def _no_options() -> LoadOptions:
+    """An empty :class:`~ppdp_desktop.core.data.loading.LoadOptions` (the reader's module is not imported for it)."""
+    return {}
 
 
 @dataclass
@@ -49,7 +50,7 @@ class Project:
     """
 
     data_path: str | None = None
-    load_options: LoadOptions = field(default_factory=LoadOptions)  # an empty dict
+    load_options: LoadOptions = field(default_factory=_no_options)
     roles: dict[str, str] = field(default_factory=dict)
     method: str = DEFAULT_METHOD
     compare: list[str] = field(default_factory=list)
@@ -138,6 +139,8 @@ class Project:
                  seed: int | None = None) -> AnonymizationSettings:
         """The job settings for ``method`` (default: the project's); ``taxonomies`` (the trees being edited in
         the window) take the place of the stored ones."""
+        from ppdp_desktop.core.settings import AnonymizationSettings, ChoiceSettings, SensitivitySettings
+
         name = method or self.method
         chosen = get_method(name)
         sensitive = self.sensitive
@@ -243,6 +246,8 @@ class Project:
             raise InputError(f"{path.name} is not a PPDP Desktop project file.")
         data = migrate(data, path.name)
         known = list(cls.__dataclass_fields__)
+        from ppdp_desktop.core.project_check import check_project_data  # the data's loader among its imports
+
         check_project_data(data, path.name, known)
         try:
             return cls(**{k: v for k, v in data.items() if k in known})

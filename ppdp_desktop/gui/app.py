@@ -100,8 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _core_before_qt() -> None:
-    """Import the core the first page needs (pandas among it) before Qt: PySide6 reads the source of every module
-    imported after it (looking for its feature switches), which costs pandas' hundreds of modules ~0.1 CPU s."""
+    """Import the core the first page needs before Qt: PySide6 reads the source of every module imported after it
+    (looking for its feature switches). Since issue 34 that core is light (no numpy, pandas or pyarrow: those come
+    with the first file, on the worker's thread, or with the later pages, on a background thread)."""
     import ppdp_desktop.core.project  # noqa: F401
     import ppdp_desktop.core.release.leftovers  # noqa: F401
 

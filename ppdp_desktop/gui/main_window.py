@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import math
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,17 +27,11 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop import __version__
 from ppdp_desktop.core.data.resources import resources_dir
-from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.gui import wheel_guard
 from ppdp_desktop.gui.guide_dialog import GuideDialog
 from ppdp_desktop.gui.pages.base import WizardPage
-from ppdp_desktop.gui.pages.export_page import ExportPage
 from ppdp_desktop.gui.pages.load_page import LoadPage
-from ppdp_desktop.gui.pages.method_page import MethodPage
-from ppdp_desktop.gui.pages.report_page import ReportPage
-from ppdp_desktop.gui.pages.roles_page import RolesPage
-from ppdp_desktop.gui.pages.run_page import RunPage
-from ppdp_desktop.gui.pages.sensitivity_page import SensitivityPage
+from ppdp_desktop.gui.pages.steps import STEPS
 from ppdp_desktop.gui.project_files import ProjectFiles
 from ppdp_desktop.gui.screen_fit import fit_to_screen
 from ppdp_desktop.gui.state import WizardState
@@ -45,11 +40,11 @@ if TYPE_CHECKING:
     from ppdp_desktop.gui.lookup_dialog import LookupDialog
 
 MAX_RECENT = 8
-#: the wizard's steps, in order; the first page is built before the window is shown, the others after
-PAGE_CLASSES: tuple[type[WizardPage], ...] = (LoadPage, RolesPage, SensitivityPage, MethodPage, RunPage, ReportPage,
-                                              ExportPage)
-#: how long after the window is shown the other pages are built (ms): its first frame is painted first
+#: how long after the window is shown the other pages start being built (ms): its first frame is painted first;
+#: then one page per turn of the event loop, so that no turn holds the window for all of them
 PAGES_AFTER_MS = 100
+#: how often the GUI thread looks whether the background thread has imported the next page's modules (ms)
+PREPARE_POLL_MS = 20
 APP_NAME = "PPDP Desktop"
 
 
@@ -85,10 +80,11 @@ class MainWindow(QMainWindow):
         self.steps.setToolTip("The steps, in order; a step opens once the ones before it are complete. "
                               "F1: the user guide at the step in view.")
         self.stack = QStackedWidget()
-        for number, page_class in enumerate(PAGE_CLASSES, start=1):
-            self.steps.addItem(QListWidgetItem(f"{number}. {page_class.title}"))
+        for number, step in enumerate(STEPS, start=1):
+            self.steps.addItem(QListWidgetItem(f"{number}. {step.title}"))
         #: the pages built so far: the first before the window is shown, the others just after (:meth:`_build_pages`)
         self._pages: list[WizardPage] = []
+        self._preloader: threading.Thread | None = None
         self._add_page(LoadPage(self.state))
         # as wide as the longest step's name, no wider: on a small screen the pages need the room
         self.steps.setFixedWidth(self.steps.sizeHintForColumn(0) + 2 * self.steps.frameWidth() + 16)
@@ -149,7 +145,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Save project", self._on_save_project, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Save project &as…", self._on_save_project_as, QKeySequence.StandardKey.SaveAs)
         file_menu.addSeparator()
-        self._action(file_menu, "&Export…", lambda: self.go_to(len(PAGE_CLASSES) - 1), QKeySequence("Ctrl+E"))
+        self._action(file_menu, "&Export…", lambda: self.go_to(len(STEPS) - 1), QKeySequence("Ctrl+E"))
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         tools = self.menuBar().addMenu("&Tools")
         self._action(tools, "&Reverse lookup…", self.open_lookup, QKeySequence("Ctrl+L"))
@@ -191,13 +187,44 @@ class MainWindow(QMainWindow):
         self.state.new_file.connect(page.reset_for_new_file)
 
     def _build_pages(self) -> None:
-        """Build the pages after the first: just after the window is shown (their imports, the method families
-        among them, would otherwise delay it), or at once when something needs them earlier (data arriving)."""
-        if len(self._pages) == len(PAGE_CLASSES):
+        """Build every page not built yet, at once: when something needs them now (data arriving, a step chosen)."""
+        if len(self._pages) == len(STEPS):
             return
-        for page_class in PAGE_CLASSES[len(self._pages):]:
-            self._add_page(page_class(self.state))
+        if self._preloader is not None:
+            self._preloader.join()  # its imports first: two threads importing the same modules could meet in a cycle
+        while len(self._pages) < len(STEPS):
+            self._add_page(STEPS[len(self._pages)].page_class()(self.state))
         self._update_steps()
+
+    def _start_building_pages(self) -> None:
+        """Once the first page is painted: import what the other pages need on a background thread (the method
+        families and scipy take a few hundred ms, which would hold the event loop), then make the pages on the GUI
+        thread, one per turn of the event loop (:meth:`_build_next_page`)."""
+        self._preloader = threading.Thread(target=self._prepare_steps, name="ppdp pages", daemon=True)
+        self._preloader.start()
+        self._build_next_page()
+
+    def _prepare_steps(self) -> None:
+        """On the background thread: each later step's imports in turn."""
+        try:
+            for step in STEPS[1:]:
+                step.prepare()
+        except BaseException:  # noqa: BLE001 - the GUI thread imports the step again and shows what failed
+            return
+
+    def _build_next_page(self) -> None:
+        """Make the next page once the background thread's imports are done, then come back on the next turn.
+
+        Not while the thread runs: both would want the interpreter, and a page made meanwhile would hold the event
+        loop for its own time and the thread's slices of it."""
+        if len(self._pages) == len(STEPS):
+            return
+        if self._preloader is not None and self._preloader.is_alive():
+            QTimer.singleShot(PREPARE_POLL_MS, self._build_next_page)  # the imports are still on their way
+            return
+        self._add_page(STEPS[len(self._pages)].page_class()(self.state))
+        self._update_steps()
+        QTimer.singleShot(0, self._build_next_page)
 
     # --- navigation ------------------------------------------------------------------------------
     def reachable(self, index: int) -> bool:
@@ -207,7 +234,7 @@ class MainWindow(QMainWindow):
         return index == 0 or all(page.is_complete() for page in self.pages[:index])
 
     def go_to(self, index: int) -> None:
-        if 0 <= index < len(PAGE_CLASSES) and self.reachable(index):
+        if 0 <= index < len(STEPS) and self.reachable(index):
             self.steps.setCurrentRow(index)
 
     def _on_step_selected(self, index: int) -> None:
@@ -221,19 +248,19 @@ class MainWindow(QMainWindow):
         page = self._pages[index] if index < len(self._pages) else self.pages[index]
         page.refresh()
         self.stack.setCurrentIndex(index)
-        if isinstance(page, RunPage) and self.state.outcome is None and not self.state.worker.is_running():
+        if hasattr(page, "start_automatically") and self.state.outcome is None and not self.state.worker.is_running():
             page.start_automatically()  # unless the project's custodian secret waits for its passphrase
         self._update_steps()
 
     def _update_steps(self) -> None:
-        for index in range(len(PAGE_CLASSES)):
+        for index in range(len(STEPS)):
             item = self.steps.item(index)
             reachable = self.reachable(index)
             flags = item.flags()
             item.setFlags(flags | Qt.ItemFlag.ItemIsEnabled if reachable else flags & ~Qt.ItemFlag.ItemIsEnabled)
         current = self.stack.currentIndex()
         self.back.setEnabled(current > 0)
-        self.next.setEnabled(current + 1 < len(PAGE_CLASSES) and self.reachable(current + 1))
+        self.next.setEnabled(current + 1 < len(STEPS) and self.reachable(current + 1))
         page = self._pages[current]
         loading = self._pages[0].loading()
         self.steps.setEnabled(not loading)
@@ -341,6 +368,8 @@ class MainWindow(QMainWindow):
         """Every registered method in plain words, in a dialog that fits a 1366x768 screen and scrolls."""
         dialog = QDialog(self)
         dialog.setWindowTitle("The methods explained")
+        from ppdp_desktop.core.methods import REGISTRY  # the method families: on first use only
+
         text = QTextBrowser()
         text.setHtml("".join(f"<h3>{html.escape(m.title)}</h3><p>{html.escape(m.summary)}</p>" for m in REGISTRY.values()))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
@@ -367,7 +396,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._warmed_up:
             self._warmed_up = True
-            QTimer.singleShot(PAGES_AFTER_MS, self._build_pages)  # the other pages once the first is painted
+            QTimer.singleShot(PAGES_AFTER_MS, self._start_building_pages)  # the other pages once the first is painted
             QTimer.singleShot(300, _warm_up)  # after the first frames are painted
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API

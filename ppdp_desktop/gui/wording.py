@@ -12,7 +12,7 @@ Use ``error.phrase(window_name)`` for a :class:`~ppdp_desktop.core.errors.PPDPEr
 from __future__ import annotations
 
 from ppdp_desktop.core.methods import REGISTRY, declared_setting
-from ppdp_desktop.core.settings import ProtectionSettings
+from ppdp_desktop.core.protection_settings import ProtectionSettings
 
 STEP1 = "in the import options (step 1)"
 PAIR = "'The same requirement for every value' (step 3)"

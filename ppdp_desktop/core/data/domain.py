@@ -14,16 +14,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ppdp_desktop.core.data.labels import label_text as label_text  # re-exported: its home before issue 34
 from ppdp_desktop.core.errors import InputError
-
-
-def label_text(value: object) -> str:
-    """The text a user types for a domain value ("" for missing)."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def text_column(column: pd.Series) -> pd.Series:

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ppdp_desktop.core.errors import ParameterError, setting_ref
+
+if TYPE_CHECKING:  # pandas is imported where a column's kind is inferred: the window's first page needs none
+    import pandas as pd
 
 
 class Role(str, Enum):
@@ -83,6 +85,8 @@ def parse_kind_assignments(items: Iterable[str] | None) -> dict[str, str]:
 
 def infer_kind(column: pd.Series) -> Kind:
     """Numeric for numeric dtypes (booleans excluded), categorical for everything else."""
+    import pandas as pd
+
     if pd.api.types.is_bool_dtype(column):
         return Kind.CATEGORICAL
     if pd.api.types.is_numeric_dtype(column):

@@ -7,17 +7,34 @@ method family's package (the import-linter contract "methods-only-through-the-re
 """
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Iterator, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ppdp_desktop.core.declarations import Setting, declared
 from ppdp_desktop.core.errors import ParameterError
-from ppdp_desktop.core.methods.base import Method, Plan
-from ppdp_desktop.core.methods.hooks import Compared, Comparison, GradeDecoder
-from ppdp_desktop.core.methods.hooks import comparisons as _comparisons
-from ppdp_desktop.core.outcome import Applied
-from ppdp_desktop.core.settings import ProtectionSettings
+from ppdp_desktop.core.protection_settings import ProtectionSettings
+
+if TYPE_CHECKING:
+    from ppdp_desktop.core.methods.base import Method, Plan
+    from ppdp_desktop.core.methods.hooks import Compared, Comparison, GradeDecoder
+    from ppdp_desktop.core.outcome import Applied
+
+#: names this package offers from its modules, imported on first use (:func:`__getattr__`): the base classes bring
+#: pandas and numpy, which an empty project (the window's first page) does not need (issue 34)
+_LAZY = {"Method": "ppdp_desktop.core.methods.base", "Plan": "ppdp_desktop.core.methods.base",
+         "Compared": "ppdp_desktop.core.methods.hooks", "Comparison": "ppdp_desktop.core.methods.hooks",
+         "GradeDecoder": "ppdp_desktop.core.methods.hooks", "Applied": "ppdp_desktop.core.outcome"}
+
+
+def __getattr__(name: str) -> Any:
+    """``Method``, ``Plan``, ``Applied`` and the comparison hooks, from their modules on first use."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _built_in() -> list[Method[Any, Any]]:
@@ -101,6 +118,8 @@ def declared_setting(key: str) -> Setting | None:
 
 def comparisons() -> list[Comparison]:
     """The ways ``ppdp compare`` compares methods, from every registered method (``Method.comparisons``), in order."""
+    from ppdp_desktop.core.methods.hooks import comparisons as _comparisons
+
     return _comparisons(REGISTRY.values())
 
 

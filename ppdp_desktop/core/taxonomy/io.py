@@ -24,10 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ppdp_desktop.core.data.bounded_json import parse_json, read_json
-from ppdp_desktop.core.data.domain import label_text
-from ppdp_desktop.core.data.formats import guard_text, unguard_text
 from ppdp_desktop.core.data.input_files import check_regular
-from ppdp_desktop.core.data.sniffing import decode_unset
+from ppdp_desktop.core.data.labels import label_text
 from ppdp_desktop.core.errors import InputError, TaxonomyError
 from ppdp_desktop.core.taxonomy.tree import UNSET, Taxonomy, TaxonomyNode
 
@@ -124,6 +122,8 @@ def to_arx_csv(taxonomy: Taxonomy, sep: str = ";") -> str:
     """One row per leaf: the leaf, its ancestors, the root; shallow leaves padded with their own label. A label a
     spreadsheet would run as a formula (starting ``= + - @``, tab or CR) gets the release's guard, a leading ``'``
     (every CSV the app writes has it; :func:`from_arx_csv` removes it again)."""
+    from ppdp_desktop.core.data.formats import guard_text  # the data formats (pandas, pyarrow): on first use only
+
     width = taxonomy.depth + 1
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=sep, lineterminator="\n")
@@ -243,6 +243,8 @@ def _kind(value: object) -> str:
 
 
 def _arx_rows(text: str, source: str) -> list[tuple[int, list[str]]]:
+    from ppdp_desktop.core.data.formats import unguard_text
+
     sep = ";" if ";" in text else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
     rows: list[tuple[int, list[str]]] = []
@@ -271,6 +273,8 @@ def _arx_rows(text: str, source: str) -> list[tuple[int, list[str]]]:
 
 def _decode(data: bytes, source: str) -> str:
     """The text of a hierarchy file, its encoding sniffed as a data file's is (refused when it cannot be told)."""
+    from ppdp_desktop.core.data.sniffing import decode_unset
+
     try:
         return decode_unset(data, source)
     except InputError as exc:

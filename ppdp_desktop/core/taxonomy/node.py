@@ -20,9 +20,7 @@ import secrets
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeGuard
 
-import pandas as pd
-
-from ppdp_desktop.core.data.domain import label_text
+from ppdp_desktop.core.data.labels import label_text
 
 #: The 32 symbols of default alias2 codes (digits 2-9 and capitals without I and O).
 ALIAS_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -48,6 +46,10 @@ def is_text(value: object) -> TypeGuard[str]:
 
 def is_missing(value: object) -> bool:
     """True for None, NaN, ``pd.NA`` and ``pd.NaT`` (values that need no leaf)."""
+    if value is None or isinstance(value, str):
+        return value is None
+    import pandas as pd  # here, not at the top: a taxonomy is made before the data (the window's first page)
+
     return value is None or (not isinstance(value, str) and pd.api.types.is_scalar(value) and bool(pd.isna(value)))
 
 

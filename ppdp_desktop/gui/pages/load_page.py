@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -17,19 +17,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ppdp_desktop.core.data.column_stats import ColumnStats, column_stats
-from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.data.inspection import FileFacts, inspect_file
-from ppdp_desktop.core.data.loading import FORMATS
 from ppdp_desktop.core.data.resources import DEMO_DATA, resource_path
 from ppdp_desktop.core.project import Project
-from ppdp_desktop.gui.import_dialog import ImportDialog
 from ppdp_desktop.gui.load_progress import LoadProgress
-from ppdp_desktop.gui.load_words import column_summary, loaded_text, stopped_text
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.state import KIND_CANCELLED, WizardState, same_file
 from ppdp_desktop.gui.table_model import DataFrameModel
 from ppdp_desktop.gui.worker import describe_error
+
+# The readers (numpy, pandas, pyarrow), the import options and step 1's words about a read are imported when a file
+# is opened: the window shows this page before any of them is needed (issue 34).
+if TYPE_CHECKING:
+    from ppdp_desktop.core.data.column_stats import ColumnStats
+    from ppdp_desktop.core.data.dataset import Dataset
+    from ppdp_desktop.core.data.inspection import FileFacts
+    from ppdp_desktop.gui.import_dialog import ImportDialog
 
 ERROR_STYLE = "color: #b71c1c;"
 FILE_FILTER = "Data files (*.csv *.tsv *.txt *.xlsx *.xls *.sav *.zsav *.dta *.parquet *.pq);;All files (*)"
@@ -118,7 +120,13 @@ class LoadPage(WizardPage):
 
     def _look(self, path: Path, always_ask: bool, options: dict[str, object] | None) -> None:
         self._looking = (path, always_ask, options)
-        self.state.worker.start("inspect", lambda progress, cancel: inspect_file(path))
+
+        def job(progress, cancel):
+            from ppdp_desktop.core.data.inspection import inspect_file  # the readers: on the worker's thread
+
+            return inspect_file(path)
+
+        self.state.worker.start("inspect", job)
         self._began("inspect", f"Looking at {path.name}")  # after start(), which reports the task it replaces
 
     def _on_inspected(self, facts: FileFacts) -> None:
@@ -130,6 +138,8 @@ class LoadPage(WizardPage):
 
     def show_import_options(self, facts: FileFacts, options: dict[str, object] | None = None, error: str = "") -> None:
         """The import options dialog for ``facts.path``; OK loads the file with the options chosen."""
+        from ppdp_desktop.gui.import_dialog import ImportDialog
+
         dialog = ImportDialog(facts, options, self, error=error)
         dialog.accepted.connect(lambda: self.load(facts.path, dialog.options(), confirmed=True))
         self.import_dialog = dialog
@@ -168,6 +178,7 @@ class LoadPage(WizardPage):
         self._demo_preset = False
 
         def job(progress, cancel):
+            from ppdp_desktop.core.data.column_stats import column_stats
             from ppdp_desktop.core.jobs import load_job  # the job's code: not before the window is shown
 
             dataset = load_job(path, options, progress, cancel)
@@ -233,6 +244,8 @@ class LoadPage(WizardPage):
             raise
 
     def _show_loaded(self, dataset: Dataset, stats: ColumnStats) -> None:
+        from ppdp_desktop.gui.load_words import column_summary, loaded_text
+
         summary = column_summary(dataset, stats)
         path, options, preset, project, project_path = self._pending
         # another file replaced the data in use: a new, untitled project (WizardState.set_dataset), said below
@@ -259,6 +272,9 @@ class LoadPage(WizardPage):
         if name in READS:
             self._ended(name)
         if name == "inspect":  # a text file or workbook that cannot be read as sniffed: let the user choose
+            from ppdp_desktop.core.data.inspection import FileFacts
+            from ppdp_desktop.core.data.loading import FORMATS
+
             path, _always, options = self._looking
             fmt = FORMATS.get(path.suffix.lower())
             if fmt in ("csv", "xlsx", "xls") and path.is_file():
@@ -291,6 +307,8 @@ class LoadPage(WizardPage):
             return
         in_use = (Path(self.state.project.data_path or "").name or "the table") if self.state.dataset is not None else None
         style = "" if self._stopped_by_user else ERROR_STYLE  # asked for, not an error
+        from ppdp_desktop.gui.load_words import stopped_text
+
         self._say(style, stopped_text(path, in_use, self._stopped_by_user) + (self._not_opened() if name == "load" else ""))
 
     def _refuse_reload(self, message: str) -> None:

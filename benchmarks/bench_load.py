@@ -98,8 +98,9 @@ def paired(data: Path, before: Path | None, rounds: int) -> dict:
             env = dict(os.environ, PYTHONPATH=str(tree) if tree else "")
             used = resource.getrusage(resource.RUSAGE_CHILDREN)
             begun = time.perf_counter()
-            out = subprocess.run([sys.executable, "-c", PAIRED_CHILD, "pyarrow" if tree is None else "load", str(data)],
-                                 env=env, capture_output=True, text=True, check=True).stdout
+            out = subprocess.run([sys.executable, "-c", PAIRED_CHILD, "pyarrow" if tree is None else "load",
+                                  str(data.resolve())], env=env, capture_output=True, text=True, check=True,
+                                 cwd=str(tree or data.resolve().parent)).stdout  # "-c" imports from the cwd first
             wall = time.perf_counter() - begun
             done = resource.getrusage(resource.RUSAGE_CHILDREN)
             child = json.loads(out.strip().splitlines()[-1])

@@ -8,6 +8,7 @@ file (and line) and what to change. The input file is only ever opened for readi
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TypedDict
@@ -22,8 +23,9 @@ from ppdp_desktop.core.data.digest import FileDigest, digest_file, digest_of_byt
 from ppdp_desktop.core.data.in_pieces import count_bytes
 from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.kinds import type_text_columns, type_typed_frame
-from ppdp_desktop.core.data.schema import Attribute, Role, Schema
+from ppdp_desktop.core.data.schema import Attribute, Kind, Role, Schema
 from ppdp_desktop.core.data.source_rows import SourceRows, text_rows
+from ppdp_desktop.core.data.tapped import TappedReader, utf8_valid, whole_characters
 from ppdp_desktop.core.errors import InputError, setting_ref
 
 TEXT_EXTENSIONS = (".csv", ".tsv", ".txt")
@@ -40,6 +42,7 @@ FORMATS = {
 SUPPORTED = ", ".join(FORMATS)
 MAX_ROW_BYTES = 256 << 20  # one row of text: a declared limit (the parser's block grows to it at most)
 MAX_HEADER_ROW = 10_000  # title rows above the column names: a declared limit, checked first
+_ROW_NUMBER = re.compile(r"Row #\d+: ")
 _EMPTY = "{name}: the file is empty; it needs a header line and at least one data row."
 
 
@@ -172,7 +175,14 @@ def _read_text(
     kinds: Mapping[str, str] | None, rows: int | None,
 ) -> tuple[pd.DataFrame, dict[str, str], dict, FileDigest | None, SourceRows | None]:
     """Every cell read as text by pyarrow's CSV parser, then typed column by column (:mod:`.kinds`); the digest
-    of the bytes read when the whole file was (``rows`` None), and the line each record starts on."""
+    of the bytes read when the whole file was (``rows`` None), and the line each record starts on.
+
+    A whole UTF-8 file is parsed as it is read (:func:`_stream_text`); any other file, or one that path cannot
+    read, is read whole and decoded first, which names what is wrong with it."""
+    if rows is None and header_row < 50:
+        streamed = _stream_text(source, name, sep, encoding, decimal, header_row, kinds)
+        if streamed is not None:
+            return streamed
     data = source.read_bytes() if rows is None else _head_bytes(source, rows + header_row)
     if not data or data.isspace():
         raise InputError(_EMPTY.format(name=name))
@@ -182,25 +192,14 @@ def _read_text(
         text, codec = sniffing.decode(data, encoding, name, source)
         sample = sniffing.sample_of(text)
     else:
-        sample = sniffing.sample_bytes(data, codec)
+        sample = sniffing.sample_bytes(data, codec) or ""
         if not sample.strip():  # all blank so far: is the whole file?
             text = data.decode(codec)
     if text is not None and (not text or text.isspace()):
         raise InputError(_EMPTY.format(name=name))
-    if sep is not None:
-        delimiter = sniffing.normalize_sep(sep, name)
-    else:
-        below_title = sniffing.lines_from(sample, header_row) if header_row > 1 else sample
-        delimiter = sniffing.sniff_delimiter(below_title) or ("\t" if source.suffix.lower() == ".tsv" else ",")
     if header_row >= 50 and text is None:
         text = data.decode(codec)
-    found = sniffing.header_record(sample if header_row < 50 else text or "", delimiter, header_row)
-    if found is None:
-        raise InputError(f"{name}: has no row {header_row} to take the column names from; choose a smaller header row.")
-    header, skip = found
-    if sep is not None:  # the user's separator (a sniffed ',' with quoted "1,5" numbers is a file's own choice)
-        sniffing.check_given_sep(sample, delimiter, header, name)
-        sniffing.check_decimal(delimiter, decimal, name)
+    delimiter, header, skip = _layout(sample, text, source, sep, decimal, header_row)
     payload = data if codec in ("utf-8", "utf-8-sig") else (text or "").encode("utf-8")
     text = None  # let go of: the bytes to parse are UTF-8
     digest = digest_of_bytes(source, data) if rows is None else None  # the bytes read, hashed
@@ -218,13 +217,83 @@ def _read_text(
             raise InputError(f"{name}: the record after the header (line {skip + 1}) is longer than the "
                              f"{read / 1024 ** 2:,.0f} MiB read to preview the file; a table's record is not that long. "
                              "Check that the file is a table with one record per line (its separator, its quotes).")
+    frame, decided = _typed(table, header, name, kinds, decimal, lines)
+    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, digest, lines
+
+
+def _layout(sample: str, text: str | None, source: Path, sep: str | None, decimal: str,
+            header_row: int) -> tuple[str, list[str], int]:
+    """The delimiter (given or sniffed from ``sample``), the header's fields and the physical lines up to the
+    header's end (``text``: the whole text, for a header row beyond the sample's 50 records)."""
+    name = source.name or str(source)
+    if sep is not None:
+        delimiter = sniffing.normalize_sep(sep, name)
+    else:
+        below_title = sniffing.lines_from(sample, header_row) if header_row > 1 else sample
+        delimiter = sniffing.sniff_delimiter(below_title) or ("\t" if source.suffix.lower() == ".tsv" else ",")
+    found = sniffing.header_record(sample if header_row < 50 else text or "", delimiter, header_row)
+    if found is None:
+        raise InputError(f"{name}: has no row {header_row} to take the column names from; choose a smaller header row.")
+    header, skip = found
+    if sep is not None:  # the user's separator (a sniffed ',' with quoted "1,5" numbers is a file's own choice)
+        sniffing.check_given_sep(sample, delimiter, header, name)
+        sniffing.check_decimal(delimiter, decimal, name)
+    return delimiter, header, skip
+
+
+def _typed(table: pa.Table, header: list[str], name: str, kinds: Mapping[str, str] | None, decimal: str,
+           lines: SourceRows | None) -> tuple[pd.DataFrame, dict[str, Kind]]:
+    """The parsed table's named columns, typed (each column's text let go of as soon as it is typed)."""
+    if table.num_rows == 0:
         raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.")
     names = _finish_names([c.strip() for c in header], table, name)
     named = [(i, n) for i, n in enumerate(names) if n is not None]
     columns: list[pa.ChunkedArray | None] = [table.column(i) for i, _ in named]
-    del table  # each column's text is let go of as soon as it is typed
-    frame, decided = type_text_columns(columns, [n for _, n in named], kinds, name, decimal, lines)
-    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, digest, lines
+    del table
+    return type_text_columns(columns, [n for _, n in named], kinds, name, decimal, lines)
+
+
+#: bytes read first from a whole file parsed as it is read: the sniffing sample is taken from them
+STREAM_HEAD = 16 * sniffing.SAMPLE_BYTES
+
+
+def _stream_text(
+    source: Path, name: str, sep: str | None, encoding: str | None, decimal: str, header_row: int,
+    kinds: Mapping[str, str] | None,
+) -> tuple[pd.DataFrame, dict[str, str], dict, FileDigest | None, SourceRows | None] | None:
+    """:func:`_read_text` of a whole UTF-8 file without holding it in memory beside its table (issue 34): the
+    sample from its first bytes, then pyarrow parsing it as :class:`~.tapped.TappedReader` reads it, which hashes,
+    counts and validates it on the way. None when the file needs the whole-bytes path: not UTF-8, NUL bytes,
+    blank at its start, a header or first line beyond the head, or a file the parser refuses (that path then
+    says why)."""
+    with source.open("rb") as handle:
+        head = handle.read(STREAM_HEAD)
+        whole = len(head) < STREAM_HEAD
+        checked = head if whole else head[: whole_characters(head)]  # the last character may be cut
+        codec = sniffing.utf8_codec(head, encoding, name)
+        if codec is None or not head or head.isspace() or not utf8_valid(checked):
+            return None
+        sample = sniffing.sample_bytes(head, codec, partial=not whole)
+        if sample is None or not sample.strip():
+            return None
+        delimiter, header, skip = _layout(sample, None, source, sep, decimal, header_row)
+        reader = TappedReader(source, head, handle)
+        try:
+            table = _parse_csv(reader, delimiter, len(header), skip, None)
+        except pa.ArrowInvalid:
+            return None
+    if not reader.ended or not reader.utf8 or (reader.nul and codec == "utf-8" and encoding is None):
+        return None
+    offset = _offset_after(head, skip)
+    ends_with_break = reader.size > offset and reader.last in (b"\n", b"\r")
+    if reader.breaks(head[:offset]) + (0 if ends_with_break else 1) == table.num_rows:
+        lines: SourceRows | None = SourceRows("line", skip + 1)
+    else:  # blank lines or values spanning lines: the csv module reads the file again to tell the lines
+        lines = _record_lines(source.read_bytes(), skip, table.num_rows, delimiter)
+    if reader.quotes % 2:
+        _check_quotes(source.read_bytes(), delimiter, name)
+    frame, decided = _typed(table, header, name, kinds, decimal, lines)
+    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, reader.digest(), lines
 
 
 def _record_lines(payload: bytes, skip: int, records: int, sep: str) -> SourceRows | None:
@@ -256,8 +325,9 @@ def _head_bytes(source: Path, records: int) -> bytes:
     return data[: cut + 1] if cut > 0 else data
 
 
-def _parse(payload: bytes, name: str, sep: str, width: int, skip: int, data: bytes, codec: str) -> pa.Table:
-    """The records after the header as a table of ``width`` text columns (nulls for empty cells)."""
+def _parse_csv(stream, sep: str, width: int, skip: int, block_size: int | None) -> pa.Table:
+    """The records after the ``skip`` physical lines of ``stream`` (UTF-8 bytes: a buffer reader or a file) as a table
+    of ``width`` text columns (``large_string``, pandas' own: nulls for empty cells), whitespace-only lines skipped."""
     import pyarrow.csv as pcsv
 
     names = [f"c{i}" for i in range(width)]
@@ -265,20 +335,25 @@ def _parse(payload: bytes, name: str, sep: str, width: int, skip: int, data: byt
     def blank_or_error(row) -> str:  # whitespace-only lines are skipped, as blank lines are
         return "skip" if row.text is not None and not row.text.strip() else "error"
 
+    return pcsv.read_csv(
+        stream,
+        # one thread: the parser's blocks are then allocated where the columns are typed, which reuses their
+        # memory (in the pool's threads, 0.8 bytes per input byte more stayed held), for about the same CPU
+        read_options=pcsv.ReadOptions(column_names=names, skip_rows=skip, use_threads=False,
+                                      **({"block_size": block_size} if block_size else {})),
+        parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True, invalid_row_handler=blank_or_error),
+        convert_options=pcsv.ConvertOptions(
+            column_types=dict.fromkeys(names, pa.large_string()), strings_can_be_null=True, null_values=[""],
+            quoted_strings_can_be_null=True, check_utf8=False,  # the bytes are UTF-8: validated or encoded
+        ),
+    )
+
+
+def _parse(payload: bytes, name: str, sep: str, width: int, skip: int, data: bytes, codec: str) -> pa.Table:
+    """The records after the header as a table of ``width`` text columns (nulls for empty cells)."""
+
     def parse(block_size: int | None) -> pa.Table:
-        return pcsv.read_csv(
-            pa.BufferReader(payload),
-            # one thread: the parser's blocks are then allocated where the columns are typed, which reuses their
-            # memory (in the pool's threads, 0.8 bytes per input byte more stayed held), for about the same CPU
-            read_options=pcsv.ReadOptions(column_names=names, skip_rows=skip, use_threads=False,
-                                          **({"block_size": block_size} if block_size else {})),
-            parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True,
-                                            invalid_row_handler=blank_or_error),
-            convert_options=pcsv.ConvertOptions(
-                column_types=dict.fromkeys(names, pa.large_string()), strings_can_be_null=True, null_values=[""],
-                quoted_strings_can_be_null=True, check_utf8=False,  # the payload is UTF-8: validated or encoded
-            ),
-        )
+        return _parse_csv(pa.BufferReader(payload), sep, width, skip, block_size)
 
     try:
         try:
@@ -300,7 +375,8 @@ def _parse(payload: bytes, name: str, sep: str, width: int, skip: int, data: byt
         ragged = sniffing.find_ragged(data, codec, sep, width)
         if ragged is not None:
             raise _ragged_error(name, *ragged, width) from None
-        raise _library_error(name, "delimited text", exc) from None
+        # the parser's "Row #N" counts the records it read, not the file's lines: left out, not to mislead
+        raise _library_error(name, "delimited text", pa.ArrowInvalid(_ROW_NUMBER.sub("", str(exc)))) from None
 
 
 def _offset_after(payload: bytes, lines: int) -> int:

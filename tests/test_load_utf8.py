@@ -10,7 +10,7 @@ import random
 import pyarrow as pa
 import pytest
 
-from ppdp_desktop.core.data import loading, sniffing
+from ppdp_desktop.core.data import sniffing, text_table
 from ppdp_desktop.core.data.kinds import type_text_columns
 from ppdp_desktop.core.data.loading import load_table
 from ppdp_desktop.core.data.tapped import TappedReader
@@ -106,7 +106,7 @@ def big(tmp_path):
     def write(tail: bytes, name: str = "big.csv"):
         path = tmp_path / name
         path.write_bytes(b"n,city,w\n" + "".join(f"{i},Köln,{i % 9}\n" for i in range(200_000)).encode() + tail)
-        assert path.stat().st_size > loading.STREAM_HEAD
+        assert path.stat().st_size > text_table.STREAM_HEAD
         return path
     return write
 

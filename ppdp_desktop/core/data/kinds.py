@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ppdp_desktop.core.data.cell_limit import check_cells
+from ppdp_desktop.core.data.cell_limit import MAX_CELL_CHARS, check_cells
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.kind_guess import (
@@ -50,6 +50,14 @@ __all__ = ["CODE_WORDS", "DATE_FORMATS", "FIXED_WIDTH", "UNIQUE_TEXT", "convert"
            "name_words", "retype", "type_text_columns", "type_typed_frame"]
 
 
+def _may_hold_long_cells(values: pa.ChunkedArray) -> bool:
+    """Whether a cell of ``values`` may be longer than :data:`~.cell_limit.MAX_CELL_CHARS`: not when no chunk holds
+    that many bytes of text (a character is at least a byte), as the parser's 1 MiB blocks do not."""
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return True
+    return any(chunk.buffers()[2] is not None and chunk.buffers()[2].size > MAX_CELL_CHARS for chunk in values.chunks)
+
+
 def _first_bad(values: pa.ChunkedArray, good: np.ndarray) -> tuple[int, str]:
     row = int(np.flatnonzero(~good)[0])
     return row, str(values[row].as_py())
@@ -70,7 +78,8 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
         data row), and what to change.
     """
     values = strings(values)
-    check_cells(values, column, source)
+    if _may_hold_long_cells(values):
+        check_cells(values, column, source)
     if kind is Kind.NUMERIC:
         numbers = parse_numbers(present_values(values), decimal) if numbers is None else numbers
         if numbers is None:

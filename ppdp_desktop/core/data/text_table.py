@@ -82,7 +82,9 @@ def read_text(
             raise InputError(f"{name}: the record after the header (line {skip + 1}) is longer than the "
                              f"{read / 1024 ** 2:,.0f} MiB read to preview the file; a table's record is not that long. "
                              "Check that the file is a table with one record per line (its separator, its quotes).")
-    frame, decided = _typed(table, header, name, kinds, decimal, lines)
+    handed = [table]
+    del table  # held by _typed alone from here
+    frame, decided = _typed(handed, header, name, kinds, decimal, lines)
     return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, digest, lines
 
 
@@ -106,9 +108,11 @@ def _layout(sample: str, text: str | None, source: Path, sep: str | None, decima
     return delimiter, header, skip
 
 
-def _typed(table: pa.Table, header: list[str], name: str, kinds: Mapping[str, str] | None, decimal: str,
+def _typed(handed: list[pa.Table], header: list[str], name: str, kinds: Mapping[str, str] | None, decimal: str,
            lines: SourceRows | None) -> tuple[pd.DataFrame, dict[str, Kind]]:
-    """The parsed table's named columns, typed (each column's text let go of as soon as it is typed)."""
+    """The parsed table's named columns, typed. The table is handed over in a list that is emptied (the caller
+    keeping no reference), so that each column's text is let go of as soon as it is typed."""
+    table = handed.pop()
     if table.num_rows == 0:
         raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.")
     names = _finish_names([c.strip() for c in header], table, name)
@@ -157,7 +161,9 @@ def _stream_text(
         lines = _record_lines(source.read_bytes(), skip, table.num_rows, delimiter)
     if reader.quotes % 2:
         _check_quotes(source.read_bytes(), delimiter, name)
-    frame, decided = _typed(table, header, name, kinds, decimal, lines)
+    handed = [table]
+    del table  # held by _typed alone from here
+    frame, decided = _typed(handed, header, name, kinds, decimal, lines)
     return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, reader.digest(), lines
 
 

@@ -550,14 +550,14 @@ def test_estimate_table_size_is_limited(tmp_path: Path, capsys) -> None:
 
 
 def test_a_very_long_row_is_read_or_refused_in_words(tmp_path: Path, capsys, monkeypatch) -> None:
-    from ppdp_desktop.core.data import loading
+    from ppdp_desktop.core.data import text_table
 
     long = tmp_path / "long.csv"
     # a row longer than the parser's 1 MiB block, each of its cells within the 1 Mi-character cell limit
     long.write_bytes(b"a,c,d,b\n" + (b"x" * 1_000_000 + b",") * 3 + b"1\ny,y,y,2\n")
     assert main(["risk", str(long), "--quasi", "b"]) == 0
     capsys.readouterr()
-    monkeypatch.setattr(loading, "MAX_ROW_BYTES", 1 << 20)  # as a row beyond the declared limit would be
+    monkeypatch.setattr(text_table, "MAX_ROW_BYTES", 1 << 20)  # as a row beyond the declared limit would be
     assert main(["risk", str(long), "--quasi", "b"]) == 3
     assert "a row is longer than 1 MiB" in capsys.readouterr().err
 

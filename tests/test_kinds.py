@@ -270,3 +270,32 @@ def test_text_identifiers_that_are_not_digits() -> None:
     assert guess_kind(pa.array(names), "name") is Kind.TEXT
     assert guess_kind(pa.array(names[:10]), "name") is Kind.CATEGORICAL  # too few to tell
     assert guess_kind(pa.array(["flu", "gout"] * 40), "diagnosis") is Kind.CATEGORICAL
+
+
+# --- the guess asks a sample first (issue 34), with the whole column's answer -----------------------
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "kind"),
+    [
+        ("n", [str(i % 90) for i in range(1500)] + ["many"], Kind.CATEGORICAL),  # a word after the sample
+        ("n", [str(i % 90) for i in range(1500)] + [" 7 "], Kind.NUMERIC),  # spaces after the sample
+        ("n", [str(i % 90 + 10) for i in range(1500)] + ["012"], Kind.TEXT),  # a leading zero after it
+        ("n", [str(100_000 + i) for i in range(1500)] + ["100001"], Kind.NUMERIC),  # fixed width, one repeat
+        ("day", ["2024-03-01"] * 1500 + ["2024-02-30"], Kind.CATEGORICAL),  # no such day, after the sample
+        ("day", ["01.03.2024"] * 1500 + ["2024-03-01"], Kind.CATEGORICAL),  # two formats
+        ("name", [f"p{i}" for i in range(1500)] + ["p3"], Kind.CATEGORICAL),  # all different but the last
+        ("name", [f"p{i}" for i in range(1501)], Kind.TEXT),
+    ],
+)
+def test_a_rule_broken_after_the_sample_decides_the_kind(column: str, values: list[str], kind: Kind) -> None:
+    assert guess_kind(pa.array(values, pa.string()), column) is kind
+
+
+def test_the_load_types_a_long_file_as_its_whole_columns_say(tmp_path: Path) -> None:
+    rows = [f"{i % 90},{'2024-03-01' if i < 4000 else '2024-13-01'},{i % 7 + 0.5},{i:06d}" for i in range(5000)]
+    path = write(tmp_path, "long.csv", "age,day,w,ref\n" + "\n".join(rows) + "\n")
+    loaded = load_table(path)
+    assert kinds(loaded) == {"age": "numeric", "day": "categorical", "w": "numeric", "ref": "text"}
+    assert loaded.frame["ref"].iloc[:2].tolist() == ["000000", "000001"]
+    assert str(loaded.frame["age"].dtype) == "int64" and str(loaded.frame["w"].dtype) == "float64"

@@ -15,10 +15,16 @@ PIECE = 4 << 20
 
 def count_bytes(data: bytes, sub: bytes, start: int = 0) -> int:
     """``data.count(sub, start)`` for a one-byte ``sub``, a piece at a time (a byte cannot straddle two
-    pieces, so the sum is the same)."""
+    pieces, so the sum is the same); by numpy for more than a piece (issue 34: 3x faster)."""
     if len(sub) != 1:
         raise ValueError("count_bytes counts one byte")
-    return sum(data.count(sub, at, min(at + PIECE, len(data))) for at in range(start, len(data), PIECE))
+    if len(data) - start < PIECE:
+        return data.count(sub, start)
+    import numpy as np
+
+    # numpy compares 16-32 bytes at a time (bytes.count one) and lets go of the interpreter lock while it does
+    array, code = np.frombuffer(data, dtype=np.uint8), sub[0]
+    return sum(int(np.count_nonzero(array[at:at + PIECE] == code)) for at in range(start, len(data), PIECE))
 
 
 def decode(data: bytes, codec: str) -> str:

@@ -18,7 +18,6 @@ otherwise.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -26,125 +25,37 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ppdp_desktop.core.data.cell_limit import check_cells
+from ppdp_desktop.core.data.cell_limit import MAX_CELL_CHARS, check_cells
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.domain import text_column
+from ppdp_desktop.core.data.kind_guess import (
+    CODE_WORDS,
+    DATE_FORMATS,
+    FIXED_WIDTH,
+    UNIQUE_TEXT,
+    classify,
+    code_like,
+    date_format,
+    guess_kind,
+    name_words,
+    strings,
+)
+from ppdp_desktop.core.data.kind_guess import numbers as parse_numbers
+from ppdp_desktop.core.data.kind_guess import present as present_values
 from ppdp_desktop.core.data.schema import Attribute, Kind, Schema, parse_kind
 from ppdp_desktop.core.data.source_rows import SourceRows
 from ppdp_desktop.core.errors import InputError, setting_ref
 
-#: words in a column name that mark a column of digits as a code, not a quantity
-CODE_WORDS = frozenset({"id", "zip", "zipcode", "postcode", "postal", "plz", "code", "phone", "tel", "telephone",
-                        "mrn", "nhs", "ssn", "icd", "ops", "npi"})
-#: a code of digits of one width at least this long whose values all differ is an identifier
-FIXED_WIDTH = 5
-#: a text column of at least this many values, all different, is an identifier or free text
-UNIQUE_TEXT = 50
-_PROBE = 1_000  # values cast to int64 first, to learn cheaply that a column holds fractions
-DATE_FORMATS = {  # pattern -> strptime formats tried in order (the first that reads every value wins)
-    r"^\d{4}-\d{2}-\d{2}$": ("%Y-%m-%d",),
-    r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$": ("ISO8601",),
-    r"^\d{1,2}\.\d{1,2}\.\d{4}$": ("%d.%m.%Y",),
-    r"^\d{1,2}/\d{1,2}/\d{4}$": ("%d/%m/%Y", "%m/%d/%Y"),
-}
-_WORD = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|\b|[^A-Za-z]|$)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+__all__ = ["CODE_WORDS", "DATE_FORMATS", "FIXED_WIDTH", "UNIQUE_TEXT", "convert", "date_format", "guess_kind",
+           "name_words", "retype", "type_text_columns", "type_typed_frame"]
 
 
-def name_words(column: str) -> set[str]:
-    """The lower-case words of a column name: ``"PatientID"`` -> {patient, id}, ``"zip_code"`` -> {zip, code}."""
-    return {w.lower() for w in _WORD.findall(str(column))}
-
-
-def _strings(values: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
-    if isinstance(values, pa.Array):
-        values = pa.chunked_array([values])
-    return values
-
-
-def _cast(values: pa.ChunkedArray, to: pa.DataType) -> pa.ChunkedArray | None:
-    try:
-        return pc.cast(values, to)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-
-
-def _numbers(values: pa.ChunkedArray, decimal: str) -> pa.ChunkedArray | None:
-    """The values as int64 (if all are whole numbers in integer form) or float64; None if any is not a
-    finite number. ``values`` hold no nulls. A failing cast stops at the first bad value, so text
-    columns cost little."""
-    if decimal == ",":
-        values = pc.replace_substring(values, ",", ".")
-    # A cast that fails costs far more than one that succeeds (about 0.4 s a million values against 0.01 s):
-    # a column whose first values are not all whole numbers goes straight to float64.
-    numbers = _cast(values, pa.int64()) if _cast(values.slice(0, _PROBE), pa.int64()) is not None else None
-    if numbers is None:
-        numbers = _cast(values, pa.float64())
-    if numbers is None:  # surrounding spaces, which the casts refuse
-        trimmed = pc.utf8_trim_whitespace(values)
-        numbers = _cast(trimmed, pa.int64())
-        if numbers is None:
-            numbers = _cast(trimmed, pa.float64())
-    if numbers is None:
-        return None
-    if pa.types.is_floating(numbers.type) and pc.all(pc.is_finite(numbers)).as_py() is False:
-        return None  # "nan", "inf" are words here, not numbers
-    return numbers
-
-
-def _code_like(values: pa.ChunkedArray, column: str, integers: bool) -> bool:
-    """Digits that are a code: a leading zero, a code-like name, or a fixed-width identifier."""
-    if not integers:
-        return False
-    if name_words(column) & CODE_WORDS:
+def _may_hold_long_cells(values: pa.ChunkedArray) -> bool:
+    """Whether a cell of ``values`` may be longer than :data:`~.cell_limit.MAX_CELL_CHARS`: not when no chunk holds
+    that many bytes of text (a character is at least a byte), as the parser's 1 MiB blocks do not."""
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         return True
-    text = pc.utf8_trim_whitespace(values)
-    leading_zero = pc.and_(pc.starts_with(text, "0"), pc.greater(pc.utf8_length(text), 1))
-    if pc.any(leading_zero).as_py():
-        return True
-    lengths = pc.utf8_length(values)
-    bounds = pc.min_max(lengths).as_py()
-    return (bounds["min"] == bounds["max"] >= FIXED_WIDTH
-            and pc.count_distinct(values).as_py() == len(values))
-
-
-def date_format(values: pa.ChunkedArray | pd.Series) -> str | None:
-    """The strptime format (or ``"ISO8601"``) that reads every value as a date; None if there is none."""
-    if isinstance(values, pd.Series):
-        values = pa.chunked_array([pa.array(values.dropna().astype(str).to_numpy(dtype=object), pa.string())])
-    if len(values) == 0:
-        return None
-    distinct = pc.unique(values)
-    for pattern, formats in DATE_FORMATS.items():
-        if not pc.all(pc.match_substring_regex(distinct, pattern)).as_py():
-            continue
-        texts = pd.Series(distinct.to_pylist(), dtype=object)
-        for fmt in formats:
-            parsed = pd.to_datetime(texts, format=fmt, errors="coerce")
-            if parsed.notna().all():
-                return fmt
-    return None
-
-
-def guess_kind(values: pa.ChunkedArray | pa.Array, column: str, decimal: str = ".") -> Kind:
-    """The kind of a column of text (nulls are missing cells), by the rules in the module docstring."""
-    return _classify(pc.drop_null(_strings(values)), column, decimal)[0]
-
-
-def _classify(present: pa.ChunkedArray, column: str, decimal: str) -> tuple[Kind, pa.ChunkedArray | None]:
-    """The guessed kind of the non-missing values and, for numeric, the numbers."""
-    if len(present) == 0:
-        return Kind.CATEGORICAL, None
-    numbers = _numbers(present, decimal)
-    if numbers is not None:
-        if _code_like(present, column, pa.types.is_integer(numbers.type)):
-            return Kind.TEXT, None
-        return Kind.NUMERIC, numbers
-    if date_format(present) is not None:
-        return Kind.DATE, None
-    if name_words(column) & CODE_WORDS or (len(present) >= UNIQUE_TEXT
-                                          and pc.count_distinct(present).as_py() == len(present)):
-        return Kind.TEXT, None  # "P000123", names: a code or free text, one per record
-    return Kind.CATEGORICAL, None
+    return any(chunk.buffers()[2] is not None and chunk.buffers()[2].size > MAX_CELL_CHARS for chunk in values.chunks)
 
 
 def _first_bad(values: pa.ChunkedArray, good: np.ndarray) -> tuple[int, str]:
@@ -153,9 +64,11 @@ def _first_bad(values: pa.ChunkedArray, good: np.ndarray) -> tuple[int, str]:
 
 
 def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source: str,
-            decimal: str = ".", numbers: pa.ChunkedArray | None = None, rows: SourceRows | None = None) -> pd.Series:
+            decimal: str = ".", numbers: pa.ChunkedArray | None = None, rows: SourceRows | None = None,
+            dates_checked: bool = False) -> pd.Series:
     """The column as values of ``kind``: numbers for numeric (int64, or float64 with missing cells or
-    fractions), the exact text otherwise.
+    fractions), the exact text otherwise (``numbers``: the non-missing values as numbers, when the kind's guess
+    made them; ``dates_checked``: the guess found them dates of one format).
 
     Raises
     ------
@@ -164,10 +77,11 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
         or a cell longer than :data:`~.cell_limit.MAX_CELL_CHARS`, its row or line in the file (``rows``; else its
         data row), and what to change.
     """
-    values = _strings(values)
-    check_cells(values, column, source)
+    values = strings(values)
+    if _may_hold_long_cells(values):
+        check_cells(values, column, source)
     if kind is Kind.NUMERIC:
-        numbers = _numbers(pc.drop_null(values), decimal) if numbers is None else numbers
+        numbers = parse_numbers(present_values(values), decimal) if numbers is None else numbers
         if numbers is None:
             good = pc.or_(pc.is_null(values), pc.match_substring_regex(
                 pc.utf8_trim_whitespace(values), r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")).to_numpy(
@@ -184,8 +98,8 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
             out[mask] = numbers.to_numpy().astype(np.float64)
             return pd.Series(out, name=column)
         return pd.Series(numbers.to_numpy(), name=column)
-    if kind is Kind.DATE:
-        present = pc.drop_null(values)
+    if kind is Kind.DATE and not dates_checked:
+        present = present_values(values)
         if len(present) and date_format(present) is None:
             raise InputError(
                 f"{source}: column {column!r} is set to date but not all its values are dates of one format "
@@ -194,23 +108,35 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
     return values.to_pandas().rename(column).reset_index(drop=True)
 
 
-def type_text_columns(table: pa.Table, names: list[str], kinds: Mapping[str, str] | None, source: str,
-                      decimal: str = ".", rows: SourceRows | None = None) -> tuple[pd.DataFrame, dict[str, Kind]]:
+def type_text_columns(table: pa.Table | list[pa.ChunkedArray | None], names: list[str],
+                      kinds: Mapping[str, str] | None, source: str, decimal: str = ".",
+                      rows: SourceRows | None = None) -> tuple[pd.DataFrame, dict[str, Kind]]:
     """A frame (columns named ``names``) from a table of text columns, each given or guessed its kind (``rows``:
-    where the records sit in the file, for a message about one)."""
+    where the records sit in the file, for a message about one).
+
+    Given a list of columns rather than a table, each entry is let go (set to None) once its column is typed, so
+    that a column's text and its typed values are not both held for every column at once (issue 34: the load's
+    peak memory). The frame is not consolidated: each column keeps the array it was made with, uncopied.
+    """
     kinds = dict(kinds or {})
     _check_known(kinds, names, source)
-    columns, decided = {}, {}
+    columns: list[pa.ChunkedArray | None] = table if isinstance(table, list) else list(table.columns)
+    length = len(columns[0]) if columns and columns[0] is not None else 0
+    typed, decided = {}, {}
     for i, name in enumerate(names):
-        values = table.column(i)
-        numbers = None
+        values = columns[i]
+        assert values is not None  # each column is typed once
+        columns[i] = None
         if name in kinds:
-            kind = parse_kind(kinds[name], name)
+            kind, guess = parse_kind(kinds[name], name), None
         else:
-            kind, numbers = _classify(pc.drop_null(values), name, decimal)
-        columns[i] = convert(values, kind, name, source, decimal, numbers, rows)
+            guess = classify(present_values(values), name, decimal)
+            kind = guess.kind
+        typed[i] = convert(values, kind, name, source, decimal, guess.numbers if guess else None, rows,
+                           dates_checked=bool(guess and guess.dates_checked))
         decided[name] = kind
-    frame = pd.DataFrame(columns, index=pd.RangeIndex(table.num_rows))
+        del values, guess
+    frame = pd.DataFrame(typed, index=pd.RangeIndex(length), copy=False)
     frame.columns = names
     return frame, decided
 
@@ -239,7 +165,7 @@ def type_typed_frame(frame: pd.DataFrame, kinds: Mapping[str, str] | None, sourc
             if is_number:
                 whole = pd.api.types.is_integer_dtype(series) or bool(
                     np.all(np.mod(series.dropna().to_numpy(dtype=float), 1) == 0))
-                given = Kind.TEXT if len(present) and _code_like(present, name, whole) else Kind.NUMERIC
+                given = Kind.TEXT if len(present) and code_like(present, name, whole) else Kind.NUMERIC
             else:
                 given = guess_kind(text, name, decimal)
         if given is Kind.NUMERIC and is_number:

@@ -1,10 +1,10 @@
 """Read a table from a file into a :class:`~ppdp_desktop.core.data.dataset.Dataset`.
 
 Supported: delimited text (``.csv .tsv .txt``, encoding and delimiter sniffed, every cell read as text by
-pyarrow and then typed by :mod:`~ppdp_desktop.core.data.kinds`), Excel ``.xlsx`` (openpyxl) and ``.xls``
-(calamine), SPSS ``.sav``/``.zsav`` and Stata ``.dta`` (value labels applied) and Parquet ``.parquet``/``.pq``.
-Every problem a user can cause is an :class:`~ppdp_desktop.core.errors.InputError` naming the
-file (and line) and what to change. The input file is only ever opened for reading.
+pyarrow and then typed by :mod:`~ppdp_desktop.core.data.kinds`: :mod:`~ppdp_desktop.core.data.text_table`), Excel
+``.xlsx`` (openpyxl) and ``.xls`` (calamine), SPSS ``.sav``/``.zsav`` and Stata ``.dta`` (value labels applied) and
+Parquet ``.parquet``/``.pq``. Every problem a user can cause is an :class:`~ppdp_desktop.core.errors.InputError`
+naming the file (and line) and what to change. The input file is only ever opened for reading.
 """
 from __future__ import annotations
 
@@ -16,15 +16,14 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ppdp_desktop.core.data import sniffing
 from ppdp_desktop.core.data.dataset import Dataset, TableLabels
-from ppdp_desktop.core.data.digest import FileDigest, digest_file, digest_of_bytes
-from ppdp_desktop.core.data.in_pieces import count_bytes
+from ppdp_desktop.core.data.digest import digest_file
 from ppdp_desktop.core.data.input_files import check_regular
-from ppdp_desktop.core.data.kinds import type_text_columns, type_typed_frame
+from ppdp_desktop.core.data.kinds import type_typed_frame
 from ppdp_desktop.core.data.schema import Attribute, Role, Schema
-from ppdp_desktop.core.data.source_rows import SourceRows, text_rows
-from ppdp_desktop.core.errors import InputError, setting_ref
+from ppdp_desktop.core.data.source_rows import SourceRows
+from ppdp_desktop.core.data.text_table import MAX_ROW_BYTES, check_names, library_error, read_text
+from ppdp_desktop.core.errors import InputError
 
 TEXT_EXTENSIONS = (".csv", ".tsv", ".txt")
 FORMATS = {
@@ -38,9 +37,11 @@ FORMATS = {
     ".pq": "parquet",
 }
 SUPPORTED = ", ".join(FORMATS)
-MAX_ROW_BYTES = 256 << 20  # one row of text: a declared limit (the parser's block grows to it at most)
+__all__ = ["FORMATS", "MAX_HEADER_ROW", "MAX_ROW_BYTES", "SUPPORTED", "TEXT_EXTENSIONS", "LoadOptions", "load_table",
+           "read_sheet", "sheet_names"]
 MAX_HEADER_ROW = 10_000  # title rows above the column names: a declared limit, checked first
-_EMPTY = "{name}: the file is empty; it needs a header line and at least one data row."
+
+
 
 
 class LoadOptions(TypedDict, total=False):
@@ -113,7 +114,7 @@ def load_table(
     try:
         source_rows: SourceRows | None = None  # each record's row or line in the file (text files, workbooks)
         if fmt == "csv":
-            frame, details, decided, digest, source_rows = _read_text(source, name, sep, encoding, mark, first, kinds,
+            frame, details, decided, digest, source_rows = read_text(source, name, sep, encoding, mark, first, kinds,
                                                                       rows)
         else:
             digest = None
@@ -162,178 +163,6 @@ def _header_row(header_row: int | str | None, name: str) -> int:
     return row
 
 
-def _library_error(name: str, what: str, exc: Exception) -> InputError:
-    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return InputError(f"{name}: cannot be read as {what} ({detail}); check that the file is not damaged.")
-
-
-def _read_text(
-    source: Path, name: str, sep: str | None, encoding: str | None, decimal: str, header_row: int,
-    kinds: Mapping[str, str] | None, rows: int | None,
-) -> tuple[pd.DataFrame, dict[str, str], dict, FileDigest | None, SourceRows | None]:
-    """Every cell read as text by pyarrow's CSV parser, then typed column by column (:mod:`.kinds`); the digest
-    of the bytes read when the whole file was (``rows`` None), and the line each record starts on."""
-    data = source.read_bytes() if rows is None else _head_bytes(source, rows + header_row)
-    if not data or data.isspace():
-        raise InputError(_EMPTY.format(name=name))
-    text: str | None  # let go of once the bytes to parse are UTF-8 (below)
-    text, codec = sniffing.decode(data, encoding, name, source)
-    if not text or text.isspace():
-        raise InputError(_EMPTY.format(name=name))
-    sample = sniffing.sample_of(text)
-    if sep is not None:
-        delimiter = sniffing.normalize_sep(sep, name)
-    else:
-        below_title = sniffing.lines_from(sample, header_row) if header_row > 1 else sample
-        delimiter = sniffing.sniff_delimiter(below_title) or ("\t" if source.suffix.lower() == ".tsv" else ",")
-    found = sniffing.header_record(sample if header_row < 50 else text, delimiter, header_row)
-    if found is None:
-        raise InputError(f"{name}: has no row {header_row} to take the column names from; choose a smaller header row.")
-    header, skip = found
-    if sep is not None:  # the user's separator (a sniffed ',' with quoted "1,5" numbers is a file's own choice)
-        sniffing.check_given_sep(sample, delimiter, header, name)
-        sniffing.check_decimal(delimiter, decimal, name)
-    payload = data if codec in ("utf-8", "utf-8-sig") else text.encode("utf-8")
-    if codec not in ("utf-8", "utf-8-sig"):
-        del text
-        text = None
-    table = _parse(payload, name, delimiter, len(header), skip, data, codec)
-    lines = _record_lines(payload, skip, table.num_rows, delimiter)
-    if rows is None:
-        _check_quotes(payload, text if text is not None else payload.decode("utf-8"), delimiter, name)
-    else:
-        table = table.slice(0, rows)
-        lines = lines.head(rows) if lines is not None else None
-    if table.num_rows == 0:
-        read = _head_size(rows + header_row) if rows is not None else None
-        if read is not None and source.stat().st_size > read:  # the preview stopped inside the first record
-            raise InputError(f"{name}: the record after the header (line {skip + 1}) is longer than the "
-                             f"{read / 1024 ** 2:,.0f} MiB read to preview the file; a table's record is not that long. "
-                             "Check that the file is a table with one record per line (its separator, its quotes).")
-        raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.")
-    names = _finish_names([c.strip() for c in header], table, name)
-    named = [(i, n) for i, n in enumerate(names) if n is not None]
-    table = table.select([i for i, _ in named])
-    frame, decided = type_text_columns(table, [n for _, n in named], kinds, name, decimal, lines)
-    digest = digest_of_bytes(source, data) if rows is None else None  # the bytes read, hashed
-    return frame, {"format": "csv", "delimiter": delimiter, "encoding": codec}, decided, digest, lines
-
-
-def _record_lines(payload: bytes, skip: int, records: int, sep: str) -> SourceRows | None:
-    """The line each record starts on: the line after the header's and on, when every line below the header is a
-    record (counted, not parsed: the usual case); else read with the csv module (blank lines, values spanning lines)."""
-    offset = _offset_after(payload, skip)
-    data = memoryview(payload)[offset:]
-    breaks = count_bytes(payload, b"\n", offset) or count_bytes(payload, b"\r", offset)
-    ends_with_break = len(data) > 0 and payload[-1:] in (b"\n", b"\r")
-    if breaks + (0 if ends_with_break else 1) == records:
-        return SourceRows("line", skip + 1)
-    starts = text_rows(bytes(data).decode("utf-8", errors="replace"), sep, skip + 1, records)
-    return SourceRows.of(starts, "line") if starts is not None else None
-
-
-def _head_size(records: int) -> int:
-    """How many bytes a preview of ``records`` lines reads."""
-    return max(sniffing.SAMPLE_BYTES, 512 * records)
-
-
-def _head_bytes(source: Path, records: int) -> bytes:
-    """The start of a file for a preview: about ``records`` lines (at least 64 KiB), cut after a line break."""
-    with source.open("rb") as handle:
-        data = handle.read(_head_size(records))
-        more = handle.read(1)
-    if not more:
-        return data
-    cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
-    return data[: cut + 1] if cut > 0 else data
-
-
-def _parse(payload: bytes, name: str, sep: str, width: int, skip: int, data: bytes, codec: str) -> pa.Table:
-    """The records after the header as a table of ``width`` text columns (nulls for empty cells)."""
-    import pyarrow.csv as pcsv
-
-    names = [f"c{i}" for i in range(width)]
-
-    def blank_or_error(row) -> str:  # whitespace-only lines are skipped, as blank lines are
-        return "skip" if row.text is not None and not row.text.strip() else "error"
-
-    def parse(block_size: int | None) -> pa.Table:
-        return pcsv.read_csv(
-            pa.BufferReader(payload),
-            read_options=pcsv.ReadOptions(column_names=names, skip_rows=skip,
-                                          **({"block_size": block_size} if block_size else {})),
-            parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=True,
-                                            invalid_row_handler=blank_or_error),
-            convert_options=pcsv.ConvertOptions(
-                column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=True, null_values=[""],
-                quoted_strings_can_be_null=True,
-            ),
-        )
-
-    try:
-        try:
-            return parse(None)
-        except pa.ArrowInvalid as exc:
-            if "straddl" not in str(exc):
-                raise
-            try:  # a row longer than the parser's block (1 MiB): once more with the largest block we allow
-                return parse(MAX_ROW_BYTES)
-            except pa.ArrowInvalid as again:
-                if "straddl" in str(again):
-                    raise InputError(f"{name}: a row is longer than {MAX_ROW_BYTES >> 20} MiB, far longer than a "
-                                     "row of a data table; check the file (a missing line break, or a quote that "
-                                     "is never closed).") from None
-                raise
-    except pa.ArrowInvalid as exc:
-        if not payload[_offset_after(payload, skip):].strip():
-            raise InputError(f"{name}: has a header line but no data rows; add at least one row of data.") from None
-        ragged = sniffing.find_ragged(data, codec, sep, width)
-        if ragged is not None:
-            raise _ragged_error(name, *ragged, width) from None
-        raise _library_error(name, "delimited text", exc) from None
-
-
-def _offset_after(payload: bytes, lines: int) -> int:
-    """The byte offset just after the first ``lines`` physical lines (CR, LF or CRLF)."""
-    offset = 0
-    for _ in range(lines):
-        cuts = [i for i in (payload.find(b"\n", offset), payload.find(b"\r", offset)) if i >= 0]
-        if not cuts:
-            return len(payload)
-        offset = min(cuts) + 1
-        if payload[offset - 1 : offset + 1] == b"\r\n":
-            offset += 1
-    return offset
-
-
-def _check_quotes(payload: bytes, text: str, sep: str, name: str) -> None:
-    """A quoted value that is never closed swallows the rest of the file: refuse it by line."""
-    if count_bytes(payload, b'"') % 2 == 0:
-        return
-    line = sniffing.unclosed_quote_line(text, sep)
-    if line is not None:
-        raise InputError(f"{name}: a quoted value starting on line {line} is never closed; add the missing '\"'.")
-
-
-def _finish_names(header: list[str], table: pa.Table, name: str) -> list[str | None]:
-    """The header's names, checked as :func:`_finish` does; None for an unnamed column without data."""
-    names: list[str | None] = list(header)
-    if header:
-        names[0] = header[0].lstrip("\ufeff").strip()
-    for i, column in enumerate(names):
-        if not column and table.column(i).null_count == table.num_rows:
-            names[i] = None
-    _check_names([n or "" for n in names], [i for i, n in enumerate(names) if n is not None], name)
-    return names
-
-
-def _ragged_error(name: str, line: int, fields: int, expected: int) -> InputError:
-    return InputError(
-        f"{name}: line {line} has {fields} field{'s' * (fields != 1)} but the header has {expected}; "
-        f"fix that row (quote values that contain the delimiter) or check the delimiter ({setting_ref('sep')}).",
-        setting="sep", file=name, row=line)
-
-
 def _sheet_names(source: Path, name: str, fmt: str) -> list[str]:
     try:
         if fmt == "xls":
@@ -353,7 +182,7 @@ def _sheet_names(source: Path, name: str, fmt: str) -> list[str]:
             "Excel or LibreOffice and save it as .xlsx (or export it as CSV)."
         ) from None
     except Exception as exc:  # openpyxl/calamine raise zipfile, KeyError, XML, BIFF and their own errors
-        raise _library_error(name, f"an {'.xls' if fmt == 'xls' else '.xlsx'} workbook", exc) from None
+        raise library_error(name, f"an {'.xls' if fmt == 'xls' else '.xlsx'} workbook", exc) from None
 
 
 def sheet_names(path: str | Path) -> list[str]:
@@ -399,7 +228,7 @@ def _read_excel(
     try:
         raw = read_sheet(source, chosen, fmt, None if rows is None else header_row + rows)
     except Exception as exc:
-        raise _library_error(name, f"an {'.xls' if fmt == 'xls' else '.xlsx'} workbook", exc) from None
+        raise library_error(name, f"an {'.xls' if fmt == 'xls' else '.xlsx'} workbook", exc) from None
     raw = raw.dropna(how="all")  # blank rows, as in a text file
     sheet_rows = raw.index.to_numpy(dtype=np.int64) + 1  # each row's number in the sheet (read_sheet's index + 1)
     raw = raw.reset_index(drop=True)
@@ -426,7 +255,7 @@ def _read_stat(
     try:
         frame, meta = reader(str(source), apply_value_formats=True, formats_as_category=False, row_limit=rows or 0)
     except Exception as exc:  # pyreadstat raises ReadstatError / PyreadstatError
-        raise _library_error(name, what, exc) from None
+        raise library_error(name, what, exc) from None
     _integral_to_int(frame)
     labels = TableLabels(
         variable_labels={str(k): str(v) for k, v in (meta.column_names_to_labels or {}).items() if v},
@@ -459,7 +288,7 @@ def _read_parquet(source: Path, name: str, rows: int | None) -> tuple[pd.DataFra
         with open(source, "rb") as handle:  # a handle: pyarrow would read "file:x.parquet" as a URI
             schema = pq.read_schema(handle)
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others
-        raise _library_error(name, "a Parquet file", exc) from None
+        raise library_error(name, "a Parquet file", exc) from None
     for field in schema:
         if pa.types.is_nested(field.type):
             raise InputError(f"{name}: column {field.name!r} holds nested values ({field.type}); a data table needs "
@@ -474,7 +303,7 @@ def _read_parquet(source: Path, name: str, rows: int | None) -> tuple[pd.DataFra
                 batch = next(pq.ParquetFile(handle).iter_batches(batch_size=rows), None)
             frame = batch.to_pandas() if batch is not None else _parquet_frame(source)
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others
-        raise _library_error(name, "a Parquet file", exc) from None
+        raise library_error(name, "a Parquet file", exc) from None
     if not isinstance(frame.index, pd.RangeIndex):
         frame = frame.reset_index()
     return frame, {"format": "parquet"}
@@ -487,27 +316,7 @@ def _finish(frame: pd.DataFrame, name: str) -> pd.DataFrame:
         names[0] = names[0].lstrip("\ufeff").strip()
     frame = frame.set_axis(names, axis=1)
     keep = [i for i, n in enumerate(names) if n or frame.iloc[:, i].notna().any()]
-    _check_names(names, keep, name)
+    check_names(names, keep, name)
     if len(frame) == 0:
         raise InputError(f"{name}: has no data rows; it needs at least one row of data.")
     return frame.iloc[:, keep].reset_index(drop=True)
-
-
-def _check_names(names: list[str], keep: list[int], name: str) -> None:
-    """Refuse a file without columns, a kept column without a name, or two columns of one name."""
-    if not keep:
-        raise InputError(f"{name}: has no columns; it needs a header row naming each column.")
-    unnamed = [str(i + 1) for i in keep if not names[i]]
-    if unnamed:
-        raise InputError(
-            f"{name}: column{'s' * (len(unnamed) > 1)} {', '.join(unnamed)} (counting from 1) "
-            f"ha{'ve' if len(unnamed) > 1 else 's'} no name in the header; give every column a name."
-        )
-    seen: dict[str, int] = {}
-    for index in keep:
-        if names[index] in seen:
-            raise InputError(
-                f"{name}: columns {seen[names[index]]} and {index + 1} are both named {names[index]!r}; "
-                "give every column a different name."
-            )
-        seen[names[index]] = index + 1

@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from ppdp_desktop.core.data import encoding_guess, in_pieces
+from ppdp_desktop.core.data import encoding_guess, in_pieces, tapped
 from ppdp_desktop.core.errors import InputError, setting_ref
 
 CANDIDATES = (",", ";", "\t", "|")
@@ -117,6 +117,45 @@ def decode(data: bytes, encoding: str | None, name: str, source: Path | None = N
         f"{name}: byte 0x{data[error.start]:02X} at offset {error.start} (line {line}) is not valid {tried} "
         f"text; save the file as UTF-8 or set its encoding (for example latin-1) with {setting_ref('encoding')}.",
         setting="encoding", file=name, row=line)
+
+
+def utf8_codec(data: bytes, encoding: str | None, name: str) -> str | None:
+    """The codec ("utf-8", or "utf-8-sig" after a byte-order mark) that :func:`decode` would try first and alone
+    for ``data`` (the file, or its start) when it is UTF-8; None when decode would try another or refuse the bytes
+    (UTF-16, NUL bytes without a UTF-8 byte-order mark). The bytes are not validated here."""
+    given = codec_name(encoding, name) if encoding is not None else None
+    if given is not None and given not in ("utf-8", "utf-8-sig"):
+        return None
+    if given is None and (data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+                          or (not data.startswith(codecs.BOM_UTF8) and b"\x00" in data)):
+        return None
+    return "utf-8-sig" if given == "utf-8-sig" or data.startswith(codecs.BOM_UTF8) else "utf-8"
+
+
+def valid_utf8(data: bytes, encoding: str | None, name: str) -> str | None:
+    """The codec (:func:`utf8_codec`) when :func:`decode` would read ``data`` as UTF-8 and every byte of it is valid
+    UTF-8, told by pyarrow's validator without making the text (issue 34: a 50 MB file is then not held twice, as
+    bytes and as text); None otherwise, and :func:`decode` then reads or refuses the file as it does."""
+    codec = utf8_codec(data, encoding, name)
+    return codec if codec is not None and tapped.utf8_valid(data) else None
+
+
+def sample_bytes(data: bytes, codec: str, partial: bool = False) -> str | None:
+    """``sample_of(data.decode(codec))``, decoding only the start of ``data`` (all of it when the first line is
+    longer than what was decoded). ``partial``: ``data`` is only the start of the file, and None is returned when
+    it is too short to tell the file's sample."""
+    size = 4 * SAMPLE_BYTES  # at least SAMPLE_BYTES characters whatever their width
+    while len(data) > size:
+        head = codecs.getincrementaldecoder(codec)().decode(data[:size], final=False)
+        if len(head) > SAMPLE_BYTES:
+            cut = max(head.rfind("\n", 0, SAMPLE_BYTES), head.rfind("\r", 0, SAMPLE_BYTES))
+            if cut > 0:
+                return sample_of(head)
+            end = _LINE_BREAK.search(head, SAMPLE_BYTES)
+            if end is not None and end.end() < len(head):  # a CR at the very end could be half of a CRLF
+                return head[: end.end()]
+        size *= 4
+    return None if partial else sample_of(data.decode(codec))
 
 
 def decode_unset(data: bytes, name: str, source: Path | None = None) -> str:

@@ -88,3 +88,24 @@ def test_utility_summary_on_the_demo(tmp_path):
     assert summary.workload is not None and summary.workload.n_queries[0] > 0
     assert 0 <= summary.jensen_shannon < 0.1
     assert len(summary.lines()) == 3
+
+
+def test_condition_columns_rules_out_a_many_valued_column_from_its_first_records(monkeypatch):
+    """Issue 34: a column with more than 100 values among its first records is not counted whole (the report's
+    workload on 1M rows counted every identifier, postcode and measurement); the choice stays the definition's."""
+    from ppdp_desktop.core.evaluation import workload
+
+    n = 3 * workload.PREFIX_ROWS
+    rng = np.random.default_rng(5)
+    late = np.where(np.arange(n) < workload.PREFIX_ROWS, 1, np.arange(n) % 500)  # its many values come late
+    frame = pd.DataFrame({"income": rng.integers(0, 10**6, n), "late": late,
+                          "sex": rng.choice(["F", "M", None], n), "one": np.zeros(n)})
+    counted: list[tuple[str, int]] = []
+    nunique = pd.Series.nunique
+    monkeypatch.setattr(pd.Series, "nunique", lambda self, *a, **k: counted.append((self.name, len(self)))
+                        or nunique(self, *a, **k))
+    chosen = condition_columns(frame, exclude=[])
+    definition = [c for c in frame.columns if 1 < frame[c].nunique(dropna=False) <= 100]
+    assert chosen == definition == ["sex"]
+    assert ("income", n) not in counted[: -len(frame.columns)]  # ruled out from its first records alone
+    assert ("late", n) in counted  # few values at first: counted whole, and then ruled out

@@ -109,3 +109,36 @@ def test_condition_columns_rules_out_a_many_valued_column_from_its_first_records
     assert chosen == definition == ["sex"]
     assert ("income", n) not in counted[: -len(frame.columns)]  # ruled out from its first records alone
     assert ("late", n) in counted  # few values at first: counted whole, and then ruled out
+
+
+@pytest.mark.parametrize("wide", [False, True])  # few possible cells (a table of the keys) / many (hashed)
+def test_the_aggregated_workload_gives_the_scans_figures(wide):
+    """Issue 34: single-column conditions answered from the column's marginal table and the cells numbered from a
+    table of their keys give the figures of scanning the records query by query (run_workload), to the last bit."""
+    from ppdp_desktop.core.evaluation.workload import ColumnMarginals, run_workload
+    from ppdp_desktop.core.privacy import reconstruction
+
+    rng = np.random.default_rng(11)
+    n, m = 30_000, 6
+    frame = pd.DataFrame({"sex": rng.choice(["F", "M", None], n), "region": rng.choice(list("ABCDE"), n),
+                          "year": rng.integers(2015, 2020, n).astype(float)})
+    frame.loc[rng.random(n) < 0.05, "year"] = np.nan
+    if wide:  # 100 x 100 possible pairs, 100 present: more possible cells than 4 per record, few real ones
+        frame["a"] = rng.integers(0, 100, n)
+        frame["b"] = frame["a"]
+    true = rng.choice(m, n, p=[0.4, 0.25, 0.15, 0.1, 0.06, 0.04]).astype(np.int64)
+    matrix = retention_matrix(np.full(m, 0.6))
+    released = perturb_codes(true, np.full(m, 0.6), rng)
+    for seed in (0, 3):
+        fast = count_query_error(frame, true, released, matrix, seed=seed)
+        scan = run_workload(frame, true, m, lambda mask: reconstruction.inverse(np.bincount(released[mask], minlength=m),
+                                                                                 matrix), seed=seed)
+        assert fast.n_queries == scan.n_queries and sum(fast.n_queries) > 0
+        np.testing.assert_allclose(fast.mean_error, scan.mean_error, rtol=1e-12)
+    codes = [pd.factorize(frame[c], use_na_sentinel=False)[0] for c in frame.columns]
+    marginals = ColumnMarginals(codes, true, released, m)
+    for column, value in ((0, 2), (1, 4), (2, 0)):  # "sex" None, "region" E, "year" first seen
+        chosen = codes[column] == value
+        got_true, got_released = marginals.counts(column, value)
+        np.testing.assert_array_equal(got_true, np.bincount(true[chosen], minlength=m))
+        np.testing.assert_array_equal(got_released, np.bincount(released[chosen], minlength=m))

@@ -55,3 +55,19 @@ def test_the_warm_up_loads_the_font_and_draws_no_figure(monkeypatch):
     monkeypatch.setattr(figures, "_warmed", False)
     figures.warm_up()
     assert figures._warmed and drawn == []
+
+
+def test_the_figures_import_matplotlib_without_its_3d_toolkit():
+    """A quarter of matplotlib's import is its 3D toolkit, which no figure uses: a report does not import it (in
+    a fresh interpreter, as a job's), no warning says so, and it can still be imported by whoever needs it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, warnings; warnings.simplefilter('error')\n"
+            "from ppdp_desktop.core.evaluation import figures\n"
+            "figures.warm_up(); figures.figure_png(figures.class_size_figure(None, {1: 3, 2: 4}), dpi=30)\n"
+            "assert 'matplotlib.figure' in sys.modules and 'mpl_toolkits.mplot3d' not in sys.modules\n"
+            "import mpl_toolkits.mplot3d\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -28,10 +28,10 @@ MAX_LABEL = 60  # a value's label is cut to this many characters (the tables giv
 
 def _figure(**kwargs: Any) -> Figure:
     """A new matplotlib Figure; matplotlib is imported on first use, so opening the window does not
-    pay for it (the window warms it up right after it is shown)."""
-    from matplotlib.figure import Figure
+    pay for it (the window warms it up right after it is shown), nor for its 3D toolkit (:mod:`.mpl_import`)."""
+    from ppdp_desktop.core.evaluation.mpl_import import import_figure
 
-    return Figure(**kwargs)
+    return import_figure()(**kwargs)
 
 
 def _bar_figure(n_bars: int) -> tuple[Figure, Any]:

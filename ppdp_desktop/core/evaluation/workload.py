@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -42,19 +43,33 @@ PREFIX_ROWS = 4096
 
 
 def condition_columns(frame: pd.DataFrame, exclude: list[str], max_values: int = 100) -> list[str]:
-    """Columns fit for equality conditions: not excluded and with at most ``max_values`` distinct values. A column
-    whose first :data:`PREFIX_ROWS` records already hold more is ruled out from them (identifiers, postcodes,
-    measurements: most columns of a large table), so only the candidates are counted whole."""
-    chosen = []
+    """Columns fit for equality conditions: not excluded and with at most ``max_values`` distinct values (a missing
+    value counted as one). See :func:`encoded_condition_columns`."""
+    return encoded_condition_columns(frame, exclude, max_values)[0]
+
+
+def encoded_condition_columns(frame: pd.DataFrame, exclude: list[str],
+                              max_values: int = 100) -> tuple[list[str], list[tuple[np.ndarray, Any]]]:
+    """:func:`condition_columns` and each chosen column's ``pd.factorize`` (codes in order of first appearance, a
+    missing value a code of its own), which :func:`count_query_error` takes as ``encoded``: each column is
+    hashed once, for its count of values and its codes. A column whose first :data:`PREFIX_ROWS` records already
+    hold more than ``max_values`` values is ruled out from them (identifiers, postcodes, measurements: most
+    columns of a large table)."""
+    chosen: list[str] = []
+    encoded: list[tuple[np.ndarray, Any]] = []
     for c in frame.columns:
         if c in exclude:
             continue
         column = frame[c]
         if len(column) > PREFIX_ROWS and column.iloc[:PREFIX_ROWS].nunique(dropna=False) > max_values:
             continue
-        if 1 < column.nunique(dropna=False) <= max_values:
+        if column.dtype == object and not 1 < column.nunique(dropna=False) <= max_values:
+            continue  # Python objects: counted as pandas counts them (pd.NA and NaN apart)
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        if column.dtype == object or 1 < len(uniques) <= max_values:
             chosen.append(c)
-    return chosen
+            encoded.append((codes, uniques))
+    return chosen, encoded
 
 
 def count_query_error(
@@ -65,8 +80,10 @@ def count_query_error(
     seed: int = 0,
     n_conditions: int = 200,
     selectivities: tuple[float, ...] = SELECTIVITIES,
+    encoded: list[tuple[np.ndarray, Any]] | None = None,
 ) -> WorkloadResult:
-    """Run the workload; ``conditions`` holds the non-sensitive columns aligned with both code arrays.
+    """Run the workload; ``conditions`` holds the non-sensitive columns aligned with both code arrays (``encoded``:
+    their ``pd.factorize``, from :func:`encoded_condition_columns`, not computed again).
 
     The estimator is linear (``P^{-1}`` times the released counts), so the rows are first aggregated into
     cells (one per combination of condition values, with the counts of true and released codes in each):
@@ -76,7 +93,8 @@ def count_query_error(
     if conditions.shape[1] == 0:
         raise ParameterError("The count-query workload needs at least one non-sensitive column with few values.")
     m = matrix.shape[0]
-    encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
+    if encoded is None:
+        encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
     cells = _cells([codes for codes, _ in encoded], m)
     if cells is None:  # about one cell per record: aggregating would not save anything
         return run_workload(

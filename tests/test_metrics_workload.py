@@ -88,3 +88,61 @@ def test_utility_summary_on_the_demo(tmp_path):
     assert summary.workload is not None and summary.workload.n_queries[0] > 0
     assert 0 <= summary.jensen_shannon < 0.1
     assert len(summary.lines()) == 3
+
+
+def test_condition_columns_rules_out_a_many_valued_column_from_its_first_records(monkeypatch):
+    """Issue 34: a column with more than 100 values among its first records is not counted whole (the report's
+    workload on 1M rows counted every identifier, postcode and measurement); the choice stays the definition's."""
+    from ppdp_desktop.core.evaluation import workload
+
+    n = 3 * workload.PREFIX_ROWS
+    rng = np.random.default_rng(5)
+    late = np.where(np.arange(n) < workload.PREFIX_ROWS, 1, np.arange(n) % 500)  # its many values come late
+    frame = pd.DataFrame({"income": rng.integers(0, 10**6, n), "late": late,
+                          "sex": rng.choice(["F", "M", None], n), "one": np.zeros(n)})
+    counted: list[tuple[str, int]] = []
+    nunique, factorize = pd.Series.nunique, workload.pd.factorize
+    monkeypatch.setattr(pd.Series, "nunique", lambda self, *a, **k: counted.append((self.name, len(self)))
+                        or nunique(self, *a, **k))
+    monkeypatch.setattr(workload.pd, "factorize", lambda values, *a, **k: counted.append((values.name, len(values)))
+                        or factorize(values, *a, **k))
+    chosen = condition_columns(frame, exclude=[])
+    whole = [name for name, length in counted if length == n]
+    monkeypatch.undo()
+    definition = [c for c in frame.columns if 1 < frame[c].nunique(dropna=False) <= 100]
+    assert chosen == definition == ["sex"]
+    assert "income" not in whole  # ruled out from its first records alone
+    assert whole == ["late", "sex", "one"]  # few values at first: each counted whole, once
+
+
+@pytest.mark.parametrize("wide", [False, True])  # few possible cells (a table of the keys) / many (hashed)
+def test_the_aggregated_workload_gives_the_scans_figures(wide):
+    """Issue 34: single-column conditions answered from the column's marginal table and the cells numbered from a
+    table of their keys give the figures of scanning the records query by query (run_workload), to the last bit."""
+    from ppdp_desktop.core.evaluation.workload import ColumnMarginals, run_workload
+    from ppdp_desktop.core.privacy import reconstruction
+
+    rng = np.random.default_rng(11)
+    n, m = 30_000, 6
+    frame = pd.DataFrame({"sex": rng.choice(["F", "M", None], n), "region": rng.choice(list("ABCDE"), n),
+                          "year": rng.integers(2015, 2020, n).astype(float)})
+    frame.loc[rng.random(n) < 0.05, "year"] = np.nan
+    if wide:  # 100 x 100 possible pairs, 100 present: more possible cells than 4 per record, few real ones
+        frame["a"] = rng.integers(0, 100, n)
+        frame["b"] = frame["a"]
+    true = rng.choice(m, n, p=[0.4, 0.25, 0.15, 0.1, 0.06, 0.04]).astype(np.int64)
+    matrix = retention_matrix(np.full(m, 0.6))
+    released = perturb_codes(true, np.full(m, 0.6), rng)
+    for seed in (0, 3):
+        fast = count_query_error(frame, true, released, matrix, seed=seed)
+        scan = run_workload(frame, true, m, lambda mask: reconstruction.inverse(np.bincount(released[mask], minlength=m),
+                                                                                 matrix), seed=seed)
+        assert fast.n_queries == scan.n_queries and sum(fast.n_queries) > 0
+        np.testing.assert_allclose(fast.mean_error, scan.mean_error, rtol=1e-12)
+    codes = [pd.factorize(frame[c], use_na_sentinel=False)[0] for c in frame.columns]
+    marginals = ColumnMarginals(codes, true, released, m)
+    for column, value in ((0, 2), (1, 4), (2, 0)):  # "sex" None, "region" E, "year" first seen
+        chosen = codes[column] == value
+        got_true, got_released = marginals.counts(column, value)
+        np.testing.assert_array_equal(got_true, np.bincount(true[chosen], minlength=m))
+        np.testing.assert_array_equal(got_released, np.bincount(released[chosen], minlength=m))

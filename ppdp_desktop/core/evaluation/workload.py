@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,9 +37,39 @@ class WorkloadResult:
         ]
 
 
+#: :func:`condition_columns` first counts the values of this many leading records: more than ``max_values`` there
+#: rules a column out without counting the whole column (a prefix never has more distinct values than the column)
+PREFIX_ROWS = 4096
+
+
 def condition_columns(frame: pd.DataFrame, exclude: list[str], max_values: int = 100) -> list[str]:
-    """Columns fit for equality conditions: not excluded and with at most ``max_values`` distinct values."""
-    return [c for c in frame.columns if c not in exclude and 1 < frame[c].nunique(dropna=False) <= max_values]
+    """Columns fit for equality conditions: not excluded and with at most ``max_values`` distinct values (a missing
+    value counted as one). See :func:`encoded_condition_columns`."""
+    return encoded_condition_columns(frame, exclude, max_values)[0]
+
+
+def encoded_condition_columns(frame: pd.DataFrame, exclude: list[str],
+                              max_values: int = 100) -> tuple[list[str], list[tuple[np.ndarray, Any]]]:
+    """:func:`condition_columns` and each chosen column's ``pd.factorize`` (codes in order of first appearance, a
+    missing value a code of its own), which :func:`count_query_error` takes as ``encoded``: each column is
+    hashed once, for its count of values and its codes. A column whose first :data:`PREFIX_ROWS` records already
+    hold more than ``max_values`` values is ruled out from them (identifiers, postcodes, measurements: most
+    columns of a large table)."""
+    chosen: list[str] = []
+    encoded: list[tuple[np.ndarray, Any]] = []
+    for c in frame.columns:
+        if c in exclude:
+            continue
+        column = frame[c]
+        if len(column) > PREFIX_ROWS and column.iloc[:PREFIX_ROWS].nunique(dropna=False) > max_values:
+            continue
+        if column.dtype == object and not 1 < column.nunique(dropna=False) <= max_values:
+            continue  # Python objects: counted as pandas counts them (pd.NA and NaN apart)
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        if column.dtype == object or 1 < len(uniques) <= max_values:
+            chosen.append(c)
+            encoded.append((codes, uniques))
+    return chosen, encoded
 
 
 def count_query_error(
@@ -49,8 +80,10 @@ def count_query_error(
     seed: int = 0,
     n_conditions: int = 200,
     selectivities: tuple[float, ...] = SELECTIVITIES,
+    encoded: list[tuple[np.ndarray, Any]] | None = None,
 ) -> WorkloadResult:
-    """Run the workload; ``conditions`` holds the non-sensitive columns aligned with both code arrays.
+    """Run the workload; ``conditions`` holds the non-sensitive columns aligned with both code arrays (``encoded``:
+    their ``pd.factorize``, from :func:`encoded_condition_columns`, not computed again).
 
     The estimator is linear (``P^{-1}`` times the released counts), so the rows are first aggregated into
     cells (one per combination of condition values, with the counts of true and released codes in each):
@@ -60,7 +93,8 @@ def count_query_error(
     if conditions.shape[1] == 0:
         raise ParameterError("The count-query workload needs at least one non-sensitive column with few values.")
     m = matrix.shape[0]
-    encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
+    if encoded is None:
+        encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
     cells = _cells([codes for codes, _ in encoded], m)
     if cells is None:  # about one cell per record: aggregating would not save anything
         return run_workload(
@@ -71,12 +105,14 @@ def count_query_error(
     cell, first = cells
     n_cells = len(first)
     if n_cells * m <= MAX_CELL_COUNTS:  # int32 counts and np.take of the selected cells: least memory traffic
-        true_counts = np.bincount(cell * m + true_codes, minlength=n_cells * m).astype(np.int32).reshape(n_cells, m)
-        released_counts = np.bincount(cell * m + released_codes, minlength=n_cells * m).astype(np.int32).reshape(n_cells, m)
+        # each cell's true counts and released counts side by side in one row: one take and one sum a query
+        both = np.empty((n_cells, 2 * m), dtype=np.int32)
+        both[:, :m] = np.bincount(cell * m + true_codes, minlength=n_cells * m).reshape(n_cells, m)
+        both[:, m:] = np.bincount(cell * m + released_codes, minlength=n_cells * m).reshape(n_cells, m)
 
         def counts_of(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return (np.take(true_counts, index, axis=0).sum(axis=0, dtype=np.int64),
-                    np.take(released_counts, index, axis=0).sum(axis=0, dtype=np.int64))
+            total = np.take(both, index, axis=0).sum(axis=0, dtype=np.int64)
+            return total[:m], total[m:]
     else:  # a large domain (diagnosis codes): the (cell, value) counts held sparse, at most one entry a record
         true_sparse = _sparse_counts(cell, true_codes, n_cells, m)
         released_sparse = _sparse_counts(cell, released_codes, n_cells, m)
@@ -87,12 +123,38 @@ def count_query_error(
     cell_codes = [codes[first] for codes, _ in encoded]
     rng = np.random.default_rng(seed)
     errors = QueryErrors(len(true_codes), selectivities, matrix)
+    marginals = ColumnMarginals([codes for codes, _ in encoded], true_codes, released_codes, m)
     for condition in draw_conditions([len(uniques) for _, uniques in encoded], rng, n_conditions):
+        if len(condition) == 1:  # one column: its marginal table (the heaviest queries, a large share of the cells)
+            errors.add(*marginals.counts(*condition[0]))
+            continue
         selected = np.ones(n_cells, dtype=bool)
         for col, value in condition:
             selected &= cell_codes[col] == value
         errors.add(*counts_of(np.flatnonzero(selected)))
     return errors.result()
+
+
+class ColumnMarginals:
+    """The true and released counts of each value of the sensitive column among the records with one value of a
+    condition column: that column's marginal table, counted from the codes with one ``bincount`` each when a
+    single-column condition first asks for it. The same integers as summing the condition's cells, without
+    gathering half the cells for a condition such as "sex = F"."""
+
+    def __init__(self, codes: list[np.ndarray], true_codes: np.ndarray, released_codes: np.ndarray, m: int) -> None:
+        self.codes, self.true_codes, self.released_codes, self.m = codes, true_codes, released_codes, m
+        self.tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def counts(self, column: int, value: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(true counts, released counts)`` over the m values among the records whose ``column`` has code ``value``."""
+        if column not in self.tables:
+            width = int(self.codes[column].max()) + 1 if len(self.codes[column]) else 1
+            base = self.codes[column].astype(np.int64) * self.m
+            self.tables[column] = tuple(  # type: ignore[assignment]
+                np.bincount(base + codes, minlength=width * self.m).reshape(width, self.m)
+                for codes in (self.true_codes, self.released_codes))
+        true, released = self.tables[column]
+        return true[value], released[value]
 
 
 def _sparse_counts(cell: np.ndarray, codes: np.ndarray, n_cells: int, m: int):
@@ -168,10 +230,19 @@ def _cells(codes: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray] | N
             size = len(uniques)
         key = key * width + column
         size *= width
-    cell, uniques = pd.factorize(key)
-    if len(uniques) > n // 2:
-        return None
-    first = np.zeros(len(uniques), dtype=np.int64)
+    if size <= max(4 * n, 1 << 16):  # few possible cells: numbered by a table of the keys, no hashing
+        present = np.zeros(size, dtype=bool)
+        present[key] = True
+        n_cells = int(np.count_nonzero(present))
+        if n_cells > n // 2:
+            return None
+        cell = (np.cumsum(present) - 1)[key]  # cells numbered in key order (sums over cells do not depend on it)
+    else:
+        cell, uniques = pd.factorize(key)
+        n_cells = len(uniques)
+        if n_cells > n // 2:
+            return None
+    first = np.zeros(n_cells, dtype=np.int64)
     first[cell[::-1]] = np.arange(n - 1, -1, -1)  # the first record of each cell (the last write wins)
     return cell.astype(np.int64), first
 

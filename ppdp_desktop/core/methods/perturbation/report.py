@@ -11,7 +11,7 @@ from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.evaluation.figures import distribution_figure, posterior_figure, retention_figure
 from ppdp_desktop.core.evaluation.report_model import MISSING_LABEL, MethodReport, value_label
 from ppdp_desktop.core.evaluation.utility import UtilitySummary, utility_summary
-from ppdp_desktop.core.evaluation.workload import condition_columns, count_query_error
+from ppdp_desktop.core.evaluation.workload import count_query_error, encoded_condition_columns
 from ppdp_desktop.core.methods.perturbation.ldp import epsilon_json
 from ppdp_desktop.core.methods.perturbation.plan import perturb_codes, perturbation_plan
 from ppdp_desktop.core.outcome import Anonymization
@@ -103,9 +103,9 @@ def summarize(result: Anonymization, workload_seed: int = 0) -> UtilitySummary:
     in_simplex = reconstruction.iterative_bayesian(observed, plan.matrix)  # a distribution: for distances
     frame = result.dataset.frame
     exclude = [plan.attribute, *result.dataset.schema.identifiers]
-    columns = condition_columns(frame, exclude)
+    columns, encoded = encoded_condition_columns(frame, exclude)
     workload = (
-        count_query_error(frame[columns], true_codes, released_codes, plan.matrix, seed=workload_seed)
+        count_query_error(frame[columns], true_codes, released_codes, plan.matrix, seed=workload_seed, encoded=encoded)
         if columns
         else None
     )

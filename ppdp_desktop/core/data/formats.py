@@ -213,6 +213,12 @@ def guard_formulas(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         series = table.iloc[:, i]
         if _is_number(series):
             continue
+        if isinstance(series.dtype, pd.CategoricalDtype):  # dictionary codes: the categories guarded, not each cell
+            guarded_codes = _guard_categories(series)
+            if guarded_codes is not None:
+                columns[i] = guarded_codes
+                changed.append(str(table.columns[i]))
+            continue
         text = _text_column(series)
         risky = _needs_guard(text)
         if risky.any():
@@ -229,6 +235,17 @@ def guard_formulas(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         changed += [str(c) for c, n in zip(table.columns, names) if str(c) != n and str(c) not in changed]
         out.columns = names
     return out, changed
+
+
+def _guard_categories(series: pd.Series) -> pd.Categorical | None:
+    """A categorical column with each category a spreadsheet would run as a formula guarded (the cells keep their
+    codes; the guard is one-to-one, so no two categories merge), or None when no category needs it."""
+    categories = _text_column(pd.Series(series.cat.categories))
+    risky = _needs_guard(categories)
+    if not risky.any():
+        return None
+    guarded = categories.where(~risky, FORMULA_GUARD + categories)
+    return pd.Categorical.from_codes(series.cat.codes.to_numpy(), categories=pd.Index(guarded.to_numpy(dtype=object)))
 
 
 def unguard_formulas(frame: pd.DataFrame) -> pd.DataFrame:

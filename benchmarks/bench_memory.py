@@ -119,10 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="rounds of A B (default 2)")
     parser.add_argument("--probe", action="store_true", help="and one probed run: the stack at the peak")
     args = parser.parse_args(argv)
-    if args.data is None:
-        from run import make_csv
-
-        args.data = make_csv(args.rows)
+    if args.data is None:  # made in a child: a child's ru_maxrss keeps its parent's RSS from before its exec, so
+        # generating 5M rows here (2 GB of pandas) would show as every contender's peak
+        made = subprocess.run([sys.executable, "-c", f"import run; print(run.make_csv({args.rows}))"], cwd=HERE,
+                              check=True, capture_output=True, text=True)
+        args.data = Path(made.stdout.strip().splitlines()[-1])
     size = args.data.stat().st_size
     runs: dict[str, list[dict[str, float]]] = {"pyarrow": [], "ppdp": []}
     with tempfile.TemporaryDirectory(prefix="bench_memory_") as tmp:

@@ -100,6 +100,7 @@ class LatticeWalk:
         self.qcache: dict[tuple[int, ...], ClassTable] = {} if self.qbase is None else {self.qbase.levels: self.qbase}
         self.sizes_pass = np.zeros(len(self.grid), dtype=bool)  # class sizes known to be within the limit (monotone)
         self.checked = 0
+        self.probe_credit = len(base)  # rows the join probes may still waste (see :meth:`_probe_joins`)
         self.keep = max(int(keep), 1)
         self.ranked: list[Score] = []  # the best feasible nodes so far, best first, at most ``keep``
 
@@ -215,30 +216,41 @@ class LatticeWalk:
 
         A join is above a cached infeasible node, so it is rolled up from that node's table: small, near the border
         between feasible and infeasible nodes, where the walk's own chain would roll up from the aggregated records.
-        Only joins at most :data:`_JOIN_REACH` levels above ``node``, at most :data:`_JOIN_TRIES` of them (farther ones
-        are mostly feasible: a wasted rollup).
+        Only joins at most :data:`_JOIN_REACH` levels above ``node`` (farther ones are mostly feasible: a wasted rollup),
+        at most :data:`_JOIN_TRIES` of them, from tables at most 1/:data:`_JOIN_SHARE` of the node's own source; and only
+        while the probes have credit: the rows of feasible joins (read for nothing) are taken from it, a node tagged adds
+        its own source's rows (about what its chain would have read), so that on data where joins are mostly feasible
+        the probes soon stop (it starts at the aggregated records' rows).
         """
         held = [(levels, len(table)) for levels, table in self.cache.items() if levels != self.base.levels]
-        if not held:
+        if not held or self.probe_credit <= 0:
             return
         others = np.array([levels[: self.q] for levels, _ in held], dtype=np.int64) - self.low
+        sizes = np.array([size for _, size in held], dtype=np.int64)
         inside = (others >= 0).all(axis=1)
         others[~inside] = 0
-        cached = np.ravel_multi_index(others.T, self.shape)
-        infeasible = inside & (self.suppressed[cached] > self.limit)  # computed infeasible (-1: not computed)
-        joins = np.maximum(others[infeasible], self.grid[node] - self.low)
-        reach = joins.sum(axis=1) - int((self.grid[node] - self.low).sum())
+        here = (self.grid[node] - self.low).astype(np.int64)
+        below = inside & (others <= here).all(axis=1)
+        own = min(len(self.base), int(sizes[below].min()) if below.any() else len(self.base))  # what the node would read
+        useful = inside & (self.suppressed[np.ravel_multi_index(others.T, self.shape)] > self.limit)  # -1: not computed
+        useful &= sizes * _JOIN_SHARE <= own
+        if not useful.any():
+            return
+        joins, sizes = np.maximum(others[useful], here), sizes[useful]
+        reach = joins.sum(axis=1) - int(here.sum())
         targets = np.ravel_multi_index(joins.T, self.shape)
-        sizes = np.array([size for _, size in held], dtype=np.int64)[infeasible]
-        own = len(smallest_below(self.cache, self.levels(node) + self.check.tail))  # what the node's rollup would read
-        near = (reach <= _JOIN_REACH) & ~self.feasible[targets] & (sizes * _JOIN_SHARE <= own)
+        near = (reach <= _JOIN_REACH) & ~self.feasible[targets]
         order = np.lexsort((targets[near], sizes[near], reach[near]))[:_JOIN_TRIES]
-        for target in targets[near][order].tolist():
+        for target, size in zip(targets[near][order].tolist(), sizes[near][order].tolist()):
+            if self.probe_credit <= 0:
+                return
             if self.feasible[target]:  # tagged by a join tried before
                 continue
             if self.infeasible[target] or self.evaluate(target)[0] > self.limit:
+                self.probe_credit += own  # about what the node's chain would have read
                 self._climb(target)
                 return
+            self.probe_credit -= size  # a feasible join: its rows read for nothing
 
     def _search_chain(self, node: int) -> None:
         """The same search before ``node`` itself is evaluated (issue 34): on sparse data the nodes below the optimum

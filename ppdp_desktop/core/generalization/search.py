@@ -15,7 +15,9 @@ accordingly (predictive tagging) and a tagged-infeasible node is skipped. Before
 the walk binary-searches the chain from it to the top for the highest infeasible node on it, whose tag then covers
 that node and a large part of the nodes still to come (on sparse data most nodes below the optimum are infeasible,
 and a node higher up has a smaller table); the node itself is rolled up only when the chain shows nothing above it
-infeasible.
+infeasible. Before that chain, the walk probes the node's joins with cached infeasible nodes (Flash-like: a join is
+above such a node, near the border, and is rolled up from its small table instead of from the aggregated records): one
+found infeasible tags the node (:meth:`LatticeWalk._probe_joins`).
 
 Criteria (:mod:`.criteria`): a node's suppressed records are those :class:`~.judge.NodeCheck` says (classes
 smaller than k, or failing the criteria, whose class tables then carry the sensitive column last). The tags above
@@ -46,6 +48,9 @@ from ppdp_desktop.core.progress import CancelToken, Progress
 
 MAX_NODES = 2_000_000  # lattices beyond this would need too much memory for the tags
 _CACHE_FACTOR = 8  # cached tables may hold this many times the aggregated table's rows
+_JOIN_REACH = 2  # joins probed before a node's chain: at most this many levels above the node
+_JOIN_TRIES = 10  # ... and at most this many of them
+_JOIN_SHARE = 2  # ... rolled up from tables of at most this share (1/2) of the node's own source
 _PROGRESS_EVERY = 64  # nodes between progress reports and cancellation checks
 
 
@@ -95,6 +100,7 @@ class LatticeWalk:
         self.qcache: dict[tuple[int, ...], ClassTable] = {} if self.qbase is None else {self.qbase.levels: self.qbase}
         self.sizes_pass = np.zeros(len(self.grid), dtype=bool)  # class sizes known to be within the limit (monotone)
         self.checked = 0
+        self.probe_credit = len(base)  # rows the join probes may still waste (see :meth:`_probe_joins`)
         self.keep = max(int(keep), 1)
         self.ranked: list[Score] = []  # the best feasible nodes so far, best first, at most ``keep``
 
@@ -119,6 +125,9 @@ class LatticeWalk:
             if self.infeasible[node]:
                 continue
             if self.monotone and not self.feasible[node] and self.suppressed[node] < 0:
+                self._probe_joins(node)  # a node near the border, rolled up from a small cached table, may tag it
+                if self.infeasible[node]:
+                    continue
                 self._search_chain(node)  # a node above it found infeasible tags it without rolling it up
                 if self.infeasible[node]:
                     continue
@@ -200,6 +209,48 @@ class LatticeWalk:
     def _climb(self, node: int) -> None:
         """Binary-search the chain from infeasible ``node`` to the top for its highest infeasible node."""
         self._bisect(self._chain(node), 0)
+
+    def _probe_joins(self, node: int) -> None:
+        """Roll up the joins of ``node`` with cached infeasible nodes (their levels' maxima), nearest first, until one
+        is infeasible, which tags ``node``; then climb its chain (issue 34).
+
+        A join is above a cached infeasible node, so it is rolled up from that node's table: small, near the border
+        between feasible and infeasible nodes, where the walk's own chain would roll up from the aggregated records.
+        Only joins at most :data:`_JOIN_REACH` levels above ``node`` (farther ones are mostly feasible: a wasted rollup),
+        at most :data:`_JOIN_TRIES` of them, from tables at most 1/:data:`_JOIN_SHARE` of the node's own source; and only
+        while the probes have credit: the rows of feasible joins (read for nothing) are taken from it, a node tagged adds
+        its own source's rows (about what its chain would have read), so that on data where joins are mostly feasible
+        the probes soon stop (it starts at the aggregated records' rows).
+        """
+        held = [(levels, len(table)) for levels, table in self.cache.items() if levels != self.base.levels]
+        if not held or self.probe_credit <= 0:
+            return
+        others = np.array([levels[: self.q] for levels, _ in held], dtype=np.int64) - self.low
+        sizes = np.array([size for _, size in held], dtype=np.int64)
+        inside = (others >= 0).all(axis=1)
+        others[~inside] = 0
+        here = (self.grid[node] - self.low).astype(np.int64)
+        below = inside & (others <= here).all(axis=1)
+        own = min(len(self.base), int(sizes[below].min()) if below.any() else len(self.base))  # what the node would read
+        useful = inside & (self.suppressed[np.ravel_multi_index(others.T, self.shape)] > self.limit)  # -1: not computed
+        useful &= sizes * _JOIN_SHARE <= own
+        if not useful.any():
+            return
+        joins, sizes = np.maximum(others[useful], here), sizes[useful]
+        reach = joins.sum(axis=1) - int(here.sum())
+        targets = np.ravel_multi_index(joins.T, self.shape)
+        near = (reach <= _JOIN_REACH) & ~self.feasible[targets]
+        order = np.lexsort((targets[near], sizes[near], reach[near]))[:_JOIN_TRIES]
+        for target, size in zip(targets[near][order].tolist(), sizes[near][order].tolist()):
+            if self.probe_credit <= 0:
+                return
+            if self.feasible[target]:  # tagged by a join tried before
+                continue
+            if self.infeasible[target] or self.evaluate(target)[0] > self.limit:
+                self.probe_credit += own  # about what the node's chain would have read
+                self._climb(target)
+                return
+            self.probe_credit -= size  # a feasible join: its rows read for nothing
 
     def _search_chain(self, node: int) -> None:
         """The same search before ``node`` itself is evaluated (issue 34): on sparse data the nodes below the optimum

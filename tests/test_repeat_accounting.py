@@ -493,3 +493,17 @@ def test_the_attack_on_simulated_records_reaches_the_bound_and_never_exceeds_it(
         frequency, count = (truth[alike] == x).mean(), alike.sum()
         assert abs(frequency - persistent[x]) < 4 * np.sqrt(persistent[x] * (1 - persistent[x]) / count)
     assert np.all(persistent < bound)
+
+
+@PROPERTY
+@given(st.lists(st.integers(0, 2**64 - 1), unique=True, max_size=40), st.data(), st.booleans())
+def test_a_first_release_of_distinct_patients_equals_the_definition(identities, data, persistent):
+    # the shortcut for a project's first release with one record a patient (issue 34: no per-identity folds)
+    n = len(identities)
+    current = records(identities, data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)),
+                      data.draw(st.lists(st.sampled_from([*EPSILONS, np.inf]), min_size=n, max_size=n)))
+    cumulative, matched, unchanged = reference([], current, persistent)
+    found = history([], current, fresh=not persistent)
+    assert np.array_equal(found.cumulative, cumulative) and found.cumulative.dtype == np.float64
+    assert np.array_equal(found.matched, matched) and np.array_equal(found.unchanged, unchanged)
+    assert not np.shares_memory(found.cumulative, current.epsilon)

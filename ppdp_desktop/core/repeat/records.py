@@ -56,15 +56,19 @@ class ReleaseRecords:
         return len(self.identities)
 
     # --- blobs -----------------------------------------------------------------------------------
-    def to_blobs(self) -> dict[str, bytes | None]:
-        """The arrays as little-endian bytes (the ledger's columns); an epsilon the same for every record (the usual
-        case: one release spends one epsilon) is kept once, 8 bytes instead of 8 a record."""
-        blobs: dict[str, bytes | None] = {
-            name: (None if getattr(self, name) is None else getattr(self, name).astype("<u8").tobytes())
+    def to_blobs(self) -> dict[str, memoryview | None]:
+        """The arrays as little-endian bytes (the ledger's columns), views of the arrays where they are little-endian
+        already (5M records: no 40 MB copies per column for sqlite to copy again); an epsilon the same for every
+        record (the usual case: one release spends one epsilon) is kept once, 8 bytes instead of 8 a record."""
+        def little(array: np.ndarray, dtype: str) -> memoryview:
+            return memoryview(np.ascontiguousarray(array, dtype=dtype).data).cast("B")
+
+        blobs: dict[str, memoryview | None] = {
+            name: (None if getattr(self, name) is None else little(getattr(self, name), "<u8"))
             for name in ("identities", "draws", "classes")}
         epsilon = self.epsilon
         constant = len(epsilon) > 0 and bool(np.all(epsilon == epsilon[0]))
-        blobs["epsilon"] = (epsilon[:1] if constant else epsilon).astype("<f8").tobytes()
+        blobs["epsilon"] = little(epsilon[:1] if constant else epsilon, "<f8")
         return blobs
 
     @classmethod

@@ -271,9 +271,15 @@ class Ledger:
                 release_id = cursor.lastrowid
                 if release_id is None:
                     raise sqlite3.OperationalError("no row id was assigned")
-                db.execute("INSERT INTO records (release_id, n_records, identities, draws, epsilon, classes) VALUES "
-                           "(?, ?, ?, ?, ?, ?)", (release_id, len(entry.records), blobs["identities"], blobs["draws"],
-                                                  blobs["epsilon"], blobs["classes"]))
+                sizes = {name: None if blob is None else len(blob) for name, blob in blobs.items()}
+                row_id = db.execute(  # room for the blobs, then written in pieces: sqlite holds no copy of them
+                    "INSERT INTO records (release_id, n_records, identities, draws, epsilon, classes) VALUES "
+                    "(?, ?, zeroblob(?), zeroblob(?), zeroblob(?), CASE WHEN ? IS NULL THEN NULL ELSE zeroblob(?) END)",
+                    (release_id, len(entry.records), sizes["identities"], sizes["draws"], sizes["epsilon"],
+                     sizes["classes"], sizes["classes"])).lastrowid
+                for name, blob in blobs.items():
+                    if blob is not None and len(blob):
+                        _write_blob(db, name, row_id, blob)
             return release_id
 
     def _row(self, entry: LedgerEntry, folder: Path, manifest: str) -> tuple:
@@ -330,3 +336,16 @@ class Ledger:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: bytes of a record blob written at a time (:func:`_write_blob`)
+_BLOB_PIECE = 4 << 20
+
+
+def _write_blob(db: sqlite3.Connection, column: str, row_id: int | None, blob: memoryview) -> None:
+    """Write ``blob`` into the zero-filled ``records.column`` of row ``row_id``, a piece at a time."""
+    if row_id is None:
+        raise sqlite3.OperationalError("no row id was assigned to the records")
+    with db.blobopen("records", column, row_id) as target:
+        for start in range(0, len(blob), _BLOB_PIECE):
+            target.write(blob[start:start + _BLOB_PIECE])

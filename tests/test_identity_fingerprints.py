@@ -34,3 +34,27 @@ def test_an_identifier_column_and_a_repeated_one_agree():
     assert np.array_equal(repeated[0][:50], distinct[0][:50])
     assert np.array_equal(repeated[1][:50], distinct[1][:50])
     assert len(np.unique(distinct[0])) == 5000
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 5000), max_size=300), st.binary(min_size=32, max_size=32))
+def test_ids_made_in_any_order_are_the_records_ids(records, secret):
+    # the in-memory job makes its pseudonyms in the release's shuffled order (issue 34: no shuffled copy)
+    from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
+
+    key = PseudonymKey(secret)
+    made = key.ids_at(np.asarray(records, dtype=np.int64)).to_pylist()
+    in_order = key.ids(0, 5001).to_pylist()
+    assert made == [in_order[i] for i in records]
+    assert key.index_of(made).tolist() == records
+
+
+def test_a_stable_key_makes_no_id_from_an_index():
+    import pytest
+
+    from ppdp_desktop.core.errors import PrivacyError
+    from ppdp_desktop.core.privacy.persistent import PersistentKeys
+    from ppdp_desktop.core.privacy.pseudonyms import StablePseudonymKey
+
+    with pytest.raises(PrivacyError):
+        StablePseudonymKey.from_secret(PersistentKeys(bytes(range(32)))).ids_at(np.arange(3))

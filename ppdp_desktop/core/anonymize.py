@@ -220,9 +220,11 @@ def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:
     return Bound(quasi, bind(frame, randomness))
 
 
-def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -> ReleasedChunk:
+def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int, *,
+                  pseudonyms: bool = True) -> ReleasedChunk:
     """Records ``start, ..., start + len(chunk) - 1`` as released (original order): the plan applied, the
-    quasi-identifiers generalized, identifiers dropped and a pseudonym column first when needed."""
+    quasi-identifiers generalized, identifiers dropped and a pseudonym column first when needed (without
+    ``pseudonyms``, left to the caller when the job's key can make them in the release's order: :func:`anonymize`)."""
     randomness, identities = job.randomness, None
     fingerprints: tuple[np.ndarray, np.ndarray] | None = None
     if job.ledger_keys is not None:
@@ -253,7 +255,9 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int) -
     else:
         quasi = released_quasi(chunk.reset_index(drop=True), job.quasi, None, applied.columns)
     identifiers = pd.DataFrame()
-    if job.needs_pseudonyms:
+    if job.needs_pseudonyms and not (pseudonyms or isinstance(job.pseudonym_key, StablePseudonymKey)):
+        identifiers = chunk[job.schema.identifiers].reset_index(drop=True)
+    elif job.needs_pseudonyms:
         ids = _pseudonyms(job, start, stop, fingerprints)
         if isinstance(job.pseudonym_key, StablePseudonymKey):  # the key keeps each record's id in its record table
             applied.record_secrets[STABLE_RECORD] = ids.to_numpy(dtype=object)
@@ -305,6 +309,14 @@ def _pseudonyms(job: JobPlan, start: int, stop: int, fingerprints: tuple[np.ndar
     return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([ids])), name=job.pseudonym_column)
 
 
+def _shuffled_pseudonyms(job: JobPlan, order: np.ndarray) -> pd.arrays.ArrowStringArray:
+    """The released records' ids in the release's order (record ``order[j]``'s id in row ``j``)."""
+    key = job.pseudonym_key
+    if not isinstance(key, PseudonymKey):  # plan_job always makes one; a stable key's ids come with the records
+        raise PrivacyError("The job has no pseudonym key to make the records' ids with; nothing was released.")
+    return pd.arrays.ArrowStringArray(pa.chunked_array([key.ids_at(order)]))
+
+
 def anonymize(
     dataset: Dataset,
     settings: AnonymizationSettings,
@@ -320,19 +332,21 @@ def anonymize(
     job = plan_job(dataset, settings, subrange(progress, 0.0, 0.3), cancel)
     progress(0.3, "Applying the plan")
     bound = bind_job(job, frame)
-    released = release_chunk(job, bound, frame, 0)
+    released = release_chunk(job, bound, frame, 0, pseudonyms=False)
     cancel.check()
     progress(0.6, "Building the release table")
     order = job.randomness.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
     rows = dictionary_encoded(released.rows, skip=(job.pseudonym_column,))  # text shuffled and written as codes
     table = rows.take(order).reset_index(drop=True)
     del rows
-    released.rows = table.iloc[:0]  # the unshuffled copy is not held beside the shuffled one
-    measure_released(job, lambda cols: [table[cols]], list(table.columns))
-    repeat = repeat_outcome(job, released.records) if released.records is not None else None  # refused past a budget
     identities = None  # the identifiers in record order, shuffled beside the table's pseudonyms when asked
     if job.needs_pseudonyms:
-        identities = released.identifiers.drop(columns=[job.pseudonym_column])
+        identities = released.identifiers.drop(columns=[job.pseudonym_column], errors="ignore")
+        if job.pseudonym_column not in table.columns:  # made in the release's order: no unshuffled copy of them
+            table.insert(0, job.pseudonym_column, _shuffled_pseudonyms(job, order))
+    released.rows = released.identifiers = table.iloc[:0]  # the unshuffled rows and pseudonyms are not held beside
+    measure_released(job, lambda cols: [table[cols]], list(table.columns))  # the shuffled ones
+    repeat = repeat_outcome(job, released.records) if released.records is not None else None  # refused past a budget
     cancel.check()
     progress(0.9, "Measuring the re-identification risk")
     quasi = released.quasi.set_axis(frame.index)

@@ -141,16 +141,33 @@ class PseudonymKey:
             ``stop - start`` distinct strings ``"R" + 32 hex digits``.
         """
         start, stop = _check_range(start, stop)
-        n = stop - start
+        return self._ids_of(stop - start, (np.arange(first, min(first + CHUNK, stop), dtype=np.uint64)
+                                           for first in range(start, stop, CHUNK)))
+
+    def ids_at(self, records: np.ndarray) -> pa.StringArray:
+        """The ids of the records ``records`` (indices in any order: a release's shuffled order), each the id
+        :meth:`ids` gives it; made in that order, so a shuffled release needs no shuffled copy of its ids."""
+        records = np.asarray(records, dtype=np.int64)
+        if len(records) > MAX_IDS_PER_ARRAY:
+            raise ParameterError(f"At most {MAX_IDS_PER_ARRAY:,} ids are made at once; got {len(records):,} (ask in "
+                                 "blocks).")
+        if len(records) and int(records.min()) < 0:
+            raise ParameterError(f"A record index is at least 0; got {int(records.min())}.")
+        return self._ids_of(len(records), (records[first:first + CHUNK].astype(np.uint64)
+                                           for first in range(0, len(records), CHUNK)))
+
+    def _ids_of(self, n: int, parts: Iterable[np.ndarray]) -> pa.StringArray:
+        """The ids of ``n`` records whose indices come in ``parts`` (uint64 arrays), in that order."""
         data = np.empty((n, ID_CHARS), dtype=np.uint8)
-        encryptor = self._cipher().encryptor()
-        for first in range(start, stop, CHUNK):
-            last = min(first + CHUNK, stop)
-            blocks = np.zeros((last - first, 2), dtype=np.uint64)  # high 64 bits 0, low 64 bits the index
-            blocks[:, 1] = np.arange(first, last, dtype=np.uint64)
+        encryptor = self._cipher().encryptor()  # ECB: each block on its own, whatever the parts
+        done = 0
+        for index in parts:
+            blocks = np.zeros((len(index), 2), dtype=np.uint64)  # high 64 bits 0, low 64 bits the index
+            blocks[:, 1] = index
             if np.little_endian:  # the block is big-endian
                 blocks[:, 1].byteswap(inplace=True)
-            _write_ids(data[first - start:last - start], encryptor.update(blocks.tobytes()))
+            _write_ids(data[done:done + len(index)], encryptor.update(blocks.tobytes()))
+            done += len(index)
         return _string_array(data)
 
     # --- id -> index -------------------------------------------------------------------------------
@@ -228,6 +245,10 @@ class StablePseudonymKey(PseudonymKey):
 
     def ids(self, start: int, stop: int) -> pa.StringArray:
         """Refused: a stable id follows the record's identity (:meth:`ids_of`), not its index."""
+        raise PrivacyError("Stable pseudonyms follow each record's identity, not its position; nothing was released.")
+
+    def ids_at(self, records: np.ndarray) -> pa.StringArray:
+        """Refused: a stable id is made from the record's identity (:meth:`ids_of`), never from its index."""
         raise PrivacyError("Stable pseudonyms follow each record's identity, not its position; nothing was released.")
 
     def ids_of(self, first: np.ndarray, second: np.ndarray) -> pa.StringArray:

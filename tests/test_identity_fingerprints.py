@@ -58,3 +58,14 @@ def test_a_stable_key_makes_no_id_from_an_index():
 
     with pytest.raises(PrivacyError):
         StablePseudonymKey.from_secret(PersistentKeys(bytes(range(32)))).ids_at(np.arange(3))
+
+
+def test_a_distinct_column_hashed_in_pieces_is_hashed_as_whole(monkeypatch):
+    from ppdp_desktop.core.privacy import persistent
+
+    frame = pd.DataFrame({"id": pd.Series([f"P{i:05d}" if i % 13 else None for i in range(3000)], dtype="str"),
+                          "ward": pd.Series(["a", "b", "c"] * 1000, dtype="str")})
+    whole = identity_fingerprints(frame, ["id", "ward"])
+    monkeypatch.setattr(persistent, "_PIECE", 7)
+    pieces = identity_fingerprints(frame, ["id", "ward"])
+    assert np.array_equal(whole[0], pieces[0]) and np.array_equal(whole[1], pieces[1])

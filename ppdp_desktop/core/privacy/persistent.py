@@ -139,15 +139,28 @@ def identity_fingerprints(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[
     combined = [np.zeros(len(frame), dtype=np.uint64) for _ in _FINGERPRINT_KEYS]
     for name in columns:
         column = frame[name]
-        codes = None
-        if not mostly_distinct(column):
-            codes, uniques = pd.factorize(column, use_na_sentinel=False)  # few distinct values: hash those alone
-            column = pd.Series(uniques)
-        text = _canonical_text(column)
-        for i, key in enumerate(_FINGERPRINT_KEYS):
-            hashed = pd.util.hash_array(text, hash_key=key, categorize=False).astype(np.uint64)
-            combined[i] = combined[i] * _MIX ^ (hashed if codes is None else hashed[codes])
+        if mostly_distinct(column):  # cell by cell, a piece at a time (5M cells as Python text would be ~400 MB)
+            for start in range(0, len(column), _PIECE):
+                stop = min(start + _PIECE, len(column))
+                hashed = _hashes(column.iloc[start:stop])
+                for i in range(len(combined)):
+                    combined[i][start:stop] = combined[i][start:stop] * _MIX ^ hashed[i]
+            continue
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)  # few distinct values: hash those alone
+        hashed = _hashes(pd.Series(uniques))
+        for i in range(len(combined)):
+            combined[i] = combined[i] * _MIX ^ hashed[i][codes]
     return combined[0], combined[1]
+
+
+#: cells of a mostly distinct column hashed at a time (:func:`identity_fingerprints`)
+_PIECE = 1 << 20
+
+
+def _hashes(column: pd.Series) -> list[np.ndarray]:
+    """Each cell's canonical text hashed under each fingerprint key (SipHash in C)."""
+    text = _canonical_text(column)
+    return [pd.util.hash_array(text, hash_key=key, categorize=False).astype(np.uint64) for key in _FINGERPRINT_KEYS]
 
 
 def mechanism_digests(column: str, labels: Sequence[object], retention: np.ndarray | Sequence[float],

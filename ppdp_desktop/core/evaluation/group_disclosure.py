@@ -71,12 +71,13 @@ def text_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Each cell's code into the column's distinct labels as text (as a recipient reads them: missing as ""), and
     those labels; one factorization, the labels made once per distinct value."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        codes, uniques = column.cat.codes.to_numpy().astype(np.int64), column.cat.categories
+        codes, uniques = column.cat.codes.to_numpy(), column.cat.categories  # one byte a cell, mostly
     else:
         codes, uniques = pd.factorize(column, use_na_sentinel=True)
     labels = np.array([label_text(u) for u in uniques] + [""], dtype=object)
     merged, distinct = pd.factorize(labels)  # two values with one label ("1" and 1.0) are one label
-    return merged[np.where(codes < 0, len(uniques), codes)].astype(np.int64), np.asarray(distinct, dtype=object)
+    # a missing cell's code -1 picks the last label, "": one gather, no int64 copies of the codes beside it
+    return np.asarray(merged, dtype=np.int64)[codes], np.asarray(distinct, dtype=object)
 
 
 def combined_key(codes: list[np.ndarray], n: int) -> np.ndarray:

@@ -23,16 +23,19 @@ _lock = threading.Lock()
 
 def import_figure() -> Any:
     """matplotlib's ``Figure`` class. The first import of ``matplotlib.figure`` goes without the 3D toolkit (the
-    "3d" projection is then not registered); the toolkit itself stays importable afterwards."""
+    "3d" projection is then not registered) where matplotlib allows it (3.9 on; 3.8 imports it unguarded and gets
+    it); the toolkit itself stays importable afterwards."""
     if "matplotlib.figure" not in sys.modules:
         with _lock:
             if "matplotlib.figure" not in sys.modules and MPLOT3D not in sys.modules:
                 sys.modules[MPLOT3D] = None  # type: ignore[assignment]  # an import of it raises ImportError
                 try:
                     import matplotlib.figure  # noqa: F401
+                except ImportError:  # a matplotlib that cannot go without it (3.8 imports it unguarded): with it
+                    pass
                 finally:
                     if sys.modules.get(MPLOT3D, 0) is None:
                         del sys.modules[MPLOT3D]
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # imported now if the import without the toolkit failed
 
     return Figure

@@ -47,8 +47,9 @@ PSEUDONYM_STREAM = "(pseudonyms)"
 KEY_BYTES = 32
 PREFIX = b"R"
 ID_CHARS = len(PREFIX) + 32  # "R" + 32 hexadecimal digits
-#: records per cipher call (16 MiB of blocks): large enough to be fast, small enough to stay in memory
-CHUNK = 1 << 20
+#: records per cipher call (4 MiB of blocks): large enough to be fast, small enough that a 5M-record job does not
+#: peak on the blocks, their cipher text and its hex digits (issue 34)
+CHUNK = 1 << 18
 #: the most ids one Arrow string array holds (its 32-bit offsets address at most 2**31 - 1 bytes)
 MAX_IDS_PER_ARRAY = (2**31 - 1) // ID_CHARS
 _HEX = np.frombuffer(b"".join(b"%02x" % b for b in range(256)), dtype=np.uint16)  # byte -> its two digits

@@ -76,25 +76,12 @@ def digest_file(path: str | Path, stop: threading.Event | None = None) -> FileDi
     return None if found is None else FileDigest(source.name, found[1], found[0])
 
 
-class HashingReader:
-    """A read-only binary file that hashes every byte read from it, in order (for pyarrow's streaming readers,
-    which read a file once from its start to its end). :meth:`digest` is the file's only once the reader has
-    reached the end, having read as many bytes as the file holds."""
+class ForwardReader:
+    """The file protocol pyarrow's ``PythonFile`` uses, for a reader that reads a file once from its start:
+    readable, not seekable, ``tell`` the bytes read so far (``size``), closing its ``handle``."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.handle: BinaryIO = self.path.open("rb")
-        self._sha, self.size, self._ended = hashlib.sha256(), 0, False
-
-    # the file protocol pyarrow's PythonFile uses
-    def read(self, n: int = -1) -> bytes:
-        data = self.handle.read(n)
-        if data:
-            self._sha.update(data)
-            self.size += len(data)
-        elif n != 0:
-            self._ended = True
-        return data
+    handle: BinaryIO
+    size: int
 
     def readable(self) -> bool:
         return True
@@ -114,6 +101,26 @@ class HashingReader:
 
     def close(self) -> None:
         self.handle.close()
+
+
+class HashingReader(ForwardReader):
+    """A read-only binary file that hashes every byte read from it, in order (for pyarrow's streaming readers,
+    which read a file once from its start to its end). :meth:`digest` is the file's only once the reader has
+    reached the end, having read as many bytes as the file holds."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.handle = self.path.open("rb")
+        self._sha, self.size, self._ended = hashlib.sha256(), 0, False
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.handle.read(n)
+        if data:
+            self._sha.update(data)
+            self.size += len(data)
+        elif n != 0:
+            self._ended = True
+        return data
 
     def __enter__(self) -> HashingReader:
         return self

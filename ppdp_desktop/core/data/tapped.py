@@ -15,7 +15,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ppdp_desktop.core.data.digest import FileDigest
+from ppdp_desktop.core.data.digest import FileDigest, ForwardReader
 
 
 def utf8_valid(data: bytes | memoryview) -> bool:
@@ -45,50 +45,30 @@ def whole_characters(data: bytes | memoryview) -> int:
     return len(data)
 
 
-class TappedReader:
+class TappedReader(ForwardReader):
     """A read-only file for pyarrow's parser: ``head`` (bytes already read from ``handle``), then the rest of
     ``handle``. After the parser has read to the end (:attr:`ended`): :attr:`utf8` (every byte valid UTF-8),
     :attr:`nul` (a NUL byte seen), :meth:`breaks` and :attr:`quotes` (counts), :attr:`last` (the last byte) and
     :meth:`digest`."""
 
     def __init__(self, path: Path, head: bytes, handle: BinaryIO) -> None:
-        self.path, self._head, self._handle = path, head, handle
+        self.path, self._head, self.handle = path, head, handle
         self._sha = hashlib.sha256()
         self.size = self.quotes = self._lf = self._cr = 0
         self.utf8, self.nul, self.ended = True, False, False
         self.last = b""
         self._pending = b""  # the start of a character cut by the end of the last block
 
-    # the file protocol pyarrow's PythonFile uses
     def read(self, n: int = -1) -> bytes:
         if self._head:
             block, self._head = (self._head, b"") if n < 0 or n >= len(self._head) else (self._head[:n], self._head[n:])
         else:
-            block = self._handle.read(n)
+            block = self.handle.read(n)
         if block:
             self._tap(block)
         elif n != 0:
             self._end()
         return block
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
-    def writable(self) -> bool:
-        return False
-
-    def tell(self) -> int:
-        return self.size
-
-    @property
-    def closed(self) -> bool:
-        return self._handle.closed
-
-    def close(self) -> None:
-        self._handle.close()
 
     def _tap(self, block: bytes) -> None:
         self._sha.update(block)

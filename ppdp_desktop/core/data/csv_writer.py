@@ -33,12 +33,7 @@ def write_csv(table: pd.DataFrame, path: Path, sep: str, *, bom: bool = False) -
     read the file as UTF-8 (else "Besançon" shows as "BesanÃ§on"). The mark goes into the same
     output stream before the writer streams the rows, so the file is written once.
     """
-    arrow = pa.Table.from_pandas(table, preserve_index=False)
-    options = pacsv.WriteOptions(delimiter=sep, quoting_style="needed")
-    with pa.OSFile(str(path), "wb") as sink:
-        if bom:
-            sink.write(codecs.BOM_UTF8)
-        pacsv.write_csv(arrow, sink, write_options=options)
+    write_csv_batches([pa.Table.from_pandas(table, preserve_index=False)], Path(path), sep, bom=bom)
 
 
 class HashingFile:

@@ -282,12 +282,11 @@ def write_table(
     """
     fmt = _check_format(fmt)
     path = Path(path)
-    if fmt == "csv" and (len(sep) != 1 or sep in "\"\r\n"):
-        raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
+    if fmt == "csv":
+        write_csv_release(table, path, sep, bom=bom)
+        return
     try:
-        if fmt == "csv":
-            write_csv(_arrow_ready(guard_formulas(table)[0]), path, sep, bom=bom, guarded=True)
-        elif fmt == "xlsx":
+        if fmt == "xlsx":
             _write_xlsx(table, path)
         elif fmt == "sav":
             _write_sav(table, path, labels)

@@ -47,9 +47,6 @@ def load_options(args: argparse.Namespace) -> dict[str, object]:
 def load_data(args: argparse.Namespace, path: str | None = None) -> Dataset:
     """The data file ``path`` (default ``args.data``) read with :func:`looked_options`."""
     from ppdp_desktop.core.data.loading import load_table
-    from ppdp_desktop.core.data.memory_pool import return_freed_memory
-
-    return_freed_memory()  # the job's tables, freed, go back to the system at once (its peak memory)
     source = path if path is not None else args.data
     with looked_options(args, source) as options:
         return load_table(source, **options)

@@ -36,10 +36,8 @@ class RunOutcome:
 def load_job(path: str | Path, options: LoadOptions, progress: Progress, cancel: CancelToken) -> Dataset:
     """Read a data file (the loader is one call; progress marks its start and end)."""
     progress(0.0, f"Reading {Path(path).name}")
-    from ppdp_desktop.core.data.memory_pool import return_freed_memory
     from ppdp_desktop.core.streaming.window import load_preview_if_large
 
-    return_freed_memory()  # the job's tables, freed, go back to the system at once (its peak memory)
     dataset = load_preview_if_large(path, options)  # a file too large to hold: its first records only
     if dataset is None:
         dataset = load_table(path, **options)

@@ -20,6 +20,7 @@ from ppdp_desktop.core.data.dataset import Dataset, TableLabels
 from ppdp_desktop.core.data.digest import digest_file
 from ppdp_desktop.core.data.input_files import check_regular
 from ppdp_desktop.core.data.kinds import type_typed_frame
+from ppdp_desktop.core.data.memory_pool import return_freed_memory
 from ppdp_desktop.core.data.schema import Attribute, Role, Schema
 from ppdp_desktop.core.data.source_rows import SourceRows
 from ppdp_desktop.core.data.text_table import MAX_ROW_BYTES, check_names, library_error, read_text
@@ -97,6 +98,7 @@ def load_table(
         If the file is missing, of an unsupported type, unreadable, empty, has no data rows,
         ragged rows, empty or duplicate column names, or a value that does not fit its column's kind.
     """
+    return_freed_memory()  # the job's tables, freed, go back to the system at once (its peak memory)
     source = Path(path)
     name = source.name or str(source)
     suffix = source.suffix.lower()

@@ -344,8 +344,8 @@ def anonymize(
         identities = released.identifiers.drop(columns=[job.pseudonym_column], errors="ignore")
         if job.pseudonym_column not in table.columns:  # made in the release's order: no unshuffled copy of them
             table.insert(0, job.pseudonym_column, _shuffled_pseudonyms(job, order))
-    released.rows = released.identifiers = table.iloc[:0]  # the unshuffled rows and pseudonyms are not held beside
-    measure_released(job, lambda cols: [table[cols]], list(table.columns))  # the shuffled ones
+    released.rows = released.identifiers = pd.DataFrame()  # the unshuffled rows are not held beside the shuffled
+    measure_released(job, lambda cols: [table[cols]], list(table.columns))
     repeat = repeat_outcome(job, released.records) if released.records is not None else None  # refused past a budget
     cancel.check()
     progress(0.9, "Measuring the re-identification risk")

@@ -14,6 +14,18 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
+#: the child scripts' common end: the window runs until its other six pages are made, then returns
+WAIT_FOR_PAGES = """
+def done():  # the other pages are made once their imports are done, on a background thread: wait for them
+    if window.stack.count() == 7:
+        app.quit()
+    else:
+        QTimer.singleShot(50, done)
+
+QTimer.singleShot(50, done)
+app.exec()
+"""
+
 PROBE = """
 import os, sys, tempfile
 from PySide6.QtCore import QSettings, QTimer
@@ -30,15 +42,7 @@ app = QApplication([])
 window = MainWindow(QSettings(os.path.join(tempfile.mkdtemp(), "settings.ini"), QSettings.Format.IniFormat))
 window.show()
 print("SHOWN", window.stack.count(), heavy())
-def done():  # the other pages are made once their imports are done, on a background thread: wait for them
-    if window.stack.count() == 7:
-        app.quit()
-    else:
-        QTimer.singleShot(50, done)
-
-QTimer.singleShot(50, done)
-app.exec()
-print("LATER", window.stack.count(), heavy())
+""" + WAIT_FOR_PAGES + """print("LATER", window.stack.count(), heavy())
 window.close()
 """
 
@@ -156,16 +160,7 @@ MainWindow._add_page = add_page
 app = QApplication([])
 window = MainWindow(QSettings(os.path.join(tempfile.mkdtemp(), "settings.ini"), QSettings.Format.IniFormat))
 window.show()
-
-def done():
-    if window.stack.count() == 7:
-        app.quit()
-    else:
-        QTimer.singleShot(50, done)
-
-QTimer.singleShot(50, done)
-app.exec()
-print("TURNED", ",".join(str(t) for t in turned))
+""" + WAIT_FOR_PAGES + """print("TURNED", ",".join(str(t) for t in turned))
 print("THREADS", ",".join(f"{n}={threads.get(n, 'before')}" for n in WATCHED))
 window.close()
 """

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import xlogy
 
 from ppdp_desktop.core.methods.rr.estimate import inverse_rr_matrix
 from ppdp_desktop.core.methods.rr.risk import apply_axes, max_risk, rr_matrix
@@ -67,6 +66,8 @@ class RiskBound:
 
 def _kl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Kullback-Leibler divergence of Bernoulli(a) from Bernoulli(b), elementwise."""
+    from scipy.special import xlogy  # imported on first use: a job of another method does not pay for scipy
+
     return xlogy(a, a) - xlogy(a, b) + xlogy(1.0 - a, 1.0 - a) - xlogy(1.0 - a, 1.0 - b)
 
 

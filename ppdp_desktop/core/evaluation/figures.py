@@ -218,17 +218,20 @@ def warm_up() -> None:
     the first call does anything; a call while another thread warms up waits for it (so drawing never
     overlaps it). No figure is drawn: the first figure of a run is drawn no slower after this, and drawing
     one here was CPU time every report paid for nothing."""
+    from ppdp_desktop.core.evaluation.mpl_import import collection_paused
+
     global _warmed
     with _warm_lock:
         if _warmed:
             return
-        _figure()  # matplotlib.figure and what it imports
-        from matplotlib import font_manager
-        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401 - the renderer figure_png uses
+        with collection_paused():  # the imports' objects live on: no collection to traverse them meanwhile
+            _figure()  # matplotlib.figure and what it imports
+            from matplotlib import font_manager
+            from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401 - the renderer figure_png uses
 
-        font = font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
-        font.set_size(8, 72)
-        font.set_text("Warm up 0123456789", 0.0)
+            font = font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
+            font.set_size(8, 72)
+            font.set_text("Warm up 0123456789", 0.0)
         _warmed = True
 
 

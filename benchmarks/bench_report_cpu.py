@@ -58,10 +58,9 @@ def main(argv: list[str] | None = None) -> int:
             parts[name] = round(time.thread_time() - clock, 3)
             clock = time.thread_time()
 
-        from ppdp_desktop.core.evaluation.figures import warm_up
+        from ppdp_desktop.core.report.preload import import_report_libraries
 
-        warm_up()
-        import ppdp_desktop.core.report.files  # noqa: F401 - fpdf2 and the renderers
+        import_report_libraries()  # what the job runs on a thread while it loads the data
         lap("imports and font")
         from ppdp_desktop.core.release.package_report import context_of, release_estimates
         from ppdp_desktop.core.report.build import build_report, release_only

@@ -38,13 +38,14 @@ def result(seed: int = 1):
 @pytest.mark.parametrize("report", [True, False])
 def test_the_release_is_read_back_by_pyarrow_cell_for_cell_as_a_recipient_reads_it(tmp_path: Path, monkeypatch,
                                                                                      report: bool) -> None:
-    """The read-back holds every column with a report (which reads them all), only the columns the checks read
-    without one (issue 34), each with the text a recipient's :func:`read_release` gives, and never reads the data
-    file cell by cell into Python strings (``formats.read_table``: pandas' reader)."""
+    """The read-back holds only the columns the checks read, with a report as without one (the package report reads
+    only the estimated column; issue 34), each with the text a recipient's :func:`read_release` gives, and never
+    reads the data file cell by cell into Python strings (``formats.read_table``: pandas' reader). Read with
+    ``every`` column, the quoted and formula-guarded text comes back as the recipient reads it."""
     from ppdp_desktop.core.data import formats
     from ppdp_desktop.core.release import pipeline
     from ppdp_desktop.core.release.package import write_release
-    from ppdp_desktop.core.streaming.readback import columns_checked
+    from ppdp_desktop.core.streaming.readback import columns_checked, read_back
 
     seen = []
     real = pipeline.TableSource.read_back
@@ -65,13 +66,16 @@ def test_the_release_is_read_back_by_pyarrow_cell_for_cell_as_a_recipient_reads_
     held, columns, n, distinct = seen[0]
     assert columns == list(recipient.table.columns)
     checked = columns_checked(recipient.metadata)
-    assert list(held.columns) == (columns if report else [c for c in columns if c in checked])
-    assert "diagnosis" in held.columns and (report or "note" not in held.columns)
+    assert list(held.columns) == [c for c in columns if c in checked]
+    assert "diagnosis" in held.columns and "note" not in held.columns
     assert n == len(recipient.table) == 300 and distinct is True
-    for name in held.columns:
-        assert held[name].astype(str).tolist() == recipient.table[name].tolist(), name
-    if report:
-        assert "zwei\nZeilen" in set(held["note"]) and "=SUM(A1)" in set(held["note"])  # quoted, guard undone
+    every = read_back(out, None, every=True).table
+    assert list(every.columns) == columns
+    for name in every.columns:
+        assert every[name].astype(str).tolist() == recipient.table[name].tolist(), name
+        if name in held.columns:
+            assert held[name].astype(str).tolist() == recipient.table[name].tolist(), name
+    assert "zwei\nZeilen" in set(every["note"]) and "=SUM(A1)" in set(every["note"])  # quoted, guard undone
 
 
 @pytest.mark.parametrize("forged", ["foreign", "swapped"])

@@ -71,3 +71,20 @@ def test_the_figures_import_matplotlib_without_its_3d_toolkit():
             "print('ok')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_bar_figures_place_title_and_value_axis_label_where_matplotlib_would():
+    """The bar figures state where their title and (empty) value-axis label go, so that drawing does not measure
+    every value's label again to place them: the pixels are those of matplotlib's own placement."""
+    values = [f"value {i:02d}" for i in range(45)]
+    counts = np.random.default_rng(2).integers(10, 900_000, 45).astype(float)
+    makers = [lambda: figures.distribution_figure(values, counts, counts * 1.01, counts * 0.98, counts * 1.03),
+              lambda: figures.distribution_figure(values, None, counts, counts * 0.98, counts * 1.03),
+              lambda: figures.retention_figure(values, counts, np.full(45, 0.4), np.eye(45) * 0.4),
+              lambda: figures.posterior_figure(values, np.linspace(0.1, 0.4, 45), np.full(45, 0.5), counts / counts.sum())]
+    for make in makers:
+        stated, auto = make(), make()
+        ax = auto.axes[0]
+        assert ax._autotitlepos is False and ax.yaxis._autolabelpos is False  # what saves the measuring
+        ax._autotitlepos, ax.yaxis._autolabelpos = None, True  # matplotlib's own placement, as before
+        assert np.array_equal(_pixels(figures.figure_png(stated)), _pixels(figures.figure_png(auto)))

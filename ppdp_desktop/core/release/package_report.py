@@ -95,6 +95,14 @@ def release_estimates(release: LoadedRelease, attribute: str) -> dict[str, Any] 
             "high": table["ci_high"].to_numpy()}
 
 
+def report_columns(result: Anonymization) -> list[str]:
+    """The data columns :func:`write_package_report` reads from the read-back release: the one whose counts it
+    estimates (:func:`release_estimates`). The read-back holds these beside the columns the checks read; the other
+    columns, the pseudonyms' text above all, are counted and named only (as without a report)."""
+    sensitive = result.settings.sensitive
+    return [sensitive] if sensitive else []
+
+
 def start_report(result: Anonymization, cancel: CancelToken, model_target: str | None = None) -> Future:
     """Build the custodian's report and draw its figures on a worker thread (they need only the job, not the
     files): much of writing and reading back the release leaves the interpreter free for it."""

@@ -52,6 +52,7 @@ from ppdp_desktop.core.release.package_report import (
     StagedCustodianReport,
     check_custodian_report,
     custodian_report_path,
+    report_columns,
     start_report,
     write_package_report,
 )
@@ -134,7 +135,7 @@ class TableSource(RecordSource):
     def __init__(self, result: Anonymization) -> None:
         self.result = result
         self.fmt = "csv"
-        self.every = True  # read every column back (the package report reads them); without it, what verify checks
+        self.extra: list[str] = []  # read back besides what verify checks: the column the package report estimates
 
     def inputs(self) -> list[str | Path | None]:
         return [self.result.dataset.source]
@@ -149,7 +150,7 @@ class TableSource(RecordSource):
         progress(0.2, "Writing the data")
         result = self.result
         self.fmt = fmt
-        self.every = report
+        self.extra = report_columns(result) if report else []
         if fmt != "csv":
             formats.write_table(result.table, folder / name, fmt, sep=sep, labels=result.dataset.labels, bom=bom)
             cancel.check()
@@ -159,14 +160,14 @@ class TableSource(RecordSource):
         return Written(result, {name: digest}, result.dataset.digest, shape)
 
     def read_back(self, folder: Path) -> LoadedRelease:
-        """The columns as text (every column for the package report; without a report only those the checks read,
-        as the streamed job does); a CSV by pyarrow's reader with the streamed job's pseudonym check (each id led
-        back to its record under the job's key: :func:`~ppdp_desktop.core.streaming.readback.read_back`)."""
+        """The columns the checks read as text (and the package report's: :func:`report_columns`), as the streamed job
+        does; a CSV by pyarrow's reader with the streamed job's pseudonym check (each id led back to its record under
+        the job's key: :func:`~ppdp_desktop.core.streaming.readback.read_back`)."""
         if self.fmt != "csv":
             return read_release(folder)
         from ppdp_desktop.core.streaming.readback import read_back
 
-        return read_back(folder, self.result.pseudonym_key, every=self.every)
+        return read_back(folder, self.result.pseudonym_key, self.extra)
 
     def report_subject(self) -> Anonymization:
         return self.result

@@ -4,16 +4,29 @@ from __future__ import annotations
 import threading
 
 from ppdp_desktop.core.evaluation.figures import warm_up
+from ppdp_desktop.core.evaluation.mpl_import import collection_paused
+
+_lock = threading.Lock()
+_imported = False
+
+
+def import_report_libraries() -> None:
+    """Import the report's libraries (matplotlib, fpdf2 and the renderers) and warm matplotlib up, with the garbage
+    collector off meanwhile (:func:`~ppdp_desktop.core.evaluation.mpl_import.collection_paused`: ~400 modules whose
+    objects live as long as the process, which collections would only traverse). Only the first call does anything."""
+    global _imported
+    with _lock:
+        if _imported:  # once: the modules are imported, and what was alive then is frozen already
+            return
+        with collection_paused():
+            warm_up()
+            import ppdp_desktop.core.report.files  # noqa: F401 - fpdf2 and the renderers
+        _imported = True
 
 
 def prepare_in_background() -> threading.Thread:
-    """Import the report's libraries (matplotlib, fpdf2) and warm matplotlib up on a daemon thread, e.g.
-    while the data loads (reading releases the interpreter lock); ``build_report`` waits for the warm-up
-    before it draws."""
-    def prepare() -> None:
-        warm_up()
-        import ppdp_desktop.core.report.files  # noqa: F401 - fpdf2 and the renderers
-
-    thread = threading.Thread(target=prepare, name="report preparation", daemon=True)
+    """:func:`import_report_libraries` on a daemon thread, e.g. while the data loads (reading releases the
+    interpreter lock); ``build_report`` waits for the warm-up before it draws."""
+    thread = threading.Thread(target=import_report_libraries, name="report preparation", daemon=True)
     thread.start()
     return thread

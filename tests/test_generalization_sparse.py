@@ -6,10 +6,14 @@ table is the largest, first of all).
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.generalization import Hierarchy, exhaustive_generalization, optimal_generalization
+from ppdp_desktop.core.generalization.judge import NodeCheck
+from ppdp_desktop.core.generalization.metrics import Scorer, Utility
 from ppdp_desktop.core.generalization.table import ClassTable, aggregate_records
 
 
@@ -51,3 +55,24 @@ def test_rolled_up_codes_take_the_smallest_integer_type() -> None:
     table = aggregate_records(frame, hierarchies).rollup((1, 1, 0), list(hierarchies.values()))
     assert [c.dtype for c in table.codes] == [np.uint8] * 3  # 20, 15 and 24 labels: one byte per code, not four
     assert table.n_records == len(frame)
+
+
+def test_suppressed_records_are_those_of_the_classes_smaller_than_k() -> None:
+    frame, hierarchies = sparse_data()
+    table = aggregate_records(frame, hierarchies).rollup((1, 1, 1), list(hierarchies.values()))
+    for k in (1, 2, 3, 5, 10**6):
+        assert table.suppressed(k) == int(table.counts[table.counts < k].sum())
+    assert table.suppressed(1) == 0 and table.suppressed(10**6) == len(frame)
+
+
+def test_precision_of_a_node_with_suppressed_classes_is_counted_without_its_labels() -> None:
+    frame, hierarchies = sparse_data()
+    hiers = list(hierarchies.values())
+    base = aggregate_records(frame, hierarchies)
+    table = base.rollup((1, 2, 1), hiers)
+    check = NodeCheck(hiers, 4)
+    verdict = check.verdict(table)
+    assert 0 < verdict.suppressed < len(frame)
+    score = Scorer(base, hiers, Utility()).score(table, verdict)
+    n, s = len(frame), verdict.suppressed  # every cell at level h of H costs h / H, a suppressed one 1
+    assert score.value == sum(Fraction(n * h + (3 - h) * s, 3) for h in (1, 2, 1))

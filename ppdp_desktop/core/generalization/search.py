@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -262,7 +263,8 @@ class LatticeWalk:
 
 def smallest_below(cache: dict[tuple[int, ...], ClassTable], levels: tuple[int, ...]) -> ClassTable:
     """The smallest cached table of a node at or below ``levels`` (the base is always there): the cheapest source."""
-    return min((t for lv, t in cache.items() if all(a <= b for a, b in zip(lv, levels))), key=len)
+    below = [t for lv, t in cache.items() if all(map(operator.le, lv, levels))]
+    return below[0] if len(below) == 1 else min(below, key=len)
 
 
 def remember(cache: dict[tuple[int, ...], ClassTable], table: ClassTable, base: ClassTable) -> None:
@@ -270,7 +272,9 @@ def remember(cache: dict[tuple[int, ...], ClassTable], table: ClassTable, base: 
     times ``base``'s rows: small tables are the cheap sources of many nodes above them."""
     cache[table.levels] = table
     budget = _CACHE_FACTOR * max(len(base), 1 << 14)
-    held = sum(len(t) for t in cache.values())
+    held = sum(map(len, cache.values()))
+    if held <= budget:
+        return
     for levels in sorted(cache, key=lambda lv: -len(cache[lv])):
         if held <= budget:
             break

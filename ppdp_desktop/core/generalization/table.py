@@ -188,8 +188,9 @@ class ClassTable:
         return self._blocks
 
     def suppressed(self, k: int) -> int:
-        """Records in classes smaller than ``k`` (those that suppression removes)."""
-        return int(self.counts[self.counts < k].sum())
+        """Records in classes smaller than ``k`` (those that suppression removes): a dot product with the mask, several
+        times faster than a masked sum (issue 34: most nodes of a search are only counted)."""
+        return int(np.dot(self.counts, self.counts < k))
 
     def rollup(self, levels: Sequence[int], hierarchies: Sequence[Hierarchy],
                columns: Sequence[np.ndarray] | None = None) -> ClassTable:

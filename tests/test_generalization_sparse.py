@@ -76,3 +76,16 @@ def test_precision_of_a_node_with_suppressed_classes_is_counted_without_its_labe
     score = Scorer(base, hiers, Utility()).score(table, verdict)
     n, s = len(frame), verdict.suppressed  # every cell at level h of H costs h / H, a suppressed one 1
     assert score.value == sum(Fraction(n * h + (3 - h) * s, 3) for h in (1, 2, 1))
+
+
+def test_a_table_rolls_up_the_same_after_dropping_its_scratch() -> None:
+    frame, hierarchies = sparse_data()
+    hiers = list(hierarchies.values())
+    middle = aggregate_records(frame, hierarchies).rollup((1, 0, 1), hiers)
+    first = middle.rollup((2, 1, 1), hiers)
+    assert middle._blocks is not None and middle._weights is not None  # kept for the next rollup
+    middle.drop_scratch()
+    assert middle._blocks is None and middle._weights is None
+    again = middle.rollup((2, 1, 1), hiers)
+    assert np.array_equal(again.key, first.key) and np.array_equal(again.counts, first.counts)
+    assert [list(c) for c in again.codes] == [list(c) for c in first.codes]

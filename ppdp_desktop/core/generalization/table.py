@@ -187,6 +187,11 @@ class ClassTable:
                                              dtype=np.int32 if exact and max(radixes) < _INT32_LIMIT else np.intp)
         return self._blocks
 
+    def drop_scratch(self) -> None:
+        """Forget what a rollup from this table keeps to be reused (:attr:`weights`, the block codes): a cached table
+        then holds its keys and counts alone (about half the bytes), and a rollup from it computes them again."""
+        self._weights = self._blocks = None
+
     def suppressed(self, k: int) -> int:
         """Records in classes smaller than ``k`` (those that suppression removes): a dot product with the mask, several
         times faster than a masked sum (issue 34: most nodes of a search are only counted)."""

@@ -78,14 +78,19 @@ def test_precision_of_a_node_with_suppressed_classes_is_counted_without_its_labe
     assert score.value == sum(Fraction(n * h + (3 - h) * s, 3) for h in (1, 2, 1))
 
 
-def test_a_table_rolls_up_the_same_after_dropping_its_scratch() -> None:
+def test_a_compact_table_gives_the_same_counts_and_rolls_up_the_same() -> None:
     frame, hierarchies = sparse_data()
     hiers = list(hierarchies.values())
     middle = aggregate_records(frame, hierarchies).rollup((1, 0, 1), hiers)
-    first = middle.rollup((2, 1, 1), hiers)
+    counts, first = middle.counts.copy(), middle.rollup((2, 1, 1), hiers)
     assert middle._blocks is not None and middle._weights is not None  # kept for the next rollup
-    middle.drop_scratch()
-    assert middle._blocks is None and middle._weights is None
+    middle.compact()
+    assert middle._blocks is None and middle._weights is None and middle._counts.dtype == np.uint8
+    assert middle.counts.dtype == np.int64 and np.array_equal(middle.counts, counts) and len(middle) == len(counts)
+    assert middle.n_records == len(frame) and middle.suppressed(3) == int(counts[counts < 3].sum())
     again = middle.rollup((2, 1, 1), hiers)
     assert np.array_equal(again.key, first.key) and np.array_equal(again.counts, first.counts)
     assert [list(c) for c in again.codes] == [list(c) for c in first.codes]
+    big = ClassTable((0,), (np.arange(3),), np.array([1, 70_000, 5], dtype=np.int64))
+    big.compact()
+    assert big._counts.dtype == np.uint32 and big.counts.tolist() == [1, 70_000, 5]

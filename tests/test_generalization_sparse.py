@@ -11,9 +11,10 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from ppdp_desktop.core.generalization import Hierarchy, exhaustive_generalization, optimal_generalization
+from ppdp_desktop.core.generalization import Hierarchy, exhaustive_generalization, optimal_generalization, search
 from ppdp_desktop.core.generalization.judge import NodeCheck
 from ppdp_desktop.core.generalization.metrics import Scorer, Utility
+from ppdp_desktop.core.generalization.search import LatticeWalk
 from ppdp_desktop.core.generalization.table import ClassTable, aggregate_records
 
 
@@ -94,3 +95,25 @@ def test_a_compact_table_gives_the_same_counts_and_rolls_up_the_same() -> None:
     big = ClassTable((0,), (np.arange(3),), np.array([1, 70_000, 5], dtype=np.int64))
     big.compact()
     assert big._counts.dtype == np.uint32 and big.counts.tolist() == [1, 70_000, 5]
+
+
+def test_a_small_cache_drops_tables_and_keeps_its_count_of_rows(monkeypatch) -> None:
+    frame, hierarchies = sparse_data()
+    keep, dropped = LatticeWalk._keep, []
+
+    def checked_keep(walk, node, table):  # type: ignore[no-untyped-def]
+        expected = len(walk.cache) + (table.levels not in walk.cache)
+        keep(walk, node, table)
+        dropped.append(expected - len(walk.cache))
+        assert walk.held == sum(len(t) for t in walk.cache.values())  # the base's rows included
+        assert walk.rows_at.sum() == walk.held - len(walk.base) and walk.cache[table.levels] is table
+
+    monkeypatch.setattr(LatticeWalk, "_keep", checked_keep)
+    for factor in (0, 8):
+        monkeypatch.setattr(search, "_CACHE_FACTOR", factor)
+        dropped.clear()
+        for k in (2, 5):
+            g = optimal_generalization(frame, hierarchies, k, 0.05)
+            brute = exhaustive_generalization(frame, hierarchies, k, 0.05)
+            assert (g.levels, g.suppressed, g.precision) == (brute.levels, brute.suppressed, brute.precision)
+        assert (sum(dropped) > 0) == (factor == 0)  # 8x 16,384 rows: every table of 3,000 records fits

@@ -203,5 +203,5 @@ class NodeCheck:
         """The number of records ``table``'s node suppresses (for k alone, summed without building the verdict: most
         nodes a search checks are only counted)."""
         if self.judge is None and (self._last is None or self._last[0] is not table):
-            return int(table.counts.sum(where=table.counts < self.k))
+            return table.suppressed(self.k)
         return self.verdict(table).suppressed

@@ -185,10 +185,13 @@ class Scorer:
     def _cell_total(self, costs: list, table: ClassTable, small: np.ndarray) -> Fraction | float:
         exact = costs is self._prec or self.metric != "entropy"
         total: Fraction | float = Fraction(0) if exact else 0.0
+        suppressed = int(table.counts[small].sum()) if exact and small.any() else 0
         for i, (totals, extra, den) in enumerate(costs):
             h = table.levels[i]
             part = totals[h]
-            if small.any():
+            if suppressed and len(extra[h]) and extra[h].min() == extra[h].max():  # one cost for every label (precision)
+                part = part + int(extra[h][0]) * suppressed  # the same integer, without decoding the labels
+            elif small.any():
                 part = part + _dot(table.counts[small], extra[h][table.codes[i][small]], exact)
             total += (self.weights[i] * Fraction(part, den)) if exact else float(self.weights[i]) * part / den
         return total

@@ -31,11 +31,16 @@ node is the same whatever ``keep``: the nodes visited beyond the usual stop all 
 Cost: a node's classes are rolled up from the smallest cached table of a node below it (the aggregated
 records at worst); cached tables are bounded to a few times the aggregated table and dropped largest first (a small
 table is the cheap source of many nodes above it; on sparse data the large ones near the bottom are rarely reused).
+A cached table keeps its keys and its counts in the smallest type, not what a rollup from it builds
+(:meth:`~.table.ClassTable.compact`: 5 to 8 bytes a class instead of up to 28), so that four times as many rows are kept
+in about the same memory as before (issue 34: on sparse data a node's source is then more often a small cached table
+than the aggregated records).
 """
 from __future__ import annotations
 
 import bisect
 import math
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -47,7 +52,7 @@ from ppdp_desktop.core.generalization.table import ClassTable
 from ppdp_desktop.core.progress import CancelToken, Progress
 
 MAX_NODES = 2_000_000  # lattices beyond this would need too much memory for the tags
-_CACHE_FACTOR = 8  # cached tables may hold this many times the aggregated table's rows
+_CACHE_FACTOR = 32  # cached tables may hold this many times the aggregated table's rows
 _JOIN_REACH = 2  # joins probed before a node's chain: at most this many levels above the node
 _JOIN_TRIES = 10  # ... and at most this many of them
 _JOIN_SHARE = 2  # ... rolled up from tables of at most this share (1/2) of the node's own source
@@ -95,6 +100,10 @@ class LatticeWalk:
         self.infeasible = np.zeros(len(self.grid), dtype=bool)  # tagged or computed
         self.feasible = np.zeros(len(self.grid), dtype=bool)
         self.cache: dict[tuple[int, ...], ClassTable] = {base.levels: base}
+        self.recent: tuple[ClassTable, ...] = ()  # the last source and table, not yet compact (see :meth:`evaluate`)
+        self.rows_at = np.zeros(len(self.grid), dtype=np.int64)  # the rows of each node's cached table (0: none)
+        self.held = len(base)  # the rows of every cached table, the base's included
+        self.born = np.zeros(len(self.grid), dtype=np.int64)  # when each node's table was cached (ties: the oldest first)
         # with a carried sensitive column: the classes alone (smaller tables), to reject nodes that fail k first
         self.qbase = base.rollup(base.levels[: self.q], self.hierarchies) if check.tail else None
         self.qcache: dict[tuple[int, ...], ClassTable] = {} if self.qbase is None else {self.qbase.levels: self.qbase}
@@ -165,15 +174,43 @@ class LatticeWalk:
                 self.suppressed[node] = small  # at least this many: enough to know the node is infeasible
                 self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
                 return small, None
-        table = smallest_below(self.cache, levels).rollup(levels, self.check.table_hierarchies)
+        source = self._source(node)
+        table = source.rollup(levels, self.check.table_hierarchies)
+        for old in self.recent:  # cached compact, but for the source and the table last used (often used again at once)
+            if old is not source and old is not self.base:
+                old.compact()
+        self.recent = (source, table)
         self.checked += 1
         s = self.suppressed[node] = self.check.suppressed(table)
-        remember(self.cache, table, self.base)
+        self._keep(node, table)
         if self.monotone and s > self.limit:
             self.infeasible |= (self.grid <= self.grid[node]).all(axis=1)
         elif self.monotone:
             self.feasible |= (self.grid >= self.grid[node]).all(axis=1)
         return int(s), table
+
+    def _source(self, node: int) -> ClassTable:
+        """The smallest cached table of a node at or below ``node`` (the base at worst): the cheapest source."""
+        below = np.flatnonzero((self.rows_at > 0) & (self.grid <= self.grid[node]).all(axis=1))
+        j = int(below[np.lexsort((self.born[below], self.rows_at[below]))[0]]) if len(below) else -1
+        return self.cache[self.levels(j) + self.check.tail] if j >= 0 and self.rows_at[j] < len(self.base) else self.base
+
+    def _keep(self, node: int, table: ClassTable) -> None:
+        """Cache ``table``, then drop the largest other tables (never the base) while the cache holds more than
+        :data:`_CACHE_FACTOR` times the base's rows: small tables are the cheap sources of many nodes above them."""
+        self.cache[table.levels] = table
+        if table.levels == self.base.levels:
+            return  # the base's own node: the base is always kept
+        self.rows_at[node], self.born[node] = len(table), self.checked
+        self.held += len(table)
+        budget = _CACHE_FACTOR * max(len(self.base), 1 << 14)
+        for j in np.lexsort((self.born, -self.rows_at)).tolist() if self.held > budget else ():
+            if self.held <= budget or not self.rows_at[j]:
+                break
+            if j != node:
+                self.held -= int(self.rows_at[j])
+                self.rows_at[j] = 0
+                del self.cache[self.levels(j) + self.check.tail]
 
     def _too_small(self, node: int) -> int:
         """The records of classes smaller than the criteria's smallest class size at ``node``, from the classes
@@ -222,18 +259,14 @@ class LatticeWalk:
         its own source's rows (about what its chain would have read), so that on data where joins are mostly feasible
         the probes soon stop (it starts at the aggregated records' rows).
         """
-        held = [(levels, len(table)) for levels, table in self.cache.items() if levels != self.base.levels]
-        if not held or self.probe_credit <= 0:
+        held = np.flatnonzero(self.rows_at)  # the nodes with a cached table (the base's aside)
+        if not len(held) or self.probe_credit <= 0:
             return
-        others = np.array([levels[: self.q] for levels, _ in held], dtype=np.int64) - self.low
-        sizes = np.array([size for _, size in held], dtype=np.int64)
-        inside = (others >= 0).all(axis=1)
-        others[~inside] = 0
+        others, sizes = (self.grid[held] - self.low).astype(np.int64), self.rows_at[held]
         here = (self.grid[node] - self.low).astype(np.int64)
-        below = inside & (others <= here).all(axis=1)
+        below = (others <= here).all(axis=1)
         own = min(len(self.base), int(sizes[below].min()) if below.any() else len(self.base))  # what the node would read
-        useful = inside & (self.suppressed[np.ravel_multi_index(others.T, self.shape)] > self.limit)  # -1: not computed
-        useful &= sizes * _JOIN_SHARE <= own
+        useful = (self.suppressed[held] > self.limit) & (sizes * _JOIN_SHARE <= own)  # -1: not computed
         if not useful.any():
             return
         joins, sizes = np.maximum(others[useful], here), sizes[useful]
@@ -262,7 +295,8 @@ class LatticeWalk:
 
 def smallest_below(cache: dict[tuple[int, ...], ClassTable], levels: tuple[int, ...]) -> ClassTable:
     """The smallest cached table of a node at or below ``levels`` (the base is always there): the cheapest source."""
-    return min((t for lv, t in cache.items() if all(a <= b for a, b in zip(lv, levels))), key=len)
+    below = [t for lv, t in cache.items() if all(map(operator.le, lv, levels))]
+    return below[0] if len(below) == 1 else min(below, key=len)
 
 
 def remember(cache: dict[tuple[int, ...], ClassTable], table: ClassTable, base: ClassTable) -> None:
@@ -270,7 +304,9 @@ def remember(cache: dict[tuple[int, ...], ClassTable], table: ClassTable, base: 
     times ``base``'s rows: small tables are the cheap sources of many nodes above them."""
     cache[table.levels] = table
     budget = _CACHE_FACTOR * max(len(base), 1 << 14)
-    held = sum(len(t) for t in cache.values())
+    held = sum(map(len, cache.values()))
+    if held <= budget:
+        return
     for levels in sorted(cache, key=lambda lv: -len(cache[lv])):
         if held <= budget:
             break

@@ -142,7 +142,7 @@ class ClassTable:
                  key: np.ndarray | None = None, radixes: Sequence[int] | None = None) -> None:
         if codes is None and (key is None or radixes is None):
             raise ValueError("a class table needs its codes or its keys and radixes")
-        self.levels, self.counts, self.key = levels, counts, key
+        self.levels, self._counts, self.key = levels, counts, key
         self._codes, self._radixes = codes, radixes
         self._weights: np.ndarray | None = None
         self._blocks: tuple[list[tuple[int, int]], list[np.ndarray]] | None = None  # see :meth:`_block_codes`
@@ -155,14 +155,33 @@ class ClassTable:
         return self._codes
 
     @property
+    def counts(self) -> np.ndarray:
+        """The number of records of each class (int64; made again from the compact counts of a cached table)."""
+        counts = self._counts
+        return counts if counts.dtype == np.int64 else counts.astype(np.int64)
+
+    def compact(self) -> None:
+        """Keep :attr:`counts` in the smallest unsigned type that holds them, and forget what a rollup from this table
+        keeps to be reused (:attr:`weights`, the block codes): what a cached table needs (issue 34: a search's cache then
+        holds its keys and counts in 5 to 8 bytes a class instead of 28). Every figure is the same; reading
+        :attr:`counts` or rolling the table up again costs one conversion."""
+        counts = self._counts
+        if counts.dtype == np.int64 and len(counts):
+            top = int(counts.max())
+            small = next((t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max), None)
+            if small is not None and int(counts.min()) >= 0:
+                self._counts = counts.astype(small)
+        self._weights = self._blocks = None
+
+    @property
     def weights(self) -> np.ndarray:
         """:attr:`counts` as float64 (what ``bincount`` weighs with), kept: a table is often rolled up many times."""
         if self._weights is None:
-            self._weights = self.counts.astype(np.float64)
+            self._weights = self._counts.astype(np.float64)
         return self._weights
 
     def __len__(self) -> int:
-        return len(self.counts)
+        return len(self._counts)
 
     @property
     def n_records(self) -> int:
@@ -188,8 +207,9 @@ class ClassTable:
         return self._blocks
 
     def suppressed(self, k: int) -> int:
-        """Records in classes smaller than ``k`` (those that suppression removes)."""
-        return int(self.counts[self.counts < k].sum())
+        """Records in classes smaller than ``k`` (those that suppression removes): a dot product with the mask, several
+        times faster than a masked sum (issue 34: most nodes of a search are only counted)."""
+        return int(np.dot(self.counts, self.counts < k))
 
     def rollup(self, levels: Sequence[int], hierarchies: Sequence[Hierarchy],
                columns: Sequence[np.ndarray] | None = None) -> ClassTable:

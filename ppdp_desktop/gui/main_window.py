@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop import __version__
 from ppdp_desktop.core.data.resources import resources_dir
-from ppdp_desktop.gui import wheel_guard
+from ppdp_desktop.gui import collector, wheel_guard
+from ppdp_desktop.gui.collector import freeze_survivors
 from ppdp_desktop.gui.guide_dialog import GuideDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.load_page import LoadPage
@@ -57,14 +58,16 @@ def _job(name: str) -> str:
 
 
 def _warm_up() -> None:
-    """Start loading matplotlib on a background thread (its module imported only now, not at start-up)."""
-    from ppdp_desktop.core.evaluation.figures import warm_up_in_background
+    """Start loading matplotlib on a background thread (its module imported only now, not at start-up); its
+    objects are frozen once imported (:mod:`~ppdp_desktop.gui.collector`)."""
+    from ppdp_desktop.core.evaluation.figures import warm_up
 
-    warm_up_in_background()
+    threading.Thread(target=lambda: (warm_up(), freeze_survivors()), name="matplotlib warm-up", daemon=True).start()
 
 
 class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
+        freeze_survivors()  # what start-up imported lives on: no full collection walks it again (issue 34)
         super().__init__()
         wheel_guard.install()  # a stray wheel never changes a setting
         self.setWindowTitle(APP_NAME)
@@ -209,6 +212,7 @@ class MainWindow(QMainWindow):
         try:
             for step in STEPS[1:]:
                 step.prepare()
+                freeze_survivors()  # the step's modules, imported now, live on
         except BaseException:  # noqa: BLE001 - the GUI thread imports the step again and shows what failed
             return
 
@@ -405,4 +409,5 @@ class MainWindow(QMainWindow):
             self._pages[1].risk.shutdown()
         for page in self._pages:
             page.shutdown()
+        collector.shared().stop()  # the jobs ended above: no full collection while the window closes
         event.accept()

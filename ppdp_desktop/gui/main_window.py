@@ -77,7 +77,8 @@ class MainWindow(QMainWindow):
         self.state.dataset_changed.connect(self._on_dataset_changed)
         self.state.confirm_discard = self._confirm_discard
         self.projects = ProjectFiles(self)
-        self._warmed_up = False
+        self._shown_once = False
+        self._warmed_up = False  # matplotlib's warm-up started (once every page is made)
         self.guide: GuideDialog | None = None  # the user guide's window, made on first use (F1)
         self.steps = QListWidget()
         self.steps.setToolTip("The steps, in order; a step opens once the ones before it are complete. "
@@ -220,8 +221,12 @@ class MainWindow(QMainWindow):
         """Make the next page once the background thread's imports are done, then come back on the next turn.
 
         Not while the thread runs: both would want the interpreter, and a page made meanwhile would hold the event
-        loop for its own time and the thread's slices of it."""
+        loop for its own time and the thread's slices of it. Once every page is made, matplotlib's warm-up starts
+        (also when a file's arrival made the pages at once)."""
         if len(self._pages) == len(STEPS):
+            if not self._warmed_up:  # matplotlib after the pages: a page made meanwhile would wait for its slices
+                self._warmed_up = True
+                _warm_up()
             return
         if self._preloader is not None and self._preloader.is_alive():
             QTimer.singleShot(PREPARE_POLL_MS, self._build_next_page)  # the imports are still on their way
@@ -394,14 +399,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{stage} — {fraction:.0%}{left}")
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
-        """Once the window is on screen, load matplotlib and its fonts on a background thread, so the first
-        run never pays for them; neither opening the window nor its event loop waits for them (the figures
-        are drawn in the worker and only shown here)."""
+        """Once the window is on screen, make the other pages, then load matplotlib and its fonts on a
+        background thread, so the first run never pays for them; neither opening the window nor its event loop
+        waits for them (the figures are drawn in the worker and only shown here)."""
         super().showEvent(event)
-        if not self._warmed_up:
-            self._warmed_up = True
-            QTimer.singleShot(PAGES_AFTER_MS, self._start_building_pages)  # the other pages once the first is painted
-            QTimer.singleShot(300, _warm_up)  # after the first frames are painted
+        if not self._shown_once:
+            self._shown_once = True
+            # the other pages once the first is painted, then matplotlib (:meth:`_build_next_page`)
+            QTimer.singleShot(PAGES_AFTER_MS, self._start_building_pages)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         self.state.worker.shutdown()

@@ -21,3 +21,13 @@ def test_a_module_that_fails_is_left_for_its_real_use():
     thread = import_in_background("ppdp_desktop_no_such_module", "colorsys")
     thread.join(10)
     assert not thread.is_alive()  # no exception escapes the thread; the page's own import reports it
+
+
+def test_every_module_named_ahead_exists():
+    """A misspelt name would be skipped without a word (the real import reports errors): each one imports."""
+    import importlib
+
+    from ppdp_desktop.gui.preload import EXPORT_MODULES
+
+    for name in EXPORT_MODULES:
+        importlib.import_module(name)

@@ -58,11 +58,17 @@ def _job(name: str) -> str:
 
 
 def _warm_up() -> None:
-    """Start loading matplotlib on a background thread (its module imported only now, not at start-up); its
-    objects are frozen once imported (:mod:`~ppdp_desktop.gui.collector`)."""
+    """Start loading matplotlib on a background thread (its module imported only now, not at start-up), then
+    what an export imports; their objects are frozen once imported (:mod:`~ppdp_desktop.gui.collector`)."""
     from ppdp_desktop.core.evaluation.figures import warm_up
+    from ppdp_desktop.gui.preload import EXPORT_MODULES, import_now
 
-    threading.Thread(target=lambda: (warm_up(), freeze_survivors()), name="matplotlib warm-up", daemon=True).start()
+    def run() -> None:
+        warm_up()
+        freeze_survivors()
+        import_now(*EXPORT_MODULES)
+
+    threading.Thread(target=run, name="matplotlib warm-up", daemon=True).start()
 
 
 class MainWindow(QMainWindow):

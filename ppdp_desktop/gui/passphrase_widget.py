@@ -42,7 +42,7 @@ class PassphraseFields(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        import_in_background("zxcvbn.zxcvbn")  # rating the first character would import it on this thread
+        import_in_background("zxcvbn")  # rating the first character would import it on this thread
         self._inputs: tuple[str, ...] = ()
         self._found = assess("")
         self.first = QLineEdit()

@@ -5,6 +5,7 @@ import gc
 import math
 import threading
 import time
+import weakref
 
 import pytest
 
@@ -162,13 +163,58 @@ def test_eta_and_error_helpers():
     assert message == "Unexpected error: KeyError" and "KeyError" in details
 
 
-def test_collector_freeze_lasts_only_while_a_task_runs(qtbot, worker):
+def test_objects_alive_at_a_task_start_stay_frozen_until_the_window_is_idle(qtbot, worker, monkeypatch):
+    """Frozen when a task starts (its full collections skip them), still frozen after it (a collection right
+    then would pause the window), collected with the rest once no task has run for the idle time."""
+    from ppdp_desktop.gui import collector
+
+    idle = collector.IdleCollector(idle_ms=200)  # its own: threads of other tests' jobs do not hold it back
+    monkeypatch.setattr(collector, "_shared", idle)
+    cycle: list = []
+    cycle.append(cycle)  # garbage only a full collection finds
+    dead = weakref.ref(_Node(cycle))
     release = threading.Event()
     worker.start("hold", lambda progress, cancel: release.wait(5))
     assert gc.get_freeze_count() > 0  # objects alive at start are skipped by full collections
+    del cycle
     with qtbot.waitSignal(worker.finished, timeout=2000):
         release.set()
-    assert gc.get_freeze_count() == 0
+    gc.collect()  # what the program's own collections do: the frozen cycle is not found
+    assert gc.get_freeze_count() > 0 and dead() is not None
+    before = idle.collections
+    qtbot.waitUntil(lambda: idle.collections > before, timeout=3000)
+    assert dead() is None  # the idle collection found it
+    assert gc.get_freeze_count() > 0  # and froze what survived again
+
+
+def test_no_idle_collection_while_another_task_runs(qtbot, worker, monkeypatch):
+    """Two workers (a run and the risk panel's): the first one's end does not collect while the second runs."""
+    from ppdp_desktop.gui import collector
+
+    idle = collector.IdleCollector(idle_ms=50)
+    monkeypatch.setattr(collector, "_shared", idle)
+    other = Worker()
+    try:
+        release, hold = threading.Event(), threading.Event()
+        worker.start("quick", lambda progress, cancel: release.wait(5))
+        other.start("long", lambda progress, cancel: hold.wait(5))
+        before = idle.collections
+        with qtbot.waitSignal(worker.finished, timeout=2000):
+            release.set()
+        qtbot.wait(300)
+        assert idle.collections == before
+        with qtbot.waitSignal(other.finished, timeout=2000):
+            hold.set()
+        qtbot.waitUntil(lambda: idle.collections > before, timeout=3000)
+    finally:
+        other.shutdown(2000)
+
+
+class _Node:
+    """An object that can be weakly referenced, kept alive only by a reference cycle."""
+
+    def __init__(self, cycle: list) -> None:
+        cycle.append(self)
 
 
 def test_abandon_reports_cancelled_at_once_and_drops_the_late_result(qtbot, worker):

@@ -5,6 +5,9 @@ guarantee). A column with blank cells needs a choice before the job can run; the
 """
 from __future__ import annotations
 
+import weakref
+from concurrent.futures import Future, ThreadPoolExecutor
+
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
@@ -34,6 +37,38 @@ IMPUTE_WORDS = {
 }
 
 
+#: counts started ahead (:func:`count_ahead`): (id of the table, column) -> (the table, weakly; the count)
+_ahead: dict[tuple[int, str], tuple[weakref.ref, Future]] = {}
+_counter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ppdp blank cells")
+
+
+def _count(dataset: Dataset, column: str) -> tuple[int, str]:
+    """How many blank cells ``column`` has and their rows in the file, in words."""
+    positions = np.flatnonzero(blank_mask(dataset.frame[column]))
+    return len(positions), rows_text(dataset, positions) if len(positions) else ""
+
+
+def count_ahead(dataset: Dataset, column: str) -> None:
+    """Start counting ``column``'s blank cells on a thread (pyarrow's kernels let go of the interpreter), e.g. when
+    it is tagged sensitive: step 4 shows them for that column by default, and counting a million cells when it
+    opens held the window for 15-20 ms of its ~50 (issue 34). Counts of other tables are dropped."""
+    key = (id(dataset), column)
+    found = _ahead.get(key)
+    if found is not None and found[0]() is dataset:
+        return
+    for other in [k for k, (ref, _f) in _ahead.items() if ref() is not dataset]:
+        del _ahead[other]
+    _ahead[key] = (weakref.ref(dataset), _counter.submit(_count, dataset, column))
+
+
+def _counted(dataset: Dataset, column: str) -> tuple[int, str]:
+    """The count started ahead for ``column`` of this very table (waiting for its end), else counted now."""
+    found = _ahead.get((id(dataset), column))
+    if found is not None and found[0]() is dataset:
+        return found[1].result()
+    return _count(dataset, column)
+
+
 class BlankChoices(QWidget):
     """One row per ticked column with blank cells: how many and their rows in the file, and a combo box of what to do
     with them (the project's ``blanks``); hidden when no ticked column has any."""
@@ -53,8 +88,7 @@ class BlankChoices(QWidget):
         """How many blank cells ``column`` has and their rows in the file, in words (counted once per table)."""
         key = (id(dataset), column)
         if key not in self._found:
-            positions = np.flatnonzero(blank_mask(dataset.frame[column]))
-            self._found[key] = (len(positions), rows_text(dataset, positions) if len(positions) else "")
+            self._found[key] = _counted(dataset, column)
         return self._found[key]
 
     def show_columns(self, dataset: Dataset | None, columns: dict[str, bool], chosen: dict[str, str]) -> None:

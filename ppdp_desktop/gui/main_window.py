@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 
 from ppdp_desktop import __version__
 from ppdp_desktop.core.data.resources import resources_dir
-from ppdp_desktop.gui import wheel_guard
+from ppdp_desktop.gui import collector, wheel_guard
+from ppdp_desktop.gui.collector import freeze_survivors
 from ppdp_desktop.gui.guide_dialog import GuideDialog
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.pages.load_page import LoadPage
@@ -57,14 +58,22 @@ def _job(name: str) -> str:
 
 
 def _warm_up() -> None:
-    """Start loading matplotlib on a background thread (its module imported only now, not at start-up)."""
-    from ppdp_desktop.core.evaluation.figures import warm_up_in_background
+    """Start loading matplotlib on a background thread (its module imported only now, not at start-up), then
+    what an export imports; their objects are frozen once imported (:mod:`~ppdp_desktop.gui.collector`)."""
+    from ppdp_desktop.core.evaluation.figures import warm_up
+    from ppdp_desktop.gui.preload import EXPORT_MODULES, import_now
 
-    warm_up_in_background()
+    def run() -> None:
+        warm_up()
+        freeze_survivors()
+        import_now(*EXPORT_MODULES)
+
+    threading.Thread(target=run, name="matplotlib warm-up", daemon=True).start()
 
 
 class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
+        freeze_survivors()  # what start-up imported lives on: no full collection walks it again (issue 34)
         super().__init__()
         wheel_guard.install()  # a stray wheel never changes a setting
         self.setWindowTitle(APP_NAME)
@@ -74,7 +83,8 @@ class MainWindow(QMainWindow):
         self.state.dataset_changed.connect(self._on_dataset_changed)
         self.state.confirm_discard = self._confirm_discard
         self.projects = ProjectFiles(self)
-        self._warmed_up = False
+        self._shown_once = False
+        self._warmed_up = False  # matplotlib's warm-up started (once every page is made)
         self.guide: GuideDialog | None = None  # the user guide's window, made on first use (F1)
         self.steps = QListWidget()
         self.steps.setToolTip("The steps, in order; a step opens once the ones before it are complete. "
@@ -209,6 +219,7 @@ class MainWindow(QMainWindow):
         try:
             for step in STEPS[1:]:
                 step.prepare()
+                freeze_survivors()  # the step's modules, imported now, live on
         except BaseException:  # noqa: BLE001 - the GUI thread imports the step again and shows what failed
             return
 
@@ -216,8 +227,12 @@ class MainWindow(QMainWindow):
         """Make the next page once the background thread's imports are done, then come back on the next turn.
 
         Not while the thread runs: both would want the interpreter, and a page made meanwhile would hold the event
-        loop for its own time and the thread's slices of it."""
+        loop for its own time and the thread's slices of it. Once every page is made, matplotlib's warm-up starts
+        (also when a file's arrival made the pages at once)."""
         if len(self._pages) == len(STEPS):
+            if not self._warmed_up:  # matplotlib after the pages: a page made meanwhile would wait for its slices
+                self._warmed_up = True
+                _warm_up()
             return
         if self._preloader is not None and self._preloader.is_alive():
             QTimer.singleShot(PREPARE_POLL_MS, self._build_next_page)  # the imports are still on their way
@@ -390,14 +405,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{stage} — {fraction:.0%}{left}")
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
-        """Once the window is on screen, load matplotlib and its fonts on a background thread, so the first
-        run never pays for them; neither opening the window nor its event loop waits for them (the figures
-        are drawn in the worker and only shown here)."""
+        """Once the window is on screen, make the other pages, then load matplotlib and its fonts on a
+        background thread, so the first run never pays for them; neither opening the window nor its event loop
+        waits for them (the figures are drawn in the worker and only shown here)."""
         super().showEvent(event)
-        if not self._warmed_up:
-            self._warmed_up = True
-            QTimer.singleShot(PAGES_AFTER_MS, self._start_building_pages)  # the other pages once the first is painted
-            QTimer.singleShot(300, _warm_up)  # after the first frames are painted
+        if not self._shown_once:
+            self._shown_once = True
+            # the other pages once the first is painted, then matplotlib (:meth:`_build_next_page`)
+            QTimer.singleShot(PAGES_AFTER_MS, self._start_building_pages)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         self.state.worker.shutdown()
@@ -405,4 +420,5 @@ class MainWindow(QMainWindow):
             self._pages[1].risk.shutdown()
         for page in self._pages:
             page.shutdown()
+        collector.shared().stop()  # the jobs ended above: no full collection while the window closes
         event.accept()

@@ -18,6 +18,7 @@ from ppdp_desktop.core.release.passphrase_policy import (
     sealing_problem,
     user_inputs_for,
 )
+from ppdp_desktop.gui.preload import import_in_background
 
 _COLOURS = ("#c0392b", "#d35400", "#b7950b", "#27ae60", "#1e8449")  # by score 0..4
 WEAK_OVERRIDE = "Use this weak passphrase anyway"
@@ -41,6 +42,7 @@ class PassphraseFields(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        import_in_background("zxcvbn")  # rating the first character would import it on this thread
         self._inputs: tuple[str, ...] = ()
         self._found = assess("")
         self.first = QLineEdit()

@@ -43,6 +43,10 @@ NOT_APPLICABLE = "—"
 MAX_VALUE_WIDTH = 360
 
 
+#: the roles :meth:`SensitivityModel.data` answers (as numbers: a set lookup, no enum made per call)
+_ROLES = frozenset(int(r.value) for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole,
+                                          Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.BackgroundRole))
+
 class SensitivityModel(QAbstractTableModel):
     """Adapts a domain and the project's sensitivity choices; emits ``validity_changed``."""
 
@@ -160,8 +164,8 @@ class SensitivityModel(QAbstractTableModel):
         return base | Qt.ItemFlag.ItemIsEditable if index.column() in (RHO1, RHO2, CHOICE) else base
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or self.domain is None:
-            return None
+        if role not in _ROLES or not index.isValid() or self.domain is None:
+            return None  # the other roles first and at once: a paint asks each cell for ten (issue 34)
         row, col = index.row(), index.column()
         bad = self.invalid.get((row, col))
         # a row whose typed pair is not valid has no gamma, status or retention to show: a dash says so

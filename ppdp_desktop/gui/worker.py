@@ -10,7 +10,6 @@ cancels the old one, and the old one's late reports are ignored (a generation co
 """
 from __future__ import annotations
 
-import gc
 import math
 import sys
 import threading
@@ -23,6 +22,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ppdp_desktop.core.errors import Cancelled, PPDPError, os_error_message
 from ppdp_desktop.core.progress import CancelToken
+from ppdp_desktop.gui import collector
 from ppdp_desktop.gui.wording import window_name
 
 Job = Callable[[Callable[..., None], CancelToken], Any]
@@ -139,6 +139,7 @@ class Worker(QObject):
             old = self._task
             old.token.cancel()
             self._task = None
+            collector.shared().job_ended()
             self.cancelled.emit(old.name)
         self._generation += 1
         task = _Task(self._generation, name, fn, self._post)
@@ -147,9 +148,9 @@ class Worker(QObject):
         self._shown = None
         self.started.emit(name)
         # Objects alive now (the GUI, the loaded data) move to the collector's permanent generation, so a
-        # full collection triggered by the job's allocations cannot pause the GUI thread for long.
-        # They are unfrozen when the task ends, so cycles among them (old figures) are still collected.
-        gc.freeze()
+        # full collection triggered by the job's allocations cannot pause the GUI thread for long; cycles
+        # among them that die later (old figures) are collected once no job has run for a while.
+        collector.shared().job_started(task.thread)
         task.thread.start()
         self._poll.start()
 
@@ -172,7 +173,7 @@ class Worker(QObject):
         self._generation += 1  # its outcome, when it comes, belongs to no task
         self._task = None
         self._poll.stop()
-        gc.unfreeze()
+        collector.shared().job_ended()
         self.cancelled.emit(task.name)
 
     def is_running(self) -> bool:
@@ -194,9 +195,10 @@ class Worker(QObject):
         """Cancel and wait (from the main window's ``closeEvent``); nothing is delivered afterwards."""
         self.cancel()
         self._generation += 1  # late reports of the stopped task are ignored
+        if self._task is not None:
+            collector.shared().job_ended()
         self._task = None
         self._poll.stop()
-        gc.unfreeze()
         return self.wait(timeout_ms)
 
     # --- plumbing ---------------------------------------------------------------------------
@@ -224,7 +226,7 @@ class Worker(QObject):
             return
         self._task = None
         self._poll.stop()
-        gc.unfreeze()
+        collector.shared().job_ended()
         if kind == "finished":
             self.finished.emit(task.name, payload)
         elif kind == "errored":

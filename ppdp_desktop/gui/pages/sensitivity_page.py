@@ -24,6 +24,7 @@ from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.domain import CategoricalDomain, encode_column
 from ppdp_desktop.core.errors import PPDPError
 from ppdp_desktop.core.methods import get_method
+from ppdp_desktop.gui.dp_blanks import count_ahead
 from ppdp_desktop.gui.pages.base import WizardPage
 from ppdp_desktop.gui.sensitivity_model import SensitivityModel, fit_value_column
 from ppdp_desktop.gui.state import WizardState
@@ -195,6 +196,7 @@ class SensitivityPage(WizardPage):
         if self._ahead is not None and self._ahead[0] is dataset and self._ahead[1] == sensitive:
             return
         self._ahead = (dataset, sensitive, self._counter.submit(count_values, dataset, sensitive))
+        count_ahead(dataset, sensitive)  # step 4's blank cells of it, as its values here
 
     def shutdown(self) -> None:
         self._ahead = None

@@ -19,6 +19,10 @@ from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.privacy.persistent import mechanism_digests
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
+#: :meth:`SubtableBlocks.entries` looks the records' keys up in a dense table of every (sub-table, value) key when
+#: there are at most this many (8 bytes each), else by binary search
+DENSE_KEYS = 1 << 22
+
 if TYPE_CHECKING:
     from scipy import sparse
 
@@ -82,6 +86,11 @@ class SubtableBlocks:
         """The entry of each record (its sub-table, its value); -1 where the value is not one of its sub-table's."""
         keys = np.repeat(np.arange(self.n_subtables, dtype=np.int64), self.sizes) * self.m + self.values  # ascending
         wanted = np.asarray(subtable, dtype=np.int64) * self.m + np.asarray(codes, dtype=np.int64)
+        space = self.n_subtables * self.m
+        if len(wanted) and space <= DENSE_KEYS and int(wanted.min()) >= 0 and int(wanted.max()) < space:
+            lookup = np.full(space, -1, dtype=np.int64)  # every (sub-table, value) key: its entry, or -1
+            lookup[keys] = np.arange(len(keys), dtype=np.int64)
+            return lookup[wanted]  # one gather instead of a binary search per record
         position = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
         return np.where(keys[position] == wanted, position, -1)
 

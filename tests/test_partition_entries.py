@@ -31,3 +31,13 @@ def test_dense_lookup_equals_the_binary_search(n_sub, m, n, seed):
     inside = dense >= 0
     assert np.array_equal(blocks.values[dense[inside]], codes[inside])
     assert np.array_equal(held[subtable, codes], inside)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 300), st.integers(1, 70000), st.integers(1, 50), st.integers(0, 2**32 - 1))
+def test_records_ordered_by_value_then_key_as_lexsort_orders_them(n, m, distinct_keys, seed):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, m, n).astype(np.int64)
+    keys = rng.integers(0, distinct_keys, n).astype(np.uint64) * np.uint64(2**40)  # ties among the keys
+    expected = np.lexsort((np.arange(n), keys, codes))
+    assert np.array_equal(blocks_module._by_value_then_key(codes, keys), expected)

@@ -5,7 +5,8 @@
 
 Each round runs the pyarrow floor once, then each method on tree A and tree B (A B in even rounds, B A in odd
 ones), as bench_floor.py runs it (its ``METHOD_ARGS`` and ``PYARROW_FLOOR`` on run.py's 1M x 10 file, seed 34,
-``--no-report``, a fresh ``PPDP_DATA_DIR`` each run), and times the child process (CPU s user + system, and wall).
+``--no-report``, a fresh ``PPDP_DATA_DIR`` each run) from the tree's folder (``python -m`` puts the working
+directory before ``PYTHONPATH``), and times the child process (CPU s user + system, and wall).
 ``PYTHONDONTWRITEBYTECODE`` is passed on as it is set; clear both trees' ``__pycache__`` first (or let both write
 them), or one tree pays for compiling the app and the other does not. Prints one JSON object: every run, the best
 CPU of each, and each method's best over the best floor per tree.
@@ -56,7 +57,12 @@ def main(argv: list[str] | None = None) -> int:
                     cmd = [sys.executable, "-m", "ppdp_desktop", "anonymize", str(data), "--out", str(work / "release"),
                            "--seed", "34", "--no-report", "--quiet", "--method", method,
                            *(a.format(work=work) for a in METHOD_ARGS[method])]
-                    cpu, wall = child_time.timed(cmd, env, f"bench_methods_ab {method} {tree}")
+                    here = os.getcwd()
+                    os.chdir(trees[tree])  # `python -m` puts the working directory first on sys.path, before PYTHONPATH
+                    try:
+                        cpu, wall = child_time.timed(cmd, env, f"bench_methods_ab {method} {tree}")
+                    finally:
+                        os.chdir(here)
                     runs.setdefault(f"{method} {tree}", []).append((round(cpu, 2), round(wall, 2)))
                     print(f"[bench_methods_ab] round {r + 1}: {method} {tree} {cpu:.2f} CPU s", file=sys.stderr)
     floor = min(c for c, _ in runs["pyarrow"])

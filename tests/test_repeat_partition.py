@@ -237,3 +237,21 @@ def test_a_damaged_layout_is_not_kept():
     for broken in ({**state, "stages": []}, {**state, "counts": [0] * len(state["counts"])},
                    {**state, "indices": [99] * len(state["indices"])}, {k: v for k, v in state.items() if k != "indptr"}):
         assert kept_partition(broken, counts, 0.1, 0.5) is None
+
+
+def test_the_in_memory_job_fingerprints_its_records_once_and_releases_the_same(monkeypatch):
+    """bind_job's identity fingerprints (the deal's persistent draws) are those release_chunk uses for the same
+    table: computed once, and the release is the one computed twice gives."""
+    import ppdp_desktop.core.anonymize as job_module
+
+    frame = _skewed(3000)
+    computed = job_module.identity_fingerprints
+    calls: list[int] = []
+    monkeypatch.setattr(job_module, "identity_fingerprints", lambda *a: calls.append(1) or computed(*a))
+    once = anonymize(Dataset(frame), _settings("dx", "id", 0.1, 0.5, seed=3))
+    assert len(calls) == 1
+    bind = job_module.bind_job
+    monkeypatch.setattr(job_module, "bind_job", lambda job, table, **_: bind(job, table))  # nothing kept
+    twice = anonymize(Dataset(frame), _settings("dx", "id", 0.1, 0.5, seed=3))
+    assert len(calls) == 3
+    pd.testing.assert_frame_equal(once.table, twice.table)

@@ -98,3 +98,15 @@ def test_errors():
         kl_divergence(np.ones(2), np.array([-1.0, 0.0]))
     with pytest.raises(ParameterError):
         groupby_relative_error(np.zeros(3), np.ones(3))
+
+
+def test_rr_release_checks_do_not_import_scipy_stats():
+    """rr's group-disclosure measurement imports this module on every rr job; scipy.stats (~1 s to import) is
+    imported only where the uncertainty coefficient is computed."""
+    import subprocess
+    import sys
+
+    code = ("import sys, ppdp_desktop.core.methods.rr.evaluation as e, ppdp_desktop.core.evaluation.tensor_metrics; "
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"

@@ -98,6 +98,10 @@ class Bound:
 
     quasi: pd.DataFrame | None = None
     plan: Any = None
+    #: the identity fingerprints computed while binding, and of which table (the in-memory job's release_chunk
+    #: gets that very table: they are not computed twice)
+    fingerprints: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    fingerprinted: pd.DataFrame | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -203,8 +207,10 @@ def prepare_extras(method: Method, progress: Progress, cancel: CancelToken) -> d
     return {"progress": progress, "cancel": cancel} if "progress" in parameters and "cancel" in parameters else {}
 
 
-def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:
-    """The decisions that need every record (``frame``: the plan's columns of the whole table, in order)."""
+def bind_job(job: JobPlan, frame: pd.DataFrame, *, keep_fingerprints: bool = False) -> Bound:
+    """The decisions that need every record (``frame``: the plan's columns of the whole table, in order).
+    ``keep_fingerprints``: the identity fingerprints computed here (persistent draws) are kept with ``frame`` in
+    the result, for :func:`release_chunk` of that very table (the in-memory job); a streamed job does not hold them."""
     quasi = job.generalization.apply(frame[job.generalization.columns]) if job.generalization is not None else None
     bind = getattr(job.plan, "bind", None)
     if bind is None:
@@ -216,7 +222,10 @@ def bind_job(job: JobPlan, frame: pd.DataFrame) -> Bound:
             raise ParameterError(f"{job.method.title} deals the records with persistent randomness, which needs the "
                                  f"columns that tell who a record is ({', '.join(missing)}) in the plan's pass; tag an "
                                  f"identifier column in {setting_ref('identifiers')}.", setting="identifiers")
-        randomness = randomness.with_records(keys, keys.identities(frame, job.identity_columns), 0)
+        fingerprints = identity_fingerprints(frame, job.identity_columns)
+        randomness = randomness.with_records(keys, keys.keyed_identities(*fingerprints), 0)
+        if keep_fingerprints:
+            return Bound(quasi, bind(frame, randomness), fingerprints, frame)
     return Bound(quasi, bind(frame, randomness))
 
 
@@ -228,7 +237,8 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int, *
     randomness, identities = job.randomness, None
     fingerprints: tuple[np.ndarray, np.ndarray] | None = None
     if job.ledger_keys is not None:
-        fingerprints = identity_fingerprints(chunk, job.identity_columns)
+        fingerprints = (bound.fingerprints if bound.fingerprints is not None and bound.fingerprinted is chunk
+                        else identity_fingerprints(chunk, job.identity_columns))
         identities = job.ledger_keys.keyed_identities(*fingerprints)
         keys = job.settings.repeat.keys
         if keys is not None and job.persistent_draws:  # bound to the records' identities under the custodian secret
@@ -331,8 +341,9 @@ def anonymize(
     frame = dataset.frame
     job = plan_job(dataset, settings, subrange(progress, 0.0, 0.3), cancel)
     progress(0.3, "Applying the plan")
-    bound = bind_job(job, frame)
+    bound = bind_job(job, frame, keep_fingerprints=True)
     released = release_chunk(job, bound, frame, 0, pseudonyms=False)
+    bound.fingerprints = bound.fingerprinted = None
     cancel.check()
     progress(0.6, "Building the release table")
     order = job.randomness.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed

@@ -216,7 +216,8 @@ def released_quasi(frame: pd.DataFrame, quasi: list[str], generalization: Genera
     suppressed) when a generalization was chosen, else as the method leaves them."""
     if generalization is not None:
         return generalization.apply(frame[generalization.columns])
-    return pd.DataFrame({c: columns[c] if c in columns else frame[c].to_numpy() for c in quasi}, index=frame.index)
+    # a column the method leaves as it is keeps its array (Arrow text stays Arrow text: no Python string per cell)
+    return pd.DataFrame({c: columns[c] if c in columns else frame[c].array for c in quasi}, index=frame.index)
 
 
 def measure(frame: pd.DataFrame, released: pd.DataFrame, written: pd.DataFrame, quasi: list[str],

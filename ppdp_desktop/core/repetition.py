@@ -66,6 +66,20 @@ def planned_identity(settings: AnonymizationSettings, columns: Sequence[str]) ->
     return identity_columns(settings, columns, protected)
 
 
+def class_digests(quasi: pd.DataFrame) -> np.ndarray:
+    """Each record's digest of its released quasi-identifier class: pandas' hash of the columns as text. Columns held
+    as categories (the generalized ones) are hashed through their categories' text, with no string made per cell
+    (the same digests: pandas hashes a categorical by its categories); any other frame, or a missing cell, as text
+    cell by cell."""
+    if all(isinstance(quasi[c].dtype, pd.CategoricalDtype) for c in quasi.columns) and not quasi.isna().to_numpy().any():
+        as_text = [quasi[c].cat.categories.astype("string") for c in quasi.columns]
+        if all(t.is_unique and not t.isna().any() for t in as_text):
+            coded = pd.DataFrame({i: pd.Categorical.from_codes(quasi[c].cat.codes, t)
+                                  for i, (c, t) in enumerate(zip(quasi.columns, as_text))}, index=quasi.index)
+            return pd.util.hash_pandas_object(coded, index=False).to_numpy(dtype=np.uint64)
+    return pd.util.hash_pandas_object(quasi.astype("string"), index=False).to_numpy(dtype=np.uint64)
+
+
 def chunk_records(job: JobPlan, identities: np.ndarray, applied: Applied, quasi: pd.DataFrame) -> ReleaseRecords:
     """A chunk's records as the ledger keeps them: keyed identity digests, the digest of what was drawn (of the
     mechanisms when the draws were persistent; fresh random digests, which never repeat, otherwise), the epsilon
@@ -82,7 +96,7 @@ def chunk_records(job: JobPlan, identities: np.ndarray, applied: Applied, quasi:
     epsilon = np.full(n, job.release_epsilon, dtype=np.float64)
     classes = None
     if job.generalization is not None and job.quasi:
-        classes = pd.util.hash_pandas_object(quasi[job.quasi].astype("string"), index=False).to_numpy(dtype=np.uint64)
+        classes = class_digests(quasi[job.quasi])
     return ReleaseRecords(identities, draws, epsilon, classes, applied.rederived)
 
 

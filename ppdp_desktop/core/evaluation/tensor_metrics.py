@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from itertools import combinations
 
 import numpy as np
-from scipy.stats import entropy
 
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.evaluation.metrics import FLOOR, as_distribution, relative_errors
@@ -72,6 +71,8 @@ def uncertainty_coefficient(joint_2d: np.ndarray) -> float:
 
     Negative (estimated) counts are clipped to 0. 0 when X is constant (H(X) = 0).
     """
+    from scipy.stats import entropy  # here: importing scipy.stats takes ~1 s, and rr's release checks import this module
+
     j = np.asarray(joint_2d, dtype=float)
     if j.ndim != 2:
         raise ParameterError(f"The uncertainty coefficient needs a 2-D table; got {j.ndim} dimensions.")

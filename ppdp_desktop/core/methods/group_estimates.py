@@ -53,7 +53,22 @@ PERTURBED = ("estimated from the release with the published perturbation matrix 
 def measure(release: LoadedRelease, quasi: list[str], sensitive: str, bound: float, source: str,
             several: list[str] | tuple[str, ...] = (), cancel: CancelToken | None = None) -> GroupDisclosure:
     """The section's figures from the release alone (or why there are none): :func:`release_cells` summed up,
-    with the cross-fitted guess where the shares are estimated; ``cancel`` stops it (``Cancelled``)."""
+    with the cross-fitted guess where the shares are estimated; ``cancel`` stops it (``Cancelled``). A release
+    holding the same cells and entries as the one measured last gets its figures again (``group_memo.py``)."""
+    from ppdp_desktop.core.methods import group_memo
+
+    asked = (tuple(quasi), sensitive, float(bound), source, tuple(several))
+    shared = group_memo.recall(release, asked)  # the same cells measured just before (the job's own, in memory)
+    if shared is not None:
+        return shared
+    found = _measure(release, quasi, sensitive, bound, source, several, cancel)
+    group_memo.remember(release, asked, found)
+    return found
+
+
+def _measure(release: LoadedRelease, quasi: list[str], sensitive: str, bound: float, source: str,
+             several: list[str] | tuple[str, ...], cancel: CancelToken | None) -> GroupDisclosure:
+    """:func:`measure`, computed."""
     from dataclasses import replace
 
     from ppdp_desktop.core.methods import group_crossfit

@@ -39,6 +39,8 @@ GRID = np.linspace(0.0, 1.0, 201)
 DENSE_BLOCK = 2000
 #: dense products are made this many cells at a time
 CHUNK_CELLS = 2_000_000
+#: :meth:`BlockInverse.weights` gathers from the whole ``W`` of a domain of at most this many (entry, entry) pairs
+DENSE_PAIRS = 1 << 20
 #: randomized response: a stratum of at least this many records has its variance estimated from the table
 POOLED = 500
 
@@ -65,6 +67,7 @@ class BlockInverse:
 
     def __init__(self, matrix) -> None:
         self.matrix = matrix
+        self._whole: np.ndarray | None = None  # every W[e, t], made on first use (:meth:`weights`)
         p = np.asarray(matrix.retention, dtype=float)
         self.block = matrix.block_of
         self.local = np.arange(matrix.m) - np.repeat(matrix.starts, matrix.sizes)
@@ -87,8 +90,20 @@ class BlockInverse:
             self.kappa = np.where(p > 0, self.inv_p / (sizes * np.repeat(denominator, matrix.sizes)), 0.0)
 
     def weights(self, e: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """``W[e, t]`` element-wise (0 where ``e`` and ``t`` lie in different blocks)."""
+        """``W[e, t]`` element-wise (0 where ``e`` and ``t`` lie in different blocks); for more pairs than a
+        domain of at most :data:`DENSE_PAIRS` (entries x entries) has, gathered from the whole ``W``, computed
+        once by the same element-wise formula."""
         e, t = np.asarray(e, dtype=np.int64), np.asarray(t, dtype=np.int64)
+        m = int(self.matrix.m)
+        if m * m <= DENSE_PAIRS and len(e) > m * m:
+            if self._whole is None:
+                every = np.arange(m, dtype=np.int64)
+                self._whole = self._weights(np.repeat(every, m), np.tile(every, m)).reshape(m, m)
+            return self._whole[e, t]
+        return self._weights(e, t)
+
+    def _weights(self, e: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """:meth:`weights`, computed pair by pair."""
         out = (e == t) * self.inv_p[t] - self.r[e] * self.kappa[t]
         out = np.where(self.block[e] == self.block[t], out, 0.0)
         for b, w in self.dense.items():

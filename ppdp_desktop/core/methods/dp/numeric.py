@@ -113,7 +113,7 @@ def microaggregate(values: np.ndarray, k: int) -> RankedMicroaggregation:
     its internals. The price: about 0.04 s more per million float64 values (0.13 s instead of 0.09 s).
     """
     values = np.asarray(values, dtype=np.float64)
-    order = np.argsort(values, kind="stable")
+    order = np.argsort(_sort_keys(values), kind="stable")
     sorted_cluster = ranked_clusters(len(values), k)
     c = int(sorted_cluster[-1]) + 1
     sizes = np.bincount(sorted_cluster, minlength=c)
@@ -121,6 +121,16 @@ def microaggregate(values: np.ndarray, k: int) -> RankedMicroaggregation:
     cluster = np.empty(len(values), dtype=np.int64)
     cluster[order] = sorted_cluster
     return RankedMicroaggregation(cluster, means, sizes)
+
+
+def _sort_keys(values: np.ndarray) -> np.ndarray:
+    """``values`` as 16-bit integers where every one is a whole number that fits (ages, counts: the stable sort is
+    then a radix sort, ~10x faster on 1M), else as they are: the same order, ties alike, so the same clusters."""
+    if len(values) and np.isfinite(values).all():
+        low, high = float(values.min()), float(values.max())
+        if -32768.0 <= low and high <= 32767.0 and np.array_equal(values, np.floor(values)):
+            return values.astype(np.int16)
+    return values
 
 
 def finish(values: np.ndarray, domain: NumericDomain) -> np.ndarray:

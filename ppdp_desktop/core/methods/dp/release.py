@@ -92,7 +92,13 @@ def released_numbers(release: LoadedRelease, name: str) -> np.ndarray:
     if name not in release.table.columns:
         raise ReleaseError(f"The released data has no column {name!r}, a protected attribute.")
     column = release.table[name]
-    numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    if isinstance(column.dtype, pd.CategoricalDtype):  # read back as categories of text: each distinct text parsed once
+        codes = column.cat.codes.to_numpy()
+        parsed = pd.to_numeric(pd.Series(column.cat.categories.to_numpy(dtype=object), dtype=object),
+                               errors="coerce").to_numpy(dtype=np.float64)
+        numbers = np.append(parsed, np.nan)[codes]  # a missing cell (code -1) is NaN
+    else:
+        numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(numbers))
     if len(bad):
         raise ReleaseError(f"{name!r}: released cell {column.iloc[bad[0]]!r} (data row {bad[0] + 1}) is not a number.")

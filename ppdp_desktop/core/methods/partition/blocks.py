@@ -19,6 +19,10 @@ from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.privacy.persistent import mechanism_digests
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
+#: :meth:`SubtableBlocks.entries` looks the records' keys up in a dense table of every (sub-table, value) key when
+#: there are at most this many (8 bytes each), else by binary search
+DENSE_KEYS = 1 << 22
+
 if TYPE_CHECKING:
     from scipy import sparse
 
@@ -82,6 +86,11 @@ class SubtableBlocks:
         """The entry of each record (its sub-table, its value); -1 where the value is not one of its sub-table's."""
         keys = np.repeat(np.arange(self.n_subtables, dtype=np.int64), self.sizes) * self.m + self.values  # ascending
         wanted = np.asarray(subtable, dtype=np.int64) * self.m + np.asarray(codes, dtype=np.int64)
+        space = self.n_subtables * self.m
+        if len(wanted) and space <= DENSE_KEYS and int(wanted.min()) >= 0 and int(wanted.max()) < space:
+            lookup = np.full(space, -1, dtype=np.int64)  # every (sub-table, value) key: its entry, or -1
+            lookup[keys] = np.arange(len(keys), dtype=np.int64)
+            return lookup[wanted]  # one gather instead of a binary search per record
         position = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
         return np.where(keys[position] == wanted, position, -1)
 
@@ -135,7 +144,7 @@ def assign_records(codes: np.ndarray, table_counts: np.ndarray | sparse.sparray,
     # Records in random order, then grouped by value (stable): each value's block is a random
     # permutation of its records; deal each block to the sub-tables by the plan's counts.
     if keys is not None:  # by value, then by key (then index): each value's records in their keyed order
-        grouped = np.lexsort((np.arange(codes.size), keys, codes))
+        grouped = _by_value_then_key(codes, keys)
     elif rng is None:
         raise TypeError("assign_records needs the records' sort keys or a generator to order them.")
     else:
@@ -145,3 +154,13 @@ def assign_records(codes: np.ndarray, table_counts: np.ndarray | sparse.sparray,
     out = np.empty(codes.size, dtype=np.int64)
     out[grouped] = labels
     return out
+
+
+def _by_value_then_key(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """``np.lexsort((index, keys, codes))`` as two stable sorts: by key (ties by index), then by value code (ties
+    kept in that order), the codes as 16-bit integers where they fit (a radix sort): half lexsort's time on 1M."""
+    by_key = np.argsort(keys, kind="stable")
+    ordered = codes[by_key]
+    if len(codes) and 0 <= int(codes.min()) and int(codes.max()) < 1 << 15:
+        ordered = ordered.astype(np.int16)
+    return by_key[np.argsort(ordered, kind="stable")]

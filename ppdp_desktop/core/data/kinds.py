@@ -12,9 +12,9 @@ the import options or ``--kind COL=KIND``) or has one guessed, vectorized with p
 * anything else -> **categorical**.
 
 Categorical, date and text columns keep exactly the text that was read (so a release writes "02134",
-never 2134); numeric columns become int64 (float64 with missing values or fractions). Typed inputs
-(Excel, SPSS, Stata, Parquet) keep their numbers unless the column is code-like or the user says
-otherwise.
+never 2134), as dictionary codes (a pandas categorical) when their values repeat; numeric columns become int64
+(float64 with missing values or fractions). Typed inputs (Excel, SPSS, Stata, Parquet) keep their numbers unless
+the column is code-like or the user says otherwise.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from ppdp_desktop.core.data.cell_limit import MAX_CELL_CHARS, check_cells
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.dictionary import text_series
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.kind_guess import (
     CODE_WORDS,
@@ -67,7 +68,8 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
             decimal: str = ".", numbers: pa.ChunkedArray | None = None, rows: SourceRows | None = None,
             dates_checked: bool = False) -> pd.Series:
     """The column as values of ``kind``: numbers for numeric (int64, or float64 with missing cells or
-    fractions), the exact text otherwise (``numbers``: the non-missing values as numbers, when the kind's guess
+    fractions), the exact text otherwise, as codes of a categorical when its values repeat
+    (:func:`~.dictionary.text_series`; ``numbers``: the non-missing values as numbers, when the kind's guess
     made them; ``dates_checked``: the guess found them dates of one format).
 
     Raises
@@ -105,7 +107,7 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
                 f"{source}: column {column!r} is set to date but not all its values are dates of one format "
                 "(2024-03-01, 01.03.2024 or 01/03/2024); set its kind to categorical or text."
             )
-    return values.to_pandas().rename(column).reset_index(drop=True)
+    return text_series(values, column)
 
 
 def type_text_columns(table: pa.Table | list[pa.ChunkedArray | None], names: list[str],

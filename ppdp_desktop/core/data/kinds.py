@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from ppdp_desktop.core.data.cell_limit import MAX_CELL_CHARS, check_cells
 from ppdp_desktop.core.data.dataset import Dataset
-from ppdp_desktop.core.data.dictionary import text_series
+from ppdp_desktop.core.data.dictionary import decoded, text_series
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.kind_guess import (
     CODE_WORDS,
@@ -66,11 +66,12 @@ def _first_bad(values: pa.ChunkedArray, good: np.ndarray) -> tuple[int, str]:
 
 def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source: str,
             decimal: str = ".", numbers: pa.ChunkedArray | None = None, rows: SourceRows | None = None,
-            dates_checked: bool = False) -> pd.Series:
+            dates_checked: bool = False, coded: pa.ChunkedArray | None = None) -> pd.Series:
     """The column as values of ``kind``: numbers for numeric (int64, or float64 with missing cells or
     fractions), the exact text otherwise, as codes of a categorical when its values repeat
-    (:func:`~.dictionary.text_series`; ``numbers``: the non-missing values as numbers, when the kind's guess
-    made them; ``dates_checked``: the guess found them dates of one format).
+    (:func:`~.dictionary.text_series`). ``values`` may be dictionary-encoded (or ``coded``: the same column so,
+    beside its text); ``numbers``: the non-missing values as numbers, when the kind's guess made them;
+    ``dates_checked``: the guess found them dates of one format.
 
     Raises
     ------
@@ -79,7 +80,9 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
         or a cell longer than :data:`~.cell_limit.MAX_CELL_CHARS`, its row or line in the file (``rows``; else its
         data row), and what to change.
     """
-    values = strings(values)
+    if coded is None:  # the column as read: dictionary codes of a column of repeating text (text_table)
+        coded = strings(values)
+    values = decoded(strings(values))
     if _may_hold_long_cells(values):
         check_cells(values, column, source)
     if kind is Kind.NUMERIC:
@@ -107,7 +110,7 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
                 f"{source}: column {column!r} is set to date but not all its values are dates of one format "
                 "(2024-03-01, 01.03.2024 or 01/03/2024); set its kind to categorical or text."
             )
-    return text_series(values, column)
+    return text_series(coded, column)
 
 
 def type_text_columns(table: pa.Table | list[pa.ChunkedArray | None], names: list[str],
@@ -129,15 +132,16 @@ def type_text_columns(table: pa.Table | list[pa.ChunkedArray | None], names: lis
         values = columns[i]
         assert values is not None  # each column is typed once
         columns[i] = None
+        text = decoded(values)  # a column of repeating text comes as dictionary codes (text_table._parse_csv)
         if name in kinds:
             kind, guess = parse_kind(kinds[name], name), None
         else:
-            guess = classify(present_values(values), name, decimal)
+            guess = classify(present_values(text), name, decimal)
             kind = guess.kind
-        typed[i] = convert(values, kind, name, source, decimal, guess.numbers if guess else None, rows,
-                           dates_checked=bool(guess and guess.dates_checked))
+        typed[i] = convert(text, kind, name, source, decimal, guess.numbers if guess else None, rows,
+                           dates_checked=bool(guess and guess.dates_checked), coded=values)
         decided[name] = kind
-        del values, guess
+        del values, text, guess
     frame = pd.DataFrame(typed, index=pd.RangeIndex(length), copy=False)
     frame.columns = names
     return frame, decided

@@ -76,3 +76,19 @@ def test_a_loaded_file_is_the_same_as_its_text(tmp_path) -> None:
     for j, column in enumerate(("id", "sex", "zip", "day")):
         assert _as_text(frame[column]) == [c[j] or None for c in cells]
     assert frame["n"].tolist() == [int(c[4]) for c in cells]
+
+
+def test_marginality_of_a_coded_column_is_that_of_its_text() -> None:
+    """A categorical's counts are taken as its text's (ties in order of appearance, which fixes the sum's order; no
+    count for a category no record holds, here one the taxonomy does not know)."""
+    from ppdp_desktop.core.taxonomy.semantic import marginality
+    from ppdp_desktop.core.taxonomy.tree import Taxonomy
+
+    t = Taxonomy("d", "Any")
+    for group, leaves in {"g1": ["a", "b", "c"], "g2": ["d", "e"]}.items():
+        t.add("Any", group)
+        for leaf in leaves:
+            t.add(group, leaf)
+    text = pd.Series(["e", "a", "b", "a", "d", "c", "b", "e", "unknown"], dtype="str").iloc[:8]
+    coded = pd.Series(pd.Categorical(pd.Series(["e", "a", "b", "a", "d", "c", "b", "e", "unknown"], dtype="str"))).iloc[:8]
+    assert marginality(t, coded) == marginality(t, text)

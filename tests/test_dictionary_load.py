@@ -12,6 +12,7 @@ import pytest
 from ppdp_desktop.core.data import text_table
 from ppdp_desktop.core.data.dictionary import decoded, text_mostly_distinct, text_series
 from ppdp_desktop.core.data.loading import load_table
+from ppdp_desktop.core.data.schema import Kind
 
 
 def _as_text(series: pd.Series) -> list:
@@ -92,3 +93,33 @@ def test_marginality_of_a_coded_column_is_that_of_its_text() -> None:
     text = pd.Series(["e", "a", "b", "a", "d", "c", "b", "e", "unknown"], dtype="str").iloc[:8]
     coded = pd.Series(pd.Categorical(pd.Series(["e", "a", "b", "a", "d", "c", "b", "e", "unknown"], dtype="str"))).iloc[:8]
     assert marginality(t, coded) == marginality(t, text)
+
+
+@pytest.mark.parametrize("cells", [
+    [str(i % 90) for i in range(5000)],  # numbers
+    [f"0{i % 90}" for i in range(5000)],  # a code (leading zeros)
+    [f"2024-01-{i % 28 + 1:02d}" for i in range(5000)],  # dates
+    [["flu", "cold", "cancer"][i % 3] for i in range(5000)],  # words
+    [f"2024-01-{i % 28 + 1:02d}" for i in range(4000)] + ["soon"] * 1000,  # dates but for the last values
+])
+def test_a_coded_column_is_guessed_and_typed_as_its_text(cells: list[str]) -> None:
+    from ppdp_desktop.core.data.kind_guess import classify
+    from ppdp_desktop.core.data.kinds import convert
+
+    text = pa.chunked_array([pa.array(cells[:2500], pa.large_string()), pa.array(cells[2500:], pa.large_string())])
+    coded = pa.chunked_array([c.dictionary_encode() for c in text.chunks])
+    kind = classify(text, "x", ".").kind
+    assert classify(coded, "x", ".").kind is kind
+    got, want = convert(coded, kind, "x", "f.csv"), convert(text, kind, "x", "f.csv")
+    assert _as_text(got.astype(object)) == _as_text(want.astype(object))
+
+
+def test_a_long_cell_is_refused_in_dictionary_codes_too() -> None:
+    from ppdp_desktop.core.data.cell_limit import MAX_CELL_CHARS
+    from ppdp_desktop.core.data.kinds import convert
+    from ppdp_desktop.core.errors import InputError
+
+    long = "x" * (MAX_CELL_CHARS + 1)
+    coded = pa.chunked_array([pa.array(["a", long, "a"], pa.large_string()).dictionary_encode()])
+    with pytest.raises(InputError, match="x"):
+        convert(coded, Kind.CATEGORICAL, "x", "f.csv")

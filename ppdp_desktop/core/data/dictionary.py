@@ -77,15 +77,15 @@ def _sorted_codes(values: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     """The codes (-1 where missing) of a dictionary-encoded column over its sorted distinct values, and those values:
     the chunks' dictionaries unified, the values no cell holds (a sliced chunk's) left out."""
     if values.num_chunks == 0:
-        return np.empty(0, dtype=np.int64), pa.array([], values.type.value_type)
+        return np.empty(0, dtype=np.int32), pa.array([], values.type.value_type)
     unified = values.unify_dictionaries()
     dictionary = unified.chunk(0).dictionary
-    indices = np.concatenate([pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-                              for c in unified.chunks])
+    found = pa.chunked_array([c.indices for c in unified.chunks], values.type.index_type)
+    indices = (pc.fill_null(found, -1) if found.null_count else found).to_numpy()
     used = np.zeros(len(dictionary) + 1, dtype=bool)
     used[indices] = True  # -1 (missing) marks the last, left out below
     kept = np.flatnonzero(used[:-1])
     order = kept[pc.array_sort_indices(dictionary.take(kept)).to_numpy()]
-    rank = np.full(len(dictionary) + 1, -1, dtype=np.int64)
-    rank[order] = np.arange(len(order))
+    rank = np.full(len(dictionary) + 1, -1, dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
     return rank[indices], dictionary.take(order)

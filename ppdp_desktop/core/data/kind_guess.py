@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ppdp_desktop.core.data.dictionary import decoded
 from ppdp_desktop.core.data.schema import Kind
 
 #: words in a column name that mark a column of digits as a code, not a quantity
@@ -137,20 +138,28 @@ def _all_different(values: pa.ChunkedArray) -> bool:
 
 
 def classify(values: pa.ChunkedArray, column: str, decimal: str) -> Guess:
-    """The guessed kind of the non-missing ``values`` (no nulls), each rule asked of a sample first."""
+    """The guessed kind of the non-missing ``values`` (no nulls), each rule asked of a sample first. Dictionary-encoded
+    ``values`` are decoded only when a rule asks the whole column (the sample passed it)."""
     if len(values) == 0:
         return Guess(Kind.CATEGORICAL)
-    head = values.slice(0, SAMPLE) if len(values) > SAMPLE else None
+    head = decoded(values.slice(0, SAMPLE)) if len(values) > SAMPLE else None
+    text: list[pa.ChunkedArray] = []
+
+    def whole() -> pa.ChunkedArray:
+        if not text:
+            text.append(decoded(values))
+        return text[0]
+
     if head is None or numbers(head, decimal) is not None:
-        found, trimmed = _parsed(values, decimal)
+        found, trimmed = _parsed(whole(), decimal)
         if found is not None:
-            if code_like(values, column, pa.types.is_integer(found.type), trimmed):
+            if code_like(whole(), column, pa.types.is_integer(found.type), trimmed):
                 return Guess(Kind.TEXT)
             return Guess(Kind.NUMERIC, numbers=found)
-    if (head is None or date_format(head) is not None) and date_format(values) is not None:
+    if (head is None or date_format(head) is not None) and date_format(whole()) is not None:
         return Guess(Kind.DATE, dates_checked=True)
     if name_words(column) & CODE_WORDS or (len(values) >= UNIQUE_TEXT and (head is None or _all_different(head))
-                                          and _all_different(values)):
+                                          and _all_different(whole())):
         return Guess(Kind.TEXT)  # "P000123", names: a code or free text, one per record
     return Guess(Kind.CATEGORICAL)
 

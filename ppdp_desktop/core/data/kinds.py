@@ -54,9 +54,15 @@ __all__ = ["CODE_WORDS", "DATE_FORMATS", "FIXED_WIDTH", "UNIQUE_TEXT", "convert"
 def _may_hold_long_cells(values: pa.ChunkedArray) -> bool:
     """Whether a cell of ``values`` may be longer than :data:`~.cell_limit.MAX_CELL_CHARS`: not when no chunk holds
     that many bytes of text (a character is at least a byte), as the parser's 1 MiB blocks do not."""
-    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+    if pa.types.is_dictionary(values.type):  # every cell's text is in its chunk's dictionary
+        if not (pa.types.is_string(values.type.value_type) or pa.types.is_large_string(values.type.value_type)):
+            return True
+        texts = [chunk.dictionary for chunk in values.chunks]
+    elif pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        texts = values.chunks
+    else:
         return True
-    return any(chunk.buffers()[2] is not None and chunk.buffers()[2].size > MAX_CELL_CHARS for chunk in values.chunks)
+    return any(text.buffers()[2] is not None and text.buffers()[2].size > MAX_CELL_CHARS for text in texts)
 
 
 def _first_bad(values: pa.ChunkedArray, good: np.ndarray) -> tuple[int, str]:
@@ -80,11 +86,14 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
         or a cell longer than :data:`~.cell_limit.MAX_CELL_CHARS`, its row or line in the file (``rows``; else its
         data row), and what to change.
     """
+    values = strings(values)
     if coded is None:  # the column as read: dictionary codes of a column of repeating text (text_table)
-        coded = strings(values)
-    values = decoded(strings(values))
-    if _may_hold_long_cells(values):
+        coded = values
+    if _may_hold_long_cells(coded):
+        values = decoded(values)
         check_cells(values, column, source)
+    if kind is Kind.NUMERIC or (kind is Kind.DATE and not dates_checked):
+        values = decoded(values)  # the text itself only where it is read (dictionary codes: text_series)
     if kind is Kind.NUMERIC:
         numbers = parse_numbers(present_values(values), decimal) if numbers is None else numbers
         if numbers is None:
@@ -132,16 +141,15 @@ def type_text_columns(table: pa.Table | list[pa.ChunkedArray | None], names: lis
         values = columns[i]
         assert values is not None  # each column is typed once
         columns[i] = None
-        text = decoded(values)  # a column of repeating text comes as dictionary codes (text_table._parse_csv)
-        if name in kinds:
+        if name in kinds:  # a column of repeating text comes as dictionary codes (text_table._parse_csv)
             kind, guess = parse_kind(kinds[name], name), None
         else:
-            guess = classify(present_values(text), name, decimal)
+            guess = classify(present_values(values), name, decimal)
             kind = guess.kind
-        typed[i] = convert(text, kind, name, source, decimal, guess.numbers if guess else None, rows,
-                           dates_checked=bool(guess and guess.dates_checked), coded=values)
+        typed[i] = convert(values, kind, name, source, decimal, guess.numbers if guess else None, rows,
+                           dates_checked=bool(guess and guess.dates_checked))
         decided[name] = kind
-        del values, text, guess
+        del values, guess
     frame = pd.DataFrame(typed, index=pd.RangeIndex(length), copy=False)
     frame.columns = names
     return frame, decided

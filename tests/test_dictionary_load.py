@@ -101,6 +101,11 @@ def test_marginality_of_a_coded_column_is_that_of_its_text() -> None:
     [f"2024-01-{i % 28 + 1:02d}" for i in range(5000)],  # dates
     [["flu", "cold", "cancer"][i % 3] for i in range(5000)],  # words
     [f"2024-01-{i % 28 + 1:02d}" for i in range(4000)] + ["soon"] * 1000,  # dates but for the last values
+    [f"{i % 70 / 4}" for i in range(5000)],  # fractions
+    [f"{10000 + i % 90}" for i in range(5000)],  # five digits of one width, repeating: numbers
+    [f" {i % 50} " for i in range(5000)],  # numbers with spaces around
+    [str(i % 90) for i in range(4000)] + ["n/a"] * 1000,  # numbers but for the last values
+    [str(i % 90) for i in range(4000)] + ["1e400"] * 1000,  # numbers but an infinite one
 ])
 def test_a_coded_column_is_guessed_and_typed_as_its_text(cells: list[str]) -> None:
     from ppdp_desktop.core.data.kind_guess import classify
@@ -123,3 +128,12 @@ def test_a_long_cell_is_refused_in_dictionary_codes_too() -> None:
     coded = pa.chunked_array([pa.array(["a", long, "a"], pa.large_string()).dictionary_encode()])
     with pytest.raises(InputError, match="x"):
         convert(coded, Kind.CATEGORICAL, "x", "f.csv")
+
+
+def test_numbers_of_a_sliced_dictionary_ignore_the_cells_cut_off() -> None:
+    from ppdp_desktop.core.data.kind_guess import classify
+
+    cells = [str(i % 90) for i in range(3000)] + ["word"]
+    coded = pa.chunked_array([pa.array(cells, pa.large_string()).dictionary_encode()]).slice(0, 3000)
+    guess = classify(coded, "x", ".")
+    assert guess.kind is Kind.NUMERIC and guess.numbers.to_pylist() == [i % 90 for i in range(3000)]

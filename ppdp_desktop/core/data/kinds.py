@@ -92,7 +92,7 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
     if _may_hold_long_cells(coded):
         values = decoded(values)
         check_cells(values, column, source)
-    if kind is Kind.NUMERIC or (kind is Kind.DATE and not dates_checked):
+    if (kind is Kind.NUMERIC and numbers is None) or (kind is Kind.DATE and not dates_checked):
         values = decoded(values)  # the text itself only where it is read (dictionary codes: text_series)
     if kind is Kind.NUMERIC:
         numbers = parse_numbers(present_values(values), decimal) if numbers is None else numbers

@@ -45,3 +45,15 @@ def test_only_the_cells_that_can_be_blank_are_read_in_python(monkeypatch):
     monkeypatch.setattr(domain, "label_text", lambda value: read.append(value) or real(value))
     assert np.flatnonzero(blanks.blank_mask(ids)).tolist() == [7, 11]
     assert len(read) <= 2  # the two cells that start with a space, not 20,000
+
+
+def test_blank_mask_of_dictionary_codes_is_that_of_the_text():
+    """A loaded column of repeating text is a categorical (issue 34): its blanks are asked per distinct value and
+    must be those of the same column as text (missing cells, spaces only)."""
+    from ppdp_desktop.core.data.blanks import blank_mask
+
+    text = pd.Series(["a", " ", None, "b", "  ", "a", "", None] * 3, dtype="str")
+    coded = text.astype("category")
+    assert blank_mask(coded).tolist() == blank_mask(text).tolist()
+    assert blank_mask(coded).sum() == 15
+    assert blank_mask(pd.Series(pd.Categorical([None, None]))).tolist() == [True, True]

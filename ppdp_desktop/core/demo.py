@@ -38,7 +38,8 @@ def demo_settings(dataset: Dataset, method: str, theta: float = 3.0, seed: int |
     The per-value choices (read by personalized recoding): common diagnoses published as they are, rare
     (stigmatized) ones as an opaque code, the rest generalized to their chapter.
     """
-    share = dataset.frame[DEMO_SENSITIVE].value_counts(normalize=True)
+    # as text: a loaded categorical would order tied counts by category, not by first appearance (the choices' order)
+    share = dataset.frame[DEMO_SENSITIVE].astype("str").value_counts(normalize=True)
     value_choices = {str(v): 1 if f > 0.05 else 3 if f < 0.01 else 2 for v, f in share.items()}
     options = get_method(method).demo_settings()
     protection = get_method(method).demo_protection()

@@ -36,6 +36,10 @@ def blank_mask(column: pd.Series) -> np.ndarray:
     missing = column.isna().to_numpy(dtype=bool)
     if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
         return missing
+    if isinstance(column.dtype, pd.CategoricalDtype):  # dictionary codes: each distinct value asked once
+        categories = pd.Series(column.cat.categories, dtype=object)
+        blank_value = np.append((text_column(categories).str.strip() == "").to_numpy(dtype=bool), True)
+        return blank_value[column.cat.codes.to_numpy()] | missing  # code -1 (missing) picks the last, True
     candidates = _space_first(column)
     if candidates is None:
         return missing | (text_column(column).str.strip() == "").to_numpy(dtype=bool)

@@ -12,10 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ppdp_desktop.core.data.dictionary import decoded
 from ppdp_desktop.core.data.schema import Kind
 
 #: words in a column name that mark a column of digits as a code, not a quantity
@@ -97,9 +99,11 @@ def numbers(values: pa.ChunkedArray, decimal: str) -> pa.ChunkedArray | None:
     return _parsed(values, decimal)[0]
 
 
-def code_like(values: pa.ChunkedArray, column: str, integers: bool, trimmed: bool = True) -> bool:
+def code_like(values: pa.ChunkedArray, column: str, integers: bool, trimmed: bool = True,
+              records: int | None = None) -> bool:
     """Digits that are a code: a leading zero, a code-like name, or a fixed-width identifier (``trimmed``: whether
-    a value may have spaces around it; when none has, the values are looked at as they are)."""
+    a value may have spaces around it; when none has, the values are looked at as they are; ``records``: how many
+    values ``values`` stands for when it holds their distinct values only, each once)."""
     if not integers:
         return False
     if name_words(column) & CODE_WORDS:
@@ -111,7 +115,7 @@ def code_like(values: pa.ChunkedArray, column: str, integers: bool, trimmed: boo
     lengths = pc.utf8_length(values)
     bounds = pc.min_max(lengths).as_py()
     return (bounds["min"] == bounds["max"] >= FIXED_WIDTH
-            and pc.count_distinct(values).as_py() == len(values))
+            and pc.count_distinct(values).as_py() == (len(values) if records is None else records))
 
 
 def date_format(values: pa.ChunkedArray | pd.Series) -> str | None:
@@ -137,22 +141,53 @@ def _all_different(values: pa.ChunkedArray) -> bool:
 
 
 def classify(values: pa.ChunkedArray, column: str, decimal: str) -> Guess:
-    """The guessed kind of the non-missing ``values`` (no nulls), each rule asked of a sample first."""
+    """The guessed kind of the non-missing ``values`` (no nulls), each rule asked of a sample first. Dictionary-encoded
+    ``values`` are decoded only when a rule asks the whole column (the sample passed it)."""
     if len(values) == 0:
         return Guess(Kind.CATEGORICAL)
-    head = values.slice(0, SAMPLE) if len(values) > SAMPLE else None
-    if head is None or numbers(head, decimal) is not None:
-        found, trimmed = _parsed(values, decimal)
+    head = decoded(values.slice(0, SAMPLE)) if len(values) > SAMPLE else None
+    text: list[pa.ChunkedArray] = []
+
+    def whole() -> pa.ChunkedArray:
+        if not text:
+            text.append(decoded(values))
+        return text[0]
+
+    if head is not None and pa.types.is_dictionary(values.type) and numbers(head, decimal) is not None:
+        distinct, indices = _distinct(values)  # every rule of numbers asked of each distinct value once
+        found, trimmed = _parsed(distinct, decimal)
         if found is not None:
-            if code_like(values, column, pa.types.is_integer(found.type), trimmed):
+            if code_like(distinct, column, pa.types.is_integer(found.type), trimmed, records=len(values)):
+                return Guess(Kind.TEXT)
+            return Guess(Kind.NUMERIC, numbers=found.take(indices))
+    elif head is None or numbers(head, decimal) is not None:
+        found, trimmed = _parsed(whole(), decimal)
+        if found is not None:
+            if code_like(whole(), column, pa.types.is_integer(found.type), trimmed):
                 return Guess(Kind.TEXT)
             return Guess(Kind.NUMERIC, numbers=found)
-    if (head is None or date_format(head) is not None) and date_format(values) is not None:
+    if (head is None or date_format(head) is not None) and date_format(whole()) is not None:
         return Guess(Kind.DATE, dates_checked=True)
     if name_words(column) & CODE_WORDS or (len(values) >= UNIQUE_TEXT and (head is None or _all_different(head))
-                                          and _all_different(values)):
+                                          and _all_different(whole())):
         return Guess(Kind.TEXT)  # "P000123", names: a code or free text, one per record
     return Guess(Kind.CATEGORICAL)
+
+
+def _distinct(values: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray]:
+    """The distinct values a dictionary-encoded column without nulls holds (its chunks' dictionaries unified, the
+    values no cell holds left out) and each cell's position among them."""
+    unified = values.unify_dictionaries()
+    dictionary = unified.chunk(0).dictionary
+    indices = pa.chunked_array([c.indices for c in unified.chunks], values.type.index_type).to_numpy()
+    used = np.zeros(len(dictionary), dtype=bool)
+    used[indices] = True
+    if not used.all():  # a sliced chunk's dictionary holds values of the cells cut off
+        kept = np.flatnonzero(used)
+        rank = np.zeros(len(dictionary), dtype=indices.dtype)
+        rank[kept] = np.arange(len(kept), dtype=indices.dtype)
+        dictionary, indices = dictionary.take(kept), rank[indices]
+    return pa.chunked_array([dictionary]), indices
 
 
 def guess_kind(values: pa.ChunkedArray | pa.Array, column: str, decimal: str = ".") -> Kind:

@@ -12,9 +12,9 @@ the import options or ``--kind COL=KIND``) or has one guessed, vectorized with p
 * anything else -> **categorical**.
 
 Categorical, date and text columns keep exactly the text that was read (so a release writes "02134",
-never 2134); numeric columns become int64 (float64 with missing values or fractions). Typed inputs
-(Excel, SPSS, Stata, Parquet) keep their numbers unless the column is code-like or the user says
-otherwise.
+never 2134), as dictionary codes (a pandas categorical) when their values repeat; numeric columns become int64
+(float64 with missing values or fractions). Typed inputs (Excel, SPSS, Stata, Parquet) keep their numbers unless
+the column is code-like or the user says otherwise.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from ppdp_desktop.core.data.cell_limit import MAX_CELL_CHARS, check_cells
 from ppdp_desktop.core.data.dataset import Dataset
+from ppdp_desktop.core.data.dictionary import decoded, text_series
 from ppdp_desktop.core.data.domain import text_column
 from ppdp_desktop.core.data.kind_guess import (
     CODE_WORDS,
@@ -53,9 +54,15 @@ __all__ = ["CODE_WORDS", "DATE_FORMATS", "FIXED_WIDTH", "UNIQUE_TEXT", "convert"
 def _may_hold_long_cells(values: pa.ChunkedArray) -> bool:
     """Whether a cell of ``values`` may be longer than :data:`~.cell_limit.MAX_CELL_CHARS`: not when no chunk holds
     that many bytes of text (a character is at least a byte), as the parser's 1 MiB blocks do not."""
-    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+    if pa.types.is_dictionary(values.type):  # every cell's text is in its chunk's dictionary
+        if not (pa.types.is_string(values.type.value_type) or pa.types.is_large_string(values.type.value_type)):
+            return True
+        texts = [chunk.dictionary for chunk in values.chunks]
+    elif pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        texts = values.chunks
+    else:
         return True
-    return any(chunk.buffers()[2] is not None and chunk.buffers()[2].size > MAX_CELL_CHARS for chunk in values.chunks)
+    return any(text.buffers()[2] is not None and text.buffers()[2].size > MAX_CELL_CHARS for text in texts)
 
 
 def _first_bad(values: pa.ChunkedArray, good: np.ndarray) -> tuple[int, str]:
@@ -65,10 +72,12 @@ def _first_bad(values: pa.ChunkedArray, good: np.ndarray) -> tuple[int, str]:
 
 def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source: str,
             decimal: str = ".", numbers: pa.ChunkedArray | None = None, rows: SourceRows | None = None,
-            dates_checked: bool = False) -> pd.Series:
+            dates_checked: bool = False, coded: pa.ChunkedArray | None = None) -> pd.Series:
     """The column as values of ``kind``: numbers for numeric (int64, or float64 with missing cells or
-    fractions), the exact text otherwise (``numbers``: the non-missing values as numbers, when the kind's guess
-    made them; ``dates_checked``: the guess found them dates of one format).
+    fractions), the exact text otherwise, as codes of a categorical when its values repeat
+    (:func:`~.dictionary.text_series`). ``values`` may be dictionary-encoded (or ``coded``: the same column so,
+    beside its text); ``numbers``: the non-missing values as numbers, when the kind's guess made them;
+    ``dates_checked``: the guess found them dates of one format.
 
     Raises
     ------
@@ -78,8 +87,13 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
         data row), and what to change.
     """
     values = strings(values)
-    if _may_hold_long_cells(values):
+    if coded is None:  # the column as read: dictionary codes of a column of repeating text (text_table)
+        coded = values
+    if _may_hold_long_cells(coded):
+        values = decoded(values)
         check_cells(values, column, source)
+    if (kind is Kind.NUMERIC and numbers is None) or (kind is Kind.DATE and not dates_checked):
+        values = decoded(values)  # the text itself only where it is read (dictionary codes: text_series)
     if kind is Kind.NUMERIC:
         numbers = parse_numbers(present_values(values), decimal) if numbers is None else numbers
         if numbers is None:
@@ -105,7 +119,7 @@ def convert(values: pa.ChunkedArray | pa.Array, kind: Kind, column: str, source:
                 f"{source}: column {column!r} is set to date but not all its values are dates of one format "
                 "(2024-03-01, 01.03.2024 or 01/03/2024); set its kind to categorical or text."
             )
-    return values.to_pandas().rename(column).reset_index(drop=True)
+    return text_series(coded, column)
 
 
 def type_text_columns(table: pa.Table | list[pa.ChunkedArray | None], names: list[str],
@@ -127,7 +141,7 @@ def type_text_columns(table: pa.Table | list[pa.ChunkedArray | None], names: lis
         values = columns[i]
         assert values is not None  # each column is typed once
         columns[i] = None
-        if name in kinds:
+        if name in kinds:  # a column of repeating text comes as dictionary codes (text_table._parse_csv)
             kind, guess = parse_kind(kinds[name], name), None
         else:
             guess = classify(present_values(values), name, decimal)

@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ppdp_desktop.core.data import sniffing
+from ppdp_desktop.core.data.dictionary import text_mostly_distinct
 from ppdp_desktop.core.data.digest import FileDigest, digest_of_bytes
 from ppdp_desktop.core.data.in_pieces import count_bytes
 from ppdp_desktop.core.data.kinds import type_text_columns
@@ -198,7 +199,28 @@ def _head_bytes(source: Path, records: int) -> bytes:
 
 def _parse_csv(stream, sep: str, width: int, skip: int, block_size: int | None) -> pa.Table:
     """The records after the ``skip`` physical lines of ``stream`` (UTF-8 bytes: a buffer reader or a file) as a table
-    of ``width`` text columns (``large_string``, pandas' own: nulls for empty cells), whitespace-only lines skipped."""
+    of ``width`` text columns (``large_string``, pandas' own: nulls for empty cells), whitespace-only lines skipped.
+
+    Parsed a block at a time: a column whose first values repeat is dictionary-encoded block by block, so that the
+    file's text is never held whole as strings (issue 34: the load's peak memory); a column of mostly distinct values
+    (an identifier) is kept as text. The values are the same either way (:func:`~.kinds.convert` reads both)."""
+    reader = _open_csv(stream, sep, width, skip, block_size)
+    chunks: list[list[pa.Array]] = [[] for _ in range(width)]
+    coded: list[bool] | None = None
+    for batch in reader:
+        if coded is None:
+            coded = [not text_mostly_distinct(batch.column(i)) for i in range(width)]
+        for i in range(width):
+            column = batch.column(i)
+            chunks[i].append(column.dictionary_encode() if coded[i] else column)
+        del batch, column
+    if coded is None:
+        return reader.schema.empty_table()
+    return pa.table({f"c{i}": pa.chunked_array(chunks[i]) for i in range(width)})
+
+
+def _open_csv(stream, sep: str, width: int, skip: int, block_size: int | None):
+    """pyarrow's streaming CSV reader of ``stream`` with the options of :func:`_parse_csv`."""
     import pyarrow.csv as pcsv
 
     names = [f"c{i}" for i in range(width)]
@@ -206,7 +228,7 @@ def _parse_csv(stream, sep: str, width: int, skip: int, block_size: int | None) 
     def blank_or_error(row) -> str:  # whitespace-only lines are skipped, as blank lines are
         return "skip" if row.text is not None and not row.text.strip() else "error"
 
-    return pcsv.read_csv(
+    return pcsv.open_csv(
         stream,
         # one thread: the parser's blocks are then allocated where the columns are typed, which reuses their
         # memory (in the pool's threads, 0.8 bytes per input byte more stayed held), for about the same CPU

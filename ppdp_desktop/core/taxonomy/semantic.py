@@ -86,6 +86,9 @@ def marginality(taxonomy: Taxonomy, data: Mapping[str, float] | Iterable[object]
     TaxonomyError
         Naming the data values that are not in the taxonomy.
     """
+    categories = getattr(getattr(data, "cat", None), "categories", None)
+    if categories is not None:  # a loaded categorical: counted as its text is (ties in order of appearance, no zeros)
+        data = data.astype(categories.dtype)  # type: ignore[union-attr]
     value_counts = getattr(data, "value_counts", None)
     if callable(value_counts):  # a pandas Series: count in pandas
         data = value_counts().to_dict()

@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_floor_") as tmp:
         work = Path(tmp)
         base = {**os.environ, "PPDP_PASSPHRASE": "correct horse battery staple"}  # personalized seals a key
+        child_time.compile_app(base)
         for round_ in range(args.rounds):
             for kind in contenders:
                 note(f"round {round_ + 1} of {args.rounds}: {kind}")

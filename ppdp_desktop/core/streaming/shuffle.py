@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ppdp_desktop.core.privacy.keyed import key_order
 from ppdp_desktop.core.streaming.sealed_spill import SealedBatchWriter, SpillKey, read_sealed_batches
 
 #: records a bucket holds on average (one bucket is in memory at a time)
@@ -114,7 +115,7 @@ class ExternalShuffle:
                 continue
             table = parts[0] if len(parts) == 1 else pa.concat_tables(parts, promote_options="permissive")
             keys = table.column(KEY_COLUMN).to_numpy()
-            order = pa.array(np.argsort(keys, kind="stable"))
+            order = pa.array(key_order(keys))
             yield pa.table([_take(column, order) for column in table.drop_columns([KEY_COLUMN]).columns],
                            names=table.column_names[:-1])
 

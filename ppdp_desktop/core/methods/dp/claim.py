@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.methods.dp.noise import UNLINK_DRAW
+from ppdp_desktop.core.privacy.keyed import key_order
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.data.released import LoadedRelease
@@ -102,7 +103,7 @@ def unlink(values: Any, keyed: KeyedRandomness, attribute: str) -> Any:
     """``values`` (one per record, record order) permuted by the uniform permutation of the keyed stream
     ``(attribute, "unlinked order")``: record ``i`` gets the value of the record ranked ``i`` by its sort key."""
     n = len(values)
-    order = np.argsort(keyed.stream(attribute, UNLINK_DRAW).sort_keys(0, n), kind="stable")
+    order = key_order(keyed.stream(attribute, UNLINK_DRAW).sort_keys(0, n))
     return values[order]
 
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from ppdp_desktop.core.evaluation.mpl_import import collection_paused
+from ppdp_desktop.core.collection import collection_paused
 
 
 @pytest.fixture(autouse=True)
@@ -73,3 +73,17 @@ def test_the_report_libraries_imported_with_the_collector_on_afterwards() -> Non
     import_report_libraries()  # a second call does nothing
     assert gc.isenabled()
     assert "matplotlib.figure" in sys.modules and "fpdf" in sys.modules
+
+
+@pytest.mark.parametrize("argv", [["anonymize", "--help"], ["no-such-command"], ["--version"]])
+def test_the_command_line_turns_it_back_on_after_its_parser(argv, capsys) -> None:
+    """``ppdp`` builds its parser (the commands' imports) with the collector paused; whatever the command line, the
+    collector is on again afterwards (a help text, an error and a version end in SystemExit)."""
+    from ppdp_desktop.cli import main
+
+    gc.enable()
+    frozen = gc.get_freeze_count()
+    main(argv)
+    capsys.readouterr()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= frozen

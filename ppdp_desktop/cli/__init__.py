@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from ppdp_desktop.cli.exit_codes import ExitCode, exit_code_for
 from ppdp_desktop.cli.parser import COMMAND_NAMES, build_parser
+from ppdp_desktop.core.collection import collection_paused
 from ppdp_desktop.core.errors import PPDPError, os_error_message
 from ppdp_desktop.core.visible import visible
 
@@ -48,7 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv == ["--selftest"]:  # the bundled executables' spelling
         argv = ["selftest"]
     try:
-        args = build_parser(set(argv) & set(COMMAND_NAMES)).parse_args(argv)
+        with collection_paused():  # the commands' imports (pandas, the method families) live as long as the process
+            parser = build_parser(set(argv) & set(COMMAND_NAMES))
+        args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a malformed command line (already said in one line)
         return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
     if args.quiet and args.verbose:

@@ -227,7 +227,7 @@ def warm_up() -> None:
     the first call does anything; a call while another thread warms up waits for it (so drawing never
     overlaps it). No figure is drawn: the first figure of a run is drawn no slower after this, and drawing
     one here was CPU time every report paid for nothing."""
-    from ppdp_desktop.core.evaluation.mpl_import import collection_paused
+    from ppdp_desktop.core.collection import collection_paused
 
     global _warmed
     with _warm_lock:

@@ -5,19 +5,17 @@
 no figure of the app uses. :func:`import_figure` imports matplotlib's Figure with that one import refused, so a
 report that draws its figures pays only for what they need.
 
-:func:`collection_paused` keeps Python's cyclic garbage collector off while such libraries import: importing
-matplotlib and fpdf2 (~400 modules, ~100k objects that live as long as the process) set off young and full
-collections that traverse every object alive, and every later full collection traverses them again: in a 1M-row
-job with its report, the collector took ~0.9 s (wall, loaded machine) with them, ~0.2 s without.
+The report's imports go with the cyclic garbage collector paused
+(:func:`~ppdp_desktop.core.collection.collection_paused`): importing matplotlib and fpdf2 (~400 modules, ~100k
+objects that live as long as the process) set off young and full collections that traverse every object alive, and
+every later full collection traverses them again: in a 1M-row job with its report, the collector took ~0.9 s (wall,
+loaded machine) with them, ~0.2 s without.
 """
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 #: the toolkit matplotlib imports only to register the "3d" projection
@@ -27,35 +25,6 @@ MPLOT3D = "mpl_toolkits.mplot3d"
 warnings.filterwarnings("ignore", message="Unable to import Axes3D", category=UserWarning)
 
 _lock = threading.Lock()
-_pause_lock = threading.Lock()
-_pauses = 0  # the collection_paused blocks running now, on any thread
-_was_enabled = False  # whether the collector was on when the first of them began
-
-
-@contextmanager
-def collection_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for the block (an import of many modules), as it was before afterwards;
-    what is alive then is moved out of the collector's sight (``gc.freeze``): the imported modules, classes and
-    functions live as long as the process, and every later full collection would traverse them again.
-
-    The collector is one for the process: blocks on several threads (or nested) keep it off until the last one
-    ends, and one that was off before the first stays off (and nothing is frozen). Nothing is lost: cycles made
-    meanwhile are collected by the next collection after it is on again; reference counting frees the rest as
-    always (frozen objects too; only a cycle among them would wait for the process's end)."""
-    global _pauses, _was_enabled
-    with _pause_lock:
-        if _pauses == 0:
-            _was_enabled = gc.isenabled()
-            gc.disable()
-        _pauses += 1
-    try:
-        yield
-    finally:
-        with _pause_lock:
-            _pauses -= 1
-            if _pauses == 0 and _was_enabled:
-                gc.freeze()
-                gc.enable()
 
 
 def import_figure() -> Any:

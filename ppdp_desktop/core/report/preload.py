@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import threading
 
+from ppdp_desktop.core.collection import collection_paused
 from ppdp_desktop.core.evaluation.figures import warm_up
-from ppdp_desktop.core.evaluation.mpl_import import collection_paused
 
 _lock = threading.Lock()
 _imported = False
@@ -12,7 +12,7 @@ _imported = False
 
 def import_report_libraries() -> None:
     """Import the report's libraries (matplotlib, fpdf2 and the renderers) and warm matplotlib up, with the garbage
-    collector off meanwhile (:func:`~ppdp_desktop.core.evaluation.mpl_import.collection_paused`: ~400 modules whose
+    collector off meanwhile (:func:`~ppdp_desktop.core.collection.collection_paused`: ~400 modules whose
     objects live as long as the process, which collections would only traverse). Only the first call does anything."""
     global _imported
     with _lock:

@@ -87,7 +87,7 @@ def prf_words(key: bytes, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         m = min(step, n - a)
         blocks[:m, 0] = left[a:a + m]
         blocks[:m, 1] = right[a:a + m]
-        encryptor.update_into(memoryview(blocks[:m]).cast("B"), cipher)
+        encryptor.update_into(blocks[:m].data.cast("B"), cipher)
         result[a:a + m] = encrypted[:m, 0]
     encryptor.finalize()
     return result

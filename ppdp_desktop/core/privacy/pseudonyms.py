@@ -312,7 +312,7 @@ class _IdWriter:
         """Fill ``rows`` (uint8, ``(m, ID_CHARS)``) with ``"R"`` and the hexadecimal digits of the encrypted
         ``blocks`` (``(m, 2)`` 8-byte words, C-contiguous, ``m <= CHUNK``)."""
         m = len(rows)
-        self._encryptor.update_into(memoryview(np.ascontiguousarray(blocks)).cast("B"), self._cipher)
+        self._encryptor.update_into(np.ascontiguousarray(blocks).data.cast("B"), self._cipher)
         hexed = self._hexed[:16 * m]
         np.take(_HEX, np.frombuffer(self._cipher, dtype=np.uint8, count=16 * m), out=hexed)
         rows[:, 0] = PREFIX[0]

@@ -277,6 +277,7 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int, *
         identifiers.insert(0, job.pseudonym_column, ids.array)
     records = None if identities is None or not job.settings.repeat.active else chunk_records(job, identities, applied,
                                                                                                  quasi)
+    applied.mechanisms = {}  # 8 bytes a record and column, read by chunk_records only: not kept with the job (issue 34)
     return ReleasedChunk(start, rows, applied, quasi, identifiers, records)
 
 

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from ppdp_desktop.core import freed_memory
-from ppdp_desktop.core.freed_memory import return_freed
+from ppdp_desktop.core.data import freed_memory
+from ppdp_desktop.core.data.freed_memory import return_freed
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 

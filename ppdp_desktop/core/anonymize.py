@@ -24,9 +24,9 @@ import pyarrow as pa
 
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.dictionary import dictionary_encoded
+from ppdp_desktop.core.data.freed_memory import return_freed
 from ppdp_desktop.core.data.schema import Schema, free_name, roles_from_lists
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
-from ppdp_desktop.core.freed_memory import return_freed
 from ppdp_desktop.core.generalization import Generalization
 from ppdp_desktop.core.methods import Method, Plan, get_method
 from ppdp_desktop.core.outcome import Anonymization, Applied
@@ -368,6 +368,7 @@ def anonymize(
     quasi = released.quasi.set_axis(frame.index)
     reidentification = measure(frame, quasi, table, job.quasi, job.settings.protection, job.generalization,
                                job.method.randomizes_quasi, job.settings.sensitive not in released.applied.columns)
+    return_freed()  # the checks' temporaries, before the release is written and read back
     progress(1.0, "Done")
     return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
                          released.applied, job.seed, order, identities, reidentification, job.notes,

@@ -5,8 +5,8 @@ which a block gets its own mapping (returned when freed) rises with every large 
 freed temporaries therefore stay in the process's RSS and the next phase's peak adds to them (15-25 MB a phase of the
 1M-record in-memory job). :func:`return_freed` gives them back (``malloc_trim(0)``) at a phase's end: a few
 milliseconds, a few times a job. Where the C library has no ``malloc_trim`` (Windows, macOS, musl) it does nothing
-(those allocators return large blocks themselves). Arrow's pool is not asked: the job's phases free next to nothing
-there (measured), and the CSV writer already returns it per table.
+(those allocators return large blocks themselves). Arrow's pool is :mod:`.memory_pool`'s (jemalloc with decay 0:
+its freed buffers go back at once); this module is for what numpy, pandas and Python free through ``malloc``.
 """
 from __future__ import annotations
 

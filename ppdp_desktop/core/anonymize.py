@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.dictionary import dictionary_encoded
+from ppdp_desktop.core.data.freed_memory import return_freed
 from ppdp_desktop.core.data.schema import Schema, free_name, roles_from_lists
 from ppdp_desktop.core.errors import ParameterError, PrivacyError, setting_ref
 from ppdp_desktop.core.generalization import Generalization
@@ -276,6 +277,7 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int, *
         identifiers.insert(0, job.pseudonym_column, ids.array)
     records = None if identities is None or not job.settings.repeat.active else chunk_records(job, identities, applied,
                                                                                                  quasi)
+    applied.mechanisms = {}  # 8 bytes a record and column, read by chunk_records only: not kept with the job (issue 34)
     return ReleasedChunk(start, rows, applied, quasi, identifiers, records)
 
 
@@ -339,6 +341,7 @@ def anonymize(
     method = get_method(settings.method)
     dataset = method.job_dataset(dataset, method.job_settings(settings))
     frame = dataset.frame
+    return_freed()  # the parse's temporaries, before the job's own (each phase's peak would add to them: issue 34)
     job = plan_job(dataset, settings, subrange(progress, 0.0, 0.3), cancel)
     progress(0.3, "Applying the plan")
     bound = bind_job(job, frame, keep_fingerprints=True)
@@ -350,12 +353,14 @@ def anonymize(
     rows = dictionary_encoded(released.rows, skip=(job.pseudonym_column,))  # text shuffled and written as codes
     table = rows.take(order).reset_index(drop=True)
     del rows
+    return_freed()  # the draws' and the shuffle's temporaries, before the pseudonyms
     identities = None  # the identifiers in record order, shuffled beside the table's pseudonyms when asked
     if job.needs_pseudonyms:
         identities = released.identifiers.drop(columns=[job.pseudonym_column], errors="ignore")
         if job.pseudonym_column not in table.columns:  # made in the release's order: no unshuffled copy of them
             table.insert(0, job.pseudonym_column, _shuffled_pseudonyms(job, order))
     released.rows = released.identifiers = pd.DataFrame()  # the unshuffled rows are not held beside the shuffled
+    return_freed()
     measure_released(job, lambda cols: [table[cols]], list(table.columns))
     repeat = repeat_outcome(job, released.records) if released.records is not None else None  # refused past a budget
     cancel.check()
@@ -363,6 +368,7 @@ def anonymize(
     quasi = released.quasi.set_axis(frame.index)
     reidentification = measure(frame, quasi, table, job.quasi, job.settings.protection, job.generalization,
                                job.method.randomizes_quasi, job.settings.sensitive not in released.applied.columns)
+    return_freed()  # the checks' temporaries, before the release is written and read back
     progress(1.0, "Done")
     return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
                          released.applied, job.seed, order, identities, reidentification, job.notes,

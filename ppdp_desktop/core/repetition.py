@@ -89,7 +89,8 @@ def chunk_records(job: JobPlan, identities: np.ndarray, applied: Applied, quasi:
     if applied.mechanisms and keys is not None:
         folded = np.zeros(n, dtype=np.uint64)
         for position, name in enumerate(sorted(applied.mechanisms)):
-            folded = folded * _FOLD ^ (np.asarray(applied.mechanisms[name], dtype=np.uint64) + np.uint64(position))
+            folded *= _FOLD  # in place: no full-length temporaries per column (issue 34)
+            folded ^= np.asarray(applied.mechanisms[name], dtype=np.uint64) + np.uint64(position)
         draws = keys.digest(identities, folded, b"draws")
     else:
         draws = np.frombuffer(os.urandom(8 * n), dtype="<u8").astype(np.uint64)

@@ -492,7 +492,10 @@ class PersistentStream(RecordStream):
         a, b = start - self._start, stop - self._start
         if a < 0 or b > len(self._identities):
             raise ParameterError(f"Records {start}-{stop - 1} are outside this persistent stream's records.")
-        yield 0, prf_words(self._keys.stream_key(self._tag), self._identities[a:b], self._mechanism[a:b])
+        key = self._keys.stream_key(self._tag)
+        for first in range(a, b, CHUNK_RECORDS):  # a chunk at a time: the draws' temporaries stay small (issue 34)
+            last = min(first + CHUNK_RECORDS, b)
+            yield first - a, prf_words(key, self._identities[first:last], self._mechanism[first:last])
 
 
 def _lemire_word(words: np.ndarray, high: int | np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

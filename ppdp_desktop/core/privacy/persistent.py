@@ -62,20 +62,35 @@ def _hkdf(secret: bytes, info: bytes) -> bytes:
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=SALT, info=info).derive(secret)
 
 
+#: records per cipher call of :func:`prf_words`: 4 MiB of blocks, so a 1M-record table is not copied whole as blocks,
+#: their bytes and the cipher text (~56 MB of temporaries at 1M records before; issue 34's memory)
+PRF_CHUNK = 1 << 18
+
+
 def prf_words(key: bytes, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """``AES-256-ECB(key, left_i || right_i)``'s first 8 bytes as little-endian uint64, one per record.
 
-    ``left`` and ``right`` are uint64 arrays of one length; one cipher call over the whole array.
+    ``left`` and ``right`` are uint64 arrays of one length. ECB encrypts each block on its own, so the records go
+    through one cipher :data:`PRF_CHUNK` at a time, into buffers reused from chunk to chunk: the same words, and
+    the temporaries stay a few MiB whatever the length (the output is the only full-length array).
     """
     n = len(left)
     if len(right) != n:
         raise ParameterError(f"The two halves of the blocks differ in length ({n} and {len(right)}).")
-    blocks = np.empty((n, 2), dtype="<u8")
-    blocks[:, 0] = left
-    blocks[:, 1] = right
+    result = np.empty(n, dtype=np.uint64)
+    step = max(min(n, PRF_CHUNK), 1)
+    blocks = np.empty((step, 2), dtype="<u8")
+    cipher = bytearray(step * 16 + 15)  # update_into wants room for one block more than the data
+    encrypted = np.frombuffer(cipher, dtype="<u8", count=2 * step).reshape(step, 2)
     encryptor = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
-    out = encryptor.update(blocks.tobytes()) + encryptor.finalize()
-    return np.frombuffer(out, dtype="<u8").reshape(n, 2)[:, 0].astype(np.uint64)
+    for a in range(0, n, step):
+        m = min(step, n - a)
+        blocks[:m, 0] = left[a:a + m]
+        blocks[:m, 1] = right[a:a + m]
+        encryptor.update_into(blocks[:m].data.cast("B"), cipher)
+        result[a:a + m] = encrypted[:m, 0]
+    encryptor.finalize()
+    return result
 
 
 class PersistentKeys:

@@ -47,9 +47,9 @@ PSEUDONYM_STREAM = "(pseudonyms)"
 KEY_BYTES = 32
 PREFIX = b"R"
 ID_CHARS = len(PREFIX) + 32  # "R" + 32 hexadecimal digits
-#: records per cipher call (4 MiB of blocks): large enough to be fast, small enough that a 5M-record job does not
-#: peak on the blocks, their cipher text and its hex digits (issue 34)
-CHUNK = 1 << 18
+#: records per cipher call (1 MiB of blocks): large enough to be fast, small enough that a job does not peak on the
+#: blocks, their cipher text and its hex digits, which are reused from call to call (issue 34)
+CHUNK = 1 << 16
 #: the most ids one Arrow string array holds (its 32-bit offsets address at most 2**31 - 1 bytes)
 MAX_IDS_PER_ARRAY = (2**31 - 1) // ID_CHARS
 _HEX = np.frombuffer(b"".join(b"%02x" % b for b in range(256)), dtype=np.uint16)  # byte -> its two digits
@@ -160,15 +160,14 @@ class PseudonymKey:
     def _ids_of(self, n: int, parts: Iterable[np.ndarray]) -> pa.StringArray:
         """The ids of ``n`` records whose indices come in ``parts`` (uint64 arrays), in that order."""
         data = np.empty((n, ID_CHARS), dtype=np.uint8)
-        encryptor = self._cipher().encryptor()  # ECB: each block on its own, whatever the parts
+        writer = _IdWriter(self._cipher())  # ECB: each block on its own, whatever the parts
+        blocks = np.zeros((CHUNK, 2), dtype=">u8")  # high 64 bits 0, low 64 bits the index (big-endian)
         done = 0
         for index in parts:
-            blocks = np.zeros((len(index), 2), dtype=np.uint64)  # high 64 bits 0, low 64 bits the index
-            blocks[:, 1] = index
-            if np.little_endian:  # the block is big-endian
-                blocks[:, 1].byteswap(inplace=True)
-            _write_ids(data[done:done + len(index)], encryptor.update(blocks.tobytes()))
-            done += len(index)
+            m = len(index)
+            blocks[:m, 1] = index
+            writer.write(data[done:done + m], blocks[:m])
+            done += m
         return _string_array(data)
 
     # --- id -> index -------------------------------------------------------------------------------
@@ -261,12 +260,12 @@ class StablePseudonymKey(PseudonymKey):
         if n > MAX_IDS_PER_ARRAY:
             raise ParameterError(f"At most {MAX_IDS_PER_ARRAY:,} ids are made at once; got {n:,} (ask in blocks).")
         data = np.empty((n, ID_CHARS), dtype=np.uint8)
-        encryptor = self._cipher().encryptor()
+        writer = _IdWriter(self._cipher())
+        blocks = np.empty((min(n, CHUNK), 2), dtype="<u8")
         for a in range(0, n, CHUNK):
             b = min(a + CHUNK, n)
-            blocks = np.empty((b - a, 2), dtype="<u8")
-            blocks[:, 0], blocks[:, 1] = first[a:b], second[a:b]
-            _write_ids(data[a:b], encryptor.update(blocks.tobytes()))
+            blocks[:b - a, 0], blocks[:b - a, 1] = first[a:b], second[a:b]
+            writer.write(data[a:b], blocks[:b - a])
         return _string_array(data)
 
     def bind(self, identities: np.ndarray, digest: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
@@ -298,11 +297,26 @@ class StablePseudonymKey(PseudonymKey):
         return result
 
 
-def _write_ids(rows: np.ndarray, cipher: bytes) -> None:
-    """Fill ``rows`` (uint8, ``(m, ID_CHARS)``) with ``"R"`` and the hexadecimal digits of ``m`` cipher blocks."""
-    rows[:, 0] = PREFIX[0]
-    hexed = np.take(_HEX, np.frombuffer(cipher, dtype=np.uint8)).view(np.uint8)
-    rows[:, 1:] = hexed.reshape(len(rows), ID_CHARS - 1)
+class _IdWriter:
+    """Encrypts up to :data:`CHUNK` blocks at a time and writes them as ids, in buffers kept from call to call (the
+    cipher text and its hex digits: no temporaries of the size of the chunk made and freed per chunk)."""
+
+    __slots__ = ("_cipher", "_encryptor", "_hexed")
+
+    def __init__(self, cipher: Cipher) -> None:
+        self._encryptor = cipher.encryptor()
+        self._cipher = bytearray(CHUNK * 16 + 15)  # update_into wants room for one block more than the data
+        self._hexed = np.empty(CHUNK * 16, dtype=np.uint16)  # each cipher byte's two digits
+
+    def write(self, rows: np.ndarray, blocks: np.ndarray) -> None:
+        """Fill ``rows`` (uint8, ``(m, ID_CHARS)``) with ``"R"`` and the hexadecimal digits of the encrypted
+        ``blocks`` (``(m, 2)`` 8-byte words, C-contiguous, ``m <= CHUNK``)."""
+        m = len(rows)
+        self._encryptor.update_into(np.ascontiguousarray(blocks).data.cast("B"), self._cipher)
+        hexed = self._hexed[:16 * m]
+        np.take(_HEX, np.frombuffer(self._cipher, dtype=np.uint8, count=16 * m), out=hexed)
+        rows[:, 0] = PREFIX[0]
+        rows[:, 1:] = hexed.view(np.uint8).reshape(m, ID_CHARS - 1)
 
 
 def _string_array(data: np.ndarray) -> pa.StringArray:

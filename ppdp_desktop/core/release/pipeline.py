@@ -165,8 +165,10 @@ class TableSource(RecordSource):
         the job's key: :func:`~ppdp_desktop.core.streaming.readback.read_back`)."""
         if self.fmt != "csv":
             return read_release(folder)
+        from ppdp_desktop.core.data.freed_memory import return_freed
         from ppdp_desktop.core.streaming.readback import read_back
 
+        return_freed()  # the writer's temporaries, before the read-back's batches (issue 34's memory)
         return read_back(folder, self.result.pseudonym_key, self.extra)
 
     def report_subject(self) -> Anonymization:

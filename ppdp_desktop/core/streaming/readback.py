@@ -38,30 +38,81 @@ def columns_checked(metadata: dict) -> list[str]:
     return [str(n) for n in dict.fromkeys(names) if n]
 
 
+#: bytes of CSV per batch of the read-back: pyarrow's streaming reader reads ~35 blocks ahead (Arrow's pool held 36 MB
+#: at 1 MiB blocks, 9 MB at 256 KiB, at the same speed: issue 34's memory)
+READ_BLOCK = 1 << 18
+
+
 def _batches(path: Path, sep: str, names: list[str], read: list[str]):
     """Record batches of the columns ``read`` of the CSV ``path`` (header ``names``), every cell as text and an
     empty cell as "" (as :func:`~ppdp_desktop.core.data.released.read_release` reads it), by pyarrow's reader."""
     import pyarrow.csv as pacsv
 
     reader = pacsv.open_csv(
-        str(path), read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 20),
+        str(path), read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=READ_BLOCK),
         parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
         convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(read, pa.string()), include_columns=read,
                                              strings_can_be_null=False, null_values=[]))
     yield from reader
 
 
-def _categorical(chunks: list[pa.DictionaryArray], guarded: bool) -> pd.Categorical:
-    """A column of text, dictionary-encoded batch by batch, as one categorical: the batches' dictionaries unified
-    by Arrow (the categories in the order the values first appear), the formula guard undone on the categories,
-    not on every cell."""
-    if not chunks:
-        return pd.Categorical(np.array([], dtype=object))
-    unified = pa.chunked_array(chunks).unify_dictionaries()
-    categories = pd.Index(unified.chunk(0).dictionary.to_pylist(), dtype=object)
+#: distinct values up to which a read-back column is unified batch by batch into codes of 1 or 2 bytes a record
+#: (Arrow's batches hold 4, every column's until the end: ~36 MB at 1M records x 9 columns; issue 34's memory)
+COMPACT_VALUES = 1 << 15
+
+
+class _Column:
+    """One read-back column's batches, dictionary-encoded. While it has at most :data:`COMPACT_VALUES` distinct
+    values, each batch is unified with the values seen so far (Arrow's unification: the values in the order they
+    first appear) and kept as int8/int16 codes; past that, its batches are kept as Arrow's and unified at the end, as
+    they all were before. The same categories and codes either way."""
+
+    __slots__ = ("chunks", "codes", "known")
+
+    def __init__(self) -> None:
+        self.known: pa.Array | None = None  # the values seen so far, in the order they first appeared
+        self.codes: list[np.ndarray] = []
+        self.chunks: list[pa.DictionaryArray] = []  # past COMPACT_VALUES values: Arrow's batches
+
+    def add(self, encoded: pa.DictionaryArray) -> None:
+        """Keep one batch (a dictionary-encoded text column)."""
+        if self.chunks:
+            self.chunks.append(encoded)
+            return
+        if self.known is None:
+            known, indices = encoded.dictionary, encoded.indices
+        else:
+            seen = pa.DictionaryArray.from_arrays(pa.array([], type=encoded.indices.type), self.known)
+            unified = pa.chunked_array([seen, encoded]).unify_dictionaries()
+            known, indices = unified.chunk(0).dictionary, unified.chunk(1).indices
+        if len(known) > COMPACT_VALUES:  # many distinct values: Arrow's batches, unified at the end
+            if self.known is not None and self.codes:
+                codes = pa.array(np.concatenate(self.codes).astype(np.int32))
+                self.chunks.append(pa.DictionaryArray.from_arrays(codes, self.known))
+            self.chunks.append(encoded)
+            self.known, self.codes = None, []
+            return
+        self.known = known
+        self.codes.append(indices.to_numpy(zero_copy_only=False).astype(np.int8 if len(known) <= 127 else np.int16))
+
+    def categorical(self, guarded: bool) -> pd.Categorical:
+        """The column as one categorical, the formula guard undone on the categories, not on every cell."""
+        if self.chunks:
+            unified = pa.chunked_array(self.chunks).unify_dictionaries()
+            return _categorical(unified.chunk(0).dictionary.to_pylist(),
+                                np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks]),
+                                guarded)
+        if self.known is None:
+            return pd.Categorical(np.array([], dtype=object))
+        return _categorical(self.known.to_pylist(), np.concatenate(self.codes), guarded)
+
+
+def _categorical(values: list, codes: np.ndarray, guarded: bool) -> pd.Categorical:
+    """A column of text as one categorical from its values in order and each record's code, the formula guard
+    undone on the categories."""
+    categories = pd.Index(values, dtype=object)
     if guarded:
         categories = pd.Index([_unguard_text(c) for c in categories], dtype=object)
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
     if categories.has_duplicates:  # never from our writer; the values as they are
         return pd.Categorical(categories.to_numpy()[codes])
     return pd.Categorical.from_codes(codes, categories=categories)
@@ -121,7 +172,7 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
     wanted = list(dict.fromkeys(c for c in columns if c in asked or (every and c != pseudonyms)))
     read = [names[i] for i in sorted({columns.index(c) for c in wanted}
                                      | ({columns.index(pseudonyms)} if pseudonyms in columns else set()))]
-    parts: dict[str, list] = {c: [] for c in wanted}
+    parts = {c: _Column() for c in wanted}
     ids_read: list[pa.Array] = []
     n = 0
     seen = None if pseudonym_key is None else np.zeros(int(metadata.get("n_records") or 0), dtype=bool)
@@ -130,7 +181,7 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
     try:
         for batch in _batches(path, sep, names, read):
             for c in wanted:
-                parts[c].append(batch.column(names[columns.index(c)]).dictionary_encode())
+                parts[c].add(batch.column(names[columns.index(c)]).dictionary_encode())
             if pseudonyms in columns:
                 ids = batch.column(names[columns.index(pseudonyms)])
                 if every:
@@ -145,7 +196,7 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
                                  np.concatenate(hashes) if hashes else None)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise ReleaseError(f"{path.name} cannot be read back: {exc}.") from exc
-    held = {c: _categorical(parts[c], guarded) for c in wanted}
+    held = {c: parts.pop(c).categorical(guarded) for c in wanted}  # each column's batches freed once it is made
     if every and pseudonyms in columns:
         held[pseudonyms] = _text(pa.chunked_array(ids_read, pa.string()), guarded)
     table = pd.DataFrame({c: held[c] for c in columns if c in held}, index=pd.RangeIndex(n))

@@ -39,8 +39,9 @@ def columns_checked(metadata: dict) -> list[str]:
 
 
 #: bytes of CSV per batch of the read-back: pyarrow's streaming reader reads ~35 blocks ahead (Arrow's pool held 36 MB
-#: at 1 MiB blocks, 9 MB at 256 KiB, at the same speed: issue 34's memory)
-READ_BLOCK = 1 << 18
+#: at 1 MiB blocks, 9 MB at 256 KiB, at the same speed: issue 34's memory); 256 KiB refused a release with a
+#: 10-million-character cell ("straddling object", tests/test_fuzz_inputs.py), which 1 MiB reads
+READ_BLOCK = 1 << 20
 
 
 def _batches(path: Path, sep: str, names: list[str], read: list[str]):

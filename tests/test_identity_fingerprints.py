@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -83,7 +84,7 @@ def test_an_arrow_text_column_hashes_as_its_text(cells):
 
     cells = [c if c is None else c.encode("utf-8", "replace").decode("utf-8") for c in cells]  # no lone surrogates
     expected = persistent._hashes(pd.Series(cells, dtype=object))
-    for dtype in ("str", "string[pyarrow]", pd.ArrowDtype(__import__("pyarrow").large_string())):
+    for dtype in ("str", "string[pyarrow]", pd.ArrowDtype(pa.large_string())):
         column = pd.Series(cells, dtype=dtype)
         assert dtype == "str" or persistent._utf8_cells(column) is not None  # "str" is Arrow text from pandas 3 on
         got = persistent._hashes(column)

@@ -105,3 +105,29 @@ def test_ids_the_job_did_not_make_are_refused_before_publishing(tmp_path: Path, 
     with pytest.raises(PrivacyError, match=r"does not pass its own check.*ids that are not this release's"):
         write_release(job, tmp_path / "rel", include_report=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_record_longer_than_the_first_block_is_read_back_with_larger_blocks(tmp_path: Path, monkeypatch) -> None:
+    """The read-back reads 256 KiB blocks first (pyarrow reads up to 32 ahead: issue 34's memory); a record longer
+    than a block ("straddling object") is read again with larger ones, to the same table as one large block gives."""
+    from ppdp_desktop.core.release.package import write_release
+    from ppdp_desktop.core.streaming import readback
+
+    frame = table()
+    frame.loc[7, "diagnosis"] = "x" * 300_000  # a record longer than the first block
+    settings = AnonymizationSettings("diagnosis", "uniform", ["patient"], [], SensitivitySettings(theta=3.0), seed=1)
+    out = write_release(anonymize(Dataset(frame), settings), tmp_path / "rel", include_report=False)
+    tried = []
+    real = readback._batches
+
+    def batches(path, sep, names, read, block=readback.READ_BLOCKS[1]):
+        tried.append(block)
+        return real(path, sep, names, read, block)
+
+    monkeypatch.setattr(readback, "_batches", batches)
+    held = readback.read_back(out, None, every=True)
+    assert tried[:2] == [1 << 18, 1 << 20]
+    monkeypatch.setattr(readback, "READ_BLOCKS", (readback.MAX_ROW_BYTES,))
+    whole = readback.read_back(out, None, every=True)
+    assert held.n_rows == whole.n_rows == 300 and held.distinct_pseudonyms is True
+    pd.testing.assert_frame_equal(held.table, whole.table)

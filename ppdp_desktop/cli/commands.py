@@ -338,7 +338,8 @@ def _finish(dataset, settings, args: argparse.Namespace, utility: bool, key: str
                                    list(dataset.frame.columns), dataset.label, report=not args.no_report)
     start = time.perf_counter()
     stages = StageLines.from_args(args)
-    result = anonymize(dataset, settings, stages.part(0.0, 0.5))
+    # without a report, utility figures or a key nothing after the job reads the input's records (issue 34)
+    result = anonymize(dataset, settings, stages.part(0.0, 0.5), keep_input=not args.no_report or utility or bool(key))
     folder = publish_release(TableSource(result), args.out, overwrite=args.overwrite, key_path=key,
                              passphrase=passphrase, fmt=args.fmt, sep=args.out_sep, zip_file=args.zip,
                              include_report=not args.no_report, bom=not args.no_bom, signer=signer,

@@ -334,10 +334,19 @@ def anonymize(
     settings: AnonymizationSettings,
     progress: Progress = no_progress,
     cancel: CancelToken | None = None,
+    *,
+    keep_input: bool = True,
 ) -> Anonymization:
     """Prepare a plan from statistics, verify it (fail closed), then apply it to the rows (of the table the method
-    works on: :meth:`~ppdp_desktop.core.methods.base.Method.job_dataset`)."""
+    works on: :meth:`~ppdp_desktop.core.methods.base.Method.job_dataset`).
+
+    ``keep_input`` False: the caller hands the records over, for a release written without a report, utility
+    figures or a key, none of which is then made (the command line's job): once the job has read them for the last
+    time, ``dataset.frame`` (the caller's too) is emptied, and neither the identifiers beside the pseudonyms nor the
+    perturbed columns' codes are kept (:func:`without_input`), so that the release's pseudonyms, its write and its
+    read-back are not made beside the input's records (issue 34: ~50 MB of the 1M-record job's peak)."""
     cancel = cancel or CancelToken()
+    given = dataset
     method = get_method(settings.method)
     dataset = method.job_dataset(dataset, method.job_settings(settings))
     frame = dataset.frame
@@ -357,8 +366,12 @@ def anonymize(
     identities = None  # the identifiers in record order, shuffled beside the table's pseudonyms when asked
     if job.needs_pseudonyms:
         identities = released.identifiers.drop(columns=[job.pseudonym_column], errors="ignore")
-        if job.pseudonym_column not in table.columns:  # made in the release's order: no unshuffled copy of them
-            table.insert(0, job.pseudonym_column, _shuffled_pseudonyms(job, order))
+    # made in the release's order (no unshuffled copy of them); after the checks below, which do not read them,
+    # unless the plan measures the release as written (dp-microagg): its table then has them from the start
+    ids_later = job.needs_pseudonyms and job.pseudonym_column not in table.columns
+    if ids_later and getattr(job.plan, "measure_release", None) is not None:
+        table.insert(0, job.pseudonym_column, _shuffled_pseudonyms(job, order))
+        ids_later = False
     released.rows = released.identifiers = pd.DataFrame()  # the unshuffled rows are not held beside the shuffled
     return_freed()
     measure_released(job, lambda cols: [table[cols]], list(table.columns))
@@ -368,8 +381,29 @@ def anonymize(
     quasi = released.quasi.set_axis(frame.index)
     reidentification = measure(frame, quasi, table, job.quasi, job.settings.protection, job.generalization,
                                job.method.randomizes_quasi, job.settings.sensitive not in released.applied.columns)
-    return_freed()  # the checks' temporaries, before the release is written and read back
+    del quasi, frame
+    result = Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
+                           released.applied, job.seed, order, identities, reidentification, job.notes,
+                           job.pseudonym_column, job.pseudonym_key if job.needs_pseudonyms else None, repeat)
+    if not keep_input:
+        without_input(result)
+        given.frame = dataset.frame = result.dataset.frame  # the caller's records, let go of
+        del dataset, given, identities
+    return_freed()  # the checks' temporaries (and the input's records), before the pseudonyms
+    if ids_later:
+        table.insert(0, job.pseudonym_column, _shuffled_pseudonyms(job, order))
     progress(1.0, "Done")
-    return Anonymization(replace(dataset, schema=job.schema), job.settings, job.plan, job.guarantee, table,
-                         released.applied, job.seed, order, identities, reidentification, job.notes,
-                         job.pseudonym_column, job.pseudonym_key if job.needs_pseudonyms else None, repeat)
+    return result
+
+
+def without_input(result: Anonymization) -> None:
+    """Let go of what only the report, the utility figures and the key read: the input's records
+    (``result.dataset.frame`` emptied, its columns and types kept), the identifiers beside the pseudonyms
+    (``identities``, when the key would hold the pseudonym key instead) and the perturbed columns' codes
+    (``applied.codes``)."""
+    frame = result.dataset.frame
+    empty = pd.DataFrame({name: pd.array([], dtype=frame[name].dtype) for name in frame.columns})  # no slice: a view
+    result.dataset = replace(result.dataset, frame=empty)                                  # would hold its buffers
+    if result.pseudonym_key is not None:
+        result.identities = None
+    result.applied.codes = {}

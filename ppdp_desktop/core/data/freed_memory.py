@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from functools import cache
 
-__all__ = ["return_freed"]
+__all__ = ["can_return_freed", "return_freed"]
 
 
 @cache
@@ -29,6 +29,11 @@ def _malloc_trim() -> Callable[[int], int] | None:
         return None
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
     return trim
+
+
+def can_return_freed() -> bool:
+    """Whether :func:`return_freed` can hand freed memory back (the C library is glibc)."""
+    return _malloc_trim() is not None
 
 
 def return_freed() -> bool:

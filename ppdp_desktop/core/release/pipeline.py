@@ -169,7 +169,9 @@ class TableSource(RecordSource):
         from ppdp_desktop.core.streaming.readback import read_back
 
         return_freed()  # the writer's temporaries, before the read-back's batches (issue 34's memory)
-        return read_back(folder, self.result.pseudonym_key, self.extra)
+        release = read_back(folder, self.result.pseudonym_key, self.extra)
+        return_freed()  # and the read-back's batches, before the final check's temporaries
+        return release
 
     def report_subject(self) -> Anonymization:
         return self.result

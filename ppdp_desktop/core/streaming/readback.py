@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from ppdp_desktop.core.data.formats import FORMULA_GUARD, FORMULA_STARTS, _unguard_text, unguard_formulas
 from ppdp_desktop.core.data.released import DATA_FILE, LoadedRelease, _read_metadata
+from ppdp_desktop.core.data.text_table import MAX_ROW_BYTES
 from ppdp_desktop.core.errors import ReleaseError
 from ppdp_desktop.core.privacy.pseudonyms import PseudonymKey
 
@@ -38,19 +39,20 @@ def columns_checked(metadata: dict) -> list[str]:
     return [str(n) for n in dict.fromkeys(names) if n]
 
 
-#: bytes of CSV per batch of the read-back: pyarrow's streaming reader reads ~35 blocks ahead (Arrow's pool held 36 MB
-#: at 1 MiB blocks, 9 MB at 256 KiB, at the same speed: issue 34's memory); 256 KiB refused a release with a
-#: 10-million-character cell ("straddling object", tests/test_fuzz_inputs.py), which 1 MiB reads
-READ_BLOCK = 1 << 20
+#: bytes of CSV per batch of the read-back, tried in turn: pyarrow's streaming reader reads up to 32 blocks ahead on
+#: its I/O thread (Arrow's pool held 36 MB at 1 MiB blocks, 9 MB at 256 KiB, at the same speed: issue 34's memory); a
+#: record longer than a block ("straddling object": a cell of a million characters) is read again with larger ones,
+#: up to the loader's limit of a record
+READ_BLOCKS = (1 << 18, 1 << 20, MAX_ROW_BYTES)
 
 
-def _batches(path: Path, sep: str, names: list[str], read: list[str]):
+def _batches(path: Path, sep: str, names: list[str], read: list[str], block: int = READ_BLOCKS[1]):
     """Record batches of the columns ``read`` of the CSV ``path`` (header ``names``), every cell as text and an
     empty cell as "" (as :func:`~ppdp_desktop.core.data.released.read_release` reads it), by pyarrow's reader."""
     import pyarrow.csv as pacsv
 
     reader = pacsv.open_csv(
-        str(path), read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=READ_BLOCK),
+        str(path), read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=block),
         parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
         convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(read, pa.string()), include_columns=read,
                                              strings_can_be_null=False, null_values=[]))
@@ -119,7 +121,8 @@ def _categorical(values: list, codes: np.ndarray, guarded: bool) -> pd.Categoric
     return pd.Categorical.from_codes(codes, categories=categories)
 
 
-def _distinct(path: Path, sep: str, names: list[str], column: str, hashes: np.ndarray | None) -> bool:
+def _distinct(path: Path, sep: str, names: list[str], column: str, hashes: np.ndarray | None,
+              block: int = READ_BLOCKS[0]) -> bool:
     """Whether the ids of ``column`` are distinct, from their 64-bit hashes (8 bytes a record); ids whose hashes
     collide are compared exactly in a second read."""
     if hashes is None:
@@ -130,7 +133,7 @@ def _distinct(path: Path, sep: str, names: list[str], column: str, hashes: np.nd
         return True
     colliding = np.unique(hashes[1:][same])
     found: list[str] = []
-    for batch in _batches(path, sep, names, [column]):
+    for batch in _batches(path, sep, names, [column], block):
         ids = batch.column(0).to_numpy(zero_copy_only=False)
         found += ids[np.isin(pd.util.hash_array(ids), colliding)].tolist()
     return len(found) == len(set(found))
@@ -173,36 +176,51 @@ def read_back(folder: Path, pseudonym_key: PseudonymKey | None, extra: Sequence[
     wanted = list(dict.fromkeys(c for c in columns if c in asked or (every and c != pseudonyms)))
     read = [names[i] for i in sorted({columns.index(c) for c in wanted}
                                      | ({columns.index(pseudonyms)} if pseudonyms in columns else set()))]
-    parts = {c: _Column() for c in wanted}
-    ids_read: list[pa.Array] = []
-    n = 0
-    seen = None if pseudonym_key is None else np.zeros(int(metadata.get("n_records") or 0), dtype=bool)
-    hashes: list[np.ndarray] = []
-    distinct = True
-    try:
-        for batch in _batches(path, sep, names, read):
-            for c in wanted:
-                parts[c].add(batch.column(names[columns.index(c)]).dictionary_encode())
-            if pseudonyms in columns:
-                ids = batch.column(names[columns.index(pseudonyms)])
-                if every:
-                    ids_read.append(ids)
-                if seen is not None and pseudonym_key is not None:  # seen is held exactly when the key is given
-                    distinct = _all_new(seen, pseudonym_key.index_of(ids, len(seen))) and distinct
-                else:
-                    hashes.append(pd.util.hash_array(ids.to_numpy(zero_copy_only=False)))
-            n += batch.num_rows
-        if seen is None and pseudonyms in columns:
-            distinct = _distinct(path, sep, names, names[columns.index(pseudonyms)],
-                                 np.concatenate(hashes) if hashes else None)
-    except (OSError, ValueError, pa.ArrowException) as exc:
-        raise ReleaseError(f"{path.name} cannot be read back: {exc}.") from exc
+    for block in READ_BLOCKS:
+        try:
+            parts, ids_read, n, distinct = _read(path, sep, names, read, block, wanted, columns, pseudonyms,
+                                                 pseudonym_key, int(metadata.get("n_records") or 0), every)
+            break
+        except pa.ArrowInvalid as exc:
+            if "straddl" not in str(exc) or block == READ_BLOCKS[-1]:
+                raise ReleaseError(f"{path.name} cannot be read back: {exc}.") from exc
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            raise ReleaseError(f"{path.name} cannot be read back: {exc}.") from exc
     held = {c: parts.pop(c).categorical(guarded) for c in wanted}  # each column's batches freed once it is made
     if every and pseudonyms in columns:
         held[pseudonyms] = _text(pa.chunked_array(ids_read, pa.string()), guarded)
     table = pd.DataFrame({c: held[c] for c in columns if c in held}, index=pd.RangeIndex(n))
     return LoadedRelease(folder, metadata, table, file_columns=columns, file_records=n,
                          distinct_pseudonyms=distinct if pseudonyms in columns else None)
+
+
+def _read(path: Path, sep: str, names: list[str], read: list[str], block: int, wanted: list[str], columns: list[str],
+          pseudonyms: str | None, pseudonym_key: PseudonymKey | None, n_records: int, every: bool
+          ) -> tuple[dict[str, _Column], list[pa.Array], int, bool]:
+    """:func:`read_back`'s one pass over the file in blocks of ``block`` bytes: the ``wanted`` columns' batches, the
+    pseudonyms' (with ``every``), the records read and whether the pseudonyms are distinct."""
+    parts = {c: _Column() for c in wanted}
+    ids_read: list[pa.Array] = []
+    n = 0
+    seen = None if pseudonym_key is None else np.zeros(n_records, dtype=bool)
+    hashes: list[np.ndarray] = []
+    distinct = True
+    for batch in _batches(path, sep, names, read, block):
+        for c in wanted:
+            parts[c].add(batch.column(names[columns.index(c)]).dictionary_encode())
+        if pseudonyms in columns:
+            ids = batch.column(names[columns.index(pseudonyms)])
+            if every:
+                ids_read.append(ids)
+            if seen is not None and pseudonym_key is not None:  # seen is held exactly when the key is given
+                distinct = _all_new(seen, pseudonym_key.index_of(ids, len(seen))) and distinct
+            else:
+                hashes.append(pd.util.hash_array(ids.to_numpy(zero_copy_only=False)))
+        n += batch.num_rows
+    if seen is None and pseudonyms in columns:
+        distinct = _distinct(path, sep, names, names[columns.index(pseudonyms)],
+                             np.concatenate(hashes) if hashes else None, block)
+    return parts, ids_read, n, distinct
 
 
 def _text(ids: pa.ChunkedArray, guarded: bool) -> pd.arrays.ArrowStringArray:

@@ -507,3 +507,21 @@ def test_a_first_release_of_distinct_patients_equals_the_definition(identities, 
     assert np.array_equal(found.cumulative, cumulative) and found.cumulative.dtype == np.float64
     assert np.array_equal(found.matched, matched) and np.array_equal(found.unchanged, unchanged)
     assert not np.shares_memory(found.cumulative, current.epsilon)
+
+
+def test_an_epsilon_the_same_for_every_record_is_held_once() -> None:
+    """A release's records spend one epsilon (the usual case): held as one value broadcast to every record (issue 34:
+    7.6 MB of a 1M-record job), stored as one value, read back as one per record; any other epsilon array is made
+    a contiguous float64 array of its own, as before."""
+    n = 1000
+    ids, draws = np.arange(n, dtype=np.uint64), np.arange(n, 2 * n, dtype=np.uint64)
+    kept = ReleaseRecords(ids, draws, np.broadcast_to(np.float64(0.5), (n,)))
+    assert kept.epsilon.strides == (0,) and len(kept.epsilon) == n and not kept.epsilon.flags.writeable
+    blobs = kept.to_blobs()
+    assert len(blobs["epsilon"]) == 8
+    back = ReleaseRecords.from_blobs(bytes(blobs["identities"]), bytes(blobs["draws"]), bytes(blobs["epsilon"]), None)
+    assert back.epsilon.tolist() == [0.5] * n and back.identities.tolist() == ids.tolist()
+    made = ReleaseRecords(ids, draws, np.ones(n, dtype=np.int64))
+    assert made.epsilon.dtype == np.float64 and made.epsilon.flags.c_contiguous and made.epsilon.strides == (8,)
+    with pytest.raises(ValueError, match="one entry per record"):
+        ReleaseRecords(ids, draws, np.broadcast_to(np.float64(0.5), (n + 1,)))

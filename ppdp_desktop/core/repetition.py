@@ -94,7 +94,7 @@ def chunk_records(job: JobPlan, identities: np.ndarray, applied: Applied, quasi:
         draws = keys.digest(identities, folded, b"draws")
     else:
         draws = np.frombuffer(os.urandom(8 * n), dtype="<u8").astype(np.uint64)
-    epsilon = np.full(n, job.release_epsilon, dtype=np.float64)
+    epsilon = np.broadcast_to(np.float64(job.release_epsilon), (n,))  # one value, not 8 bytes a record (issue 34)
     classes = None
     if job.generalization is not None and job.quasi:
         classes = class_digests(quasi[job.quasi])

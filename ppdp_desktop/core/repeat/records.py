@@ -34,7 +34,7 @@ class ReleaseRecords:
 
     identities: np.ndarray
     draws: np.ndarray
-    epsilon: np.ndarray
+    epsilon: np.ndarray  # may be one value broadcast to every record (read-only: a stride of 0)
     classes: np.ndarray | None = None
     #: this release only, never stored: per record, whether a later stage redrew its persistent draw (a kept
     #: partition's lowered retention), so that the statement does not promise it the same released value
@@ -47,7 +47,10 @@ class ReleaseRecords:
             if array is None:
                 continue
             dtype = np.float64 if name == "epsilon" else bool if name == "rederived" else np.uint64
-            array = np.ascontiguousarray(array, dtype=dtype)
+            array = np.asarray(array)
+            # an epsilon the same for every record may stay one value broadcast (a stride of 0: 8 bytes, read-only)
+            if not (name == "epsilon" and array.dtype == dtype and array.ndim == 1 and array.strides == (0,)):
+                array = np.ascontiguousarray(array, dtype=dtype)
             if array.ndim != 1 or len(array) != n:
                 raise ValueError(f"ReleaseRecords.{name} must hold one entry per record ({n}); got shape {array.shape}.")
             object.__setattr__(self, name, array)

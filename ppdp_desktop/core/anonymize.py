@@ -244,12 +244,17 @@ def release_chunk(job: JobPlan, bound: Bound, chunk: pd.DataFrame, start: int, *
         keys = job.settings.repeat.keys
         if keys is not None and job.persistent_draws:  # bound to the records' identities under the custodian secret
             randomness = randomness.with_records(keys, keys.keyed_identities(*fingerprints), start)
+    if bound.fingerprinted is chunk:  # the in-memory job's, computed while binding: read here once
+        bound.fingerprints = bound.fingerprinted = None
+    if not isinstance(job.pseudonym_key, StablePseudonymKey):  # only stable pseudonyms read them again: not held
+        fingerprints = None                                      # through the draws (16 MB a million records)
     if applies_in_chunks(job.plan):
         applied = job.plan.apply(chunk, randomness, start=start, bound=bound.plan)
     elif start == 0:  # a plug-in written before chunks: it gets the whole table
         applied = job.plan.apply(chunk, randomness)
     else:
         raise ParameterError(f"{job.method.title} applies its plan to the whole table at once; it cannot be streamed.")
+    randomness = job.randomness  # the records' keys (8 bytes a record) are not held through the ledger's digests
     stop = start + len(chunk)
     replaced = [c for c in applied.columns if c in chunk.columns and c not in job.protected]
     if replaced:  # fail closed: a method may replace only the columns it protects
@@ -359,10 +364,11 @@ def anonymize(
     cancel.check()
     progress(0.6, "Building the release table")
     order = job.randomness.shuffle_order(len(frame))  # by each record's keyed sort key: the same however it is computed
+    return_freed()  # the draws' and the sort's temporaries, before the shuffled table
     rows = dictionary_encoded(released.rows, skip=(job.pseudonym_column,))  # text shuffled and written as codes
     table = rows.take(order).reset_index(drop=True)
     del rows
-    return_freed()  # the draws' and the shuffle's temporaries, before the pseudonyms
+    return_freed()  # the shuffle's temporaries
     identities = None  # the identifiers in record order, shuffled beside the table's pseudonyms when asked
     if job.needs_pseudonyms:
         identities = released.identifiers.drop(columns=[job.pseudonym_column], errors="ignore")

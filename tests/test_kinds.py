@@ -299,3 +299,27 @@ def test_the_load_types_a_long_file_as_its_whole_columns_say(tmp_path: Path) -> 
     assert kinds(loaded) == {"age": "numeric", "day": "categorical", "w": "numeric", "ref": "text"}
     assert loaded.frame["ref"].iloc[:2].tolist() == ["000000", "000001"]
     assert str(loaded.frame["age"].dtype) == "int64" and str(loaded.frame["w"].dtype) == "float64"
+
+
+def test_the_heap_is_trimmed_as_the_parsed_text_is_typed(monkeypatch) -> None:
+    """Each time the columns typed since the last trim held TRIM_BYTES of parsed text, their freed memory is handed
+    back (issue 34: the load's peak); the frame is the same as without the trims."""
+    from ppdp_desktop.core.data import kinds
+
+    names = ["id", "sex", "age"]
+    texts = [[f"P{i}" for i in range(300)], ["F", "M", "F"] * 100, [str(20 + i % 50) for i in range(300)]]
+
+    def typed() -> pd.DataFrame:
+        columns: list[pa.ChunkedArray | None] = [pa.chunked_array([pa.array(t, pa.large_string())]) for t in texts]
+        return kinds.type_text_columns(columns, names, None, "d.csv")[0]
+
+    plain = typed()
+    trims = []
+    monkeypatch.setattr(kinds, "return_freed", lambda: trims.append(1) or True)
+    monkeypatch.setattr(kinds, "TRIM_BYTES", 1)
+    pd.testing.assert_frame_equal(typed(), plain)
+    assert len(trims) == 3  # after every column here
+    trims.clear()
+    monkeypatch.setattr(kinds, "TRIM_BYTES", 1 << 40)
+    typed()
+    assert trims == []

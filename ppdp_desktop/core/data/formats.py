@@ -137,17 +137,20 @@ _AFTER_GUARD[ord(FORMULA_GUARD)] = True
 
 def _byte_at(array: pa.Array, position: int) -> np.ndarray:
     """Each string's byte at ``position`` (a UTF-8 code unit), 0 where the string is shorter or missing: read
-    from the array's offsets and data buffers, with no string made."""
+    from the array's offsets and data buffers, with no string made (and no index array wider than the offsets':
+    1M pseudonyms are 4 bytes an offset, issue 34's memory)."""
     offsets_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
     _, offsets_buffer, data_buffer = array.buffers()
     offsets: np.ndarray = np.frombuffer(offsets_buffer, dtype=offsets_type)[array.offset:array.offset + len(array) + 1]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    starts = offsets[:-1].astype(np.int64) + position
-    present = starts < offsets[1:]
+    present = np.diff(offsets) > position
     if array.null_count:
         present &= array.is_valid().to_numpy(zero_copy_only=False)
     out = np.zeros(len(array), dtype=np.uint8)
-    out[present] = data[starts[present]]
+    at = offsets[:-1][present]  # start + position < end <= the offsets' largest value: no overflow
+    if position:
+        at += position
+    out[present] = data[at]
     return out
 
 
@@ -190,8 +193,9 @@ def write_csv_release(table: pd.DataFrame, path: Path, sep: str, *, bom: bool = 
     ``release.json``. Raises :class:`ReleaseError` naming the file for any failure of the writer."""
     if len(sep) != 1 or sep in "\"\r\n":
         raise ReleaseError(f"The CSV separator must be one character other than a quote or newline; got {sep!r}.")
+    return_freed()  # what the job freed last (its pseudonyms' temporaries) before the guard's (issue 34's memory)
     guarded, changed = guard_formulas(table)
-    return_freed()  # the guard's temporaries (~18 MB at 1M records) before the writer's (issue 34's memory)
+    return_freed()  # the guard's temporaries (~18 MB at 1M records) before the writer's
     try:
         arrow = pa.Table.from_pandas(_arrow_ready(guarded), preserve_index=False)
         digest, _ = csv_writer.write_csv_batches([arrow], Path(path), sep, bom=bom)

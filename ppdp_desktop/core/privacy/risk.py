@@ -56,6 +56,8 @@ def equivalence_classes(frame: pd.DataFrame, quasi: Sequence[str]) -> tuple[np.n
     n = len(frame)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if not quasi:  # one class: the same ids and size as counted below, without 24 bytes a record (issue 34)
+        return np.zeros(n, dtype=np.int64), np.array([n], dtype=np.int64)
     key = np.zeros(n, dtype=np.int64)
     space = 1
     for name in quasi:

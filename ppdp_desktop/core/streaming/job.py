@@ -24,6 +24,7 @@ from ppdp_desktop.core.anonymize import Bound, JobPlan, ReleasedChunk, applies_i
 from ppdp_desktop.core.data.csv_writer import write_csv_batches
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.data.formats import _arrow_ready, guard_formulas
+from ppdp_desktop.core.data.freed_memory import return_freed
 from ppdp_desktop.core.data.streamed import StreamedFile
 from ppdp_desktop.core.errors import ParameterError, ReleaseError, setting_ref
 from ppdp_desktop.core.methods import get_method
@@ -167,6 +168,8 @@ def write_streamed_data(source: StreamedFile, job: JobPlan, bound: Bound, target
             records.add(released, job)
             if released.records is not None:
                 ledger.append(released.records)
+            del chunk, released, rows
+            return_freed()  # the chunk's temporaries, before the next chunk's (glibc's heap: issue 34)
             progress(0.8 * min(1.0, stop / max(1, n_records)), f"Released {stop:,} of {n_records:,} records (pass 2)")
             cancel.check()
         table_path = records.close()

@@ -14,6 +14,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from ppdp_desktop.core.anonymize import Bound, JobPlan, ReleasedChunk, release_chunk
+from ppdp_desktop.core.data.freed_memory import return_freed
 from ppdp_desktop.core.data.schema import Kind
 from ppdp_desktop.core.data.streamed import StreamedFile
 from ppdp_desktop.core.progress import CancelToken, Progress
@@ -47,6 +48,8 @@ def gather_plan_columns(source: StreamedFile, columns: list[str], chunk_size: in
         for c in columns:
             parts[c].append(_compact(chunk[c], c in numeric))
         seen += len(chunk)
+        del chunk
+        return_freed()  # the chunk's text and temporaries, before the next chunk's (glibc's heap: issue 34)
         progress(min(0.99, seen / max(seen + 1, source.estimated_records)), f"Read {seen:,} records (pass 1)")
         cancel.check()
     source.settle(floats)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ppdp_desktop.core.evaluation.chart import Axis, Bars, Chart, Intervals, Mark, Markers, Rule, Steps
 from ppdp_desktop.core.evaluation.fonts import pil_font
-from ppdp_desktop.core.evaluation.ticks import axis_limits, axis_ticks, tick_text, transform
+from ppdp_desktop.core.evaluation.ticks import labelled_ticks, transform
 
 TITLE_PT, LABEL_PT, LEGEND_PT, NOTE_PT = 12.0, 10.0, 8.0, 8.0
 TICK_PT, PAD_PT, LINE_PT = 3.5, 4.0, 0.8  # tick length, gap between text and what it labels, frame width
@@ -102,9 +102,8 @@ def render_png(chart: Chart, dpi: int, compress_level: int = 1) -> bytes:
 
 def _draw_chart(canvas: _Canvas, chart: Chart) -> None:
     x_axis, y_axis = chart.x, chart.y
-    x_lim, y_lim = axis_limits(chart, x_axis), axis_limits(chart, y_axis)
-    x_ticks, y_ticks = axis_ticks(x_axis, x_lim, chart.size[0]), axis_ticks(y_axis, y_lim, chart.size[1])
-    x_texts, y_texts = tick_text(x_axis, x_ticks), tick_text(y_axis, y_ticks)
+    x_lim, x_ticks, x_texts = labelled_ticks(chart, x_axis)
+    y_lim, y_ticks, y_texts = labelled_ticks(chart, y_axis)
     frame = _layout(canvas, chart, x_lim, y_lim, x_texts, y_texts)
     if chart.legend not in (None, "below") and chart.labels() and _corner(canvas, chart, frame)[1] > 0:
         # no corner of the axes is free for the legend (a few long bars): below the axes, not over the bars
@@ -205,8 +204,9 @@ def _bars(canvas: _Canvas, draw: Any, chart: Chart, frame: _Frame, bars: Bars, a
             box = (min(p, q), min(a, b), max(p, q), max(a, b))
         else:
             box = (min(a, b), min(p, q), max(a, b), max(p, q))
-        if box[2] - box[0] >= 0.5 and box[3] - box[1] >= 0.5:
-            draw.rectangle([round(box[0]), round(box[1]), round(box[2]) - 1, round(box[3]) - 1], fill=colour)
+        x0, y0, x1, y1 = round(box[0]), round(box[1]), round(box[2]), round(box[3])
+        if x1 > x0 and y1 > y0:  # a bar thinner than half a pixel is not drawn
+            draw.rectangle([x0, y0, x1 - 1, y1 - 1], fill=colour)
 
 
 def _base(chart: Chart, frame: _Frame) -> float:

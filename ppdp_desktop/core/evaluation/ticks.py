@@ -117,6 +117,13 @@ def axis_ticks(axis: Axis, limits: tuple[float, float], length_inches: float) ->
     return [0.0 if abs(t) < step * 1e-9 else float(t) for t in ticks]
 
 
+def labelled_ticks(chart: Chart, axis: Axis) -> tuple[tuple[float, float], list[float], list[str]]:
+    """``axis`` of ``chart`` as drawn: its limits, its ticks and their labels."""
+    limits = axis_limits(chart, axis)
+    ticks = axis_ticks(axis, limits, chart.size[0] if axis is chart.x else chart.size[1])
+    return limits, ticks, tick_text(axis, ticks)
+
+
 def tick_text(axis: Axis, ticks: list[float]) -> list[str]:
     """The ticks' labels: the axis's own (categories), or plain numbers with as many decimals as the step needs."""
     if axis.tick_labels is not None:

@@ -193,7 +193,7 @@ def class_size_figure(before: dict[int, int] | None, after: dict[int, int], k: i
                   Axis("size of the group sharing the quasi-identifiers", ticks=tuple(x),
                        tick_labels=tuple(f"{b}+" if b == cap else str(b) for b in bins), font_size=7.0,
                        rotated=len(bins) > 20),
-                  Axis("records", scale="symlog", limits=(0.0, top * 1.05), ticks=count_ticks(top)))
+                  Axis("records", scale="symlog", limits=(0.0, top * 1.6), ticks=count_ticks(top)))  # headroom: a fifth of a decade
     if before is not None:
         chart.marks.append(Bars(x - 0.2, counts(before), 0.4, "#c44e52", "original"))
     chart.marks.append(Bars(x + (0.2 if before is not None else 0.0), counts(after), 0.4, "#4c72b0", "release"))

@@ -24,8 +24,8 @@ ORANGE = (221, 132, 82)  # "#dd8452"
 
 def _pixels(png: bytes) -> np.ndarray:
     with Image.open(io.BytesIO(png)) as image:
-        assert image.mode == "RGB"
-        return np.asarray(image)
+        assert image.mode == "P"  # a palette image: a few flat colours and the text's greys
+        return np.asarray(image.convert("RGB"))
 
 
 def _extent(pixels: np.ndarray, colour: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -34,12 +34,16 @@ def _extent(pixels: np.ndarray, colour: tuple[int, int, int]) -> tuple[np.ndarra
     return np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
 
 
-def test_a_png_is_rgb_at_the_charts_size_and_resolution():
-    chart = Chart("t", (4.0, 2.0), Axis(), Axis(), [Bars(positions(2), np.array([1.0, 2.0]), 0.8, "#4c72b0")])
+def test_a_png_is_a_palette_image_at_the_charts_size_and_resolution_in_its_exact_colours():
+    chart = Chart("title", (4.0, 2.0), Axis("x"), Axis("y"), [Bars(positions(2), np.array([1.0, 2.0]), 0.8, "#4c72b0")])
     png = render_png(chart, dpi=50)
     with Image.open(io.BytesIO(png)) as image:
-        assert image.size == (200, 100) and image.mode == "RGB"
+        assert image.size == (200, 100) and image.mode == "P"
         assert round(image.info["dpi"][0]) == 50
+        colours = {rgb for _, rgb in image.convert("RGB").getcolors(256)}
+    assert {BLUE, (255, 255, 255), (0, 0, 0)} <= colours
+    greys = {c for c in colours if c[0] == c[1] == c[2]}
+    assert len(greys) > 5  # the text smoothed: shades between black and white
 
 
 def test_bars_have_lengths_in_proportion_from_the_same_base():

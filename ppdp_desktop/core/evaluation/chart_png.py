@@ -5,6 +5,10 @@ Why not matplotlib: its import (~0.2 s) and its per-text layout (~0.1 s for a 40
 report's own CPU time; every figure of the report is bars, intervals, markers, steps and rules on two axes, which
 take a few rectangles and lines here. Sizes are in points (1/72 inch) at a fixed resolution, the layout of
 matplotlib's defaults (10-point labels, a 12-point title, ticks outside, a framed legend), in DejaVu Sans.
+
+A chart has a few flat colours, so it is drawn on a palette image: marks in their exact colours, text smoothed in
+16 levels of grey (drawn on a layer of its own and laid on top at the end). Its PNG is a third of an RGB one's
+bytes, encoded in a fifth of the time, and a PDF embeds it without expanding it to three bytes a pixel.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from ppdp_desktop.core.evaluation.chart import Axis, Bars, Chart, Intervals, Mar
 from ppdp_desktop.core.evaluation.fonts import pil_font
 from ppdp_desktop.core.evaluation.ticks import labelled_ticks, transform
 
+TEXT_LEVELS = 16  # shades of the text's smoothing (black on white)
 TITLE_PT, LABEL_PT, LEGEND_PT, NOTE_PT = 12.0, 10.0, 8.0, 8.0
 TICK_PT, PAD_PT, LINE_PT = 3.5, 4.0, 0.8  # tick length, gap between text and what it labels, frame width
 EDGE_PT = 7.0  # blank edge around the figure
@@ -37,15 +42,44 @@ class _Frame:
 
 
 class _Canvas:
-    """The image, its drawing context and the point-to-pixel scale."""
+    """The palette image (index 0 white, 1..16 the text's greys, then each colour as first used), its drawing
+    context, the text's layer (0-255 coverage) and the point-to-pixel scale."""
 
     def __init__(self, chart: Chart, dpi: int) -> None:
         from PIL import Image, ImageDraw
 
         self.dpi, self.s = dpi, dpi / 72.0
         self.width, self.height = round(chart.size[0] * dpi), round(chart.size[1] * dpi)
-        self.image = Image.new("RGB", (self.width, self.height), "white")
+        self.colours: list[tuple[int, int, int]] = [
+            (255, 255, 255), *((round(255 * (1 - k / TEXT_LEVELS)),) * 3 for k in range(1, TEXT_LEVELS + 1))]
+        self.index = {rgb: i for i, rgb in enumerate(self.colours)}
+        self.image = Image.new("P", (self.width, self.height), 0)
         self.draw = ImageDraw.Draw(self.image)
+        self.text_layer = Image.new("L", (self.width, self.height), 0)
+        self.text_draw = ImageDraw.Draw(self.text_layer)
+
+    def ink(self, colour: str | tuple[int, int, int]) -> int:
+        """The palette index of ``colour`` (added on first use)."""
+        rgb = _rgb(colour) if isinstance(colour, str) else colour
+        if rgb not in self.index:
+            if len(self.colours) == 256:
+                raise ValueError("a chart of more than 256 colours")
+            self.index[rgb] = len(self.colours)
+            self.colours.append(rgb)
+        return self.index[rgb]
+
+    def finished(self) -> Any:
+        """The image with the text laid on top and its palette set."""
+        from PIL import Image
+
+        pixels = np.array(self.image)
+        coverage = np.asarray(self.text_layer)
+        level = (coverage.astype(np.uint16) * TEXT_LEVELS + 127) // 255  # 0 (none) .. 16 (black)
+        shown = level > 0
+        pixels[shown] = level[shown]  # the greys' indices are their levels
+        image = Image.fromarray(pixels, "P")
+        image.putpalette([c for rgb in self.colours for c in rgb])
+        return image
 
     def px(self, points: float) -> float:
         return points * self.s
@@ -59,8 +93,9 @@ class _Canvas:
     def line_height(self, points: float) -> float:
         return points * self.s * 1.2
 
-    def text(self, xy: tuple[float, float], text: str, points: float, anchor: str = "la", fill: str = "black") -> None:
-        self.draw.text(xy, text, font=self.font(points), fill=fill, anchor=anchor)
+    def text(self, xy: tuple[float, float], text: str, points: float, anchor: str = "la") -> None:
+        """Black ``text`` (on the text layer)."""
+        self.text_draw.text(xy, text, font=self.font(points), fill=255, anchor=anchor)
 
     def text_up(self, centre: tuple[float, float], text: str, points: float) -> None:
         """``text`` turned a quarter counter-clockwise (read from below), centred on ``centre``."""
@@ -72,10 +107,10 @@ class _Canvas:
         ImageDraw.Draw(mask).text((1, height / 2), text, font=font, fill=255, anchor="lm")
         mask = mask.rotate(90, expand=True)
         box = (round(centre[0] - mask.width / 2), round(centre[1] - mask.height / 2))
-        self.image.paste((0, 0, 0), box, mask)
+        self.text_layer.paste(255, box, mask)
 
     def line(self, points: Sequence[tuple[float, float]], fill: str, width_pt: float) -> None:
-        self.draw.line(list(points), fill=fill, width=max(1, round(self.px(width_pt))))
+        self.draw.line(list(points), fill=self.ink(fill), width=max(1, round(self.px(width_pt))))
 
     def dashed(self, start: tuple[float, float], end: tuple[float, float], fill: str, width_pt: float) -> None:
         """A dashed line (matplotlib's pattern: 3.7 on, 1.6 off, in line widths)."""
@@ -89,14 +124,14 @@ class _Canvas:
 
 
 def render_png(chart: Chart, dpi: int, compress_level: int = 1) -> bytes:
-    """``chart`` drawn at ``dpi`` pixels per inch, as PNG bytes (RGB)."""
+    """``chart`` drawn at ``dpi`` pixels per inch, as PNG bytes (a palette image)."""
     canvas = _Canvas(chart, dpi)
     if chart.message:
         canvas.text((canvas.width / 2, canvas.height / 2), chart.message, LABEL_PT, anchor="mm")
     else:
         _draw_chart(canvas, chart)
     buf = io.BytesIO()
-    canvas.image.save(buf, format="png", dpi=(dpi, dpi), compress_level=compress_level)
+    canvas.finished().save(buf, format="png", dpi=(dpi, dpi), compress_level=compress_level)
     return buf.getvalue()
 
 
@@ -112,8 +147,8 @@ def _draw_chart(canvas: _Canvas, chart: Chart) -> None:
     _draw_marks(canvas, chart, frame)
     _draw_axes(canvas, frame, (x_axis, x_ticks, x_texts), (y_axis, y_ticks, y_texts))
     if chart.title:
-        canvas.draw.multiline_text(((frame.left + frame.right) / 2, frame.top - canvas.px(6.0)), chart.title,
-                                   font=canvas.font(TITLE_PT), fill="black", anchor="md", align="center")
+        canvas.text_draw.multiline_text(((frame.left + frame.right) / 2, frame.top - canvas.px(6.0)), chart.title,
+                                        font=canvas.font(TITLE_PT), fill=255, anchor="md", align="center")
     if chart.legend and chart.labels():
         _draw_legend(canvas, chart, frame)
 
@@ -158,16 +193,24 @@ def _draw_marks(canvas: _Canvas, chart: Chart, frame: _Frame) -> None:
     """The marks in order, clipped to the axes' box (bars of a log axis start at its lower edge)."""
     from PIL import Image, ImageDraw
 
-    clip = canvas.image.crop((0, 0, canvas.width, canvas.height))
+    clip = canvas.image.copy()
     draw = ImageDraw.Draw(clip)
     layer_canvas = canvas.draw
     canvas.draw = draw
     try:
         for mark in chart.marks:
-            if isinstance(mark, Bars) and mark.alpha < 1.0:
-                layer = Image.new("RGBA", clip.size, (0, 0, 0, 0))
-                _bars(canvas, ImageDraw.Draw(layer), chart, frame, mark, alpha=round(255 * mark.alpha))
-                clip = Image.alpha_composite(clip.convert("RGBA"), layer).convert("RGB")
+            if isinstance(mark, Bars) and mark.alpha < 1.0:  # over what is drawn: each colour under it blended
+                cover = Image.new("L", clip.size, 0)
+                _bars(canvas, ImageDraw.Draw(cover), chart, frame, mark, ink=255)
+                pixels, under = np.array(clip), np.asarray(cover) > 0
+                blend = np.arange(256, dtype=np.uint8)
+                top = np.array(_rgb(mark.color), dtype=float)
+                a = round(255 * mark.alpha) / 255
+                for u in np.unique(pixels[under]):
+                    mixed = top * a + np.array(canvas.colours[u], dtype=float) * (1 - a)
+                    blend[u] = canvas.ink((int(round(mixed[0])), int(round(mixed[1])), int(round(mixed[2]))))
+                pixels[under] = blend[pixels[under]]
+                clip = Image.fromarray(pixels, "P")
                 draw = ImageDraw.Draw(clip)
                 canvas.draw = draw
             else:
@@ -188,7 +231,8 @@ def _points(chart: Chart, frame: _Frame, at: np.ndarray, values: np.ndarray) -> 
     return frame.to_x(at), frame.to_y(values)
 
 
-def _bars(canvas: _Canvas, draw: Any, chart: Chart, frame: _Frame, bars: Bars, alpha: int = 255) -> None:
+def _bars(canvas: _Canvas, draw: Any, chart: Chart, frame: _Frame, bars: Bars, ink: int | None = None) -> None:
+    """The bars in their colour (or in ``ink``, on a coverage layer)."""
     width = np.broadcast_to(np.asarray(bars.width, dtype=float), np.shape(bars.at))
     base = _base(chart, frame)
     values = np.asarray(bars.values, dtype=float)
@@ -198,7 +242,7 @@ def _bars(canvas: _Canvas, draw: Any, chart: Chart, frame: _Frame, bars: Bars, a
     v1 = _value_pixels(chart, frame, values)
     c0 = _category_pixels(chart, frame, at - width / 2)
     c1 = _category_pixels(chart, frame, at + width / 2)
-    colour = _rgb(bars.color) + (alpha,)
+    colour = canvas.ink(bars.color) if ink is None else ink
     for a, b, p, q in zip(c0, c1, v0, v1):
         if chart.horizontal:
             box = (min(p, q), min(a, b), max(p, q), max(a, b))
@@ -250,7 +294,7 @@ def _mark(canvas: _Canvas, draw: Any, chart: Chart, frame: _Frame, mark: Mark) -
                 canvas.line([(x, y - half), (x, y + half)], mark.color, mark.line_width)
             else:
                 r = canvas.px(2.0)
-                draw.ellipse([x - r, y - r, x + r, y + r], fill=mark.color)
+                draw.ellipse([x - r, y - r, x + r, y + r], fill=canvas.ink(mark.color))
     elif isinstance(mark, Steps):
         xs = frame.to_x(np.repeat(np.asarray(mark.edges, dtype=float), 2)[1:-1])
         ys = frame.to_y(np.repeat(np.asarray(mark.values, dtype=float), 2))
@@ -278,7 +322,7 @@ def _draw_axes(canvas: _Canvas, frame: _Frame, x: tuple[Axis, list[float], list[
     """The frame, the ticks outside it with their labels, and each axis's label."""
     tick, pad = canvas.px(TICK_PT), canvas.px(PAD_PT)
     box = [round(frame.left), round(frame.top), round(frame.right), round(frame.bottom)]
-    canvas.draw.rectangle(box, outline="black", width=max(1, round(canvas.px(LINE_PT))))
+    canvas.draw.rectangle(box, outline=canvas.ink("black"), width=max(1, round(canvas.px(LINE_PT))))
     axis, ticks, texts = x
     for px_x, text in zip(frame.to_x(np.array(ticks, dtype=float)), texts):
         canvas.line([(px_x, frame.bottom), (px_x, frame.bottom + tick)], "black", LINE_PT)
@@ -317,8 +361,8 @@ def _draw_legend(canvas: _Canvas, chart: Chart, frame: _Frame) -> None:
         top = canvas.height - canvas.px(EDGE_PT) - height
     else:
         (left, top), _ = _corner(canvas, chart, frame)
-    canvas.draw.rounded_rectangle([left, top, left + width, top + height], radius=canvas.px(2.0), fill="white",
-                                  outline="#cccccc", width=max(1, round(canvas.px(0.8))))
+    canvas.draw.rounded_rectangle([left, top, left + width, top + height], radius=canvas.px(2.0), fill=0,
+                                  outline=canvas.ink("#cccccc"), width=max(1, round(canvas.px(0.8))))
     for i, mark in enumerate(entries):
         x = left + pad + (i % columns) * column_width
         y = top + pad * 0.75 + (i // columns) * row + row / 2
@@ -344,8 +388,8 @@ def _handle(canvas: _Canvas, mark: Mark, x: float, y: float, width: float) -> No
     """The legend's sample of ``mark`` in the box ``width`` wide centred vertically on ``y``."""
     half = canvas.px(3.5)
     if isinstance(mark, Bars):
-        colour = tuple(round(255 - (255 - c) * mark.alpha) for c in _rgb(mark.color))  # over white
-        canvas.draw.rectangle([x, y - half, x + width, y + half], fill=colour)
+        red, green, blue = (round(255 - (255 - c) * mark.alpha) for c in _rgb(mark.color))  # over white
+        canvas.draw.rectangle([x, y - half, x + width, y + half], fill=canvas.ink((red, green, blue)))
     elif isinstance(mark, Intervals):
         canvas.line([(x + width * 0.15, y), (x + width * 0.85, y)], mark.color, 0.8)
         for end in (x + width * 0.15, x + width * 0.85):
@@ -355,7 +399,7 @@ def _handle(canvas: _Canvas, mark: Mark, x: float, y: float, width: float) -> No
             canvas.line([(x + width / 2, y - half * 1.2), (x + width / 2, y + half * 1.2)], mark.color, mark.line_width)
         else:
             r = canvas.px(2.0)
-            canvas.draw.ellipse([x + width / 2 - r, y - r, x + width / 2 + r, y + r], fill=mark.color)
+            canvas.draw.ellipse([x + width / 2 - r, y - r, x + width / 2 + r, y + r], fill=canvas.ink(mark.color))
     elif isinstance(mark, Steps):
         canvas.line([(x, y), (x + width, y)], mark.color, mark.line_width)
     elif isinstance(mark, Rule):

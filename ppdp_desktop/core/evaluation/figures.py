@@ -129,7 +129,7 @@ PNG_COMPRESS_LEVEL = 1
 
 
 def figure_png(chart: Chart, dpi: int = PNG_DPI) -> bytes:
-    """``chart`` drawn once as PNG bytes (RGB, :func:`~ppdp_desktop.core.evaluation.chart_png.render_png`): the
+    """``chart`` drawn once as PNG bytes (a palette image, :func:`~ppdp_desktop.core.evaluation.chart_png.render_png`): the
     report files and the window all show this image, so a figure is drawn once (in the worker), never again on
     the GUI thread."""
     from ppdp_desktop.core.evaluation.chart_png import render_png
@@ -188,12 +188,12 @@ def class_size_figure(before: dict[int, int] | None, after: dict[int, int], k: i
         return np.array([sum(c for s, c in hist.items() if (s >= cap if b == cap else s == b)) for b in bins], float)
 
     x = positions(len(bins))
-    top = max([*counts(before), *counts(after), 1.0])
+    top = max([*counts(before), *counts(after), 1.0])  # the axis goes a fifth of a decade above it (headroom)
     chart = Chart("Who can be singled out: records by group size", (7.0, 3.4),
                   Axis("size of the group sharing the quasi-identifiers", ticks=tuple(x),
                        tick_labels=tuple(f"{b}+" if b == cap else str(b) for b in bins), font_size=7.0,
                        rotated=len(bins) > 20),
-                  Axis("records", scale="symlog", limits=(0.0, top * 1.6), ticks=count_ticks(top)))  # headroom: a fifth of a decade
+                  Axis("records", scale="symlog", limits=(0.0, top * 1.6), ticks=count_ticks(top)))
     if before is not None:
         chart.marks.append(Bars(x - 0.2, counts(before), 0.4, "#c44e52", "original"))
     chart.marks.append(Bars(x + (0.2 if before is not None else 0.0), counts(after), 0.4, "#4c72b0", "release"))

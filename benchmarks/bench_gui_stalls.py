@@ -6,7 +6,7 @@
 
 A 10 ms QTimer on the GUI thread records the time between its ticks; a gap well over 10 ms is a stall the
 user feels (the window does not repaint or answer a click). The real main window is driven offscreen
-through the phases a person goes through, one click at a time: the window shown (matplotlib warms up), the
+through the phases a person goes through, one click at a time: the window shown (the figures' renderer warms up), the
 file loaded, roles set, the sensitivity and method pages, a run (uniform perturbation of ``diag``,
 identifiers pseudonymized), the report page opened and read (each tab and figure), the export with a
 sealed key. Prints one JSON object: per phase its duration, its largest gap and what the worker was doing
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     window.resize(1280, 800)
     window.show()
     settle(app, 0.1)
-    meter.enter("window shown (matplotlib warms up)")
+    meter.enter("window shown (the figures' renderer warms up)")
     settle(app, 3.0)
 
     meter.enter("file loaded")

@@ -257,7 +257,7 @@ PERSONALIZED_GRADED = "age"  # integer 0..99, graded into 4 secret categories
 
 def _cli_args(path: Path, out: Path, method: str, key: Path) -> list[str]:
     # --no-report: the 1.5x target is about reading, perturbing and writing the data; the report
-    # (matplotlib figures, HTML and PDF) is measured on its own by bench_report.py.
+    # (figures, HTML and PDF) is measured on its own by bench_report.py.
     args = ["anonymize", str(path), "--out", str(out), "--identifier", "id", "--seed", "1", "--method", method,
             "--no-report"]
     if method == "personalized":

@@ -1,7 +1,7 @@
 """The window never does heavy work on the GUI thread (issue 17, point 7): checked by structure, never by time.
 
-matplotlib is imported and warmed up on a background thread, never pyplot nor a Qt canvas; the report's
-figures are drawn by Agg and decoded in the worker and reach the report page as images; the sensitive
+The figures' renderer (Pillow) is imported and warmed up on a background thread, and matplotlib never; the
+report's figures are drawn and decoded in the worker and reach the report page as images; the sensitive
 column's values are counted on a thread as soon as the column is tagged. ``benchmarks/bench_gui_stalls.py``
 measures the gaps themselves.
 """
@@ -23,16 +23,17 @@ from ppdp_desktop.gui.pages import sensitivity_page  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
-# Run in a fresh interpreter: the test process has long imported matplotlib (other tests draw figures).
+# Run in a fresh interpreter: the test process has long imported the renderer (other tests draw figures).
 SESSION = r"""
 import importlib.abc, json, os, sys, tempfile, threading
 
-imported = {}  # matplotlib module -> imported on the GUI (main) thread?
+imported = {}  # renderer (or matplotlib) module -> imported on the GUI (main) thread?
+WATCHED = ("matplotlib", "mpl_toolkits", "PIL", "ppdp_desktop.core.evaluation.chart_png")
 
 
 class Spy(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name == "matplotlib" or name.startswith("matplotlib."):
+        if name.split(".")[0] in WATCHED or name in WATCHED:
             imported.setdefault(name, threading.current_thread() is threading.main_thread())
         return None  # only watches; the usual finders import
 
@@ -47,18 +48,18 @@ from ppdp_desktop.gui.screenshots import wait_until
 
 window = MainWindow(QSettings(os.path.join(tempfile.mkdtemp(), "settings.ini"), QSettings.Format.IniFormat))
 window.show()
-warming = lambda: any(t.name == "matplotlib warm-up" and t.is_alive() for t in threading.enumerate())
-wait_until(lambda: "matplotlib.figure" in sys.modules and not warming(), 60)
+warming = lambda: any(t.name == "figure warm-up" and t.is_alive() for t in threading.enumerate())
+wait_until(lambda: "ppdp_desktop.core.evaluation.chart_png" in sys.modules and not warming(), 60)
 at_start = dict(imported)
 
-from matplotlib.figure import Figure  # already imported (by the warm-up): no import here
+from ppdp_desktop.core.evaluation import chart_png  # already imported (by the warm-up): no import here
 
-draws = []  # each Figure.draw: on the GUI thread?
-_draw = Figure.draw
-def draw(self, renderer):
+draws = []  # each chart drawn: on the GUI thread?
+_render = chart_png.render_png
+def render_png(chart, dpi, compress_level=1):
     draws.append(threading.current_thread() is threading.main_thread())
-    return _draw(self, renderer)
-Figure.draw = draw
+    return _render(chart, dpi, compress_level)
+chart_png.render_png = render_png
 
 from ppdp_desktop.gui import figure_images
 
@@ -107,15 +108,14 @@ def session() -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_matplotlib_is_imported_off_the_gui_thread(session):
-    assert "matplotlib" in session["at_start"]  # warmed up once the window was on screen
+def test_the_figures_renderer_is_imported_off_the_gui_thread(session):
+    assert "ppdp_desktop.core.evaluation.chart_png" in session["at_start"]  # warmed up once the window was on screen
     on_gui = sorted(name for name, main in session["imported"].items() if main)
     assert on_gui == [], f"imported on the GUI thread: {on_gui}"
 
 
-def test_neither_pyplot_nor_a_qt_canvas_is_ever_loaded(session):
-    assert "matplotlib.pyplot" not in session["imported"]
-    assert not any(name.startswith("matplotlib.backends.backend_qt") for name in session["imported"])
+def test_matplotlib_is_never_loaded(session):
+    assert not [name for name in session["imported"] if name.split(".")[0] in ("matplotlib", "mpl_toolkits")]
 
 
 def test_report_figures_are_drawn_in_the_worker_and_only_shown(session):

@@ -16,6 +16,7 @@ import pytest
 from ppdp_desktop.core.anonymize import anonymize
 from ppdp_desktop.core.data.dataset import Dataset
 from ppdp_desktop.core.demo import demo_settings
+from ppdp_desktop.core.evaluation.chart import Bars
 from ppdp_desktop.core.evaluation.report_model import Marginal
 from ppdp_desktop.core.methods import REGISTRY
 from ppdp_desktop.core.methods.dp.settings import DPSettings
@@ -53,10 +54,10 @@ def _pct(share: float) -> str:
 
 
 def _bars(figure, label: str) -> np.ndarray:
-    """The widths of the bars drawn under ``label`` (in drawing order)."""
-    ax = figure.axes[0]
-    (container,) = [c for c in ax.containers if c.get_label() == label]
-    return np.array([patch.get_width() for patch in container])
+    """The lengths of the bars drawn under ``label`` (in drawing order)."""
+    bars = figure.series(label)
+    assert isinstance(bars, Bars) and figure.horizontal
+    return np.asarray(bars.values)
 
 
 # --- randomized response: figures ------------------------------------------------------------------------
@@ -82,7 +83,7 @@ def test_public_rr_figures_show_released_counts_and_estimates_only(rr_job, rr_re
         released = pd.Series(np.asarray(rr_job.table[m.attribute], dtype=object)).astype(str).value_counts()
         np.testing.assert_array_equal(m.released, [released.get(v, 0) for v in m.values])
         figure = next(f for name, f in public.figures.items() if name.startswith(f"{m.attribute} ("))
-        labels = {c.get_label() for c in figure.axes[0].containers}
+        labels = set(figure.labels())
         assert "original" not in labels
         order = np.argsort(-m.estimate, kind="stable")[:40]
         np.testing.assert_allclose(_bars(figure, "released"), m.released[order])
@@ -277,7 +278,7 @@ def test_no_internal_names_in_what_a_user_reads(demo, method):
     for public in (False, True):
         report = build_report(result, public=public)
         written += report.lines + report.findings + list(report.figures)
-        written += [ax.get_title() for figure in report.figures.values() for ax in figure.axes]
+        written += [figure.title for figure in report.figures.values()]
         shared += report.privacy_lines() + report.utility_lines()
     for text in written + shared:
         assert not re.search(r"seed 0|SPEC|section ", text), (method, text)

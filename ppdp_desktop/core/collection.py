@@ -1,11 +1,11 @@
 """Python's cyclic garbage collector paused while many modules import (issue 34).
 
-An import of many modules (the app's method families with pandas, matplotlib and fpdf2 for a report) makes ~100k
+An import of many modules (the app's method families with pandas, and fpdf2 and Pillow for a report) makes ~100k
 objects that live as long as the process; their allocations set off young and full collections that traverse
 every object alive, and every later full collection traverses them again. :func:`collection_paused` keeps the
 collector off for such a block and then moves what is alive out of its sight (``gc.freeze``). Used by the command
-line around its parser's imports, by the report's library imports (:mod:`~ppdp_desktop.core.evaluation.mpl_import`)
-and by the matplotlib warm-up (on the window's background thread).
+line around its parser's imports, by the report's library imports (:mod:`~ppdp_desktop.core.report.preload`)
+and by the figures' warm-up (on the window's background thread).
 """
 from __future__ import annotations
 

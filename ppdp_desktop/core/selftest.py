@@ -2,7 +2,7 @@
 
 Run by ``ppdp selftest`` and by the bundled executables' ``--selftest`` so a custodian (or CI) can
 check on the target PC that everything the app needs is there: the data readers, the methods and
-their verifier, the report (matplotlib, PDF), the release writer and the sealed key (scrypt +
+their verifier, the report (figures, PDF), the release writer and the sealed key (scrypt +
 AES-GCM). Each step is timed; the first failure stops the run and names the step.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``ppdp-desktop``: start the window (``--demo`` opens it with the embedded demo data).
 
 ``--selftest`` runs the headless demo job (see :mod:`ppdp_desktop.core.selftest`) and then checks
-that the window itself can be built and drawn (Qt plugins, fonts, the matplotlib canvas), so a
+that the window itself can be built and drawn (Qt plugins, fonts), so a
 bundle missing any of them fails on the target PC at install time rather than in front of a user.
 ``--quit-when-shown`` prints ``shown`` once the window is on screen and quits (start-up timing).
 
@@ -160,7 +160,6 @@ def _window_check() -> str:
     problem = xcb_problem()
     if problem is not None:
         raise RuntimeError(problem.removeprefix("ppdp-desktop: "))
-    from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: F401 - the report's canvas
     from PySide6.QtWidgets import QApplication
 
     from ppdp_desktop.gui.main_window import MainWindow

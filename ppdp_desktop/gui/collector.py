@@ -1,11 +1,11 @@
 """Python's cyclic garbage collector kept from pausing the window (issue 34: no stall over 100 ms).
 
 A full collection walks every object the collector tracks while it holds the interpreter lock: with Qt,
-pandas, pyarrow, scipy and matplotlib imported, 100-600 ms in which the window cannot paint, whichever thread
+pandas, pyarrow, scipy and the report's libraries imported, 100-600 ms in which the window cannot paint, whichever thread
 set it off (seen in the window's constructor, between two runs, after an export). Nearly all of those objects
 live as long as the program (modules, classes, functions), so they are moved to the collector's permanent
 generation (``gc.freeze``) as soon as they exist: after the start-up imports (:func:`freeze_survivors` in the
-window's constructor), after each background import (the later pages, matplotlib) and whenever a job starts
+window's constructor), after each background import (the later pages, the figures' renderer) and whenever a job starts
 (the window and the data in use then). Automatic collections walk only what was made since.
 
 Frozen objects are still freed by their reference counts; only cycles among them that die later (a finished

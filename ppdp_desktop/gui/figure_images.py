@@ -1,9 +1,9 @@
 """The report's figures as images ready for the window, decoded off the GUI thread.
 
-The run job draws each figure once as PNG (Agg, in the worker: :meth:`MethodReport.render_images`). Decoding a
+The run job draws each figure once as PNG (Pillow, in the worker: :meth:`MethodReport.render_images`). Decoding a
 PNG is work too: a 1,125 x 1,530 px figure takes 25-30 ms, and Qt's own reader (``QPixmap.loadFromData``,
 ``QImage.fromData``) holds the interpreter lock meanwhile, so it stalls the GUI thread from any thread. Pillow
-(which matplotlib already uses to write the PNG) releases the lock while it decodes; the worker decodes every
+(which draws the PNG too) releases the lock while it decodes; the worker decodes every
 figure with it right after the run, and the report page only wraps the images in pixmaps.
 """
 from __future__ import annotations

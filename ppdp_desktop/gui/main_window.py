@@ -58,7 +58,7 @@ def _job(name: str) -> str:
 
 
 def _warm_up() -> None:
-    """Start loading matplotlib on a background thread (its module imported only now, not at start-up), then
+    """Start loading the figures' renderer and font on a background thread (imported only now, not at start-up), then
     what an export imports; their objects are frozen once imported (:mod:`~ppdp_desktop.gui.collector`)."""
     from ppdp_desktop.core.evaluation.figures import warm_up
     from ppdp_desktop.gui.preload import EXPORT_MODULES, import_now
@@ -68,7 +68,7 @@ def _warm_up() -> None:
         freeze_survivors()
         import_now(*EXPORT_MODULES)
 
-    threading.Thread(target=run, name="matplotlib warm-up", daemon=True).start()
+    threading.Thread(target=run, name="figure warm-up", daemon=True).start()
 
 
 class MainWindow(QMainWindow):
@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
         self.state.confirm_discard = self._confirm_discard
         self.projects = ProjectFiles(self)
         self._shown_once = False
-        self._warmed_up = False  # matplotlib's warm-up started (once every page is made)
+        self._warmed_up = False  # the figures' warm-up started (once every page is made)
         self.guide: GuideDialog | None = None  # the user guide's window, made on first use (F1)
         self.steps = QListWidget()
         self.steps.setToolTip("The steps, in order; a step opens once the ones before it are complete. "
@@ -227,10 +227,10 @@ class MainWindow(QMainWindow):
         """Make the next page once the background thread's imports are done, then come back on the next turn.
 
         Not while the thread runs: both would want the interpreter, and a page made meanwhile would hold the event
-        loop for its own time and the thread's slices of it. Once every page is made, matplotlib's warm-up starts
+        loop for its own time and the thread's slices of it. Once every page is made, the figures' warm-up starts
         (also when a file's arrival made the pages at once)."""
         if len(self._pages) == len(STEPS):
-            if not self._warmed_up:  # matplotlib after the pages: a page made meanwhile would wait for its slices
+            if not self._warmed_up:  # the figures' warm-up after the pages: a page made meanwhile would wait for its slices
                 self._warmed_up = True
                 _warm_up()
             return
@@ -405,13 +405,13 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{stage} — {fraction:.0%}{left}")
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
-        """Once the window is on screen, make the other pages, then load matplotlib and its fonts on a
+        """Once the window is on screen, make the other pages, then load the figures' renderer and fonts on a
         background thread, so the first run never pays for them; neither opening the window nor its event loop
         waits for them (the figures are drawn in the worker and only shown here)."""
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
-            # the other pages once the first is painted, then matplotlib (:meth:`_build_next_page`)
+            # the other pages once the first is painted, then the figures' renderer (:meth:`_build_next_page`)
             QTimer.singleShot(PAGES_AFTER_MS, self._start_building_pages)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API

@@ -13,7 +13,7 @@ from ppdp_desktop.core.evaluation.reidentification import Reidentification
 from ppdp_desktop.core.evaluation.utility import UtilitySummary
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    from ppdp_desktop.core.evaluation.chart import Chart
 
 MISSING_LABEL = "(missing)"
 
@@ -80,7 +80,7 @@ class MethodReport:
     epsilon_ldp: float | None = None
     downward_breaches: list[str] = field(default_factory=list)
     choice_counts: dict[str, int] = field(default_factory=dict)
-    figures: dict[str, Figure] = field(default_factory=dict)
+    figures: dict[str, Chart] = field(default_factory=dict)
     reidentification: Reidentification | None = None
     #: what the release is good for, in plain sentences computed from the figures (the first page shows them
     #: after the generic ones on estimated counts); each method part adds its own

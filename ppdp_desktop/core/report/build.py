@@ -3,7 +3,7 @@
 :func:`build_report` turns an :class:`~ppdp_desktop.core.outcome.Anonymization` into a
 :class:`~ppdp_desktop.core.evaluation.report_model.MethodReport`; the method that made the release
 adds its own part (reconstruction, bands, baselines, choices ...) through the registry. The GUI shows
-the report (figures wrapped in ``FigureCanvasQTAgg``) and report files save the same figures.
+the report and report files embed the same figures (each drawn once as PNG).
 """
 from __future__ import annotations
 

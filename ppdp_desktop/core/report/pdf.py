@@ -1,11 +1,12 @@
 """The PDF report, laid out by fpdf2: A4 throughout, flowing text, tables that split across pages with their
 header repeated, figures at the page width, and on every page its number and the release's fingerprint.
 
-Why fpdf2: a document layout library (matplotlib pages are plot-sized canvases with hand-placed text, which
+Why fpdf2: a document layout library (plotting-library pages are plot-sized canvases with hand-placed text, which
 is what made the old report slow and uneven) that is pure Python, small, already handles Unicode TrueType
 fonts with subsetting, repeated table headings and page footers, and embeds the PNG figures the report
 drew once. reportlab does the same but is a far larger dependency with a C extension for the same result.
-The font is DejaVu Sans, which matplotlib ships, so nothing is downloaded and every script it covers prints.
+The font is DejaVu Sans, shipped with the application (``resources/fonts``), so nothing is downloaded and every
+script it covers prints.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from ppdp_desktop.core.evaluation.fonts import font_file
 from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.progress import Progress
 from ppdp_desktop.core.report.document import ReportContext
@@ -28,21 +30,14 @@ COLORS = {"ok": ((232, 244, 234), (46, 125, 50)), "warning": ((255, 244, 224), (
 HEADING_SIZES = {0: 17, 1: 14, 2: 12, 3: 10.5}
 
 
-def _font_folder() -> Path:
-    import matplotlib
-
-    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
-
-
 class ReportPDF(FPDF):
     """A4 pages whose footer names the report, the page ("page 3 of 12") and the release's fingerprint."""
 
     def __init__(self, context: ReportContext) -> None:
         super().__init__(orientation="portrait", unit="mm", format="A4")
         self.context = context
-        folder = _font_folder()
-        self.add_font(FONT, "", str(folder / "DejaVuSans.ttf"))
-        self.add_font(FONT, "B", str(folder / "DejaVuSans-Bold.ttf"))
+        self.add_font(FONT, "", str(font_file()))
+        self.add_font(FONT, "B", str(font_file(bold=True)))
         self.set_margins(16, 15, 16)
         self.set_auto_page_break(True, margin=20)
         self.alias_nb_pages()

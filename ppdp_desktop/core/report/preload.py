@@ -11,8 +11,8 @@ _imported = False
 
 
 def import_report_libraries() -> None:
-    """Import the report's libraries (matplotlib, fpdf2 and the renderers) and warm matplotlib up, with the garbage
-    collector off meanwhile (:func:`~ppdp_desktop.core.collection.collection_paused`: ~400 modules whose
+    """Import the report's libraries (fpdf2, Pillow and the renderers) and load the figures' font, with the garbage
+    collector off meanwhile (:func:`~ppdp_desktop.core.collection.collection_paused`: ~200 modules whose
     objects live as long as the process, which collections would only traverse). Only the first call does anything."""
     global _imported
     with _lock:

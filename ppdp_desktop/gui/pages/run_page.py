@@ -33,7 +33,7 @@ from ppdp_desktop.core.jobs import RunOutcome, run_job
 from ppdp_desktop.core.methods import get_method
 from ppdp_desktop.core.release.custodian_secret import secret_exists
 
-# run_job imports the report module (and matplotlib) lazily; importing it here, on the GUI thread at
+# run_job imports the report module (and its figures) lazily; importing it here, on the GUI thread at
 # start-up, keeps that import (C extensions hold the GIL) out of the first run.
 from ppdp_desktop.core.settings import AnonymizationSettings
 from ppdp_desktop.gui.figure_images import decode_figures

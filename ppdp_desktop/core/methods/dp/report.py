@@ -1,15 +1,14 @@
 """The report part of a dp-microagg job: epsilon split, scales, warnings, measures against
-the baselines, and figures (plain matplotlib Figures, no pyplot, no Qt)."""
+the baselines, and figures (charts, :mod:`~ppdp_desktop.core.evaluation.chart`)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from ppdp_desktop.core.data.domain import text_column
-from ppdp_desktop.core.evaluation.figures import plain_log_ticks
+from ppdp_desktop.core.evaluation.chart import Axis, Bars, Chart, Steps, positions
 from ppdp_desktop.core.methods.dp.evaluation import ALL, LAPLACE, METHOD, RANKING, DPRow, evaluate_job, histogram_counts
 from ppdp_desktop.core.methods.dp.plan import dp_plan
 from ppdp_desktop.core.progress import CancelToken, Progress
@@ -163,47 +162,35 @@ def row_line(r: DPRow) -> str:
 
 
 def histogram_figure(attribute: str, bins: list[str] | np.ndarray, original: np.ndarray | None,
-                     released: np.ndarray) -> Figure:
+                     released: np.ndarray) -> Chart:
     """Original vs released histogram: numeric bins as steps, categorical labels as paired bars
     (``original=None``: the released distribution alone, for the report inside the release)."""
-    shown = "released" if original is None else "original and released"
+    title = f"{attribute}: {'released' if original is None else 'original and released'} distribution"
     if isinstance(bins, np.ndarray):
-        fig = Figure(figsize=(7.0, 3.4), layout="constrained")
-        ax = fig.add_subplot()
+        chart = Chart(title, (7.0, 3.4), Axis(attribute), Axis())
         if original is not None:
-            ax.stairs(original, bins, label="original", color="#4c72b0", lw=1.2)
-        ax.stairs(released, bins, label="released", color="#dd8452", lw=1.2)
-        ax.set_xlabel(attribute)
-    else:
-        order = np.argsort(-(released if original is None else original + released), kind="stable")[:MAX_LABELS]
-        fig = Figure(figsize=(7.5, max(3.0, 0.6 + 0.24 * len(order))), layout="constrained")
-        ax = fig.add_subplot()
-        y = np.arange(len(order))
-        if original is not None:
-            ax.barh(y - 0.2, original[order], height=0.4, label="original", color="#4c72b0")
-        ax.barh(y + (0.0 if original is None else 0.2), released[order], height=0.4, label="released", color="#dd8452")
-        ax.set_yticks(y, [bins[i] for i in order], fontsize=8)
-        ax.invert_yaxis()
-        ax.set_xlabel("records")
-    ax.set_title(f"{attribute}: {shown} distribution")
-    ax.legend(fontsize=8)
-    return fig
+            chart.marks.append(Steps(bins, original, "#4c72b0", "original"))
+        chart.marks.append(Steps(bins, released, "#dd8452", "released"))
+        return chart
+    order = np.argsort(-(released if original is None else original + released), kind="stable")[:MAX_LABELS]
+    y = positions(len(order))
+    categories = Axis(ticks=tuple(y), tick_labels=tuple(bins[i] for i in order), font_size=8.0, inverted=True)
+    chart = Chart(title, (7.5, max(3.0, 0.6 + 0.24 * len(order))), categories, Axis("records"), horizontal=True)
+    if original is not None:
+        chart.marks.append(Bars(y - 0.2, original[order], 0.4, "#4c72b0", "original"))
+    chart.marks.append(Bars(y + (0.0 if original is None else 0.2), released[order], 0.4, "#dd8452", "released"))
+    return chart
 
 
-def error_figure(rows: list[DPRow]) -> Figure:
+def error_figure(rows: list[DPRow]) -> Chart:
     """Relative error per attribute (log scale, as in seed 003): the method vs both baselines."""
     attributes = list(dict.fromkeys(r.attribute for r in rows if r.attribute != ALL)) + [ALL]
-    fig = Figure(figsize=(7.0, 3.6), layout="constrained")
-    ax = fig.add_subplot()
-    x = np.arange(len(attributes))
+    x = positions(len(attributes))
+    chart = Chart("Relative error per attribute: the method and its baselines", (7.0, 3.6),
+                  Axis(ticks=tuple(x), tick_labels=tuple(attributes), font_size=8.0),
+                  Axis("relative error (log)", scale="log"), legend="below", legend_columns=3)
     for i, method in enumerate((METHOD, LAPLACE, RANKING)):
         by = {r.attribute: r.relative_error for r in rows if r.method == method}
         heights = np.array([by.get(a, np.nan) for a in attributes])
-        ax.bar(x + (i - 1) * 0.27, np.maximum(heights, 1e-6), width=0.27, label=method, color=COLORS[method])
-    ax.set_xticks(x, attributes, fontsize=8)
-    ax.set_yscale("log")
-    plain_log_ticks(ax.yaxis)
-    ax.set_ylabel("relative error (log)")
-    ax.set_title("Relative error per attribute: the method and its baselines")
-    ax.legend(fontsize=8, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.1))
-    return fig
+        chart.marks.append(Bars(x + (i - 1) * 0.27, np.maximum(heights, 1e-6), 0.27, COLORS[method], method))
+    return chart

@@ -70,6 +70,7 @@ def zip_folder(folder: Path, target: Path, level: int = 6) -> Path:
                 archive.writestr(entry, os.readlink(path), compress_type=zipfile.ZIP_STORED)
             elif stat.S_ISREG(info.st_mode):
                 entry.compress_type = zipfile.ZIP_DEFLATED
+                entry._compresslevel = level  # what ZipFile.write sets; open(entry, "w") reads it (3.13: an alias)
                 with path.open("rb") as source, archive.open(entry, "w", force_zip64=info.st_size > 2**31) as sink:
                     while chunk := source.read(1 << 20):
                         sink.write(chunk)

@@ -96,8 +96,10 @@ def test_bundle_zipped_is_at_most_160_mb_with_libraries_once(bundle, tmp_path):
                 assert size_and_head not in seen, f"{path} is a copy of {seen[size_and_head]}"
                 seen[size_and_head] = path
     files = {p.name for p in (bundle / "_internal").rglob("*")}
-    for unused in ("libQt6WaylandClient", "libqwayland", "libqevdev", "libgssapi_krb5", "readline."):
+    for unused in ("libQt6WaylandClient", "libqwayland", "libqevdev", "libgssapi_krb5", "readline.", "_webp."):
         assert not any(name.startswith(unused) for name in files), unused
+    for folder in ("sklearn/cluster", "sklearn/datasets", "scipy/cluster", "matplotlib/mpl-data/fonts/afm"):
+        assert not (bundle / "_internal" / folder).exists(), folder
 
 
 def test_the_spec_has_no_os_specific_paths():

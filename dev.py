@@ -16,10 +16,12 @@
                         minimum (uv's ``--resolution lowest-direct``) and runs the core and
                         command-line tests there (``LOWEST_TESTS`` below says which and why);
                         ``.ci/run`` runs it after ``test``.
-``python dev.py bundle`` builds the one-folder application bundle ``dist/ppdp-desktop`` with
-                        PyInstaller in ``.venv-bundle``, installed from the lock
-                        (``packaging/requirements-bundle.txt``, ``--require-hashes``), and runs its
-                        self-test (see ``packaging/README.md``).
+``python dev.py bundle [--sign-key FILE]`` builds the one-folder application bundle ``dist/ppdp-desktop``
+                        with PyInstaller in ``.venv-bundle``, installed from the lock
+                        (``packaging/requirements-bundle.txt``, ``--require-hashes``), runs its
+                        self-test and writes the one file to carry, ``dist/transfer/ppdp-desktop-*.zip``,
+                        with ``SHA256SUMS`` and, given the release key (``--sign-key`` or
+                        ``PPDP_RELEASE_KEY``), its signature (``packaging/README.md``, ``docs/install.md``).
 ``python dev.py lock [--upgrade]`` re-locks after a change to the dependencies in ``pyproject.toml``:
                         ``uv lock`` writes ``uv.lock`` and ``uv export`` the two hash-pinned files
                         in ``packaging/`` that the bundle and the wheelhouse are built from.

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-try:  # matplotlib depends on packaging, so it is there wherever the app is installed
+try:  # packaging: PyInstaller's dependency (the bundle's environment), else pip's own copy below
     from packaging.markers import Marker, default_environment
 except ImportError:  # pragma: no cover - a bare interpreter: pip's own copy
     from pip._vendor.packaging.markers import Marker, default_environment

@@ -98,8 +98,9 @@ def test_bundle_zipped_is_at_most_160_mb_with_libraries_once(bundle, tmp_path):
     files = {p.name for p in (bundle / "_internal").rglob("*")}
     for unused in ("libQt6WaylandClient", "libqwayland", "libqevdev", "libgssapi_krb5", "readline.", "_webp."):
         assert not any(name.startswith(unused) for name in files), unused
-    for folder in ("sklearn/cluster", "sklearn/datasets", "scipy/cluster", "matplotlib/mpl-data/fonts/afm"):
+    for folder in ("sklearn/cluster", "sklearn/datasets", "scipy/cluster", "matplotlib", "PySide6/QtSvg.abi3.so"):
         assert not (bundle / "_internal" / folder).exists(), folder
+    assert (bundle / "_internal" / "ppdp_desktop" / "resources" / "fonts" / "DejaVuSans.ttf").is_file()
 
 
 def test_the_spec_has_no_os_specific_paths():

@@ -22,6 +22,7 @@ from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.progress import Progress
 from ppdp_desktop.core.report.document import ReportContext
 from ppdp_desktop.core.report.outline import Block, Bullets, Heading, Image, Paragraph, Table, build_outline
+from ppdp_desktop.core.report.pdf_lines import flow
 from ppdp_desktop.core.visible import shortened
 
 FONT = "DejaVu"
@@ -132,7 +133,7 @@ def _heading(pdf: ReportPDF, block: Heading) -> None:
         pdf.add_page()
     pdf.ln(2 if block.level else 0)
     pdf.set_font(FONT, "B", HEADING_SIZES.get(block.level, 10))
-    pdf.multi_cell(0, HEADING_SIZES.get(block.level, 10) * 0.5, block.text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    flow(pdf, 0, HEADING_SIZES.get(block.level, 10) * 0.5, block.text)
     if block.level == 2:
         pdf.set_draw_color(200, 200, 200)
         pdf.line(pdf.l_margin, pdf.get_y() + 0.5, pdf.w - pdf.r_margin, pdf.get_y() + 0.5)
@@ -159,18 +160,18 @@ def _paragraph(pdf: ReportPDF, block: Paragraph) -> None:
     elif block.style == "meaning":
         pdf.set_font(FONT, size=8.5)  # grey, not italic: one font file less to load
         pdf.set_text_color(85, 85, 85)
-        pdf.multi_cell(0, 4.2, block.text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        flow(pdf, 0, 4.2, block.text)
         pdf.set_text_color(0, 0, 0)
         pdf.ln(1.5)
     elif block.style == "small":
         pdf.set_font(FONT, size=7.5)
         pdf.set_text_color(100, 100, 100)
-        pdf.multi_cell(0, 3.8, block.text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        flow(pdf, 0, 3.8, block.text)
         pdf.set_text_color(0, 0, 0)
         pdf.ln(2)
     else:
         pdf.set_font(FONT, size=9.5)
-        pdf.multi_cell(0, 4.8, block.text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        flow(pdf, 0, 4.8, block.text)
         pdf.ln(1.5)
     pdf.set_font(FONT, size=9.5)
 
@@ -180,7 +181,7 @@ def _bullets(pdf: ReportPDF, block: Bullets) -> None:
     for item in block.items:
         pdf.set_x(pdf.l_margin + 2)
         pdf.cell(4, 4.8, "•")
-        pdf.multi_cell(pdf.epw - 6, 4.8, item, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        flow(pdf, pdf.epw - 6, 4.8, item)
         pdf.ln(0.6)
     pdf.ln(1.5)
 
@@ -274,7 +275,7 @@ def _image(pdf: ReportPDF, block: Image) -> None:
     pdf.image(io.BytesIO(png), x=pdf.l_margin + (pdf.epw - width) / 2, w=width, h=height)
     pdf.set_font(FONT, size=8)
     pdf.set_text_color(85, 85, 85)
-    pdf.multi_cell(0, 4, f"{block.name}. {block.caption}".strip(), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    flow(pdf, 0, 4, f"{block.name}. {block.caption}".strip())
     pdf.set_text_color(0, 0, 0)
     pdf.set_font(FONT, size=9.5)
     pdf.ln(3)

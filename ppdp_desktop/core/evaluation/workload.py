@@ -104,18 +104,15 @@ def count_query_error(
         )
     cell, first = cells
     n_cells = len(first)
-    if n_cells * m <= MAX_CELL_COUNTS:  # dense (cell, value) tables: one take and one sum a query
-        # made straight from the keys, no copies: in a fresh process, every new megabyte is paid in page faults
-        key = cell.astype(np.int32)  # n_cells * m <= MAX_CELL_COUNTS < 2**31
-        key *= m
-        true_table = np.bincount(key + true_codes, minlength=n_cells * m).reshape(n_cells, m)
-        key += released_codes
-        released_table = np.bincount(key, minlength=n_cells * m).reshape(n_cells, m)
-        del key
+    if n_cells * m <= MAX_CELL_COUNTS:  # int32 counts and np.take of the selected cells: least memory traffic
+        # each cell's true counts and released counts side by side in one row: one take and one sum a query
+        both = np.empty((n_cells, 2 * m), dtype=np.int32)
+        both[:, :m] = np.bincount(cell * m + true_codes, minlength=n_cells * m).reshape(n_cells, m)
+        both[:, m:] = np.bincount(cell * m + released_codes, minlength=n_cells * m).reshape(n_cells, m)
 
         def counts_of(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return (np.take(true_table, index, axis=0).sum(axis=0, dtype=np.int64),
-                    np.take(released_table, index, axis=0).sum(axis=0, dtype=np.int64))
+            total = np.take(both, index, axis=0).sum(axis=0, dtype=np.int64)
+            return total[:m], total[m:]
     else:  # a large domain (diagnosis codes): the (cell, value) counts held sparse, at most one entry a record
         true_sparse = _sparse_counts(cell, true_codes, n_cells, m)
         released_sparse = _sparse_counts(cell, released_codes, n_cells, m)
@@ -152,11 +149,10 @@ class ColumnMarginals:
         """``(true counts, released counts)`` over the m values among the records whose ``column`` has code ``value``."""
         if column not in self.tables:
             width = int(self.codes[column].max()) + 1 if len(self.codes[column]) else 1
-            key: np.ndarray = self.codes[column].astype(np.int32 if width * self.m < 2**31 else np.int64)
-            key *= self.m  # in place: no new array of the records but this one
-            true = np.bincount(key + self.true_codes, minlength=width * self.m).reshape(width, self.m)
-            np.add(key, self.released_codes, out=key)
-            self.tables[column] = true, np.bincount(key, minlength=width * self.m).reshape(width, self.m)
+            base = self.codes[column].astype(np.int64) * self.m
+            self.tables[column] = tuple(  # type: ignore[assignment]
+                np.bincount(base + codes, minlength=width * self.m).reshape(width, self.m)
+                for codes in (self.true_codes, self.released_codes))
         true, released = self.tables[column]
         return true[value], released[value]
 
@@ -232,8 +228,7 @@ def _cells(codes: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray] | N
         if size * width > 2**62:
             key, uniques = pd.factorize(key)  # renumber before the mixed-radix key could overflow
             size = len(uniques)
-        key *= width
-        key += column
+        key = key * width + column
         size *= width
     if size <= max(4 * n, 1 << 16):  # few possible cells: numbered by a table of the keys, no hashing
         present = np.zeros(size, dtype=bool)
@@ -249,7 +244,7 @@ def _cells(codes: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray] | N
             return None
     first = np.zeros(n_cells, dtype=np.int64)
     first[cell[::-1]] = np.arange(n - 1, -1, -1)  # the first record of each cell (the last write wins)
-    return cell.astype(np.int64, copy=False), first
+    return cell.astype(np.int64), first
 
 
 def run_workload(

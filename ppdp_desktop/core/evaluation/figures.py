@@ -168,14 +168,6 @@ def warm_up() -> None:
         _warmed = True
 
 
-def warm_up_in_background() -> threading.Thread:
-    """:func:`warm_up` on a daemon thread, e.g. while the data loads (reading releases the interpreter lock);
-    :func:`~ppdp_desktop.core.report.build.build_report` calls :func:`warm_up` first, which waits for it."""
-    thread = threading.Thread(target=warm_up, name="figure warm-up", daemon=True)
-    thread.start()
-    return thread
-
-
 def class_size_figure(before: dict[int, int] | None, after: dict[int, int], k: int | None = None) -> Chart:
     """Records by the size of the group sharing their quasi-identifiers, original and release (log scale):
     the bars left of ``k`` (or at 1) are the records that can be singled out."""

@@ -83,7 +83,7 @@ def lay_out(pdf: ReportPDF, blocks: list[Block], progress: Progress) -> None:
 
 
 #: characters the layout adds to the blocks' text: the footer's, bullets, the ellipsis of a shortened cell
-ADDED = "0123456789 .:·•…" + "".join(chr(c) for c in range(32, 127))
+ADDED = "·•…" + "".join(chr(c) for c in range(32, 127))  # printable ASCII holds the footer's digits and ": ."
 
 
 def characters(blocks: list[Block], context: ReportContext) -> set[int]:

@@ -44,11 +44,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ppdp_desktop.core.data.dictionary import mostly_distinct
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.privacy.ecb_blocks import ChunkedECB
 
 __all__ = ["PersistentKeys", "identity_fingerprints", "mechanism_digests", "prf_words"]
 
@@ -80,16 +80,12 @@ def prf_words(key: bytes, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     result = np.empty(n, dtype=np.uint64)
     step = max(min(n, PRF_CHUNK), 1)
     blocks = np.empty((step, 2), dtype="<u8")
-    cipher = bytearray(step * 16 + 15)  # update_into wants room for one block more than the data
-    encrypted = np.frombuffer(cipher, dtype="<u8", count=2 * step).reshape(step, 2)
-    encryptor = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
+    cipher = ChunkedECB(key, step)
     for a in range(0, n, step):
         m = min(step, n - a)
         blocks[:m, 0] = left[a:a + m]
         blocks[:m, 1] = right[a:a + m]
-        encryptor.update_into(blocks[:m].data.cast("B"), cipher)
-        result[a:a + m] = encrypted[:m, 0]
-    encryptor.finalize()
+        result[a:a + m] = cipher.encrypt(blocks[:m]).view("<u8")[0::2]
     return result
 
 

@@ -34,6 +34,7 @@ import pyarrow as pa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from ppdp_desktop.core.errors import ParameterError, PrivacyError
+from ppdp_desktop.core.privacy.ecb_blocks import ChunkedECB
 
 if TYPE_CHECKING:
     from ppdp_desktop.core.privacy.keyed import KeyedRandomness
@@ -160,7 +161,7 @@ class PseudonymKey:
     def _ids_of(self, n: int, parts: Iterable[np.ndarray]) -> pa.StringArray:
         """The ids of ``n`` records whose indices come in ``parts`` (uint64 arrays), in that order."""
         data = np.empty((n, ID_CHARS), dtype=np.uint8)
-        writer = _IdWriter(self._cipher())  # ECB: each block on its own, whatever the parts
+        writer = _IdWriter(self._key)  # ECB: each block on its own, whatever the parts
         blocks = np.zeros((CHUNK, 2), dtype=">u8")  # high 64 bits 0, low 64 bits the index (big-endian)
         done = 0
         for index in parts:
@@ -260,7 +261,7 @@ class StablePseudonymKey(PseudonymKey):
         if n > MAX_IDS_PER_ARRAY:
             raise ParameterError(f"At most {MAX_IDS_PER_ARRAY:,} ids are made at once; got {n:,} (ask in blocks).")
         data = np.empty((n, ID_CHARS), dtype=np.uint8)
-        writer = _IdWriter(self._cipher())
+        writer = _IdWriter(self._key)
         blocks = np.empty((min(n, CHUNK), 2), dtype="<u8")
         for a in range(0, n, CHUNK):
             b = min(a + CHUNK, n)
@@ -301,20 +302,18 @@ class _IdWriter:
     """Encrypts up to :data:`CHUNK` blocks at a time and writes them as ids, in buffers kept from call to call (the
     cipher text and its hex digits: no temporaries of the size of the chunk made and freed per chunk)."""
 
-    __slots__ = ("_cipher", "_encryptor", "_hexed")
+    __slots__ = ("_cipher", "_hexed")
 
-    def __init__(self, cipher: Cipher) -> None:
-        self._encryptor = cipher.encryptor()
-        self._cipher = bytearray(CHUNK * 16 + 15)  # update_into wants room for one block more than the data
+    def __init__(self, key: bytes) -> None:
+        self._cipher = ChunkedECB(key, CHUNK)
         self._hexed = np.empty(CHUNK * 16, dtype=np.uint16)  # each cipher byte's two digits
 
     def write(self, rows: np.ndarray, blocks: np.ndarray) -> None:
         """Fill ``rows`` (uint8, ``(m, ID_CHARS)``) with ``"R"`` and the hexadecimal digits of the encrypted
-        ``blocks`` (``(m, 2)`` 8-byte words, C-contiguous, ``m <= CHUNK``)."""
+        ``blocks`` (``(m, 2)`` 8-byte words, ``m <= CHUNK``)."""
         m = len(rows)
-        self._encryptor.update_into(np.ascontiguousarray(blocks).data.cast("B"), self._cipher)
         hexed = self._hexed[:16 * m]
-        np.take(_HEX, np.frombuffer(self._cipher, dtype=np.uint8, count=16 * m), out=hexed)
+        np.take(_HEX, self._cipher.encrypt(blocks), out=hexed)
         rows[:, 0] = PREFIX[0]
         rows[:, 1:] = hexed.view(np.uint8).reshape(m, ID_CHARS - 1)
 

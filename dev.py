@@ -56,7 +56,7 @@ WINDOW_HINT = ("\nThat was the command line: no window opens. To work in the win
 # every input format read (pandas, pyarrow, openpyxl, python-calamine, pyreadstat) and every release
 # format written and read back and verified (the same, plus the zip), the kinds of columns (pandas'
 # dtypes), the sealed key and signatures (cryptography, zxcvbn), the report documents (Pillow,
-# fpdf2, pypdf reads the PDF back), the models of "does my analysis survive?" (scikit-learn, scipy),
+# the app's PDF writer, pypdf reads the PDF back), the models of "does my analysis survive?" (scikit-learn, scipy),
 # streaming (pyarrow's CSV reader and writer) and the whole wizard once (PySide6 at its minimum).
 # Left out, to keep the stage near 3 minutes on a 2-core machine: the window's other tests, the
 # PyInstaller bundle (tests/test_packaging.py; the bundle is built from the lock, not the minimums),

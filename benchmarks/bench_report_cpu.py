@@ -5,7 +5,7 @@
 
 The job of ``bench_report_overhead.py`` (uniform perturbation of ``diag``, ``id`` an identifier) is run without its
 report, then the report's steps in the pipeline's order on one thread, each timed in thread CPU seconds: importing
-its libraries (fpdf2, Pillow) and loading the font, ``build_report``, drawing the custodian's figures, the
+its libraries (Pillow, the PDF writer) and loading the font, ``build_report``, drawing the custodian's figures, the
 package's report (estimates from the release, its figure, values CSV and HTML; then its PDF) and the custodian's
 HTML and CSV. Prints one JSON object. Whole processes with and without the report (what issue 34's 1.3x is about)
 are ``bench_report_overhead.py``'s; this script says where the difference goes, with far less noise on a loaded

@@ -72,7 +72,7 @@ def test_the_report_libraries_imported_with_the_collector_on_afterwards() -> Non
     import_report_libraries()
     import_report_libraries()  # a second call does nothing
     assert gc.isenabled()
-    assert "PIL.ImageFont" in sys.modules and "fpdf" in sys.modules
+    assert "PIL.ImageFont" in sys.modules and "ppdp_desktop.core.report.pdf_document" in sys.modules
 
 
 @pytest.mark.parametrize("argv", [["anonymize", "--help"], ["no-such-command"], ["--version"]])

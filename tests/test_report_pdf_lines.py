@@ -1,70 +1,71 @@
-"""The PDF's flowing text (:mod:`ppdp_desktop.core.report.pdf_lines`): the lines fpdf2's ``multi_cell`` draws,
-found in one pass, and the same PDF bytes."""
+"""The PDF's line breaking (:mod:`ppdp_desktop.core.report.pdf_lines`): lines that fit, the text kept whole but
+for the spaces a break drops, each line as full as it can be, and the lines fpdf2 (the report's former layout
+library) broke the same paragraph into."""
 from __future__ import annotations
 
-import random
-from datetime import UTC, datetime
-
-import pytest
-from fpdf import FPDF
-from fpdf.enums import XPos, YPos
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ppdp_desktop.core.evaluation.fonts import font_file
-from ppdp_desktop.core.report.pdf_lines import flow, lines
+from ppdp_desktop.core.report.pdf_lines import lines
+from ppdp_desktop.core.report.truetype import load_font
 
-WORDS = ["the", "release", "records", "a", "posterior", "ρ₂", "Łódź", "—", "95 %", "x" * 60, "(smaller", "is)", "",
-         "ﬁ", "€12,345.67", "interval;", "病院", "Überprüfung", "identifier-like-words-with-hyphens"]
-
-
-def _pdf(bold: bool = False, size: float = 9.5) -> FPDF:
-    pdf = FPDF(unit="mm", format="A4")
-    pdf.add_font("D", "", str(font_file()))
-    pdf.add_font("D", "B", str(font_file(bold=True)))
-    pdf.set_creation_date(datetime(2026, 1, 2, tzinfo=UTC))
-    pdf.set_margins(16, 15, 16)
-    pdf.set_auto_page_break(True, margin=20)
-    pdf.add_page()
-    pdf.set_font("D", "B" if bold else "", size)
-    return pdf
+FONT = load_font(str(font_file()))
+K = 72 / 25.4
 
 
-def _texts(seed: int, count: int) -> list[str]:
-    rng = random.Random(seed)
-    return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 80))) for _ in range(count)]
+def advance(c: str) -> int:
+    return FONT.width(FONT.glyph(ord(c)))
 
 
-@pytest.mark.parametrize(("bold", "size"), [(False, 9.5), (True, 14), (False, 7.5), (True, 8.5)])
-def test_lines_are_multi_cells(bold, size):
-    pdf = _pdf(bold, size)
-    texts = _texts(int(size * 10) + bold, 150) + ["a  b   c" * 40, " leading and trailing ", "x" * 500, "word"]
-    for width in (178.0, 172.0, 60.0, 9.0):
-        for text in texts:
-            expected = pdf.multi_cell(width, 4, text, align="L", dry_run=True, output="LINES")
-            assert lines(pdf, text, width) == expected, (width, text)
+def width(text: str, size: float) -> float:
+    return sum(advance(c) for c in text) * size / 1000 / K
 
 
-def test_what_only_multi_cell_breaks_is_left_to_it():
-    pdf = _pdf()
-    for text in ("", "two\nlines", "soft\u00adhyphen", "tab\there", "thin\u2009space", "no\u200bwidth"):
-        assert lines(pdf, text, 100) is None
-    assert lines(pdf, "W", 1.0) is None  # not one character fits: multi_cell says so
+TEXT = ("Someone who was at most 0.4 % to 27 % (depending on the value) sure that a given person has each protected "
+        "value cannot become more than 1.1 % to 80 % sure by reading the release — Łódź, ρ₂ and "
+        "identifier-like-words-with-hyphens-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.")
 
 
-def _draw(use_flow: bool) -> bytes:
-    pdf = _pdf()
-    for k, text in enumerate(_texts(7, 40) + ["", "two\nlines"]):
-        pdf.set_font("D", "B" if k % 5 == 0 else "", 9.5 if k % 3 else 7.5)
-        width = pdf.epw - 6 if k % 2 else 0
-        if width:
-            pdf.set_x(pdf.l_margin + 6)
-        if use_flow:
-            flow(pdf, width, 4.8, text)
-        else:
-            pdf.multi_cell(width, 4.8, text, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        pdf.ln(1.5)
-    assert pdf.page_no() > 3  # the paragraphs cross pages
-    return bytes(pdf.output())
+def test_the_lines_fpdf2_drew():
+    """``FPDF.multi_cell(w, 4, TEXT, dry_run=True, output="LINES")`` in DejaVu Sans 9.5 pt, fpdf2 2.8.9 (its cell
+    margins 1 mm each side)."""
+    assert lines(TEXT, 60.0 - 2, 9.5, advance) == [
+        'Someone who was at most 0.4 %', 'to 27 % (depending on the value)', 'sure that a given person has each',
+        'protected value cannot become', 'more than 1.1 % to 80 % sure by', 'reading the release — Łódź, ρ₂', 'and',
+        'identifier-like-words-with-hyphens', '-xxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'xxxxxxxxxx.']
+    assert lines(TEXT, 25.0 - 2, 9.5, advance) == [
+        'Someone', 'who was at', 'most 0.4 %', 'to 27 %', '(depending', 'on the value)', 'sure that a', 'given person',
+        'has each', 'protected', 'value cannot', 'become', 'more than', '1.1 % to 80', '% sure by', 'reading the',
+        'release —', 'Łódź, ρ₂ and', 'identifier-like', '-words-with-h', 'yphens-xxxx', 'xxxxxxxxxxx', 'xxxxxxxxxxx',
+        'xxxxxxxxxxx', 'x.']
 
 
-def test_flow_draws_the_same_pdf_as_multi_cell():
-    assert _draw(True) == _draw(False)
+def test_line_feeds_and_soft_hyphens():
+    assert lines("one\ntwo\r\nthree\rfour", 100, 9.5, advance) == ["one", "two", "three", "four"]
+    assert lines("", 100, 9.5, advance) == [""] and lines("a\n\nb", 100, 9.5, advance) == ["a", "", "b"]
+    assert lines("soft\u00adhyphen\ttab", 100, 9.5, advance) == ["softhyphen tab"]
+    assert lines("W", 0.5, 9.5, advance) == ["W"]  # not even one character fits: one a line, never lost
+
+
+WORDS = st.text(alphabet=st.sampled_from("abcxyzWMil.,-—ÆŁρ病 "), min_size=0, max_size=300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=WORDS, room=st.floats(min_value=1.0, max_value=180.0), size=st.sampled_from([7.0, 8.5, 9.5, 14.0]))
+def test_lines_fit_keep_the_text_and_are_full(text, room, size):
+    out = lines(text, room, size, advance)
+    pos = 0
+    for k, line in enumerate(out):
+        assert len(line) == 1 or width(line, size) <= room + 1e-6  # fits, or one character alone
+        assert text.startswith(line, pos)
+        pos += len(line)
+        if k + 1 < len(out):
+            following = out[k + 1]
+            if pos < len(text) and text[pos] == " ":  # a break at a space drops that one space
+                pos += 1
+                word = text[pos:].split(" ")[0]
+                assert width(f"{line} {word}", size) > room - 1e-6 or not word  # the next word did not fit
+            elif following:
+                assert width(line + following[0], size) > room - 1e-6  # a word cut where the room ended
+    assert pos == len(text) or (pos == len(text) - 1 and text[-1] == " ")

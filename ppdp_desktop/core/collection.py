@@ -1,6 +1,6 @@
 """Python's cyclic garbage collector paused while many modules import (issue 34).
 
-An import of many modules (the app's method families with pandas, and fpdf2 and Pillow for a report) makes ~100k
+An import of many modules (the app's method families with pandas, and Pillow for a report) makes ~100k
 objects that live as long as the process; their allocations set off young and full collections that traverse
 every object alive, and every later full collection traverses them again. :func:`collection_paused` keeps the
 collector off for such a block and then moves what is alive out of its sight (``gc.freeze``). Used by the command

@@ -12,8 +12,8 @@ import threading
 
 from ppdp_desktop.gui.collector import freeze_survivors
 
-#: what an export imports on its worker the first time (the report's writers: fpdf2 and fontTools, the
-#: release's checks, cryptography): ~270 modules, whose objects made a full collection in the export's thread
+#: what an export imports on its worker the first time (the report's writers, the release's checks,
+#: cryptography): ~270 modules, whose objects made a full collection in the export's thread
 EXPORT_MODULES = ("ppdp_desktop.core.release.pipeline", "ppdp_desktop.core.release.analysis",
                   "ppdp_desktop.core.report.files", "ppdp_desktop.core.report.document", "zxcvbn")
 

@@ -11,7 +11,7 @@ _imported = False
 
 
 def import_report_libraries() -> None:
-    """Import the report's libraries (fpdf2, Pillow and the renderers) and load the figures' font, with the garbage
+    """Import the report's libraries (Pillow and the renderers, the PDF writer) and load the figures' font, with the garbage
     collector off meanwhile (:func:`~ppdp_desktop.core.collection.collection_paused`: ~200 modules whose
     objects live as long as the process, which collections would only traverse). Only the first call does anything."""
     global _imported
@@ -20,7 +20,7 @@ def import_report_libraries() -> None:
             return
         with collection_paused():
             warm_up()
-            import ppdp_desktop.core.report.files  # noqa: F401 - fpdf2 and the renderers
+            import ppdp_desktop.core.report.files  # noqa: F401 - the PDF writer and the renderers
         _imported = True
 
 

@@ -40,8 +40,8 @@ def factorized(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
         index += offset
         out = codes[start:start + len(index)]
         np.take(code_of, index, out=out, mode="clip")  # "clip": no buffered copy (every index is in the table)
-        unseen = np.flatnonzero(out < 0)
-        if len(unseen):  # values seen for the first time: numbered in the order of their first records
+        if out.min() < 0:  # values seen for the first time: numbered in the order of their first records
+            unseen = np.flatnonzero(out < 0)
             new, first = np.unique(index[unseen], return_index=True)
             order = np.argsort(first, kind="stable")
             code_of[new[order]] = np.arange(n_codes, n_codes + len(new))

@@ -42,11 +42,13 @@ def factorized(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
         np.take(code_of, index, out=out, mode="clip")  # "clip": no buffered copy (every index is in the table)
         if out.min() < 0:  # values seen for the first time: numbered in the order of their first records
             unseen = np.flatnonzero(out < 0)
-            new, first = np.unique(index[unseen], return_index=True)
-            order = np.argsort(first, kind="stable")
-            code_of[new[order]] = np.arange(n_codes, n_codes + len(new))
+            first = np.full(span, len(index), dtype=np.intp)  # each value's first record in the chunk
+            np.minimum.at(first, index[unseen], unseen)
+            new = np.flatnonzero(first < len(index))
+            new = new[np.argsort(first[new], kind="stable")]
+            code_of[new] = np.arange(n_codes, n_codes + len(new))
             n_codes += len(new)
-            firsts.append(start + unseen[first[order]])
+            firsts.append(start + first[new])
             np.take(code_of, index, out=out, mode="clip")
     at = np.concatenate(firsts) if firsts else np.zeros(0, dtype=np.intp)
     return codes, pd.Index(column.take(at), name=None)

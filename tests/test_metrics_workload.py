@@ -101,11 +101,11 @@ def test_condition_columns_rules_out_a_many_valued_column_from_its_first_records
     frame = pd.DataFrame({"income": rng.integers(0, 10**6, n), "late": late,
                           "sex": rng.choice(["F", "M", None], n), "one": np.zeros(n)})
     counted: list[tuple[str, int]] = []
-    nunique, factorize = pd.Series.nunique, workload.pd.factorize
+    nunique, factorized = pd.Series.nunique, workload.factorized
     monkeypatch.setattr(pd.Series, "nunique", lambda self, *a, **k: counted.append((self.name, len(self)))
                         or nunique(self, *a, **k))
-    monkeypatch.setattr(workload.pd, "factorize", lambda values, *a, **k: counted.append((values.name, len(values)))
-                        or factorize(values, *a, **k))
+    monkeypatch.setattr(workload, "factorized", lambda values: counted.append((values.name, len(values)))
+                        or factorized(values))
     chosen = condition_columns(frame, exclude=[])
     whole = [name for name, length in counted if length == n]
     monkeypatch.undo()

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp_desktop.core.errors import ParameterError
+from ppdp_desktop.core.evaluation.workload_cells import ColumnMarginals, cell_counts
+from ppdp_desktop.core.evaluation.workload_codes import factorized
 from ppdp_desktop.core.privacy import reconstruction
 from ppdp_desktop.core.privacy.structured import RetentionMatrix
 
@@ -65,7 +67,7 @@ def encoded_condition_columns(frame: pd.DataFrame, exclude: list[str],
             continue
         if column.dtype == object and not 1 < column.nunique(dropna=False) <= max_values:
             continue  # Python objects: counted as pandas counts them (pd.NA and NaN apart)
-        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        codes, uniques = factorized(column)
         if column.dtype == object or 1 < len(uniques) <= max_values:
             chosen.append(c)
             encoded.append((codes, uniques))
@@ -94,33 +96,14 @@ def count_query_error(
         raise ParameterError("The count-query workload needs at least one non-sensitive column with few values.")
     m = matrix.shape[0]
     if encoded is None:
-        encoded = [pd.factorize(conditions[c], use_na_sentinel=False) for c in conditions.columns]
-    cells = _cells([codes for codes, _ in encoded], m)
+        encoded = [factorized(conditions[c]) for c in conditions.columns]
+    cells = cell_counts([codes for codes, _ in encoded], true_codes, released_codes, m)
     if cells is None:  # about one cell per record: aggregating would not save anything
         return run_workload(
             conditions, true_codes, m,
             lambda mask: reconstruction.inverse(np.bincount(released_codes[mask], minlength=m), matrix),
             seed, n_conditions, selectivities,
         )
-    cell, first = cells
-    n_cells = len(first)
-    if n_cells * m <= MAX_CELL_COUNTS:  # int32 counts and np.take of the selected cells: least memory traffic
-        # each cell's true counts and released counts side by side in one row: one take and one sum a query
-        both = np.empty((n_cells, 2 * m), dtype=np.int32)
-        both[:, :m] = np.bincount(cell * m + true_codes, minlength=n_cells * m).reshape(n_cells, m)
-        both[:, m:] = np.bincount(cell * m + released_codes, minlength=n_cells * m).reshape(n_cells, m)
-
-        def counts_of(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            total = np.take(both, index, axis=0).sum(axis=0, dtype=np.int64)
-            return total[:m], total[m:]
-    else:  # a large domain (diagnosis codes): the (cell, value) counts held sparse, at most one entry a record
-        true_sparse = _sparse_counts(cell, true_codes, n_cells, m)
-        released_sparse = _sparse_counts(cell, released_codes, n_cells, m)
-
-        def counts_of(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return (np.asarray(true_sparse[index].sum(axis=0), dtype=np.int64).ravel(),
-                    np.asarray(released_sparse[index].sum(axis=0), dtype=np.int64).ravel())
-    cell_codes = [codes[first] for codes, _ in encoded]
     rng = np.random.default_rng(seed)
     errors = QueryErrors(len(true_codes), selectivities, matrix)
     marginals = ColumnMarginals([codes for codes, _ in encoded], true_codes, released_codes, m)
@@ -128,43 +111,11 @@ def count_query_error(
         if len(condition) == 1:  # one column: its marginal table (the heaviest queries, a large share of the cells)
             errors.add(*marginals.counts(*condition[0]))
             continue
-        selected = np.ones(n_cells, dtype=bool)
+        selected = np.ones(cells.n_cells, dtype=bool)
         for col, value in condition:
-            selected &= cell_codes[col] == value
-        errors.add(*counts_of(np.flatnonzero(selected)))
+            selected &= cells.codes[col] == value
+        errors.add(*cells.counts_of(np.flatnonzero(selected)))
     return errors.result()
-
-
-class ColumnMarginals:
-    """The true and released counts of each value of the sensitive column among the records with one value of a
-    condition column: that column's marginal table, counted from the codes with one ``bincount`` each when a
-    single-column condition first asks for it. The same integers as summing the condition's cells, without
-    gathering half the cells for a condition such as "sex = F"."""
-
-    def __init__(self, codes: list[np.ndarray], true_codes: np.ndarray, released_codes: np.ndarray, m: int) -> None:
-        self.codes, self.true_codes, self.released_codes, self.m = codes, true_codes, released_codes, m
-        self.tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-    def counts(self, column: int, value: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(true counts, released counts)`` over the m values among the records whose ``column`` has code ``value``."""
-        if column not in self.tables:
-            width = int(self.codes[column].max()) + 1 if len(self.codes[column]) else 1
-            base = self.codes[column].astype(np.int64) * self.m
-            self.tables[column] = tuple(  # type: ignore[assignment]
-                np.bincount(base + codes, minlength=width * self.m).reshape(width, self.m)
-                for codes in (self.true_codes, self.released_codes))
-        true, released = self.tables[column]
-        return true[value], released[value]
-
-
-def _sparse_counts(cell: np.ndarray, codes: np.ndarray, n_cells: int, m: int):
-    """Records per (cell, value) as a CSR matrix (cells x values)."""
-    from scipy import sparse
-
-    counts = sparse.csr_array((np.ones(len(cell), dtype=np.int64), (cell, np.asarray(codes, dtype=np.int64))),
-                              shape=(n_cells, m))
-    counts.sum_duplicates()
-    return counts
 
 
 class QueryErrors:
@@ -211,40 +162,6 @@ class QueryErrors:
         self._flush()
         errors = tuple(float(t / k) if k else float("nan") for t, k in zip(self.total, self.kept))
         return WorkloadResult(self.selectivities, errors, tuple(int(k) for k in self.kept))
-
-
-#: at most this many (cell, value) counts are held when the workload aggregates the records
-MAX_CELL_COUNTS = 20_000_000
-
-
-def _cells(codes: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each record's cell (its combination of condition codes, numbered 0..C-1) and one record of each cell;
-    None when the cells would be about as many as the records."""
-    n = len(codes[0]) if codes else 0
-    key = np.zeros(n, dtype=np.int64)
-    size = 1
-    for column in codes:
-        width = int(column.max()) + 1 if n else 1
-        if size * width > 2**62:
-            key, uniques = pd.factorize(key)  # renumber before the mixed-radix key could overflow
-            size = len(uniques)
-        key = key * width + column
-        size *= width
-    if size <= max(4 * n, 1 << 16):  # few possible cells: numbered by a table of the keys, no hashing
-        present = np.zeros(size, dtype=bool)
-        present[key] = True
-        n_cells = int(np.count_nonzero(present))
-        if n_cells > n // 2:
-            return None
-        cell = (np.cumsum(present) - 1)[key]  # cells numbered in key order (sums over cells do not depend on it)
-    else:
-        cell, uniques = pd.factorize(key)
-        n_cells = len(uniques)
-        if n_cells > n // 2:
-            return None
-    first = np.zeros(n_cells, dtype=np.int64)
-    first[cell[::-1]] = np.arange(n - 1, -1, -1)  # the first record of each cell (the last write wins)
-    return cell.astype(np.int64), first
 
 
 def run_workload(

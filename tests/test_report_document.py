@@ -173,3 +173,16 @@ def test_personalized_release(demo, tmp_path):
     folder = write_release(anonymize(demo, settings), tmp_path / "p")
     [report] = reports_from_release(demo.frame, read_release(folder))
     assert not report.has_guarantee and "no formal privacy guarantee" in report.privacy_lines()[0].lower()
+
+
+def test_figures_are_captioned_by_their_title_not_their_key(reports, context, tmp_path):
+    """A figure's caption starts with its title, as the window's tab names it ("Counts."), never its internal key
+    ("distribution.")."""
+    pypdf = pytest.importorskip("pypdf")
+    write_html(reports, context, tmp_path / "r.html")
+    write_pdf(reports, context, tmp_path / "r.pdf")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    text = " ".join(" ".join(p.extract_text().split()) for p in pypdf.PdfReader(str(tmp_path / "r.pdf")).pages)
+    for shown in (page, text):
+        assert "Counts. Original counts and the counts an analyst estimates" in shown
+        assert "distribution. " not in shown and "retention. " not in shown

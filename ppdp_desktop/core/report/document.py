@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from ppdp_desktop.core.outcome import Anonymization
     from ppdp_desktop.core.repeat.outcome import RepeatOutcome
 
+#: each figure's short title, as the window's report tabs and the documents' captions name it
+FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices",
+                 "class sizes": "Re-identification"}
+
 FIGURE_CAPTIONS = {
     "distribution": "Original counts and the counts an analyst estimates from the release; the error bars are the "
                     "95 % interval of each estimate (a seeded bootstrap of the same estimator).",
@@ -182,6 +186,11 @@ def guarantee_headline(r: MethodReport) -> str:
     eps = "" if r.epsilon_ldp is None else (f"; equivalent to epsilon-LDP with epsilon = {r.epsilon_ldp:.3f}"
                                             + (f" {scope}" if isinstance(scope, str) else ""))
     return f"Guarantee {state}: {r.kind}{eps}."
+
+
+def figure_title(name: str) -> str:
+    """The short title of figure ``name`` ("Counts" for "distribution")."""
+    return FIGURE_TITLES.get(name, name[:1].upper() + name[1:])
 
 
 def caption(name: str, report: MethodReport | None = None) -> str:

@@ -50,7 +50,7 @@ def _table(block: Table) -> str:
 
 def _image(block: Image) -> str:
     data = base64.b64encode(block.report.image(block.name)).decode("ascii")
-    text = html.escape(f"{block.name}. {block.caption}".strip())
+    text = html.escape(block.label())
     return (f'<figure><img alt="{html.escape(block.name)}" src="data:image/png;base64,{data}">'
             f"<figcaption>{text}</figcaption></figure>")
 

@@ -19,6 +19,7 @@ from ppdp_desktop.core.report.document import (
     ReportContext,
     caption,
     comparison_table,
+    figure_title,
     guarantee_headline,
     utility_rows,
     value_rows,
@@ -67,6 +68,10 @@ class Image:
     name: str
     report: MethodReport  # the figure's PNG comes from ``report.image(name)``: drawn once, for every renderer
     caption: str
+
+    def label(self) -> str:
+        """The line under the figure: its title and caption ("Counts. Original counts and ...")."""
+        return f"{figure_title(self.name)}. {self.caption}".strip()
 
 
 Block = Heading | Paragraph | Bullets | Table | Image

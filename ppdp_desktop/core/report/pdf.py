@@ -284,7 +284,7 @@ def _image(pdf: ReportPDF, block: Image) -> None:
     pdf.y += height
     pdf.set_font("", 8)
     pdf.color = (85, 85, 85)
-    flow(pdf, 0, 4, f"{block.name}. {block.caption}".strip())
+    flow(pdf, 0, 4, block.label())
     pdf.color = (0, 0, 0)
     pdf.set_font("", 9.5)
     pdf.ln(3)

@@ -43,8 +43,6 @@ BOX_STYLES = {
 REPEAT_HEADING = "Among the project's releases"
 EMPTY_TEXT = "Run the method first: its report (guarantee, utility and figures) appears here."
 
-FIGURE_TITLES = {"distribution": "Counts", "retention": "Retention", "posterior": "Posterior", "choices": "Choices",
-                 "class sizes": "Re-identification"}
 
 
 class ReportPage(WizardPage):
@@ -209,6 +207,8 @@ class ReportPage(WizardPage):
                                  + brief_html(report.group_disclosure))
         self.groups.show_disclosure(report.group_disclosure)
         self.tabs.clear()
+        from ppdp_desktop.core.report.document import figure_title  # with the report, not at the window's start
+
         index = next((i for i, r in enumerate(self._reports()) if r is report), -1)
         for key in report.figures:
             # Drawn and decoded in the worker: only shown here. An outcome set without its images (a script,
@@ -220,8 +220,8 @@ class ReportPage(WizardPage):
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setWidget(image)
-            tab = self.tabs.addTab(scroll, FIGURE_TITLES.get(key, key.capitalize()))
-            self.tabs.setTabToolTip(tab, f"Figure: {FIGURE_TITLES.get(key, key).lower()}")
+            tab = self.tabs.addTab(scroll, figure_title(key))
+            self.tabs.setTabToolTip(tab, f"Figure: {figure_title(key).lower()}")
 
     def _page_of(self, report: MethodReport) -> FirstPage | None:
         outcome = self.state.outcome

@@ -347,7 +347,7 @@ def test_the_report_inside_a_dp_release_holds_nothing_from_the_original_records(
     out = write_release(result, tmp_path / "release", reports=[full])  # even when handed the full report
     html = (out / "report.html").read_text(encoding="utf-8")
     captions = re.findall(r"<figcaption>(.*?)</figcaption>", html)  # the figures are images: their names
-    assert captions and all(c.startswith("released histogram:") for c in captions)
+    assert captions and all(c.startswith("Released histogram:") for c in captions)
     assert "RE " not in html and "plain Laplace (k" not in html
     assert "shows only the released data" in html
 

@@ -23,14 +23,7 @@ def write_html(reports: list[MethodReport], context: ReportContext, path: str | 
 
 def write_pdf(reports: list[MethodReport], context: ReportContext, path: str | Path, progress: Progress = no_progress) -> None:
     """Write the A4 PDF: the plain first page, the technical sections with their tables and figures."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.partial")
-    try:
-        render_pdf(reports, context, tmp, progress)
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    _atomic_write(Path(path), render_pdf(reports, context, progress))
     progress(1.0, "Report written")
 
 

@@ -8,15 +8,12 @@ and every script it covers prints.
 """
 from __future__ import annotations
 
-import struct
-from pathlib import Path
-
 from ppdp_desktop.core.evaluation.fonts import font_file
 from ppdp_desktop.core.evaluation.report_model import MethodReport
 from ppdp_desktop.core.progress import Progress
 from ppdp_desktop.core.report.document import ReportContext
 from ppdp_desktop.core.report.outline import Block, Bullets, Heading, Image, Paragraph, Table, build_outline
-from ppdp_desktop.core.report.pdf_document import K, PdfDocument
+from ppdp_desktop.core.report.pdf_document import K, PdfDocument, png_size
 from ppdp_desktop.core.report.pdf_lines import lines
 from ppdp_desktop.core.report.truetype import load_font
 from ppdp_desktop.core.visible import shortened
@@ -68,7 +65,7 @@ class ReportPDF(PdfDocument):
             self.x = x
         w = w or self.w - self.r_margin - self.x
         left = self.x + (w - self.c_margin - self.string_width(text) if align == "R" else self.c_margin)
-        self.text(left, self.y + 0.5 * h + 0.3 * self.size / K, text, self.color)
+        self.text(left, self._baseline(self.y, h), text, self.color)
         if move == "right":
             self.x += w
         else:
@@ -81,19 +78,22 @@ class ReportPDF(PdfDocument):
         for page in range(self.page_no):
             self.turn_to(page)
             self.set_font("", 7)
-            self.text(self.l_margin + self.c_margin, self.h - 14 + 1.75 + 0.3 * 7 / K,
+            self.text(self.l_margin + self.c_margin, self._baseline(self.h - 14, 3.5),
                       f"{label}  ·  page {page + 1} of {self.page_no}", (110, 110, 110))
             if self.context.fingerprint:
-                self.text(self.l_margin + self.c_margin, self.h - 10.5 + 1.75 + 0.3 * 7 / K,
+                self.text(self.l_margin + self.c_margin, self._baseline(self.h - 10.5, 3.5),
                           f"Release fingerprint {self.context.fingerprint}", (110, 110, 110))
 
+    def _baseline(self, top: float, h: float) -> float:
+        """The baseline of a line of the current size in a box ``h`` mm high from ``top``: a little below its middle."""
+        return top + 0.5 * h + 0.3 * self.size / K
 
-def render_pdf(reports: list[MethodReport], context: ReportContext, path: Path, progress: Progress) -> None:
-    """Lay out the report's blocks on A4 pages and write the PDF to ``path``."""
-    blocks = build_outline(reports, context)
+
+def render_pdf(reports: list[MethodReport], context: ReportContext, progress: Progress) -> bytes:
+    """The report's blocks laid out on A4 pages: the PDF file's bytes."""
     pdf = ReportPDF(context)
-    lay_out(pdf, blocks, progress)
-    Path(path).write_bytes(pdf.output())
+    lay_out(pdf, build_outline(reports, context), progress)
+    return pdf.output()
 
 
 def lay_out(pdf: ReportPDF, blocks: list[Block], progress: Progress) -> None:
@@ -259,14 +259,9 @@ def _table(pdf: ReportPDF, block: Table) -> None:
     pdf.set_font("", 9.5)
 
 
-def _png_size(png: bytes) -> tuple[int, int]:
-    """Width and height of a PNG in pixels (from its IHDR chunk)."""
-    return struct.unpack(">II", png[16:24])
-
-
 def _image_size(pdf: ReportPDF, block: Image) -> tuple[float, float]:
     """Width and height (mm) of a figure: the page width, or narrower if it is taller than a page."""
-    width_px, height_px = _png_size(block.report.image(block.name))
+    width_px, height_px = png_size(block.report.image(block.name))
     width = pdf.epw
     height = width * height_px / width_px
     room = pdf.h - pdf.t_margin - pdf.b_margin - 40  # a page, less the caption and room for a heading above

@@ -221,9 +221,8 @@ def png_image(png: bytes) -> _Image:
     """A PNG as a PDF image: its IDAT data kept compressed, the PNG row filters undone by the reader
     (``/Predictor 15``). Gray, RGB and palette images, 8 bits or fewer per sample, not interlaced; anything else is
     first converted with Pillow."""
-    if png[:8] != b"\x89PNG\r\n\x1a\n":
-        raise ValueError("not a PNG image")
-    width, height, depth, color, _, _, interlace = struct.unpack_from(">IIBBBBB", png, 16)
+    width, height = png_size(png)
+    depth, color, _, _, interlace = struct.unpack_from(">BBBBB", png, 24)
     if depth > 8 or color not in (0, 2, 3) or interlace:
         return png_image(_plain_png(png))
     at, idat, palette = 8, bytearray(), b""
@@ -242,6 +241,13 @@ def png_image(png: bytes) -> _Image:
                   b"/Filter /FlateDecode /DecodeParms << /Predictor 15 /Colors %d /BitsPerComponent %d /Columns %d >>"
                   % (width, height, space, depth, colors, depth, width))
     return _Image(width, height, dictionary, bytes(idat))
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """Width and height of a PNG in pixels (from its IHDR chunk)."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG image")
+    return struct.unpack_from(">II", png, 16)
 
 
 def _plain_png(png: bytes) -> bytes:

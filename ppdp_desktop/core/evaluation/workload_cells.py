@@ -63,23 +63,32 @@ def cell_counts(codes: list[np.ndarray], true_codes: np.ndarray, released_codes:
     # each cell's true counts and released counts side by side in one row: one take and one sum a query
     largest = int(population.max()) if n_cells else 0
     both = np.zeros(n_cells * 2 * m, dtype=np.min_scalar_type(largest))  # no count exceeds its cell's records
-    one = np.ones((), dtype=both.dtype)  # the dtype of the table: np.add.at's fast loop, no cast
-    entry = np.empty(min(CHUNK, n), dtype=np.intp)
-    for start in range(0, n, CHUNK):
-        row = cell_of(start)
-        row *= 2 * m
-        at = entry[: len(row)]
-        np.add(row, true_codes[start:start + CHUNK], out=at)
-        np.add.at(both, at, one)
-        np.add(row, released_codes[start:start + CHUNK], out=at)
-        at += m
-        np.add.at(both, at, one)
-    table = both.reshape(n_cells, 2 * m)
+    table = _count_pairs(both, cell_of, true_codes, released_codes, m)
 
     def counts_of(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         total = np.take(table, index, axis=0).sum(axis=0, dtype=np.int64)
         return total[:m], total[m:]
     return Cells(n_cells, cell_codes, counts_of)
+
+
+def _count_pairs(flat: np.ndarray, row_of: Callable[[int], np.ndarray], true_codes: np.ndarray,
+                 released_codes: np.ndarray, m: int) -> np.ndarray:
+    """Count each record's true value and released value into ``flat`` (zeros, rows of 2m: the m true counts, then
+    the m released ones), a chunk of records at a time; ``row_of(start)`` gives the rows of the chunk from ``start``
+    (a buffer this overwrites). Returns ``flat`` as rows."""
+    n = len(true_codes)
+    one = np.ones((), dtype=flat.dtype)  # the dtype of the table: np.add.at's fast loop, no cast
+    entry = np.empty(min(CHUNK, n), dtype=np.intp)
+    for start in range(0, n, CHUNK):
+        row = row_of(start)
+        row *= 2 * m
+        at = entry[: len(row)]
+        np.add(row, true_codes[start:start + CHUNK], out=at)
+        np.add.at(flat, at, one)
+        np.add(row, released_codes[start:start + CHUNK], out=at)
+        at += m
+        np.add.at(flat, at, one)
+    return flat.reshape(-1, 2 * m)
 
 
 Numbered = tuple[Callable[[int], np.ndarray], np.ndarray, list[np.ndarray]]
@@ -178,18 +187,13 @@ class ColumnMarginals:
 
     def _table(self, codes: np.ndarray) -> np.ndarray:
         """Per value of ``codes``: its true counts and its released counts side by side (int64)."""
-        n, m = len(codes), self.m
+        n = len(codes)
         width = int(codes.max()) + 1 if n else 1
-        table = np.zeros(width * 2 * m, dtype=np.int64)
-        one = np.ones((), dtype=np.int64)
-        row, entry = np.empty(min(CHUNK, n), dtype=np.intp), np.empty(min(CHUNK, n), dtype=np.intp)
-        for start in range(0, n, CHUNK):
-            base, at = row[: min(CHUNK, n - start)], entry[: min(CHUNK, n - start)]
-            np.copyto(base, codes[start:start + CHUNK])
-            base *= 2 * m
-            np.add(base, self.true_codes[start:start + CHUNK], out=at)
-            np.add.at(table, at, one)
-            np.add(base, self.released_codes[start:start + CHUNK], out=at)
-            at += m
-            np.add.at(table, at, one)
-        return table.reshape(width, 2 * m)
+        buffer = np.empty(min(CHUNK, n), dtype=np.intp)
+
+        def row_of(start: int) -> np.ndarray:
+            out = buffer[: min(CHUNK, n - start)]
+            np.copyto(out, codes[start:start + CHUNK])
+            return out
+        return _count_pairs(np.zeros(width * 2 * self.m, dtype=np.int64), row_of, self.true_codes,
+                            self.released_codes, self.m)
